@@ -1,0 +1,470 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The refnic authors
+ */
+
+#ifndef _REFNIC_HW_H_
+#define _REFNIC_HW_H_
+
+/*
+ * The refnic hardware contract: everything the driver and the device agree
+ * on. Both sides include this file and nothing else of each other.
+ *
+ * Conventions:
+ *  - All multi-byte fields are little endian.
+ *  - Registers are 32 bits wide and live in BAR0 (REFNIC_BAR0_SIZE bytes).
+ *  - Rings have a power-of-two number of entries. Ring indexes in registers
+ *    and completions are entry indexes in [0, size).
+ *  - Completion and event entries carry a phase bit in their last byte. The
+ *    producer writes the rest of the entry first and the phase byte last;
+ *    the consumer checks the phase, issues a read barrier, then reads the
+ *    rest. The expected phase starts at 1 and flips on every ring wrap.
+ *  - Everything the device writes is untrusted by the driver: indexes,
+ *    lengths, ids and phase bits are checked before use.
+ *
+ * doc/guides/nics/refnic_hw.rst is the prose version of this file.
+ */
+
+#include <stdint.h>
+
+#define REFNIC_HW_MAGIC			0x434e4652u /* "RFNC" */
+#define REFNIC_HW_VERSION_MAJOR		1
+#define REFNIC_HW_VERSION_MINOR		0
+#define REFNIC_HW_VERSION(maj, min)	(((uint32_t)(maj) << 16) | (min))
+
+/* ---------------------------------------------------------------------------
+ * Limits
+ */
+#define REFNIC_MAX_QUEUES		64	/* queue pairs per port */
+#define REFNIC_MAX_VECTORS		(REFNIC_MAX_QUEUES + 1)
+#define REFNIC_ADMIN_VECTOR		0	/* admin + async events */
+#define REFNIC_QUEUE_VECTOR(q)		(1 + (q))
+#define REFNIC_MIN_RING_SIZE		64
+#define REFNIC_MAX_RING_SIZE		4096
+#define REFNIC_MAX_TX_SEGS		32	/* descriptors per TX packet */
+#define REFNIC_MIN_MTU			68
+#define REFNIC_MAX_MTU			9000
+#define REFNIC_ETH_OVERHEAD		(14 + 4 + 4) /* header, one VLAN, FCS */
+#define REFNIC_MAX_FRAME_LEN		(REFNIC_MAX_MTU + REFNIC_ETH_OVERHEAD)
+#define REFNIC_MIN_RX_BUF_SIZE		256
+#define REFNIC_RSS_KEY_SIZE		40
+#define REFNIC_RSS_RETA_SIZE		128
+#define REFNIC_MAX_MAC_FILTERS		32
+#define REFNIC_FW_VERSION_LEN		32
+
+/* ---------------------------------------------------------------------------
+ * BAR0 register map
+ */
+#define REFNIC_BAR0_SIZE		0x10000u
+
+/* Identification and global state (read-only unless noted). */
+#define REFNIC_REG_MAGIC		0x0000	/* REFNIC_HW_MAGIC */
+#define REFNIC_REG_VERSION		0x0004	/* REFNIC_HW_VERSION() */
+#define REFNIC_REG_CAPS_LO		0x0008	/* REFNIC_CAP_* bits 0..31 */
+#define REFNIC_REG_CAPS_HI		0x000c	/* REFNIC_CAP_* bits 32..63 */
+#define REFNIC_REG_STATUS		0x0010	/* REFNIC_STATUS_* */
+#define REFNIC_REG_RESET		0x0014	/* W: REFNIC_RESET_REQUEST */
+#define REFNIC_REG_ADMIN_TIMEOUT_US	0x0018	/* hard admin timeout */
+#define REFNIC_REG_RESET_TIMEOUT_US	0x001c	/* max time to leave reset */
+#define REFNIC_REG_ERRATA		0x0020	/* REFNIC_ERRATA_* */
+#define REFNIC_REG_FATAL_CODE		0x0024	/* REFNIC_FATAL_* once FATAL */
+#define REFNIC_REG_RESET_GEN		0x0028	/* resets completed (wraps): a
+						 * READY seen before it moves is
+						 * the state from before the reset */
+
+/* Admin submission queue: 64-byte commands, driver produces. */
+#define REFNIC_REG_AQ_BASE_LO		0x0040
+#define REFNIC_REG_AQ_BASE_HI		0x0044
+#define REFNIC_REG_AQ_DEPTH		0x0048	/* entries, power of two */
+#define REFNIC_REG_AQ_TAIL		0x004c	/* doorbell */
+#define REFNIC_REG_AQ_HEAD		0x0050	/* device: next to fetch */
+
+/* Admin completion queue: 16-byte completions, device produces. */
+#define REFNIC_REG_ACQ_BASE_LO		0x0060
+#define REFNIC_REG_ACQ_BASE_HI		0x0064
+#define REFNIC_REG_ACQ_DEPTH		0x0068	/* == AQ depth */
+
+/* Async event queue: 16-byte events, device produces. */
+#define REFNIC_REG_AEQ_BASE_LO		0x0080
+#define REFNIC_REG_AEQ_BASE_HI		0x0084
+#define REFNIC_REG_AEQ_DEPTH		0x0088
+#define REFNIC_REG_AEQ_HEAD		0x008c	/* driver: next to consume */
+#define REFNIC_REG_AEQ_CTRL		0x0090	/* REFNIC_AEQ_CTRL_* */
+
+/*
+ * Interrupt vectors. Vector 0 serves the admin queue and async events,
+ * vector 1 + q serves queue pair q. Each vector has a block of registers.
+ */
+#define REFNIC_REG_VEC_BASE		0x0400
+#define REFNIC_REG_VEC_STRIDE		0x10
+#define REFNIC_REG_VEC(v)		(REFNIC_REG_VEC_BASE + (v) * REFNIC_REG_VEC_STRIDE)
+#define REFNIC_VEC_ITR_US		0x0	/* moderation interval, 0 = off */
+#define REFNIC_VEC_CTRL			0x4	/* REFNIC_VEC_CTRL_* */
+#define REFNIC_VEC_RAISED		0x8	/* device: interrupts raised */
+
+/*
+ * Queue register blocks. TX queue q and RX queue q have one block each.
+ * The ring base and size are set by REFNIC_ADMIN_QUEUE_CREATE and mirrored
+ * here for inspection (register dumps); the driver writes TAIL, and
+ * CQ_HEAD when it uses interrupts.
+ */
+#define REFNIC_REG_TXQ_BASE		0x1000
+#define REFNIC_REG_RXQ_BASE		0x2000
+#define REFNIC_REG_Q_STRIDE		0x40
+#define REFNIC_REG_TXQ(q)		(REFNIC_REG_TXQ_BASE + (q) * REFNIC_REG_Q_STRIDE)
+#define REFNIC_REG_RXQ(q)		(REFNIC_REG_RXQ_BASE + (q) * REFNIC_REG_Q_STRIDE)
+#define REFNIC_Q_TAIL			0x00	/* doorbell: producer index */
+#define REFNIC_Q_HEAD			0x04	/* device: consumer index */
+#define REFNIC_Q_RING_BASE_LO		0x08
+#define REFNIC_Q_RING_BASE_HI		0x0c
+#define REFNIC_Q_RING_SIZE		0x10
+#define REFNIC_Q_CQ_HEAD		0x14	/* driver: completions consumed, written
+						 * only to re-arm interrupts */
+#define REFNIC_Q_STATUS			0x18	/* REFNIC_Q_STATUS_* */
+#define REFNIC_Q_VECTOR			0x1c
+
+/*
+ * Write-combining push window (REFNIC_CAP_TX_PUSH): one 256-byte line per
+ * TX queue. A driver that maps it WC may write a packet's descriptors and
+ * inline data here instead of ringing TAIL; see refnic_hw.rst.
+ */
+#define REFNIC_PUSH_BASE		0x8000
+#define REFNIC_PUSH_STRIDE		0x100
+#define REFNIC_PUSH_LINE(q)		(REFNIC_PUSH_BASE + (q) * REFNIC_PUSH_STRIDE)
+
+#define REFNIC_BAR0_REGS_END		0xc000
+
+/* REFNIC_REG_STATUS */
+#define REFNIC_STATUS_STATE_MASK	0x000fu
+#define REFNIC_STATUS_LINK_UP		0x0100u
+#define REFNIC_STATUS_FATAL		0x0200u
+
+/* Reset state machine, REFNIC_REG_STATUS & REFNIC_STATUS_STATE_MASK. */
+enum refnic_hw_state {
+	REFNIC_STATE_OFF = 0,		/* powered, never reset */
+	REFNIC_STATE_RESETTING = 1,	/* reset in progress */
+	REFNIC_STATE_READY = 2,		/* admin queue may be configured */
+	REFNIC_STATE_FATAL = 3,		/* needs a reset */
+};
+
+/* Writing this to REFNIC_REG_RESET resets the function: queues are torn
+ * down, the admin queue is forgotten, filters return to defaults. */
+#define REFNIC_RESET_REQUEST		0x52535421u /* "!TSR" */
+
+/* REFNIC_REG_FATAL_CODE */
+#define REFNIC_FATAL_NONE		0
+#define REFNIC_FATAL_DMA		1	/* bad IOVA from the driver */
+#define REFNIC_FATAL_QUEUE		2	/* malformed ring state */
+#define REFNIC_FATAL_INJECTED		3	/* fault injection */
+
+/* REFNIC_REG_AEQ_CTRL */
+#define REFNIC_AEQ_CTRL_ENABLE		0x1u
+
+/* REFNIC_VEC_CTRL */
+#define REFNIC_VEC_CTRL_MASKED		0x1u
+#define REFNIC_VEC_CTRL_ADAPTIVE	0x2u	/* device adapts ITR to load */
+
+/* REFNIC_Q_STATUS */
+#define REFNIC_Q_STATUS_ENABLED		0x1u
+#define REFNIC_Q_STATUS_ERROR		0x2u
+
+/* Capabilities (REFNIC_REG_CAPS_LO/HI, also in the identify data). */
+#define REFNIC_CAP_RSS			(1ull << 0)
+#define REFNIC_CAP_RX_CSUM		(1ull << 1)
+#define REFNIC_CAP_TX_CSUM		(1ull << 2)
+#define REFNIC_CAP_VLAN_STRIP		(1ull << 3)
+#define REFNIC_CAP_VLAN_INSERT		(1ull << 4)
+#define REFNIC_CAP_VLAN_FILTER		(1ull << 5)
+#define REFNIC_CAP_SCATTER		(1ull << 6)
+#define REFNIC_CAP_JUMBO		(1ull << 7)
+#define REFNIC_CAP_AEQ			(1ull << 8)	/* async events */
+#define REFNIC_CAP_INTR_MODERATION	(1ull << 9)
+#define REFNIC_CAP_INTR_ADAPTIVE	(1ull << 10)
+#define REFNIC_CAP_TX_PUSH		(1ull << 11)	/* push window */
+#define REFNIC_CAP_FAULT_REPORT		(1ull << 12)	/* fatal codes + events */
+#define REFNIC_CAP_STATS_DMA		(1ull << 13)	/* ADMIN_STATS_GET */
+
+/* Errata (REFNIC_REG_ERRATA): behaviours the driver must work around. */
+#define REFNIC_ERRATA_MISSED_DOORBELL	(1u << 0)	/* may drop a TAIL write */
+
+/* ---------------------------------------------------------------------------
+ * Data path descriptors
+ */
+
+/* TX descriptor: one per segment, REFNIC_TXD_EOP on a packet's last. */
+struct refnic_tx_desc {
+	uint64_t addr;		/* IOVA of the segment */
+	uint16_t len;		/* segment length */
+	uint16_t flags;		/* REFNIC_TXD_* */
+	uint16_t vlan_tci;	/* with REFNIC_TXD_VLAN_INSERT */
+	uint16_t hdr_lens;	/* l2_len | l3_len << 7, for offloads */
+};
+
+#define REFNIC_TXD_EOP			0x0001u
+#define REFNIC_TXD_IP_CSUM		0x0002u
+#define REFNIC_TXD_L4_CSUM_TCP		0x0004u
+#define REFNIC_TXD_L4_CSUM_UDP		0x0008u
+#define REFNIC_TXD_VLAN_INSERT		0x0010u
+#define REFNIC_TXD_L2_LEN_MASK		0x007fu
+#define REFNIC_TXD_L3_LEN_SHIFT		7
+
+/* TX completion: all descriptors before sq_head have been sent. */
+struct refnic_tx_cpl {
+	uint16_t sq_head;	/* next descriptor the device will fetch */
+	uint16_t status;	/* REFNIC_TXC_STS_* */
+	uint8_t rsvd[3];
+	uint8_t phase;		/* REFNIC_PHASE_BIT */
+};
+
+#define REFNIC_TXC_STS_OK		0
+#define REFNIC_TXC_STS_MALFORMED	1	/* bad descriptor chain, dropped */
+
+/* RX descriptor: one buffer posted by the driver. */
+struct refnic_rx_desc {
+	uint64_t addr;		/* IOVA of the buffer */
+	uint16_t buf_len;	/* usable bytes at addr */
+	uint16_t rsvd[3];
+};
+
+/* RX completion: one per used buffer, in descriptor order. */
+struct refnic_rx_cpl {
+	uint32_t rss_hash;	/* with REFNIC_RXC_RSS_VALID */
+	uint16_t desc_idx;	/* the descriptor this buffer came from */
+	uint16_t len;		/* bytes written to this buffer */
+	uint16_t flags;		/* REFNIC_RXC_* */
+	uint16_t vlan_tci;	/* with REFNIC_RXC_VLAN_STRIPPED */
+	uint8_t ptype;		/* REFNIC_PTYPE_* */
+	uint8_t rsvd[2];
+	uint8_t phase;		/* REFNIC_PHASE_BIT */
+};
+
+#define REFNIC_RXC_EOP			0x0001u	/* last buffer of the frame */
+#define REFNIC_RXC_RSS_VALID		0x0002u
+#define REFNIC_RXC_IP_CSUM_GOOD		0x0004u
+#define REFNIC_RXC_IP_CSUM_BAD		0x0008u
+#define REFNIC_RXC_L4_CSUM_GOOD		0x0010u
+#define REFNIC_RXC_L4_CSUM_BAD		0x0020u
+#define REFNIC_RXC_VLAN_STRIPPED	0x0040u
+
+/* Packet types reported in refnic_rx_cpl.ptype. */
+#define REFNIC_PTYPE_L2			0x00
+#define REFNIC_PTYPE_IPV4		0x01
+#define REFNIC_PTYPE_IPV6		0x02
+#define REFNIC_PTYPE_L3_MASK		0x0f
+#define REFNIC_PTYPE_TCP		0x10
+#define REFNIC_PTYPE_UDP		0x20
+#define REFNIC_PTYPE_L4_MASK		0xf0
+
+#define REFNIC_PHASE_BIT		0x01u
+
+/* ---------------------------------------------------------------------------
+ * Admin queue
+ */
+enum refnic_admin_opcode {
+	REFNIC_ADMIN_NOP = 0,
+	REFNIC_ADMIN_IDENTIFY = 1,	/* DMA refnic_identify to buf */
+	REFNIC_ADMIN_GET_FEATURES = 2,	/* result: enabled REFNIC_CAP_* lo */
+	REFNIC_ADMIN_SET_FEATURES = 3,
+	REFNIC_ADMIN_SET_MAC = 4,	/* primary unicast address */
+	REFNIC_ADMIN_SET_MTU = 5,
+	REFNIC_ADMIN_SET_RX_MODE = 6,	/* REFNIC_RX_MODE_* */
+	REFNIC_ADMIN_MAC_FILTER_ADD = 7,
+	REFNIC_ADMIN_MAC_FILTER_DEL = 8,
+	REFNIC_ADMIN_VLAN_FILTER_ADD = 9,
+	REFNIC_ADMIN_VLAN_FILTER_DEL = 10,
+	REFNIC_ADMIN_RSS_SET = 11,	/* DMA refnic_rss_config from buf */
+	REFNIC_ADMIN_RSS_GET = 12,	/* DMA refnic_rss_config to buf */
+	REFNIC_ADMIN_QUEUE_CREATE = 13,
+	REFNIC_ADMIN_QUEUE_DESTROY = 14,
+	REFNIC_ADMIN_SET_MODERATION = 15,
+	REFNIC_ADMIN_STATS_GET = 16,	/* DMA refnic_hw_stats to buf */
+	REFNIC_ADMIN_STATS_CLEAR = 17,
+	REFNIC_ADMIN_FW_VERSION = 18,	/* DMA version string to buf */
+	REFNIC_ADMIN_LINK_GET = 19,	/* result: REFNIC_LINK_* */
+	REFNIC_ADMIN_MC_LIST_SET = 20,	/* DMA array of 6-byte addresses */
+	REFNIC_ADMIN_OPCODE_MAX
+};
+
+/* Command status, refnic_admin_cpl.status. */
+enum refnic_admin_status {
+	REFNIC_ADMIN_STS_OK = 0,
+	REFNIC_ADMIN_STS_UNSUPPORTED = 1,
+	REFNIC_ADMIN_STS_INVALID = 2,
+	REFNIC_ADMIN_STS_NOSPC = 3,
+	REFNIC_ADMIN_STS_NOT_FOUND = 4,
+	REFNIC_ADMIN_STS_BUSY = 5,
+	REFNIC_ADMIN_STS_DMA_ERROR = 6,
+	REFNIC_ADMIN_STS_INTERNAL = 7,
+};
+
+enum refnic_queue_type {
+	REFNIC_QTYPE_TX = 0,
+	REFNIC_QTYPE_RX = 1,
+};
+
+struct refnic_admin_buf {
+	uint64_t iova;
+	uint32_t len;
+	uint32_t rsvd;
+};
+
+struct refnic_admin_queue_create {
+	uint8_t type;		/* refnic_queue_type */
+	uint8_t rsvd;
+	uint16_t qid;
+	uint16_t ring_size;
+	uint16_t vector;
+	uint64_t ring_iova;	/* descriptors */
+	uint64_t cq_iova;	/* completions, ring_size entries */
+	uint16_t rx_buf_size;	/* RX: minimum posted buffer size */
+	uint16_t flags;		/* REFNIC_QCREATE_* */
+	uint32_t rsvd1;
+};
+
+#define REFNIC_QCREATE_INTR		0x0001u	/* raise the queue's vector */
+
+struct refnic_admin_queue_destroy {
+	uint8_t type;
+	uint8_t rsvd;
+	uint16_t qid;
+};
+
+struct refnic_admin_moderation {
+	uint16_t vector;
+	uint16_t itr_us;
+	uint32_t flags;		/* REFNIC_VEC_CTRL_ADAPTIVE */
+};
+
+#define REFNIC_RX_MODE_UNICAST		0x1u
+#define REFNIC_RX_MODE_MULTICAST	0x2u
+#define REFNIC_RX_MODE_BROADCAST	0x4u
+#define REFNIC_RX_MODE_PROMISC		0x8u
+#define REFNIC_RX_MODE_ALLMULTI		0x10u
+
+struct refnic_admin_cmd {
+	uint8_t opcode;		/* refnic_admin_opcode */
+	uint8_t flags;
+	uint16_t cmd_id;	/* echoed in the completion */
+	uint32_t rsvd;
+	union {
+		uint8_t raw[56];
+		struct refnic_admin_buf buf;	/* IDENTIFY, STATS_GET, ... */
+		struct refnic_admin_queue_create qcreate;
+		struct refnic_admin_queue_destroy qdestroy;
+		struct refnic_admin_moderation moderation;
+		uint32_t value;			/* SET_MTU, SET_RX_MODE, ... */
+		uint8_t mac[6];			/* SET_MAC, MAC_FILTER_* */
+		uint16_t vlan_id;		/* VLAN_FILTER_* */
+	};
+};
+
+struct refnic_admin_cpl {
+	uint16_t cmd_id;
+	uint16_t status;	/* refnic_admin_status */
+	uint32_t result;	/* command specific */
+	uint8_t rsvd[7];
+	uint8_t phase;		/* REFNIC_PHASE_BIT */
+};
+
+#define REFNIC_LINK_UP			0x1u
+
+/* REFNIC_ADMIN_IDENTIFY data. */
+struct refnic_identify {
+	uint32_t magic;			/* REFNIC_HW_MAGIC */
+	uint32_t hw_version;
+	uint64_t caps;			/* REFNIC_CAP_* */
+	uint8_t mac[6];
+	uint16_t max_queues;
+	uint16_t min_ring_size;
+	uint16_t max_ring_size;
+	uint16_t min_mtu;
+	uint16_t max_mtu;
+	uint16_t max_tx_segs;
+	uint16_t min_rx_buf_size;
+	uint16_t num_vectors;
+	uint16_t rss_key_size;
+	uint16_t rss_reta_size;
+	uint16_t max_mac_filters;
+	uint32_t link_speed_mbps;
+	uint32_t admin_timeout_us;
+	uint32_t errata;		/* REFNIC_ERRATA_* */
+	char fw_version[REFNIC_FW_VERSION_LEN];
+	uint8_t rsvd[168];
+};
+
+/* REFNIC_ADMIN_RSS_SET / RSS_GET data. */
+struct refnic_rss_config {
+	uint32_t hash_types;		/* REFNIC_RSS_HASH_* */
+	uint32_t rsvd;
+	uint8_t key[REFNIC_RSS_KEY_SIZE];
+	uint8_t reta[REFNIC_RSS_RETA_SIZE]; /* queue ids */
+};
+
+#define REFNIC_RSS_HASH_IPV4		0x1u
+#define REFNIC_RSS_HASH_TCP_IPV4	0x2u
+#define REFNIC_RSS_HASH_UDP_IPV4	0x4u
+#define REFNIC_RSS_HASH_IPV6		0x8u
+#define REFNIC_RSS_HASH_TCP_IPV6	0x10u
+#define REFNIC_RSS_HASH_UDP_IPV6	0x20u
+
+/* Per-queue counters inside refnic_hw_stats. */
+struct refnic_hw_queue_stats {
+	uint64_t tx_packets;
+	uint64_t tx_bytes;
+	uint64_t tx_doorbells;		/* TX TAIL writes seen */
+	uint64_t rx_packets;
+	uint64_t rx_bytes;
+	uint64_t rx_doorbells;		/* RX TAIL writes seen */
+	uint64_t rx_no_buffer;		/* frames dropped: no posted buffer */
+	uint64_t tx_malformed;		/* packets dropped: bad descriptors */
+};
+
+/* REFNIC_ADMIN_STATS_GET data: the device's own counts. */
+struct refnic_hw_stats {
+	uint64_t admin_commands;	/* commands completed */
+	uint64_t admin_doorbells;	/* AQ TAIL writes seen */
+	uint64_t dma_reads;		/* DMA read transactions */
+	uint64_t dma_writes;		/* DMA write transactions */
+	uint64_t dma_errors;		/* IOVAs that did not translate */
+	uint64_t rx_filtered;		/* frames dropped by MAC/VLAN filters */
+	uint64_t rx_oversize;		/* frames above the MTU */
+	uint64_t interrupts;		/* all vectors */
+	uint64_t resets;
+	uint64_t rsvd[7];
+	struct refnic_hw_queue_stats q[REFNIC_MAX_QUEUES];
+};
+
+/* ---------------------------------------------------------------------------
+ * Async events
+ */
+enum refnic_event_type {
+	REFNIC_EVENT_LINK_CHANGE = 1,	/* data: REFNIC_LINK_* */
+	REFNIC_EVENT_FATAL = 2,		/* data: REFNIC_FATAL_* */
+	REFNIC_EVENT_RESET_DONE = 3,
+	REFNIC_EVENT_QUEUE_ERROR = 4,	/* data: type << 16 | qid */
+};
+
+struct refnic_event {
+	uint16_t type;		/* refnic_event_type */
+	uint16_t rsvd0;
+	uint32_t data;
+	uint8_t rsvd[7];
+	uint8_t phase;		/* REFNIC_PHASE_BIT */
+};
+
+/* Layout checks: both sides build these, so a change breaks both builds. */
+#define REFNIC_HW_LAYOUT_CHECK(type, size) \
+	_Static_assert(sizeof(type) == (size), #type " is " #size " bytes")
+REFNIC_HW_LAYOUT_CHECK(struct refnic_tx_desc, 16);
+REFNIC_HW_LAYOUT_CHECK(struct refnic_tx_cpl, 8);
+REFNIC_HW_LAYOUT_CHECK(struct refnic_rx_desc, 16);
+REFNIC_HW_LAYOUT_CHECK(struct refnic_rx_cpl, 16);
+REFNIC_HW_LAYOUT_CHECK(struct refnic_admin_cmd, 64);
+REFNIC_HW_LAYOUT_CHECK(struct refnic_admin_cpl, 16);
+REFNIC_HW_LAYOUT_CHECK(struct refnic_admin_queue_create, 32);
+REFNIC_HW_LAYOUT_CHECK(struct refnic_identify, 256);
+REFNIC_HW_LAYOUT_CHECK(struct refnic_rss_config, 176);
+REFNIC_HW_LAYOUT_CHECK(struct refnic_event, 16);
+REFNIC_HW_LAYOUT_CHECK(struct refnic_hw_queue_stats, 64);
+REFNIC_HW_LAYOUT_CHECK(struct refnic_hw_stats, 128 + 64 * REFNIC_MAX_QUEUES);
+
+#endif /* _REFNIC_HW_H_ */
