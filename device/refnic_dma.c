@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The refnic authors
+ */
+
+/*
+ * DMA: the device reaches host memory only through IOVAs the driver gave it.
+ * With IOVA as VA the translation is the identity, but the device still
+ * checks that the range lies in memory DPDK manages, as an IOMMU would. With
+ * IOVA as PA, rte_mem_iova2virt() translates and a small page cache keeps the
+ * per-packet cost down. A range that does not translate is a DMA error: the
+ * access is refused and counted, never performed.
+ */
+
+#include <rte_eal.h>
+#include <rte_memory.h>
+
+#include "refnic_emu_priv.h"
+
+static int
+dma_add_range(const struct rte_memseg_list *msl, void *arg)
+{
+	struct refnic_dma_cache *dma = arg;
+
+	if (dma->nb_ranges == REFNIC_DMA_MAX_RANGES)
+		return 1;
+	if (msl->base_va == NULL || msl->len == 0)
+		return 0;
+	dma->range[dma->nb_ranges].start = (uintptr_t)msl->base_va;
+	dma->range[dma->nb_ranges].end = (uintptr_t)msl->base_va + msl->len;
+	dma->nb_ranges++;
+	return 0;
+}
+
+static void
+dma_load_ranges(struct refnic_dma_cache *dma)
+{
+	dma->nb_ranges = 0;
+	rte_memseg_list_walk(dma_add_range, dma);
+}
+
+void
+refnic_dma_init(struct refnic_emu *emu)
+{
+	struct refnic_dma_cache *dma = &emu->dma;
+
+	memset(dma, 0, sizeof(*dma));
+	dma->iova_is_va = rte_eal_iova_mode() == RTE_IOVA_VA;
+	dma_load_ranges(dma);
+}
+
+static bool
+dma_in_ranges(const struct refnic_dma_cache *dma, uintptr_t start, uintptr_t end)
+{
+	unsigned int i;
+
+	for (i = 0; i < dma->nb_ranges; i++)
+		if (start >= dma->range[i].start && end <= dma->range[i].end)
+			return true;
+	return false;
+}
+
+static void *
+dma_map_va(struct refnic_dma_cache *dma, uint64_t iova, uint64_t len)
+{
+	uintptr_t start = (uintptr_t)iova, end = start + len;
+
+	if (end < start)
+		return NULL;
+	if (!dma_in_ranges(dma, start, end)) {
+		/* Memory may have been hot-plugged since we last looked. */
+		dma_load_ranges(dma);
+		if (!dma_in_ranges(dma, start, end))
+			return NULL;
+	}
+	return (void *)start;
+}
+
+static void *
+dma_map_pa(struct refnic_dma_cache *dma, uint64_t iova, uint64_t len)
+{
+	unsigned int slot = (iova >> 21) % REFNIC_DMA_PAGE_CACHE;
+	const struct rte_memseg *ms;
+	uint64_t off;
+	void *va;
+
+	off = iova - dma->page[slot].iova;
+	if (dma->page[slot].len != 0 && iova >= dma->page[slot].iova &&
+	    off + len <= dma->page[slot].len)
+		return (void *)(dma->page[slot].va + off);
+
+	va = rte_mem_iova2virt(iova);
+	if (va == NULL)
+		return NULL;
+	ms = rte_mem_virt2memseg(va, NULL);
+	if (ms == NULL)
+		return NULL;
+	dma->page[slot].iova = ms->iova;
+	dma->page[slot].va = (uintptr_t)ms->addr;
+	dma->page[slot].len = ms->len;
+	off = iova - ms->iova;
+	if (off + len <= ms->len)
+		return va;
+	/* Crosses a page: fine only if the next pages follow in both spaces. */
+	if (rte_mem_iova2virt(iova + len - 1) != RTE_PTR_ADD(va, len - 1))
+		return NULL;
+	return va;
+}
+
+void *
+refnic_dma_map(struct refnic_emu *emu, uint64_t iova, uint64_t len)
+{
+	void *va;
+
+	if (len == 0)
+		return NULL;
+	if (emu->dma.iova_is_va)
+		va = dma_map_va(&emu->dma, iova, len);
+	else
+		va = dma_map_pa(&emu->dma, iova, len);
+	if (va == NULL) {
+		emu->stats.dma_errors++;
+		EMU_LOG(ERR, "%s: DMA to unmapped IOVA 0x%" PRIx64 " len %" PRIu64,
+			emu->name, iova, len);
+	}
+	return va;
+}

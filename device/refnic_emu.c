@@ -1,0 +1,317 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The refnic authors
+ */
+
+/*
+ * A refnic device instance: its BAR, its emulated-BAR link, its interrupt
+ * eventfds, the reset state machine, and one engine pass over it.
+ */
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <rte_cycles.h>
+#include <rte_hash_crc.h>
+#include <rte_string_fns.h>
+
+#include "refnic_emu_priv.h"
+
+RTE_LOG_REGISTER(refnic_emu_logtype, pmd.net.refnic.device, NOTICE);
+
+#define REFNIC_EMU_ADMIN_TIMEOUT_US	2000000	/* advertised hard timeout */
+#define REFNIC_EMU_RESET_TIMEOUT_US	100000	/* advertised reset bound */
+#define REFNIC_EMU_DEFAULT_QUEUES	8
+
+uint64_t
+refnic_emu_us_to_tsc(uint64_t us)
+{
+	return us * rte_get_tsc_hz() / 1000000;
+}
+
+void
+refnic_emu_params_default(struct refnic_emu_params *params)
+{
+	memset(params, 0, sizeof(*params));
+	strlcpy(params->cable, "loopback", sizeof(params->cable));
+	params->profile = REFNIC_PROFILE_BAREMETAL;
+	params->max_queues = REFNIC_EMU_DEFAULT_QUEUES;
+	params->admin_latency_pct = 100;
+}
+
+static void
+emu_set_status(struct refnic_emu *emu, enum refnic_hw_state state)
+{
+	uint32_t status = emu_reg_read(emu, REFNIC_REG_STATUS);
+
+	emu->state = state;
+	status = (status & ~REFNIC_STATUS_STATE_MASK) | state;
+	if (state == REFNIC_STATE_FATAL)
+		status |= REFNIC_STATUS_FATAL;
+	else
+		status &= ~REFNIC_STATUS_FATAL;
+	emu_reg_write(emu, REFNIC_REG_STATUS, status);
+}
+
+/* Link is up when the cable has another end (or loops back). */
+void
+refnic_emu_update_link(struct refnic_emu *emu)
+{
+	uint32_t status = emu_reg_read(emu, REFNIC_REG_STATUS);
+
+	if (refnic_cable_peer(emu) != NULL)
+		status |= REFNIC_STATUS_LINK_UP;
+	else
+		status &= ~REFNIC_STATUS_LINK_UP;
+	emu_reg_write(emu, REFNIC_REG_STATUS, status);
+}
+
+/* Power-on and post-reset register values and port configuration. */
+static void
+emu_load_defaults(struct refnic_emu *emu)
+{
+	uint64_t caps = REFNIC_CAP_SCATTER | REFNIC_CAP_JUMBO | REFNIC_CAP_STATS_DMA;
+	uint32_t off;
+
+	for (off = REFNIC_REG_AQ_BASE_LO; off < REFNIC_BAR0_REGS_END; off += 4)
+		emu_reg_write(emu, off, 0);
+	emu_reg_write(emu, REFNIC_REG_MAGIC, REFNIC_HW_MAGIC);
+	emu_reg_write(emu, REFNIC_REG_VERSION,
+		      REFNIC_HW_VERSION(REFNIC_HW_VERSION_MAJOR, REFNIC_HW_VERSION_MINOR));
+	emu_reg_write(emu, REFNIC_REG_CAPS_LO, (uint32_t)caps);
+	emu_reg_write(emu, REFNIC_REG_CAPS_HI, (uint32_t)(caps >> 32));
+	emu_reg_write(emu, REFNIC_REG_ADMIN_TIMEOUT_US, REFNIC_EMU_ADMIN_TIMEOUT_US);
+	emu_reg_write(emu, REFNIC_REG_RESET_TIMEOUT_US, REFNIC_EMU_RESET_TIMEOUT_US);
+	emu_reg_write(emu, REFNIC_REG_ERRATA, 0);
+	emu_reg_write(emu, REFNIC_REG_FATAL_CODE, REFNIC_FATAL_NONE);
+
+	memset(&emu->aq, 0, sizeof(emu->aq));
+	emu->aq.db_seen = emu_reg_writes(emu, REFNIC_REG_AQ_TAIL);
+	refnic_emu_queues_reset(emu);
+	memcpy(emu->mac, emu->perm_mac, sizeof(emu->mac));
+	emu->mtu = 1500;
+	emu->rx_mode = REFNIC_RX_MODE_UNICAST | REFNIC_RX_MODE_BROADCAST;
+	emu->nb_mac_filters = 0;
+}
+
+static void
+emu_start_reset(struct refnic_emu *emu, uint64_t now)
+{
+	emu_set_status(emu, REFNIC_STATE_RESETTING);
+	emu_load_defaults(emu);
+	emu->stats.resets++;
+	emu->reset_done_tsc = now + refnic_emu_us_to_tsc(emu->profile->reset_latency_us);
+}
+
+/* Did the driver write REFNIC_RESET_REQUEST since we last looked? */
+static bool
+emu_reset_requested(struct refnic_emu *emu)
+{
+	uint32_t writes = emu_reg_writes(emu, REFNIC_REG_RESET);
+
+	if (writes == emu->reset_db_seen)
+		return false;
+	emu->reset_db_seen = writes;
+	return emu_reg_read(emu, REFNIC_REG_RESET) == REFNIC_RESET_REQUEST;
+}
+
+unsigned int
+refnic_emu_service(struct refnic_emu *emu, uint64_t now, uint64_t *next_due_tsc)
+{
+	unsigned int work = 0;
+	uint16_t q;
+
+	emu->write_seq_seen = __atomic_load_n(&emu->link->write_seq, __ATOMIC_ACQUIRE);
+	if (emu_reset_requested(emu)) {
+		emu_start_reset(emu, now);
+		work++;
+	}
+	if (emu->state == REFNIC_STATE_RESETTING) {
+		if (now < emu->reset_done_tsc) {
+			*next_due_tsc = RTE_MIN(*next_due_tsc, emu->reset_done_tsc);
+			return work;
+		}
+		emu_set_status(emu, REFNIC_STATE_READY);
+		emu_reg_write(emu, REFNIC_REG_RESET_GEN,
+			      emu_reg_read(emu, REFNIC_REG_RESET_GEN) + 1);
+		work++;
+	}
+	if (emu->state != REFNIC_STATE_READY)
+		return work;
+
+	work += refnic_emu_admin_service(emu, now, next_due_tsc);
+	for (q = 0; q < emu->params.max_queues; q++) {
+		if (emu->rxq[q].enabled)
+			refnic_emu_rx_count_doorbells(emu, q);
+		if (emu->txq[q].enabled)
+			work += refnic_emu_tx_service(emu, q, now, next_due_tsc);
+	}
+	return work;
+}
+
+static int
+emu_alloc_vectors(struct refnic_emu *emu)
+{
+	uint16_t v;
+
+	emu->nb_vectors = emu->params.max_queues + 1;
+	for (v = 0; v < REFNIC_MAX_VECTORS; v++)
+		emu->vector_fd[v] = -1;
+	for (v = 0; v < emu->nb_vectors; v++) {
+		emu->vector_fd[v] = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+		if (emu->vector_fd[v] < 0)
+			return -errno;
+	}
+	return 0;
+}
+
+static void
+emu_free(struct refnic_emu *emu)
+{
+	uint16_t v;
+
+	for (v = 0; v < emu->nb_vectors; v++)
+		if (emu->vector_fd[v] >= 0)
+			close(emu->vector_fd[v]);
+	if (emu->link != NULL)
+		munmap(emu->link, sizeof(*emu->link));
+	if (emu->bar0 != NULL)
+		munmap(emu->bar0, REFNIC_BAR0_SIZE);
+	free(emu);
+}
+
+/* A locally administered MAC derived from the name: stable across runs. */
+static void
+emu_make_mac(struct refnic_emu *emu)
+{
+	uint32_t h = rte_hash_crc(emu->name, strlen(emu->name), 0x52464e43);
+
+	emu->perm_mac[0] = 0x02;
+	emu->perm_mac[1] = 0x52;	/* 'R' */
+	emu->perm_mac[2] = h >> 24;
+	emu->perm_mac[3] = h >> 16;
+	emu->perm_mac[4] = h >> 8;
+	emu->perm_mac[5] = h;
+}
+
+static void *
+emu_map_zeroed(size_t len)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+int
+refnic_emu_create(const char *name, const struct refnic_emu_params *params,
+		  struct refnic_emu **out)
+{
+	struct refnic_emu *emu;
+	int ret;
+
+	if (params->max_queues == 0 || params->max_queues > REFNIC_MAX_QUEUES ||
+	    refnic_profile_get(params->profile) == NULL)
+		return -EINVAL;
+	emu = calloc(1, sizeof(*emu));
+	if (emu == NULL)
+		return -ENOMEM;
+	strlcpy(emu->name, name, sizeof(emu->name));
+	emu->params = *params;
+	emu->profile = refnic_profile_get(params->profile);
+	emu->bar0 = emu_map_zeroed(REFNIC_BAR0_SIZE);
+	emu->link = emu_map_zeroed(sizeof(*emu->link));
+	if (emu->bar0 == NULL || emu->link == NULL) {
+		ret = -ENOMEM;
+		goto fail;
+	}
+	ret = emu_alloc_vectors(emu);
+	if (ret != 0)
+		goto fail;
+	emu_make_mac(emu);
+	refnic_dma_init(emu);
+	emu->link->magic = REFNIC_EMU_LINK_MAGIC;
+	emu->link->trap_cost_ns = emu->profile->bar_store_ns;
+	emu->link->wc_available = 0;
+	emu_load_defaults(emu);
+	emu_set_status(emu, REFNIC_STATE_OFF);
+
+	refnic_emu_lock();
+	if (refnic_emu_lookup(name) != NULL) {
+		ret = -EEXIST;
+		goto fail_unlock;
+	}
+	ret = refnic_engine_get();
+	if (ret != 0)
+		goto fail_unlock;
+	emu->link->kick_fd = refnic_engine_kick_fd();
+	ret = refnic_cable_attach(emu, params->cable);
+	if (ret != 0) {
+		refnic_engine_put();
+		goto fail_unlock;
+	}
+	/* A dozing engine has not flagged this link yet: assume it dozes, and
+	 * wake it so that it looks at the new device. */
+	emu->link->engine_dozing = 1;
+	TAILQ_INSERT_TAIL(&refnic_emu_devices, emu, next);
+	eventfd_write(emu->link->kick_fd, 1);
+	refnic_emu_unlock();
+
+	EMU_LOG(INFO, "%s: created, profile %s, %u queue pairs, cable %s",
+		name, emu->profile->name, params->max_queues, params->cable);
+	*out = emu;
+	return 0;
+
+fail_unlock:
+	refnic_emu_unlock();
+fail:
+	emu_free(emu);
+	return ret;
+}
+
+void
+refnic_emu_destroy(struct refnic_emu *emu)
+{
+	if (emu == NULL)
+		return;
+	refnic_emu_lock();
+	TAILQ_REMOVE(&refnic_emu_devices, emu, next);
+	refnic_cable_detach(emu);
+	refnic_engine_put();
+	refnic_emu_unlock();
+	emu_free(emu);
+}
+
+void
+refnic_emu_get_resources(const struct refnic_emu *emu, struct refnic_emu_resources *res)
+{
+	uint16_t v;
+
+	res->bar0 = emu->bar0;
+	res->link = emu->link;
+	res->nb_vectors = emu->nb_vectors;
+	for (v = 0; v < REFNIC_MAX_VECTORS; v++)
+		res->vector_fd[v] = v < emu->nb_vectors ? emu->vector_fd[v] : -1;
+}
+
+/* Unlocked walk is fine for callers that own the device's lifetime. */
+struct refnic_emu *
+refnic_emu_lookup(const char *name)
+{
+	struct refnic_emu *emu;
+
+	TAILQ_FOREACH(emu, &refnic_emu_devices, next)
+		if (strcmp(emu->name, name) == 0)
+			return emu;
+	return NULL;
+}
+
+void
+refnic_emu_read_stats(struct refnic_emu *emu, struct refnic_hw_stats *stats)
+{
+	refnic_emu_lock();
+	*stats = emu->stats;
+	refnic_emu_unlock();
+}

@@ -1,0 +1,268 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The refnic authors
+ */
+
+/*
+ * The admin queue processor: the device's firmware. It fetches one command
+ * at a time, holds it for the profile's latency for that opcode, then applies
+ * it and posts the completion. Anything the driver hands over (ring bases,
+ * buffer IOVAs, lengths, values) is checked; a bad command fails with a
+ * status, it never hurts the device.
+ */
+
+#include <string.h>
+
+#include <rte_common.h>
+#include <rte_string_fns.h>
+
+#include "refnic_emu_priv.h"
+
+#define REFNIC_EMU_FW_VERSION	"refnic-emu 1.0.0"
+#define REFNIC_AQ_MAX_DEPTH	4096
+
+/* Latch the admin rings from the registers, at the first doorbell after reset. */
+static bool
+admin_latch(struct refnic_emu *emu)
+{
+	struct refnic_emu_admin *aq = &emu->aq;
+	uint32_t depth = emu_reg_read(emu, REFNIC_REG_AQ_DEPTH);
+	uint64_t sq_iova, cq_iova;
+
+	if (depth < 2 || depth > REFNIC_AQ_MAX_DEPTH || !rte_is_power_of_2(depth) ||
+	    emu_reg_read(emu, REFNIC_REG_ACQ_DEPTH) != depth) {
+		EMU_LOG(ERR, "%s: admin queue depth %u invalid", emu->name, depth);
+		return false;
+	}
+	sq_iova = (uint64_t)emu_reg_read(emu, REFNIC_REG_AQ_BASE_HI) << 32 |
+		  emu_reg_read(emu, REFNIC_REG_AQ_BASE_LO);
+	cq_iova = (uint64_t)emu_reg_read(emu, REFNIC_REG_ACQ_BASE_HI) << 32 |
+		  emu_reg_read(emu, REFNIC_REG_ACQ_BASE_LO);
+	aq->sq = refnic_dma_map(emu, sq_iova, depth * sizeof(*aq->sq));
+	aq->cq = refnic_dma_map(emu, cq_iova, depth * sizeof(*aq->cq));
+	if (aq->sq == NULL || aq->cq == NULL)
+		return false;
+	aq->depth = depth;
+	aq->head = 0;
+	aq->cq_phase = REFNIC_PHASE_BIT;
+	aq->configured = true;
+	return true;
+}
+
+static void
+admin_fatal(struct refnic_emu *emu, uint32_t code)
+{
+	uint32_t status = emu_reg_read(emu, REFNIC_REG_STATUS);
+
+	emu_reg_write(emu, REFNIC_REG_FATAL_CODE, code);
+	status = (status & ~REFNIC_STATUS_STATE_MASK) | REFNIC_STATE_FATAL |
+		 REFNIC_STATUS_FATAL;
+	emu_reg_write(emu, REFNIC_REG_STATUS, status);
+	emu->state = REFNIC_STATE_FATAL;
+}
+
+static uint16_t
+admin_dma_to_host(struct refnic_emu *emu, const struct refnic_admin_buf *buf,
+		  const void *data, uint32_t len)
+{
+	void *dst;
+
+	if (buf->len < len)
+		return REFNIC_ADMIN_STS_INVALID;
+	dst = refnic_dma_map(emu, buf->iova, len);
+	if (dst == NULL)
+		return REFNIC_ADMIN_STS_DMA_ERROR;
+	memcpy(dst, data, len);
+	emu->stats.dma_writes++;
+	return REFNIC_ADMIN_STS_OK;
+}
+
+static uint16_t
+admin_identify(struct refnic_emu *emu, const struct refnic_admin_cmd *cmd)
+{
+	struct refnic_identify id;
+
+	memset(&id, 0, sizeof(id));
+	id.magic = REFNIC_HW_MAGIC;
+	id.hw_version = emu_reg_read(emu, REFNIC_REG_VERSION);
+	id.caps = (uint64_t)emu_reg_read(emu, REFNIC_REG_CAPS_HI) << 32 |
+		  emu_reg_read(emu, REFNIC_REG_CAPS_LO);
+	memcpy(id.mac, emu->perm_mac, sizeof(id.mac));
+	id.max_queues = emu->params.max_queues;
+	id.min_ring_size = REFNIC_MIN_RING_SIZE;
+	id.max_ring_size = REFNIC_MAX_RING_SIZE;
+	id.min_mtu = REFNIC_MIN_MTU;
+	id.max_mtu = REFNIC_MAX_MTU;
+	id.max_tx_segs = REFNIC_MAX_TX_SEGS;
+	id.min_rx_buf_size = REFNIC_MIN_RX_BUF_SIZE;
+	id.num_vectors = emu->nb_vectors;
+	id.rss_key_size = REFNIC_RSS_KEY_SIZE;
+	id.rss_reta_size = REFNIC_RSS_RETA_SIZE;
+	id.max_mac_filters = REFNIC_MAX_MAC_FILTERS;
+	id.link_speed_mbps = REFNIC_EMU_LINK_SPEED_MBPS;
+	id.admin_timeout_us = emu_reg_read(emu, REFNIC_REG_ADMIN_TIMEOUT_US);
+	id.errata = emu_reg_read(emu, REFNIC_REG_ERRATA);
+	strlcpy(id.fw_version, REFNIC_EMU_FW_VERSION, sizeof(id.fw_version));
+	return admin_dma_to_host(emu, &cmd->buf, &id, sizeof(id));
+}
+
+static int
+mac_filter_find(const struct refnic_emu *emu, const uint8_t *mac)
+{
+	uint32_t i;
+
+	for (i = 0; i < emu->nb_mac_filters; i++)
+		if (memcmp(emu->mac_filter[i], mac, 6) == 0)
+			return i;
+	return -1;
+}
+
+static uint16_t
+admin_mac_filter(struct refnic_emu *emu, const struct refnic_admin_cmd *cmd)
+{
+	int i = mac_filter_find(emu, cmd->mac);
+
+	if (cmd->opcode == REFNIC_ADMIN_MAC_FILTER_ADD) {
+		if (i >= 0)
+			return REFNIC_ADMIN_STS_OK;
+		if (emu->nb_mac_filters == REFNIC_MAX_MAC_FILTERS)
+			return REFNIC_ADMIN_STS_NOSPC;
+		memcpy(emu->mac_filter[emu->nb_mac_filters++], cmd->mac, 6);
+		return REFNIC_ADMIN_STS_OK;
+	}
+	if (i < 0)
+		return REFNIC_ADMIN_STS_NOT_FOUND;
+	memmove(emu->mac_filter[i], emu->mac_filter[i + 1],
+		(emu->nb_mac_filters - i - 1) * 6);
+	emu->nb_mac_filters--;
+	return REFNIC_ADMIN_STS_OK;
+}
+
+static uint16_t
+admin_execute(struct refnic_emu *emu, const struct refnic_admin_cmd *cmd, uint32_t *result)
+{
+	*result = 0;
+	switch (cmd->opcode) {
+	case REFNIC_ADMIN_NOP:
+		return REFNIC_ADMIN_STS_OK;
+	case REFNIC_ADMIN_IDENTIFY:
+		return admin_identify(emu, cmd);
+	case REFNIC_ADMIN_SET_MAC:
+		if (cmd->mac[0] & 0x01)	/* group address */
+			return REFNIC_ADMIN_STS_INVALID;
+		memcpy(emu->mac, cmd->mac, sizeof(emu->mac));
+		return REFNIC_ADMIN_STS_OK;
+	case REFNIC_ADMIN_SET_MTU:
+		if (cmd->value < REFNIC_MIN_MTU || cmd->value > REFNIC_MAX_MTU)
+			return REFNIC_ADMIN_STS_INVALID;
+		emu->mtu = cmd->value;
+		return REFNIC_ADMIN_STS_OK;
+	case REFNIC_ADMIN_SET_RX_MODE:
+		if (cmd->value & ~(REFNIC_RX_MODE_UNICAST | REFNIC_RX_MODE_MULTICAST |
+				   REFNIC_RX_MODE_BROADCAST | REFNIC_RX_MODE_PROMISC |
+				   REFNIC_RX_MODE_ALLMULTI))
+			return REFNIC_ADMIN_STS_INVALID;
+		emu->rx_mode = cmd->value;
+		return REFNIC_ADMIN_STS_OK;
+	case REFNIC_ADMIN_MAC_FILTER_ADD:
+	case REFNIC_ADMIN_MAC_FILTER_DEL:
+		return admin_mac_filter(emu, cmd);
+	case REFNIC_ADMIN_QUEUE_CREATE:
+		return refnic_emu_queue_create(emu, &cmd->qcreate) == 0 ?
+			REFNIC_ADMIN_STS_OK : REFNIC_ADMIN_STS_INVALID;
+	case REFNIC_ADMIN_QUEUE_DESTROY:
+		return refnic_emu_queue_destroy(emu, cmd->qdestroy.type, cmd->qdestroy.qid) == 0 ?
+			REFNIC_ADMIN_STS_OK : REFNIC_ADMIN_STS_NOT_FOUND;
+	case REFNIC_ADMIN_STATS_GET:
+		return admin_dma_to_host(emu, &cmd->buf, &emu->stats, sizeof(emu->stats));
+	case REFNIC_ADMIN_STATS_CLEAR:
+		memset(&emu->stats, 0, sizeof(emu->stats));
+		return REFNIC_ADMIN_STS_OK;
+	case REFNIC_ADMIN_FW_VERSION:
+		return admin_dma_to_host(emu, &cmd->buf, REFNIC_EMU_FW_VERSION,
+					 sizeof(REFNIC_EMU_FW_VERSION));
+	case REFNIC_ADMIN_LINK_GET:
+		*result = refnic_cable_peer(emu) != NULL ? REFNIC_LINK_UP : 0;
+		return REFNIC_ADMIN_STS_OK;
+	default:
+		/* Defined by the contract, not offered by this device version. */
+		return REFNIC_ADMIN_STS_UNSUPPORTED;
+	}
+}
+
+static void
+admin_complete(struct refnic_emu *emu)
+{
+	struct refnic_emu_admin *aq = &emu->aq;
+	uint16_t slot = (aq->head - 1) & (aq->depth - 1);
+	struct refnic_admin_cpl *cpl = &aq->cq[slot];
+	uint32_t result;
+	uint16_t status;
+
+	status = admin_execute(emu, &aq->cmd, &result);
+	cpl->cmd_id = aq->cmd.cmd_id;
+	cpl->status = status;
+	cpl->result = result;
+	/* Phase last: the driver owns the entry once it sees it. */
+	__atomic_store_n(&cpl->phase, aq->cq_phase, __ATOMIC_RELEASE);
+	if (slot == aq->depth - 1)
+		aq->cq_phase ^= REFNIC_PHASE_BIT;
+	aq->busy = false;
+	emu->stats.admin_commands++;
+	emu->stats.dma_writes++;
+}
+
+static uint64_t
+admin_latency_tsc(const struct refnic_emu *emu, uint8_t opcode)
+{
+	uint64_t us = opcode < REFNIC_ADMIN_OPCODE_MAX ?
+		      emu->profile->admin_latency_us[opcode] : 0;
+
+	return refnic_emu_us_to_tsc(us * emu->params.admin_latency_pct / 100);
+}
+
+unsigned int
+refnic_emu_admin_service(struct refnic_emu *emu, uint64_t now, uint64_t *next_due_tsc)
+{
+	struct refnic_emu_admin *aq = &emu->aq;
+	uint32_t writes = emu_reg_writes(emu, REFNIC_REG_AQ_TAIL);
+	unsigned int work = 0;
+	uint32_t tail;
+
+	if (writes != aq->db_seen) {
+		emu->stats.admin_doorbells += writes - aq->db_seen;
+		aq->db_seen = writes;
+		if (!aq->configured && !admin_latch(emu)) {
+			admin_fatal(emu, REFNIC_FATAL_QUEUE);
+			return 1;
+		}
+	}
+	if (!aq->configured)
+		return 0;
+
+	for (;;) {
+		if (aq->busy) {
+			if (now < aq->due_tsc) {
+				*next_due_tsc = RTE_MIN(*next_due_tsc, aq->due_tsc);
+				return work;
+			}
+			admin_complete(emu);
+			work++;
+		}
+		tail = emu_reg_read(emu, REFNIC_REG_AQ_TAIL);
+		if (tail >= aq->depth) {
+			EMU_LOG(ERR, "%s: admin tail %u beyond depth %u",
+				emu->name, tail, aq->depth);
+			admin_fatal(emu, REFNIC_FATAL_QUEUE);
+			return work + 1;
+		}
+		if (aq->head == tail)
+			return work;
+		aq->cmd = aq->sq[aq->head];
+		emu->stats.dma_reads++;
+		aq->head = (aq->head + 1) & (aq->depth - 1);
+		emu_reg_write(emu, REFNIC_REG_AQ_HEAD, aq->head);
+		aq->due_tsc = now + admin_latency_tsc(emu, aq->cmd.opcode);
+		aq->busy = true;
+		work++;
+	}
+}

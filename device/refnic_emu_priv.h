@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The refnic authors
+ */
+
+#ifndef _REFNIC_EMU_PRIV_H_
+#define _REFNIC_EMU_PRIV_H_
+
+/* Device internals shared by the files of device/. The driver never sees these. */
+
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/queue.h>
+
+#include <rte_log.h>
+
+#include "refnic_emu.h"
+
+extern int refnic_emu_logtype;
+#define EMU_LOG(level, fmt, ...) \
+	rte_log(RTE_LOG_ ## level, refnic_emu_logtype, "refnic-dev: " fmt "\n", ##__VA_ARGS__)
+
+#define REFNIC_EMU_LINK_SPEED_MBPS	25000
+
+/* What the modelled platform charges; numbers and sources in refnic_profile.c. */
+struct refnic_profile {
+	const char *name;
+	uint32_t admin_latency_us[REFNIC_ADMIN_OPCODE_MAX];
+	uint32_t reset_latency_us;
+	uint32_t desc_fetch_ns;		/* DMA read of descriptors after a doorbell */
+	uint32_t bar_store_ns;		/* driver CPU cost of one non-WC BAR store */
+};
+
+const struct refnic_profile *refnic_profile_get(enum refnic_emu_profile id);
+
+struct refnic_emu_txq {
+	bool enabled;
+	uint16_t size;			/* entries, power of two */
+	uint16_t head;			/* next descriptor to fetch */
+	uint16_t cq_tail;		/* next completion slot */
+	uint8_t cq_phase;
+	uint32_t db_seen;		/* link write_count at last look */
+	uint64_t fetch_ready_tsc;	/* descriptors visible after this */
+	bool fetch_pending;
+	struct refnic_tx_desc *ring;
+	struct refnic_tx_cpl *cq;
+};
+
+struct refnic_emu_rxq {
+	bool enabled;
+	uint16_t size;
+	uint16_t head;			/* next posted buffer to fill */
+	uint16_t buf_size;
+	uint8_t cq_phase;
+	uint32_t db_seen;
+	struct refnic_rx_desc *ring;
+	struct refnic_rx_cpl *cq;	/* slot i completes descriptor i */
+};
+
+struct refnic_emu_admin {
+	bool configured;		/* rings latched from the registers */
+	bool busy;			/* cmd fetched, completes at due_tsc */
+	uint16_t depth;
+	uint16_t head;
+	uint8_t cq_phase;
+	uint32_t db_seen;
+	uint64_t due_tsc;
+	struct refnic_admin_cmd *sq;
+	struct refnic_admin_cpl *cq;
+	struct refnic_admin_cmd cmd;	/* the command being executed */
+};
+
+struct refnic_cable;
+
+/* Host memory the device may reach: DPDK memseg lists, and recent IOVA pages. */
+#define REFNIC_DMA_MAX_RANGES		32
+#define REFNIC_DMA_PAGE_CACHE		64
+struct refnic_dma_cache {
+	bool iova_is_va;
+	uint16_t nb_ranges;
+	struct { uintptr_t start, end; } range[REFNIC_DMA_MAX_RANGES];
+	struct { uint64_t iova; uintptr_t va; uint64_t len; } page[REFNIC_DMA_PAGE_CACHE];
+};
+
+struct refnic_emu {
+	TAILQ_ENTRY(refnic_emu) next;
+	char name[REFNIC_EMU_NAME_LEN];
+	struct refnic_emu_params params;
+	const struct refnic_profile *profile;
+
+	uint8_t *bar0;
+	struct refnic_emu_link *link;
+	uint32_t write_seq_seen;
+	uint16_t nb_vectors;
+	int vector_fd[REFNIC_MAX_VECTORS];
+
+	enum refnic_hw_state state;
+	uint64_t reset_done_tsc;
+	uint32_t reset_db_seen;
+
+	struct refnic_emu_admin aq;
+	struct refnic_emu_txq txq[REFNIC_MAX_QUEUES];
+	struct refnic_emu_rxq rxq[REFNIC_MAX_QUEUES];
+
+	/* Port configuration, as set through the admin queue. */
+	uint8_t mac[6];
+	uint8_t perm_mac[6];
+	uint32_t mtu;
+	uint32_t rx_mode;		/* REFNIC_RX_MODE_* */
+	uint8_t mac_filter[REFNIC_MAX_MAC_FILTERS][6];
+	uint32_t nb_mac_filters;
+
+	struct refnic_cable *cable;
+	struct refnic_hw_stats stats;	/* engine-owned */
+	struct refnic_dma_cache dma;
+};
+
+/* refnic_emu.c: registers and state, called by the engine. */
+static inline uint32_t
+emu_reg_read(const struct refnic_emu *emu, uint32_t off)
+{
+	return __atomic_load_n((const uint32_t *)(emu->bar0 + off), __ATOMIC_ACQUIRE);
+}
+
+static inline void
+emu_reg_write(struct refnic_emu *emu, uint32_t off, uint32_t val)
+{
+	__atomic_store_n((uint32_t *)(emu->bar0 + off), val, __ATOMIC_RELEASE);
+}
+
+/* How many times the driver wrote register off (through the emulated BAR). */
+static inline uint32_t
+emu_reg_writes(const struct refnic_emu *emu, uint32_t off)
+{
+	return __atomic_load_n(&emu->link->write_count[off / 4], __ATOMIC_ACQUIRE);
+}
+
+uint64_t refnic_emu_us_to_tsc(uint64_t us);
+void refnic_emu_update_link(struct refnic_emu *emu);
+/* One engine pass over a device; returns work done, lowers *next_due_tsc. */
+unsigned int refnic_emu_service(struct refnic_emu *emu, uint64_t now,
+				uint64_t *next_due_tsc);
+void refnic_emu_queues_reset(struct refnic_emu *emu);
+
+/* refnic_emu_admin.c */
+unsigned int refnic_emu_admin_service(struct refnic_emu *emu, uint64_t now,
+				      uint64_t *next_due_tsc);
+
+/* refnic_emu_queue.c */
+int refnic_emu_queue_create(struct refnic_emu *emu,
+			    const struct refnic_admin_queue_create *qc);
+int refnic_emu_queue_destroy(struct refnic_emu *emu, uint8_t type, uint16_t qid);
+unsigned int refnic_emu_tx_service(struct refnic_emu *emu, uint16_t qid,
+				   uint64_t now, uint64_t *next_due_tsc);
+void refnic_emu_rx_count_doorbells(struct refnic_emu *emu, uint16_t qid);
+
+/* A frame in flight between two devices: the segments of a TX packet. */
+struct refnic_frame {
+	uint16_t nb_segs;
+	uint32_t len;
+	const uint8_t *seg[REFNIC_MAX_TX_SEGS];
+	uint16_t seg_len[REFNIC_MAX_TX_SEGS];
+};
+
+/* Receive a frame on emu's port; false if dropped (counted by the device). */
+bool refnic_emu_rx_frame(struct refnic_emu *emu, const struct refnic_frame *f);
+
+/* refnic_dma.c: the device's view of host memory. */
+void refnic_dma_init(struct refnic_emu *emu);
+/* Host address of [iova, iova + len), or NULL (counted as a DMA error). */
+void *refnic_dma_map(struct refnic_emu *emu, uint64_t iova, uint64_t len);
+
+/* refnic_cable.c */
+int refnic_cable_attach(struct refnic_emu *emu, const char *name);
+void refnic_cable_detach(struct refnic_emu *emu);
+struct refnic_emu *refnic_cable_peer(const struct refnic_emu *emu);
+
+/* refnic_engine.c */
+int refnic_engine_get(void);	/* start with the first device */
+void refnic_engine_put(void);	/* stop with the last */
+extern TAILQ_HEAD(refnic_emu_list, refnic_emu) refnic_emu_devices;
+void refnic_emu_lock(void);
+void refnic_emu_unlock(void);
+int refnic_engine_kick_fd(void);
+
+#endif /* _REFNIC_EMU_PRIV_H_ */

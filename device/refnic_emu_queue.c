@@ -1,0 +1,437 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The refnic authors
+ */
+
+/*
+ * The device's data queues: TX fetches descriptors from host memory after a
+ * doorbell and hands whole frames to the cable; RX takes frames from the
+ * cable, filters them, fills posted buffers and writes completions.
+ */
+
+#include <errno.h>
+#include <string.h>
+
+#include <rte_common.h>
+#include <rte_cycles.h>
+
+#include "refnic_emu_priv.h"
+
+#define TX_BUDGET		512	/* descriptors per queue per engine pass */
+#define ETH_HLEN		14
+#define ETH_P_IPV4		0x0800
+#define ETH_P_IPV6		0x86dd
+#define ETH_P_VLAN		0x8100
+#define IPPROTO_TCP_		6
+#define IPPROTO_UDP_		17
+
+static bool
+ring_size_valid(uint16_t size)
+{
+	return size >= REFNIC_MIN_RING_SIZE && size <= REFNIC_MAX_RING_SIZE &&
+	       rte_is_power_of_2(size);
+}
+
+static void
+queue_regs_set(struct refnic_emu *emu, uint32_t base, const struct refnic_admin_queue_create *qc)
+{
+	emu_reg_write(emu, base + REFNIC_Q_TAIL, 0);
+	emu_reg_write(emu, base + REFNIC_Q_HEAD, 0);
+	emu_reg_write(emu, base + REFNIC_Q_RING_BASE_LO, (uint32_t)qc->ring_iova);
+	emu_reg_write(emu, base + REFNIC_Q_RING_BASE_HI, (uint32_t)(qc->ring_iova >> 32));
+	emu_reg_write(emu, base + REFNIC_Q_RING_SIZE, qc->ring_size);
+	emu_reg_write(emu, base + REFNIC_Q_VECTOR, qc->vector);
+	emu_reg_write(emu, base + REFNIC_Q_STATUS, REFNIC_Q_STATUS_ENABLED);
+}
+
+int
+refnic_emu_queue_create(struct refnic_emu *emu, const struct refnic_admin_queue_create *qc)
+{
+	uint16_t size = qc->ring_size;
+
+	if (qc->qid >= emu->params.max_queues || !ring_size_valid(size))
+		return -EINVAL;
+	if (qc->type == REFNIC_QTYPE_TX) {
+		struct refnic_emu_txq *txq = &emu->txq[qc->qid];
+
+		if (txq->enabled)
+			return -EBUSY;
+		memset(txq, 0, sizeof(*txq));
+		txq->ring = refnic_dma_map(emu, qc->ring_iova, size * sizeof(*txq->ring));
+		txq->cq = refnic_dma_map(emu, qc->cq_iova, size * sizeof(*txq->cq));
+		if (txq->ring == NULL || txq->cq == NULL)
+			return -EFAULT;
+		txq->size = size;
+		txq->cq_phase = REFNIC_PHASE_BIT;
+		queue_regs_set(emu, REFNIC_REG_TXQ(qc->qid), qc);
+		txq->db_seen = emu_reg_writes(emu, REFNIC_REG_TXQ(qc->qid) + REFNIC_Q_TAIL);
+		txq->enabled = true;
+	} else if (qc->type == REFNIC_QTYPE_RX) {
+		struct refnic_emu_rxq *rxq = &emu->rxq[qc->qid];
+
+		if (rxq->enabled)
+			return -EBUSY;
+		if (qc->rx_buf_size < REFNIC_MIN_RX_BUF_SIZE)
+			return -EINVAL;
+		memset(rxq, 0, sizeof(*rxq));
+		rxq->ring = refnic_dma_map(emu, qc->ring_iova, size * sizeof(*rxq->ring));
+		rxq->cq = refnic_dma_map(emu, qc->cq_iova, size * sizeof(*rxq->cq));
+		if (rxq->ring == NULL || rxq->cq == NULL)
+			return -EFAULT;
+		rxq->size = size;
+		rxq->buf_size = qc->rx_buf_size;
+		rxq->cq_phase = REFNIC_PHASE_BIT;
+		queue_regs_set(emu, REFNIC_REG_RXQ(qc->qid), qc);
+		rxq->db_seen = emu_reg_writes(emu, REFNIC_REG_RXQ(qc->qid) + REFNIC_Q_TAIL);
+		rxq->enabled = true;
+	} else {
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int
+refnic_emu_queue_destroy(struct refnic_emu *emu, uint8_t type, uint16_t qid)
+{
+	bool *enabled;
+	uint32_t base;
+
+	if (qid >= emu->params.max_queues)
+		return -EINVAL;
+	if (type == REFNIC_QTYPE_TX) {
+		enabled = &emu->txq[qid].enabled;
+		base = REFNIC_REG_TXQ(qid);
+	} else if (type == REFNIC_QTYPE_RX) {
+		enabled = &emu->rxq[qid].enabled;
+		base = REFNIC_REG_RXQ(qid);
+	} else {
+		return -EINVAL;
+	}
+	if (!*enabled)
+		return -ENOENT;
+	*enabled = false;
+	emu_reg_write(emu, base + REFNIC_Q_STATUS, 0);
+	return 0;
+}
+
+void
+refnic_emu_queues_reset(struct refnic_emu *emu)
+{
+	memset(emu->txq, 0, sizeof(emu->txq));
+	memset(emu->rxq, 0, sizeof(emu->rxq));
+}
+
+/* A queue whose driver broke the ring protocol stops; the port lives on. */
+static void
+queue_error(struct refnic_emu *emu, uint32_t base, bool *enabled, const char *what)
+{
+	EMU_LOG(ERR, "%s: queue at 0x%x stopped: %s", emu->name, base, what);
+	*enabled = false;
+	emu_reg_write(emu, base + REFNIC_Q_STATUS, REFNIC_Q_STATUS_ERROR);
+}
+
+/* Count new TAIL writes; with a fetch cost, descriptors show up later. */
+static void
+tx_note_doorbells(struct refnic_emu *emu, uint16_t qid, uint64_t now)
+{
+	struct refnic_emu_txq *txq = &emu->txq[qid];
+	uint32_t writes = emu_reg_writes(emu, REFNIC_REG_TXQ(qid) + REFNIC_Q_TAIL);
+
+	if (writes == txq->db_seen)
+		return;
+	emu->stats.q[qid].tx_doorbells += writes - txq->db_seen;
+	txq->db_seen = writes;
+	if (!txq->fetch_pending && emu->profile->desc_fetch_ns != 0) {
+		txq->fetch_pending = true;
+		txq->fetch_ready_tsc = now + emu->profile->desc_fetch_ns *
+				       rte_get_tsc_hz() / 1000000000;
+	}
+}
+
+/*
+ * Gather the packet starting at *idx into f. Returns false when the packet is
+ * not complete yet (no EOP before tail). Sets *malformed on a bad chain.
+ */
+static bool
+tx_gather(struct refnic_emu *emu, struct refnic_emu_txq *txq, uint16_t *idx,
+	  uint16_t tail, struct refnic_frame *f, bool *malformed)
+{
+	uint16_t i = *idx, mask = txq->size - 1;
+	struct refnic_tx_desc d;
+
+	f->nb_segs = 0;
+	f->len = 0;
+	*malformed = false;
+	do {
+		if (i == tail)
+			return false;
+		d = txq->ring[i];
+		i = (i + 1) & mask;
+		if (f->nb_segs == REFNIC_MAX_TX_SEGS || d.len == 0) {
+			*malformed = true;
+			continue;
+		}
+		f->seg[f->nb_segs] = refnic_dma_map(emu, d.addr, d.len);
+		if (f->seg[f->nb_segs] == NULL) {
+			*malformed = true;
+			continue;
+		}
+		emu->stats.dma_reads++;
+		f->seg_len[f->nb_segs++] = d.len;
+		f->len += d.len;
+	} while (!(d.flags & REFNIC_TXD_EOP));
+	if (f->len < ETH_HLEN || f->len > REFNIC_MAX_FRAME_LEN)
+		*malformed = true;
+	*idx = i;
+	return true;
+}
+
+static void
+tx_post_completion(struct refnic_emu_txq *txq, uint16_t sq_head)
+{
+	struct refnic_tx_cpl *cpl = &txq->cq[txq->cq_tail];
+
+	cpl->sq_head = sq_head;
+	cpl->status = REFNIC_TXC_STS_OK;
+	__atomic_store_n(&cpl->phase, txq->cq_phase, __ATOMIC_RELEASE);
+	txq->cq_tail = (txq->cq_tail + 1) & (txq->size - 1);
+	if (txq->cq_tail == 0)
+		txq->cq_phase ^= REFNIC_PHASE_BIT;
+}
+
+unsigned int
+refnic_emu_tx_service(struct refnic_emu *emu, uint16_t qid, uint64_t now,
+		      uint64_t *next_due_tsc)
+{
+	struct refnic_emu_txq *txq = &emu->txq[qid];
+	struct refnic_hw_queue_stats *qs = &emu->stats.q[qid];
+	uint32_t base = REFNIC_REG_TXQ(qid);
+	struct refnic_emu *peer;
+	unsigned int done = 0;
+	struct refnic_frame f;
+	uint16_t tail, idx;
+	bool malformed;
+
+	tx_note_doorbells(emu, qid, now);
+	tail = emu_reg_read(emu, base + REFNIC_Q_TAIL);
+	if (tail >= txq->size) {
+		queue_error(emu, base, &txq->enabled, "TX tail beyond ring");
+		return 1;
+	}
+	if (txq->head == tail)
+		return 0;
+	if (txq->fetch_pending) {
+		if (now < txq->fetch_ready_tsc) {
+			*next_due_tsc = RTE_MIN(*next_due_tsc, txq->fetch_ready_tsc);
+			return 0;
+		}
+		txq->fetch_pending = false;
+	}
+
+	peer = refnic_cable_peer(emu);
+	idx = txq->head;
+	while (idx != tail && done < TX_BUDGET) {
+		uint16_t start = idx;
+
+		if (!tx_gather(emu, txq, &idx, tail, &f, &malformed))
+			break;
+		done += (idx - start) & (txq->size - 1);
+		if (malformed) {
+			qs->tx_malformed++;
+			continue;
+		}
+		qs->tx_packets++;
+		qs->tx_bytes += f.len;
+		if (peer != NULL)
+			refnic_emu_rx_frame(peer, &f);
+	}
+	if (idx == txq->head)
+		return 0;
+	txq->head = idx;
+	tx_post_completion(txq, idx);
+	emu->stats.dma_writes++;
+	emu_reg_write(emu, base + REFNIC_Q_HEAD, idx);
+	return done;
+}
+
+void
+refnic_emu_rx_count_doorbells(struct refnic_emu *emu, uint16_t qid)
+{
+	struct refnic_emu_rxq *rxq = &emu->rxq[qid];
+	uint32_t writes = emu_reg_writes(emu, REFNIC_REG_RXQ(qid) + REFNIC_Q_TAIL);
+
+	emu->stats.q[qid].rx_doorbells += writes - rxq->db_seen;
+	rxq->db_seen = writes;
+}
+
+/* Copy the first len bytes of a frame (which may span segments). */
+static void
+frame_peek(const struct refnic_frame *f, uint8_t *dst, uint32_t len)
+{
+	uint16_t s;
+	uint32_t n;
+
+	for (s = 0; s < f->nb_segs && len > 0; s++) {
+		n = RTE_MIN(len, f->seg_len[s]);
+		memcpy(dst, f->seg[s], n);
+		dst += n;
+		len -= n;
+	}
+}
+
+/* The port's MAC filter: its own address, filters, and the rx mode. */
+static bool
+rx_accept(const struct refnic_emu *emu, const uint8_t *dst)
+{
+	static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+	uint32_t i;
+
+	if (emu->rx_mode & REFNIC_RX_MODE_PROMISC)
+		return true;
+	if (memcmp(dst, bcast, 6) == 0)
+		return emu->rx_mode & REFNIC_RX_MODE_BROADCAST;
+	if (dst[0] & 0x01)
+		return emu->rx_mode & REFNIC_RX_MODE_ALLMULTI;
+	if (!(emu->rx_mode & REFNIC_RX_MODE_UNICAST))
+		return false;
+	if (memcmp(dst, emu->mac, 6) == 0)
+		return true;
+	for (i = 0; i < emu->nb_mac_filters; i++)
+		if (memcmp(dst, emu->mac_filter[i], 6) == 0)
+			return true;
+	return false;
+}
+
+/* Packet type from the first header bytes (one VLAN tag is looked through). */
+static uint8_t
+rx_ptype(const uint8_t *hdr, uint32_t hdr_len)
+{
+	uint32_t l3 = ETH_HLEN;
+	uint16_t ethertype = hdr[12] << 8 | hdr[13];
+
+	if (ethertype == ETH_P_VLAN && hdr_len >= ETH_HLEN + 4) {
+		ethertype = hdr[16] << 8 | hdr[17];
+		l3 += 4;
+	}
+	if (ethertype == ETH_P_IPV4 && hdr_len >= l3 + 20) {
+		uint8_t proto = hdr[l3 + 9];
+
+		return REFNIC_PTYPE_IPV4 | (proto == IPPROTO_TCP_ ? REFNIC_PTYPE_TCP :
+					    proto == IPPROTO_UDP_ ? REFNIC_PTYPE_UDP : 0);
+	}
+	if (ethertype == ETH_P_IPV6 && hdr_len >= l3 + 40) {
+		uint8_t next = hdr[l3 + 6];
+
+		return REFNIC_PTYPE_IPV6 | (next == IPPROTO_TCP_ ? REFNIC_PTYPE_TCP :
+					    next == IPPROTO_UDP_ ? REFNIC_PTYPE_UDP : 0);
+	}
+	return REFNIC_PTYPE_L2;
+}
+
+/* Posted buffers needed for len bytes, or 0 if the ring has too few. */
+static uint16_t
+rx_buffers_needed(const struct refnic_emu_rxq *rxq, uint16_t tail, uint32_t len)
+{
+	uint16_t avail = (tail - rxq->head) & (rxq->size - 1);
+	uint16_t n = 0, idx = rxq->head;
+
+	while (len > 0) {
+		uint16_t buf_len = rxq->ring[idx].buf_len;
+
+		if (n == avail || buf_len < rxq->buf_size)
+			return 0;
+		len -= RTE_MIN(len, buf_len);
+		idx = (idx + 1) & (rxq->size - 1);
+		n++;
+	}
+	return n;
+}
+
+/* Scatter f into n posted buffers; false on a DMA error (frame dropped). */
+static bool
+rx_scatter(struct refnic_emu *emu, struct refnic_emu_rxq *rxq, const struct refnic_frame *f,
+	   uint16_t n, uint8_t ptype)
+{
+	uint32_t seg_off = 0, left = f->len;
+	uint16_t s = 0, b;
+
+	for (b = 0; b < n; b++) {
+		uint16_t idx = rxq->head;
+		struct refnic_rx_desc d = rxq->ring[idx];
+		uint32_t chunk = RTE_MIN(left, (uint32_t)d.buf_len);
+		struct refnic_rx_cpl *cpl = &rxq->cq[idx];
+		uint8_t *dst = refnic_dma_map(emu, d.addr, chunk);
+		uint32_t copied = 0;
+
+		if (dst == NULL)
+			return false;
+		while (copied < chunk) {
+			uint32_t k = RTE_MIN(chunk - copied, f->seg_len[s] - seg_off);
+
+			memcpy(dst + copied, f->seg[s] + seg_off, k);
+			copied += k;
+			seg_off += k;
+			if (seg_off == f->seg_len[s]) {
+				s++;
+				seg_off = 0;
+			}
+		}
+		left -= chunk;
+		emu->stats.dma_writes += 2;
+
+		cpl->rss_hash = 0;
+		cpl->desc_idx = idx;
+		cpl->len = chunk;
+		cpl->flags = left == 0 ? REFNIC_RXC_EOP : 0;
+		cpl->vlan_tci = 0;
+		cpl->ptype = ptype;
+		__atomic_store_n(&cpl->phase, rxq->cq_phase, __ATOMIC_RELEASE);
+		rxq->head = (idx + 1) & (rxq->size - 1);
+		if (rxq->head == 0)
+			rxq->cq_phase ^= REFNIC_PHASE_BIT;
+	}
+	return true;
+}
+
+bool
+refnic_emu_rx_frame(struct refnic_emu *emu, const struct refnic_frame *f)
+{
+	uint8_t hdr[ETH_HLEN + 4 + 40];
+	uint32_t base = REFNIC_REG_RXQ(0);
+	struct refnic_emu_rxq *rxq;
+	uint16_t qid = 0, tail, n;
+
+	if (emu->state != REFNIC_STATE_READY)
+		return false;
+	frame_peek(f, hdr, RTE_MIN(f->len, sizeof(hdr)));
+	if (!rx_accept(emu, hdr)) {
+		emu->stats.rx_filtered++;
+		return false;
+	}
+	if (f->len > emu->mtu + REFNIC_ETH_OVERHEAD) {
+		emu->stats.rx_oversize++;
+		return false;
+	}
+	rxq = &emu->rxq[qid];
+	if (!rxq->enabled) {
+		emu->stats.q[qid].rx_no_buffer++;
+		return false;
+	}
+	tail = emu_reg_read(emu, base + REFNIC_Q_TAIL);
+	if (tail >= rxq->size) {
+		queue_error(emu, base, &rxq->enabled, "RX tail beyond ring");
+		return false;
+	}
+	n = rx_buffers_needed(rxq, tail, f->len);
+	if (n == 0) {
+		emu->stats.q[qid].rx_no_buffer++;
+		return false;
+	}
+	if (!rx_scatter(emu, rxq, f, n, rx_ptype(hdr, RTE_MIN(f->len, sizeof(hdr))))) {
+		queue_error(emu, base, &rxq->enabled, "RX buffer DMA error");
+		return false;
+	}
+	emu->stats.q[qid].rx_packets++;
+	emu->stats.q[qid].rx_bytes += f->len;
+	emu_reg_write(emu, base + REFNIC_Q_HEAD, rxq->head);
+	return true;
+}

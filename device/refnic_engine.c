@@ -1,0 +1,191 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The refnic authors
+ */
+
+/*
+ * The engine: one thread per process serves every refnic device, round-robin
+ * over their admin and data queues, as a NIC's processing pipeline would.
+ * Under load it polls doorbells. With nothing to do it spins a little, then
+ * dozes: it tells every device's link that it sleeps and waits on the kick
+ * eventfd, which the emulated BAR writes when a trapped store lands (the
+ * ioeventfd model), or until the next timed event (an admin command's or a
+ * reset's completion time) is due.
+ */
+
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sys/eventfd.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include <rte_cycles.h>
+#include <rte_pause.h>
+
+#include "refnic_emu_priv.h"
+
+#define ENGINE_IDLE_SPINS	2048	/* empty passes before dozing */
+#define ENGINE_MAX_DOZE_US	100000	/* re-check state at least this often */
+#define ENGINE_TIMER_SLACK_NS	1000	/* wake on time for microsecond events */
+
+struct refnic_emu_list refnic_emu_devices = TAILQ_HEAD_INITIALIZER(refnic_emu_devices);
+
+static pthread_mutex_t refnic_emu_mutex = PTHREAD_MUTEX_INITIALIZER;
+static unsigned int lock_waiters;	/* control threads waiting for the lock */
+static pthread_t engine_thread;
+static unsigned int engine_users;
+static bool engine_stop;
+static int engine_kick_fd = -1;
+
+/* Control threads announce themselves so that a busy engine lets them in. */
+void
+refnic_emu_lock(void)
+{
+	__atomic_fetch_add(&lock_waiters, 1, __ATOMIC_RELAXED);
+	pthread_mutex_lock(&refnic_emu_mutex);
+	__atomic_fetch_sub(&lock_waiters, 1, __ATOMIC_RELAXED);
+}
+
+static void
+engine_yield_lock(void)
+{
+	pthread_mutex_unlock(&refnic_emu_mutex);
+	while (__atomic_load_n(&lock_waiters, __ATOMIC_RELAXED) != 0)
+		rte_pause();
+	pthread_mutex_lock(&refnic_emu_mutex);
+}
+
+void
+refnic_emu_unlock(void)
+{
+	pthread_mutex_unlock(&refnic_emu_mutex);
+}
+
+int
+refnic_engine_kick_fd(void)
+{
+	return engine_kick_fd;
+}
+
+/* Any trapped write since the last pass? Called with the lock held. */
+static bool
+engine_writes_pending(void)
+{
+	struct refnic_emu *emu;
+
+	TAILQ_FOREACH(emu, &refnic_emu_devices, next)
+		if (__atomic_load_n(&emu->link->write_seq, __ATOMIC_SEQ_CST) !=
+		    emu->write_seq_seen)
+			return true;
+	return false;
+}
+
+static void
+engine_set_dozing(uint32_t dozing)
+{
+	struct refnic_emu *emu;
+
+	TAILQ_FOREACH(emu, &refnic_emu_devices, next)
+		__atomic_store_n(&emu->link->engine_dozing, dozing, __ATOMIC_SEQ_CST);
+}
+
+/* Sleep until kicked or until next_due_tsc; called with the lock held. */
+static void
+engine_doze(uint64_t now, uint64_t next_due_tsc)
+{
+	uint64_t wait_us = ENGINE_MAX_DOZE_US;
+	struct pollfd pfd = { .fd = engine_kick_fd, .events = POLLIN };
+	struct timespec ts;
+	eventfd_t drain;
+
+	if (next_due_tsc != UINT64_MAX) {
+		if (next_due_tsc <= now)
+			return;
+		wait_us = RTE_MIN(wait_us,
+				  (next_due_tsc - now) * 1000000 / rte_get_tsc_hz());
+	}
+	/* Dekker with the BAR accessor: it bumps write_seq then reads dozing. */
+	engine_set_dozing(1);
+	if (!engine_writes_pending()) {
+		ts.tv_sec = wait_us / 1000000;
+		ts.tv_nsec = (wait_us % 1000000) * 1000;
+		pthread_mutex_unlock(&refnic_emu_mutex);
+		if (ppoll(&pfd, 1, &ts, NULL) > 0)
+			eventfd_read(engine_kick_fd, &drain);
+		pthread_mutex_lock(&refnic_emu_mutex);
+	}
+	engine_set_dozing(0);
+}
+
+static void *
+engine_main(void *arg __rte_unused)
+{
+	unsigned int idle = 0;
+
+	prctl(PR_SET_TIMERSLACK, ENGINE_TIMER_SLACK_NS);
+	pthread_mutex_lock(&refnic_emu_mutex);
+	while (!engine_stop) {
+		uint64_t next_due_tsc = UINT64_MAX;
+		uint64_t now = rte_get_tsc_cycles();
+		unsigned int work = 0;
+		struct refnic_emu *emu;
+
+		TAILQ_FOREACH(emu, &refnic_emu_devices, next)
+			work += refnic_emu_service(emu, now, &next_due_tsc);
+		if (__atomic_load_n(&lock_waiters, __ATOMIC_RELAXED) != 0)
+			engine_yield_lock();
+		if (work != 0) {
+			idle = 0;
+		} else if (++idle < ENGINE_IDLE_SPINS) {
+			rte_pause();
+		} else {
+			engine_doze(now, next_due_tsc);
+			idle = 0;
+		}
+	}
+	pthread_mutex_unlock(&refnic_emu_mutex);
+	return NULL;
+}
+
+/* Called with the lock held. */
+int
+refnic_engine_get(void)
+{
+	int ret;
+
+	if (engine_users++ > 0)
+		return 0;
+	engine_kick_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (engine_kick_fd < 0) {
+		ret = -errno;
+		goto fail;
+	}
+	engine_stop = false;
+	ret = -pthread_create(&engine_thread, NULL, engine_main, NULL);
+	if (ret != 0) {
+		close(engine_kick_fd);
+		goto fail;
+	}
+	pthread_setname_np(engine_thread, "refnic-engine");
+	return 0;
+fail:
+	engine_users--;
+	engine_kick_fd = -1;
+	EMU_LOG(ERR, "cannot start the device engine: %s", strerror(-ret));
+	return ret;
+}
+
+/* Called with the lock held; drops it while the engine winds down. */
+void
+refnic_engine_put(void)
+{
+	if (--engine_users > 0)
+		return;
+	engine_stop = true;
+	eventfd_write(engine_kick_fd, 1);
+	refnic_emu_unlock();
+	pthread_join(engine_thread, NULL);
+	refnic_emu_lock();
+	close(engine_kick_fd);
+	engine_kick_fd = -1;
+}

@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The refnic authors
+ */
+
+/*
+ * Timing profiles: what the modelled platform charges for the things a
+ * driver's design choices multiply (admin round trips, resets, descriptor
+ * fetches, BAR stores). The numbers are model inputs, not measurements of
+ * this machine; where each comes from:
+ *
+ *  - Admin latency: firmware-processed mailbox commands on current NICs
+ *    complete in tens of microseconds; queue creation touches more state than
+ *    a MAC update. The ENA thread (shared/seeds/000) shows commands that
+ *    finish well under 1.92 ms / ~35 commands, i.e. tens of microseconds.
+ *  - Reset: a function-level reset plus firmware re-init, a few milliseconds.
+ *  - Descriptor fetch: one PCIe read round trip, about 1 us on current
+ *    servers (the reason mlx4 BlueFlame pushes descriptors, seeds/002).
+ *  - BAR store, bare metal: an uncached posted write behind a store fence,
+ *    on the order of 100 ns of CPU time.
+ *  - BAR store, VM: a trapped MMIO write is a VM exit and re-entry, on the
+ *    order of 1.5 us (the lem/e1000 KVM thread, seeds/004, is built on it).
+ */
+
+#include <errno.h>
+#include <string.h>
+
+#include "refnic_emu_priv.h"
+
+#define ADMIN_LATENCIES_US(identify, qcreate, qdestroy, stats, other)	\
+	{								\
+		[REFNIC_ADMIN_NOP] = (other),				\
+		[REFNIC_ADMIN_IDENTIFY] = (identify),			\
+		[REFNIC_ADMIN_GET_FEATURES] = (other),			\
+		[REFNIC_ADMIN_SET_FEATURES] = (other),			\
+		[REFNIC_ADMIN_SET_MAC] = (other),			\
+		[REFNIC_ADMIN_SET_MTU] = (other),			\
+		[REFNIC_ADMIN_SET_RX_MODE] = (other),			\
+		[REFNIC_ADMIN_MAC_FILTER_ADD] = (other),		\
+		[REFNIC_ADMIN_MAC_FILTER_DEL] = (other),		\
+		[REFNIC_ADMIN_VLAN_FILTER_ADD] = (other),		\
+		[REFNIC_ADMIN_VLAN_FILTER_DEL] = (other),		\
+		[REFNIC_ADMIN_RSS_SET] = (other),			\
+		[REFNIC_ADMIN_RSS_GET] = (other),			\
+		[REFNIC_ADMIN_QUEUE_CREATE] = (qcreate),		\
+		[REFNIC_ADMIN_QUEUE_DESTROY] = (qdestroy),		\
+		[REFNIC_ADMIN_SET_MODERATION] = (other),		\
+		[REFNIC_ADMIN_STATS_GET] = (stats),			\
+		[REFNIC_ADMIN_STATS_CLEAR] = (other),			\
+		[REFNIC_ADMIN_FW_VERSION] = (other),			\
+		[REFNIC_ADMIN_LINK_GET] = (other),			\
+		[REFNIC_ADMIN_MC_LIST_SET] = (other),			\
+	}
+
+static const struct refnic_profile refnic_profiles[REFNIC_PROFILE_COUNT] = {
+	[REFNIC_PROFILE_IDEAL] = {
+		.name = "ideal",
+		.admin_latency_us = ADMIN_LATENCIES_US(0, 0, 0, 0, 0),
+	},
+	[REFNIC_PROFILE_BAREMETAL] = {
+		.name = "baremetal",
+		.admin_latency_us = ADMIN_LATENCIES_US(50, 30, 20, 15, 10),
+		.reset_latency_us = 2000,
+		.desc_fetch_ns = 1000,
+		.bar_store_ns = 100,
+	},
+	[REFNIC_PROFILE_VM] = {
+		.name = "vm",
+		.admin_latency_us = ADMIN_LATENCIES_US(50, 30, 20, 15, 10),
+		.reset_latency_us = 2000,
+		.desc_fetch_ns = 1000,
+		.bar_store_ns = 1500,
+	},
+};
+
+const struct refnic_profile *
+refnic_profile_get(enum refnic_emu_profile id)
+{
+	if ((unsigned int)id >= REFNIC_PROFILE_COUNT)
+		return NULL;
+	return &refnic_profiles[id];
+}
+
+const char *
+refnic_emu_profile_name(enum refnic_emu_profile id)
+{
+	const struct refnic_profile *p = refnic_profile_get(id);
+
+	return p != NULL ? p->name : NULL;
+}
+
+int
+refnic_emu_profile_parse(const char *name, enum refnic_emu_profile *id)
+{
+	unsigned int i;
+
+	for (i = 0; i < REFNIC_PROFILE_COUNT; i++) {
+		if (strcmp(name, refnic_profiles[i].name) == 0) {
+			*id = i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
