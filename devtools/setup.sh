@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Set up a machine to build refnic, then build it.
+#
+#  1. Installs what is missing from Debian's packages (DPDK 22.11, meson, ...).
+#  2. Stages the DPDK driver SDK headers Debian does not ship (ethdev_driver.h,
+#     bus_vdev_driver.h, ...) from Debian's source package of exactly the
+#     installed DPDK version, into a cache outside the repository.
+#  3. Configures and builds ./build.
+#
+# Idempotent: a second run only rebuilds. Sourced by demo.sh and test.sh.
+#
+# Environment: REFNIC_CACHE (default ~/.cache/refnic), REFNIC_BUILD (build).
+set -euo pipefail
+
+REFNIC_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+REFNIC_CACHE=${REFNIC_CACHE:-${HOME:-/root}/.cache/refnic}
+REFNIC_BUILD=${REFNIC_BUILD:-$REFNIC_TOP/build}
+
+# The driver SDK headers a vdev ethdev PMD needs, by path in DPDK's source.
+SDK_HEADERS="lib/ethdev/ethdev_driver.h lib/ethdev/ethdev_vdev.h
+	drivers/bus/vdev/bus_vdev_driver.h lib/eal/include/dev_driver.h
+	lib/eal/include/bus_driver.h"
+
+PACKAGES="dpdk dpdk-dev libdpdk-dev meson ninja-build gcc pkg-config dpkg-dev
+	xz-utils python3"
+
+say() { printf 'refnic-setup: %s\n' "$*" >&2; }
+die() { say "error: $*"; exit 1; }
+
+as_root() {
+	if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi
+}
+
+install_packages() {
+	local missing=() p
+	for p in $PACKAGES; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
+			missing+=("$p")
+	done
+	[ ${#missing[@]} -eq 0 ] && return 0
+	say "installing: ${missing[*]}"
+	as_root apt-get update -qq
+	as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+		--no-install-recommends "${missing[@]}" >/dev/null
+}
+
+# apt-get source needs a deb-src entry; mirror the machine's deb entries.
+ensure_deb_src() {
+	local f=/etc/apt/sources.list.d/refnic-deb-src.sources
+	if grep -rqsE '^(Types:.*deb-src|deb-src )' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+		return 0
+	fi
+	say "adding deb-src entries ($f)"
+	if [ -f /etc/apt/sources.list.d/debian.sources ]; then
+		sed 's/^Types: deb$/Types: deb-src/' /etc/apt/sources.list.d/debian.sources |
+			as_root tee "$f" >/dev/null
+	elif grep -qs '^deb ' /etc/apt/sources.list; then
+		grep '^deb ' /etc/apt/sources.list | sed 's/^deb /deb-src /' |
+			as_root tee /etc/apt/sources.list.d/refnic-deb-src.list >/dev/null
+	else
+		die "no Debian apt source found to derive a deb-src entry from"
+	fi
+	as_root apt-get update -qq
+}
+
+# Prints the SDK directory for the installed DPDK, staging it if needed.
+stage_sdk() {
+	local src_pkg deb_ver up_ver sdk tmp h
+	src_pkg=$(dpkg-query -W -f='${source:Package}' libdpdk-dev)
+	deb_ver=$(dpkg-query -W -f='${Version}' libdpdk-dev)
+	up_ver=$(pkg-config --modversion libdpdk)
+	sdk=$REFNIC_CACHE/dpdk-sdk-$deb_ver
+	if [ -f "$sdk/VERSION" ] && [ "$(cat "$sdk/VERSION")" = "$up_ver" ]; then
+		echo "$sdk"
+		return 0
+	fi
+	ensure_deb_src
+	say "fetching $src_pkg $deb_ver source for the driver SDK headers"
+	tmp=$(mktemp -d)
+	(cd "$tmp" && apt-get source -qq --download-only "$src_pkg=$deb_ver" >/dev/null 2>&1) ||
+		die "apt-get source $src_pkg=$deb_ver failed (is a deb-src entry reachable?)"
+	(cd "$tmp" && dpkg-source -q -x ./*.dsc src >/dev/null 2>&1) ||
+		die "cannot unpack $src_pkg $deb_ver source"
+	rm -rf "$sdk.new"
+	mkdir -p "$sdk.new/include"
+	for h in $SDK_HEADERS; do
+		cp "$tmp/src/$h" "$sdk.new/include/" || die "$h missing from $src_pkg $deb_ver"
+	done
+	cp "$tmp/src/VERSION" "$tmp/src/ABI_VERSION" "$sdk.new/"
+	rm -rf "$tmp" "$sdk"
+	mv "$sdk.new" "$sdk"
+	echo "$sdk"
+}
+
+build() {
+	local sdk=$1
+	if [ ! -f "$REFNIC_BUILD/build.ninja" ]; then
+		meson setup "$REFNIC_BUILD" "$REFNIC_TOP" -Ddpdk_sdk="$sdk" >/dev/null ||
+			die "meson setup failed"
+	else
+		meson configure "$REFNIC_BUILD" -Ddpdk_sdk="$sdk" >/dev/null
+	fi
+	ninja -C "$REFNIC_BUILD" >/dev/null || { ninja -C "$REFNIC_BUILD"; die "build failed"; }
+}
+
+refnic_setup() {
+	install_packages
+	build "$(stage_sdk)"
+	say "built $REFNIC_BUILD/drivers/librte_net_refnic.so"
+}
+
+# Copy the PMD where EAL accepts plugins: no world-writable directory above it.
+# Prints the staged path.
+refnic_stage_pmd() {
+	local dir=$REFNIC_CACHE/pmd d
+	mkdir -p "$dir"
+	d=$dir
+	while [ "$d" != / ]; do
+		if [ -n "$(find "$d" -maxdepth 0 -perm -o+w 2>/dev/null)" ]; then
+			dir=/var/lib/refnic/pmd
+			mkdir -p "$dir"
+			chmod 755 /var/lib/refnic "$dir"
+			break
+		fi
+		d=$(dirname "$d")
+	done
+	install -m 755 "$REFNIC_BUILD/drivers/librte_net_refnic.so" "$dir/"
+	echo "$dir/librte_net_refnic.so"
+}
+
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then
+	refnic_setup
+fi

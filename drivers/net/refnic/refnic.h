@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The refnic authors
+ */
+
+#ifndef _REFNIC_H_
+#define _REFNIC_H_
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <ethdev_driver.h>
+#include <rte_ether.h>
+#include <rte_memzone.h>
+
+#include "refnic_bar.h"
+#include "refnic_devargs.h"
+#include "refnic_logs.h"
+
+#define REFNIC_DRIVER_NAME		net_refnic
+#define REFNIC_ADMIN_DEPTH		16	/* commands are issued one at a time */
+#define REFNIC_ADMIN_BUF_SIZE		8192	/* DMA buffer for command data */
+#define REFNIC_DEFAULT_RING_SIZE	512
+#define REFNIC_DEFAULT_BURST		32
+#define REFNIC_DEFAULT_RX_FREE_THRESH	32
+#define REFNIC_DEFAULT_TX_FREE_THRESH	32
+
+/* Driver-side admin counters (xstats admin_*). */
+struct refnic_admin_stats {
+	uint64_t commands;
+	uint64_t polls;
+	uint64_t wait_us;
+};
+
+struct refnic_admin {
+	pthread_mutex_t lock;		/* one command in flight */
+	const struct rte_memzone *mz;	/* sq, cq and the data buffer */
+	struct refnic_admin_cmd *sq;
+	struct refnic_admin_cpl *cq;
+	void *buf;			/* command data, REFNIC_ADMIN_BUF_SIZE */
+	rte_iova_t buf_iova;
+	uint16_t tail;			/* next slot; completion lands there too */
+	uint8_t phase;			/* expected completion phase */
+	uint16_t next_cmd_id;
+	uint32_t timeout_us;		/* advertised by the device, clamped */
+	struct refnic_poll_policy policy;
+	struct refnic_admin_stats stats;
+};
+
+struct refnic_bus_ops;
+
+struct refnic_adapter {
+	struct refnic_hw hw;
+	struct refnic_devargs args;
+	const struct refnic_bus_ops *bus;
+	void *bus_priv;
+
+	struct refnic_admin admin;
+	/* Set when the device stopped answering: later calls fail fast until
+	 * rte_eth_dev_reset() brings the port back. */
+	bool failed;
+
+	struct refnic_identify ident;	/* validated copy */
+	struct rte_ether_addr mac;
+	uint32_t rx_mode;		/* REFNIC_RX_MODE_* as last set */
+
+	/* Device counters at the last xstats/stats reset. */
+	struct refnic_hw_stats hw_stats_base;
+	struct refnic_hw_stats hw_stats;	/* last fetched */
+};
+
+/* What the bus side of probe provides, like ionic's thin bus layers. */
+struct refnic_bus_ops {
+	/* Drops the bus's hold on the device after the port is closed. */
+	void (*release)(struct refnic_adapter *adapter);
+};
+
+static inline struct refnic_adapter *
+refnic_adapter(const struct rte_eth_dev *dev)
+{
+	return dev->data->dev_private;
+}
+
+/* refnic_ethdev.c */
+int refnic_ethdev_init(struct rte_eth_dev *dev, const struct refnic_hw *hw,
+		       const struct refnic_devargs *args,
+		       const struct refnic_bus_ops *bus, void *bus_priv);
+
+/* refnic_admin.c */
+int refnic_admin_init(struct refnic_adapter *ad);
+void refnic_admin_fini(struct refnic_adapter *ad);
+int refnic_hw_reset(struct refnic_adapter *ad);
+int refnic_admin_exec(struct refnic_adapter *ad, struct refnic_admin_cmd *cmd,
+		      uint32_t *result);
+int refnic_admin_exec_buf(struct refnic_adapter *ad, struct refnic_admin_cmd *cmd,
+			  void *data, uint32_t len, bool to_device);
+const char *refnic_admin_opcode_name(uint8_t opcode);
+int refnic_admin_status_to_errno(uint16_t status);
+int refnic_fetch_hw_stats(struct refnic_adapter *ad);
+
+/* refnic_xstats.c */
+int refnic_xstats_get(struct rte_eth_dev *dev, struct rte_eth_xstat *xstats, unsigned int n);
+int refnic_xstats_get_names(struct rte_eth_dev *dev, struct rte_eth_xstat_name *names,
+			    unsigned int n);
+int refnic_xstats_reset(struct rte_eth_dev *dev);
+
+#endif /* _REFNIC_H_ */

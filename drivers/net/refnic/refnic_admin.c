@@ -1,0 +1,374 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The refnic authors
+ */
+
+/*
+ * The admin queue: submit one command, wait for its completion with a
+ * bounded backoff, turn the device's status into an errno.
+ *
+ * Waiting is where the ENA thread (shared/seeds/000) lost 170 ms: a fixed
+ * 5 ms sleep for commands that finish in microseconds. The default policy
+ * polls soon and then waits about a quarter of the time already waited, so
+ * the answer is noticed at most ~25% after it lands and a slow command
+ * costs a number of polls that grows with the log of its latency. Short
+ * waits spin (a sleep cannot be shorter than the scheduler's wake-up), long
+ * ones sleep with a tight timer slack. A hard deadline, advertised by the
+ * device, ends every wait; a command that misses it marks the port failed.
+ */
+
+#include <errno.h>
+#include <string.h>
+#include <sys/prctl.h>
+
+#include <rte_cycles.h>
+#include <rte_memzone.h>
+
+#include "refnic.h"
+
+#define BACKOFF_MIN_US		UINT64_C(1)	/* first waits: spin this long */
+#define BACKOFF_MAX_US		UINT64_C(1000)	/* cap: a slow command polls 1/ms */
+#define BACKOFF_SPIN_MAX_US	20	/* shorter waits spin, longer sleep */
+#define SLEEP_TIMER_SLACK_NS	1000	/* default slack is 50 us */
+#define ADMIN_TIMEOUT_DEFAULT_US 3000000u
+#define ADMIN_TIMEOUT_MIN_US	1000u
+#define ADMIN_TIMEOUT_MAX_US	30000000u
+#define RESET_TIMEOUT_DEFAULT_US 1000000u
+
+static const char * const admin_opcode_names[REFNIC_ADMIN_OPCODE_MAX] = {
+	[REFNIC_ADMIN_NOP] = "NOP",
+	[REFNIC_ADMIN_IDENTIFY] = "IDENTIFY",
+	[REFNIC_ADMIN_GET_FEATURES] = "GET_FEATURES",
+	[REFNIC_ADMIN_SET_FEATURES] = "SET_FEATURES",
+	[REFNIC_ADMIN_SET_MAC] = "SET_MAC",
+	[REFNIC_ADMIN_SET_MTU] = "SET_MTU",
+	[REFNIC_ADMIN_SET_RX_MODE] = "SET_RX_MODE",
+	[REFNIC_ADMIN_MAC_FILTER_ADD] = "MAC_FILTER_ADD",
+	[REFNIC_ADMIN_MAC_FILTER_DEL] = "MAC_FILTER_DEL",
+	[REFNIC_ADMIN_VLAN_FILTER_ADD] = "VLAN_FILTER_ADD",
+	[REFNIC_ADMIN_VLAN_FILTER_DEL] = "VLAN_FILTER_DEL",
+	[REFNIC_ADMIN_RSS_SET] = "RSS_SET",
+	[REFNIC_ADMIN_RSS_GET] = "RSS_GET",
+	[REFNIC_ADMIN_QUEUE_CREATE] = "QUEUE_CREATE",
+	[REFNIC_ADMIN_QUEUE_DESTROY] = "QUEUE_DESTROY",
+	[REFNIC_ADMIN_SET_MODERATION] = "SET_MODERATION",
+	[REFNIC_ADMIN_STATS_GET] = "STATS_GET",
+	[REFNIC_ADMIN_STATS_CLEAR] = "STATS_CLEAR",
+	[REFNIC_ADMIN_FW_VERSION] = "FW_VERSION",
+	[REFNIC_ADMIN_LINK_GET] = "LINK_GET",
+	[REFNIC_ADMIN_MC_LIST_SET] = "MC_LIST_SET",
+};
+
+const char *
+refnic_admin_opcode_name(uint8_t opcode)
+{
+	if (opcode < REFNIC_ADMIN_OPCODE_MAX && admin_opcode_names[opcode] != NULL)
+		return admin_opcode_names[opcode];
+	return "UNKNOWN";
+}
+
+int
+refnic_admin_status_to_errno(uint16_t status)
+{
+	switch (status) {
+	case REFNIC_ADMIN_STS_OK:
+		return 0;
+	case REFNIC_ADMIN_STS_UNSUPPORTED:
+		return -ENOTSUP;
+	case REFNIC_ADMIN_STS_INVALID:
+		return -EINVAL;
+	case REFNIC_ADMIN_STS_NOSPC:
+		return -ENOSPC;
+	case REFNIC_ADMIN_STS_NOT_FOUND:
+		return -ENOENT;
+	case REFNIC_ADMIN_STS_BUSY:
+		return -EBUSY;
+	case REFNIC_ADMIN_STS_DMA_ERROR:
+		return -EFAULT;
+	default:
+		return -EIO;
+	}
+}
+
+static uint64_t
+us_to_timer(uint64_t us)
+{
+	return us * rte_get_timer_hz() / US_PER_S;
+}
+
+static uint64_t
+timer_to_us(uint64_t cycles)
+{
+	return cycles * US_PER_S / rte_get_timer_hz();
+}
+
+/* The wait before the next poll, given the previous one and time waited. */
+static uint32_t
+poll_delay_us(const struct refnic_poll_policy *p, uint32_t prev_us, uint64_t waited_us)
+{
+	switch (p->mode) {
+	case REFNIC_POLL_FIXED:
+		return p->min_us;
+	case REFNIC_POLL_EXP:
+		return prev_us == 0 ? p->min_us : RTE_MIN(prev_us * 2, p->max_us);
+	default:
+		return RTE_MAX(BACKOFF_MIN_US, RTE_MIN(waited_us / 4, BACKOFF_MAX_US));
+	}
+}
+
+typedef bool (*refnic_wait_cond_t)(struct refnic_adapter *ad, const void *arg);
+
+/*
+ * Poll cond until it holds or timeout_us passes. Returns 0 or -ETIMEDOUT;
+ * adds the polls made and the time waited to acct, if given.
+ */
+static int
+refnic_poll_until(struct refnic_adapter *ad, uint32_t timeout_us,
+		  refnic_wait_cond_t cond, const void *arg,
+		  struct refnic_admin_stats *acct)
+{
+	const struct refnic_poll_policy *p = &ad->admin.policy;
+	uint64_t start = rte_get_timer_cycles();
+	uint64_t deadline = start + us_to_timer(timeout_us);
+	uint64_t now = start, polls = 0;
+	int old_slack = -1, ret;
+	uint32_t delay = 0;
+
+	for (;;) {
+		polls++;
+		if (cond(ad, arg)) {
+			ret = 0;
+			break;
+		}
+		now = rte_get_timer_cycles();
+		if (now >= deadline) {
+			ret = -ETIMEDOUT;
+			break;
+		}
+		delay = poll_delay_us(p, delay, timer_to_us(now - start));
+		delay = RTE_MIN((uint64_t)delay, timer_to_us(deadline - now) + 1);
+		if (p->mode == REFNIC_POLL_BACKOFF && delay <= BACKOFF_SPIN_MAX_US) {
+			rte_delay_us_block(delay);
+			continue;
+		}
+		if (old_slack < 0) {
+			old_slack = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
+			prctl(PR_SET_TIMERSLACK, SLEEP_TIMER_SLACK_NS, 0, 0, 0);
+		}
+		rte_delay_us_sleep(delay);
+	}
+	if (old_slack > 0)
+		prctl(PR_SET_TIMERSLACK, old_slack, 0, 0, 0);
+	if (acct != NULL) {
+		acct->polls += polls;
+		acct->wait_us += timer_to_us(now - start);
+	}
+	return ret;
+}
+
+static uint32_t
+hw_state(const struct refnic_adapter *ad)
+{
+	return refnic_reg_read(&ad->hw, REFNIC_REG_STATUS) & REFNIC_STATUS_STATE_MASK;
+}
+
+static bool
+reset_done(struct refnic_adapter *ad, const void *arg)
+{
+	uint32_t gen_before = *(const uint32_t *)arg;
+	uint32_t state = hw_state(ad);
+
+	if (state == REFNIC_STATE_FATAL)
+		return true;
+	return state == REFNIC_STATE_READY &&
+	       refnic_reg_read(&ad->hw, REFNIC_REG_RESET_GEN) != gen_before;
+}
+
+/* Reset the function and wait, bounded in time, until it is ready again. */
+int
+refnic_hw_reset(struct refnic_adapter *ad)
+{
+	uint32_t magic = refnic_reg_read(&ad->hw, REFNIC_REG_MAGIC);
+	uint32_t version = refnic_reg_read(&ad->hw, REFNIC_REG_VERSION);
+	uint32_t timeout_us, gen;
+
+	if (magic != REFNIC_HW_MAGIC || (version >> 16) != REFNIC_HW_VERSION_MAJOR) {
+		PMD_INIT_LOG(ERR, "not a refnic v%u device (magic 0x%08x, version 0x%08x)",
+			     REFNIC_HW_VERSION_MAJOR, magic, version);
+		return -ENODEV;
+	}
+	timeout_us = refnic_reg_read(&ad->hw, REFNIC_REG_RESET_TIMEOUT_US);
+	if (timeout_us == 0 || timeout_us > ADMIN_TIMEOUT_MAX_US)
+		timeout_us = RESET_TIMEOUT_DEFAULT_US;
+
+	gen = refnic_reg_read(&ad->hw, REFNIC_REG_RESET_GEN);
+	refnic_reg_write(&ad->hw, REFNIC_REG_RESET, REFNIC_RESET_REQUEST);
+	if (refnic_poll_until(ad, timeout_us, reset_done, &gen, NULL) != 0) {
+		PMD_INIT_LOG(ERR, "device did not leave reset within %u us (state %u)",
+			     timeout_us, hw_state(ad));
+		return -ETIMEDOUT;
+	}
+	if (hw_state(ad) == REFNIC_STATE_FATAL) {
+		PMD_INIT_LOG(ERR, "device reports a fatal error (code %u) after reset",
+			     refnic_reg_read(&ad->hw, REFNIC_REG_FATAL_CODE));
+		return -EIO;
+	}
+	return 0;
+}
+
+int
+refnic_admin_init(struct refnic_adapter *ad)
+{
+	struct refnic_admin *aq = &ad->admin;
+	size_t sq_len = REFNIC_ADMIN_DEPTH * sizeof(*aq->sq);
+	size_t cq_len = REFNIC_ADMIN_DEPTH * sizeof(*aq->cq);
+	char name[RTE_MEMZONE_NAMESIZE];
+	uint32_t timeout_us;
+
+	if (aq->mz == NULL) {
+		snprintf(name, sizeof(name), "refnic_aq_%p", (void *)ad);
+		aq->mz = rte_memzone_reserve_aligned(name, sq_len + cq_len + REFNIC_ADMIN_BUF_SIZE,
+						     SOCKET_ID_ANY, RTE_MEMZONE_IOVA_CONTIG,
+						     RTE_CACHE_LINE_SIZE);
+		if (aq->mz == NULL) {
+			PMD_INIT_LOG(ERR, "cannot allocate the admin queue: %s",
+				     rte_strerror(rte_errno));
+			return -ENOMEM;
+		}
+		pthread_mutex_init(&aq->lock, NULL);
+	}
+	memset(aq->mz->addr, 0, aq->mz->len);
+	aq->sq = aq->mz->addr;
+	aq->cq = RTE_PTR_ADD(aq->mz->addr, sq_len);
+	aq->buf = RTE_PTR_ADD(aq->mz->addr, sq_len + cq_len);
+	aq->buf_iova = aq->mz->iova + sq_len + cq_len;
+	aq->tail = 0;
+	aq->phase = REFNIC_PHASE_BIT;
+	aq->policy = ad->args.admin_poll;
+
+	timeout_us = refnic_reg_read(&ad->hw, REFNIC_REG_ADMIN_TIMEOUT_US);
+	aq->timeout_us = timeout_us == 0 ? ADMIN_TIMEOUT_DEFAULT_US :
+		RTE_MAX(ADMIN_TIMEOUT_MIN_US, RTE_MIN(timeout_us, ADMIN_TIMEOUT_MAX_US));
+
+	refnic_reg_write64(&ad->hw, REFNIC_REG_AQ_BASE_LO, aq->mz->iova);
+	refnic_reg_write(&ad->hw, REFNIC_REG_AQ_DEPTH, REFNIC_ADMIN_DEPTH);
+	refnic_reg_write64(&ad->hw, REFNIC_REG_ACQ_BASE_LO, aq->mz->iova + sq_len);
+	refnic_reg_write(&ad->hw, REFNIC_REG_ACQ_DEPTH, REFNIC_ADMIN_DEPTH);
+	return 0;
+}
+
+void
+refnic_admin_fini(struct refnic_adapter *ad)
+{
+	struct refnic_admin *aq = &ad->admin;
+
+	if (aq->mz == NULL)
+		return;
+	rte_memzone_free(aq->mz);
+	aq->mz = NULL;
+	pthread_mutex_destroy(&aq->lock);
+}
+
+static bool
+admin_cpl_ready(struct refnic_adapter *ad, const void *arg)
+{
+	const struct refnic_admin_cpl *cpl = arg;
+
+	if ((__atomic_load_n(&cpl->phase, __ATOMIC_ACQUIRE) & REFNIC_PHASE_BIT) ==
+	    ad->admin.phase)
+		return true;
+	/* A device in FATAL answers nothing: stop waiting now. */
+	return hw_state(ad) == REFNIC_STATE_FATAL;
+}
+
+/* Submit cmd and wait for it; the caller holds the admin lock. */
+static int
+admin_exec_locked(struct refnic_adapter *ad, struct refnic_admin_cmd *cmd, uint32_t *result)
+{
+	struct refnic_admin *aq = &ad->admin;
+	const char *op = refnic_admin_opcode_name(cmd->opcode);
+	uint16_t slot = aq->tail;
+	struct refnic_admin_cpl cpl;
+	int ret;
+
+	if (ad->failed)
+		return -EIO;
+	cmd->cmd_id = ++aq->next_cmd_id;
+	aq->sq[slot] = *cmd;
+	aq->tail = (slot + 1) & (REFNIC_ADMIN_DEPTH - 1);
+	refnic_reg_write(&ad->hw, REFNIC_REG_AQ_TAIL, aq->tail);
+	aq->stats.commands++;
+
+	ret = refnic_poll_until(ad, aq->timeout_us, admin_cpl_ready, &aq->cq[slot],
+				&aq->stats);
+	if (ret != 0 || hw_state(ad) == REFNIC_STATE_FATAL) {
+		if (ret != 0)
+			PMD_DRV_LOG(ERR, "admin command %s timed out after %u us; port failed, "
+				    "reset it to recover", op, aq->timeout_us);
+		else
+			PMD_DRV_LOG(ERR, "admin command %s: device fatal error (code %u); "
+				    "port failed, reset it to recover", op,
+				    refnic_reg_read(&ad->hw, REFNIC_REG_FATAL_CODE));
+		ad->failed = true;
+		return ret != 0 ? ret : -EIO;
+	}
+	rte_io_rmb();
+	cpl = aq->cq[slot];
+	if (slot == REFNIC_ADMIN_DEPTH - 1)
+		aq->phase ^= REFNIC_PHASE_BIT;
+	if (cpl.cmd_id != cmd->cmd_id) {
+		PMD_DRV_LOG(ERR, "admin command %s: completion carries id %u, expected %u; "
+			    "port failed", op, cpl.cmd_id, cmd->cmd_id);
+		ad->failed = true;
+		return -EIO;
+	}
+	ret = refnic_admin_status_to_errno(cpl.status);
+	if (ret != 0 && ret != -ENOTSUP)
+		PMD_DRV_LOG(ERR, "admin command %s failed: status %u (%s)",
+			    op, cpl.status, rte_strerror(-ret));
+	if (result != NULL)
+		*result = cpl.result;
+	return ret;
+}
+
+int
+refnic_admin_exec(struct refnic_adapter *ad, struct refnic_admin_cmd *cmd, uint32_t *result)
+{
+	int ret;
+
+	pthread_mutex_lock(&ad->admin.lock);
+	ret = admin_exec_locked(ad, cmd, result);
+	pthread_mutex_unlock(&ad->admin.lock);
+	return ret;
+}
+
+/* A command with a data buffer, copied in (to_device) or out. */
+int
+refnic_admin_exec_buf(struct refnic_adapter *ad, struct refnic_admin_cmd *cmd,
+		      void *data, uint32_t len, bool to_device)
+{
+	struct refnic_admin *aq = &ad->admin;
+	int ret;
+
+	if (len > REFNIC_ADMIN_BUF_SIZE)
+		return -EINVAL;
+	pthread_mutex_lock(&aq->lock);
+	if (to_device)
+		memcpy(aq->buf, data, len);
+	else
+		memset(aq->buf, 0, len);
+	cmd->buf.iova = aq->buf_iova;
+	cmd->buf.len = len;
+	ret = admin_exec_locked(ad, cmd, NULL);
+	if (ret == 0 && !to_device)
+		memcpy(data, aq->buf, len);
+	pthread_mutex_unlock(&aq->lock);
+	return ret;
+}
+
+int
+refnic_fetch_hw_stats(struct refnic_adapter *ad)
+{
+	struct refnic_admin_cmd cmd = { .opcode = REFNIC_ADMIN_STATS_GET };
+
+	return refnic_admin_exec_buf(ad, &cmd, &ad->hw_stats, sizeof(ad->hw_stats), false);
+}

@@ -1,0 +1,538 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The refnic authors
+ */
+
+/*
+ * The ethdev side of net_refnic: bring-up, dev_ops, port configuration.
+ * It knows nothing of how the device was found; the bus glue hands it a
+ * struct refnic_hw (BAR, emulated-BAR link, eventfds) and a release hook.
+ */
+
+#include <rte_malloc.h>
+#include <rte_string_fns.h>
+
+#include "refnic.h"
+#include "refnic_rxtx.h"
+
+RTE_LOG_REGISTER(refnic_logtype_init, pmd.net.refnic.init, NOTICE);
+RTE_LOG_REGISTER(refnic_logtype_driver, pmd.net.refnic.driver, NOTICE);
+RTE_LOG_REGISTER(refnic_logtype_rx, pmd.net.refnic.rx, NOTICE);
+RTE_LOG_REGISTER(refnic_logtype_tx, pmd.net.refnic.tx, NOTICE);
+
+static const struct eth_dev_ops refnic_eth_dev_ops;
+
+/* Check and clamp what IDENTIFY returned: it is device-written input. */
+static int
+refnic_identify_check(struct refnic_identify *id)
+{
+	if (id->magic != REFNIC_HW_MAGIC) {
+		PMD_INIT_LOG(ERR, "IDENTIFY returned magic 0x%08x", id->magic);
+		return -EIO;
+	}
+	id->fw_version[sizeof(id->fw_version) - 1] = '\0';
+	id->max_queues = RTE_MIN(id->max_queues, REFNIC_MAX_QUEUES);
+	id->min_ring_size = RTE_MAX(id->min_ring_size, REFNIC_MIN_RING_SIZE);
+	id->max_ring_size = RTE_MIN(id->max_ring_size, REFNIC_MAX_RING_SIZE);
+	id->min_mtu = RTE_MAX(id->min_mtu, REFNIC_MIN_MTU);
+	id->max_mtu = RTE_MIN(id->max_mtu, REFNIC_MAX_MTU);
+	id->max_tx_segs = RTE_MIN(id->max_tx_segs, REFNIC_MAX_TX_SEGS);
+	id->min_rx_buf_size = RTE_MAX(id->min_rx_buf_size, REFNIC_MIN_RX_BUF_SIZE);
+	if (id->max_queues == 0 || id->min_ring_size > id->max_ring_size ||
+	    !rte_is_power_of_2(id->min_ring_size) || !rte_is_power_of_2(id->max_ring_size) ||
+	    id->min_mtu > id->max_mtu || id->max_tx_segs == 0) {
+		PMD_INIT_LOG(ERR, "IDENTIFY returned impossible limits (queues %u, ring %u-%u, "
+			     "mtu %u-%u, tx segs %u)", id->max_queues, id->min_ring_size,
+			     id->max_ring_size, id->min_mtu, id->max_mtu, id->max_tx_segs);
+		return -EIO;
+	}
+	return 0;
+}
+
+/* Reset the device, set up the admin queue and learn what the device is. */
+static int
+refnic_hw_init(struct refnic_adapter *ad)
+{
+	struct refnic_admin_cmd cmd = { .opcode = REFNIC_ADMIN_IDENTIFY };
+	int ret;
+
+	ad->admin.policy = ad->args.admin_poll;
+	ret = refnic_hw_reset(ad);
+	if (ret != 0)
+		return ret;
+	ret = refnic_admin_init(ad);
+	if (ret != 0)
+		return ret;
+	ad->failed = false;
+	ret = refnic_admin_exec_buf(ad, &cmd, &ad->ident, sizeof(ad->ident), false);
+	if (ret != 0) {
+		PMD_INIT_LOG(ERR, "IDENTIFY failed: %s", rte_strerror(-ret));
+		return ret;
+	}
+	ret = refnic_identify_check(&ad->ident);
+	if (ret != 0)
+		return ret;
+	memcpy(ad->mac.addr_bytes, ad->ident.mac, RTE_ETHER_ADDR_LEN);
+	if (!rte_is_valid_assigned_ether_addr(&ad->mac)) {
+		rte_eth_random_addr(ad->mac.addr_bytes);
+		PMD_INIT_LOG(WARNING, "device has no valid MAC address; using a random one");
+	}
+	memset(&ad->hw_stats_base, 0, sizeof(ad->hw_stats_base));
+	return 0;
+}
+
+int
+refnic_ethdev_init(struct rte_eth_dev *dev, const struct refnic_hw *hw,
+		   const struct refnic_devargs *args, const struct refnic_bus_ops *bus,
+		   void *bus_priv)
+{
+	struct refnic_adapter *ad = refnic_adapter(dev);
+	char policy[32];
+	int ret;
+
+	ad->hw = *hw;
+	ad->args = *args;
+	ad->bus = bus;
+	ad->bus_priv = bus_priv;
+
+	ret = refnic_hw_init(ad);
+	if (ret != 0) {
+		refnic_admin_fini(ad);
+		return ret;
+	}
+	dev->data->mac_addrs = rte_zmalloc("refnic_mac", RTE_ETHER_ADDR_LEN, 0);
+	if (dev->data->mac_addrs == NULL) {
+		refnic_admin_fini(ad);
+		return -ENOMEM;
+	}
+	rte_ether_addr_copy(&ad->mac, dev->data->mac_addrs);
+	dev->dev_ops = &refnic_eth_dev_ops;
+	dev->rx_pkt_burst = refnic_recv_pkts;
+	dev->tx_pkt_burst = refnic_xmit_pkts;
+	dev->tx_pkt_prepare = refnic_prep_pkts;
+	dev->data->dev_flags |= RTE_ETH_DEV_AUTOFILL_QUEUE_XSTATS;
+
+	refnic_poll_policy_format(&ad->admin.policy, policy, sizeof(policy));
+	PMD_INIT_LOG(INFO, "port %u: %s, fw %s, %u queue pairs, admin_poll=%s, "
+		     "init took %" PRIu64 " admin commands, %" PRIu64 " polls",
+		     dev->data->port_id, dev->data->name, ad->ident.fw_version,
+		     ad->ident.max_queues, policy, ad->admin.stats.commands,
+		     ad->admin.stats.polls);
+	return 0;
+}
+
+static int
+refnic_dev_configure(struct rte_eth_dev *dev)
+{
+	struct refnic_adapter *ad = refnic_adapter(dev);
+
+	if (ad->failed)
+		return -EIO;
+	if (dev->data->dev_conf.rxmode.mq_mode & RTE_ETH_MQ_RX_RSS_FLAG &&
+	    dev->data->dev_conf.rx_adv_conf.rss_conf.rss_hf != 0) {
+		PMD_DRV_LOG(ERR, "port %u: RSS is not offered by this device version",
+			    dev->data->port_id);
+		return -ENOTSUP;
+	}
+	return 0;
+}
+
+static int
+refnic_set_rx_mode(struct rte_eth_dev *dev, bool promisc, bool allmulti)
+{
+	struct refnic_adapter *ad = refnic_adapter(dev);
+	struct refnic_admin_cmd cmd = {
+		.opcode = REFNIC_ADMIN_SET_RX_MODE,
+		.value = REFNIC_RX_MODE_UNICAST | REFNIC_RX_MODE_BROADCAST |
+			 (promisc ? REFNIC_RX_MODE_PROMISC : 0) |
+			 (allmulti ? REFNIC_RX_MODE_ALLMULTI : 0),
+	};
+
+	return refnic_admin_exec(ad, &cmd, NULL);
+}
+
+static int
+refnic_set_mtu(struct refnic_adapter *ad, uint16_t mtu)
+{
+	struct refnic_admin_cmd cmd = { .opcode = REFNIC_ADMIN_SET_MTU, .value = mtu };
+
+	return refnic_admin_exec(ad, &cmd, NULL);
+}
+
+static int
+refnic_link_update(struct rte_eth_dev *dev, int wait_to_complete __rte_unused)
+{
+	struct refnic_adapter *ad = refnic_adapter(dev);
+	struct rte_eth_link link = {
+		.link_duplex = RTE_ETH_LINK_FULL_DUPLEX,
+		.link_autoneg = RTE_ETH_LINK_FIXED,
+	};
+
+	if (dev->data->dev_started && !ad->failed &&
+	    (refnic_reg_read(&ad->hw, REFNIC_REG_STATUS) & REFNIC_STATUS_LINK_UP)) {
+		link.link_status = RTE_ETH_LINK_UP;
+		link.link_speed = ad->ident.link_speed_mbps;
+	}
+	return rte_eth_linkstatus_set(dev, &link);
+}
+
+/* Destroy every started queue on the device; true if the device is quiet. */
+static bool
+refnic_queues_hw_stop(struct rte_eth_dev *dev)
+{
+	struct refnic_adapter *ad = refnic_adapter(dev);
+	bool failed = false;
+	uint16_t q;
+
+	for (q = 0; q < dev->data->nb_tx_queues; q++)
+		if (dev->data->tx_queue_state[q] == RTE_ETH_QUEUE_STATE_STARTED)
+			failed |= refnic_tx_queue_hw_stop(dev, dev->data->tx_queues[q]) != 0;
+	for (q = 0; q < dev->data->nb_rx_queues; q++)
+		if (dev->data->rx_queue_state[q] == RTE_ETH_QUEUE_STATE_STARTED)
+			failed |= refnic_rx_queue_hw_stop(dev, dev->data->rx_queues[q]) != 0;
+	if (!failed)
+		return true;
+	/* The device did not confirm: only a reset guarantees it stopped DMA. */
+	if (refnic_hw_reset(ad) == 0) {
+		ad->failed = true;	/* admin queue is gone until dev_reset */
+		return true;
+	}
+	PMD_DRV_LOG(ERR, "port %u: device did not stop its queues; keeping their "
+		    "buffers rather than freeing memory it may still write",
+		    dev->data->port_id);
+	return false;
+}
+
+static void
+refnic_queues_free_mbufs(struct rte_eth_dev *dev)
+{
+	uint16_t q;
+
+	for (q = 0; q < dev->data->nb_tx_queues; q++)
+		if (dev->data->tx_queues[q] != NULL)
+			refnic_tx_queue_free_mbufs(dev->data->tx_queues[q]);
+	for (q = 0; q < dev->data->nb_rx_queues; q++)
+		if (dev->data->rx_queues[q] != NULL)
+			refnic_rx_queue_free_mbufs(dev->data->rx_queues[q]);
+}
+
+static int
+refnic_dev_stop(struct rte_eth_dev *dev)
+{
+	dev->data->dev_started = 0;
+	if (refnic_queues_hw_stop(dev))
+		refnic_queues_free_mbufs(dev);
+	refnic_link_update(dev, 0);
+	return 0;
+}
+
+static int
+refnic_dev_start(struct rte_eth_dev *dev)
+{
+	struct refnic_adapter *ad = refnic_adapter(dev);
+	uint32_t frame = dev->data->mtu + REFNIC_ETH_OVERHEAD;
+	bool scatter = dev->data->dev_conf.rxmode.offloads & RTE_ETH_RX_OFFLOAD_SCATTER;
+	uint16_t q;
+	int ret;
+
+	if (ad->failed) {
+		PMD_DRV_LOG(ERR, "port %u failed; reset it (rte_eth_dev_reset) first",
+			    dev->data->port_id);
+		return -EIO;
+	}
+	for (q = 0; q < dev->data->nb_rx_queues; q++) {
+		struct refnic_rx_queue *rxq = dev->data->rx_queues[q];
+
+		if (!scatter && rxq->buf_size < frame) {
+			PMD_DRV_LOG(ERR, "port %u RX queue %u: %u-byte buffers cannot hold "
+				    "%u-byte frames; enable scatter or use larger mbufs",
+				    dev->data->port_id, q, rxq->buf_size, frame);
+			return -EINVAL;
+		}
+	}
+	ret = refnic_set_mtu(ad, dev->data->mtu);
+	if (ret == 0)
+		ret = refnic_set_rx_mode(dev, dev->data->promiscuous,
+					 dev->data->all_multicast);
+	for (q = 0; ret == 0 && q < dev->data->nb_tx_queues; q++)
+		ret = refnic_tx_queue_hw_start(dev, dev->data->tx_queues[q]);
+	for (q = 0; ret == 0 && q < dev->data->nb_rx_queues; q++)
+		ret = refnic_rx_queue_hw_start(dev, dev->data->rx_queues[q]);
+	if (ret != 0) {
+		refnic_dev_stop(dev);
+		return ret;
+	}
+	dev->data->dev_started = 1;
+	refnic_link_update(dev, 0);
+	return 0;
+}
+
+static void
+refnic_queues_release(struct rte_eth_dev *dev)
+{
+	uint16_t q;
+
+	for (q = 0; q < dev->data->nb_rx_queues; q++)
+		refnic_rx_queue_release(dev, q);
+	for (q = 0; q < dev->data->nb_tx_queues; q++)
+		refnic_tx_queue_release(dev, q);
+}
+
+static int
+refnic_dev_close(struct rte_eth_dev *dev)
+{
+	struct refnic_adapter *ad = refnic_adapter(dev);
+
+	if (rte_eal_process_type() != RTE_PROC_PRIMARY)
+		return 0;
+	if (dev->data->dev_started)
+		refnic_dev_stop(dev);
+	refnic_queues_release(dev);
+	/* Leave the device quiet: it forgets the admin rings we free next. */
+	refnic_hw_reset(ad);
+	refnic_admin_fini(ad);
+	if (ad->bus != NULL && ad->bus->release != NULL)
+		ad->bus->release(ad);
+	return 0;
+}
+
+/* rte_eth_dev_reset(): the port comes back from a failure; the app reconfigures. */
+static int
+refnic_dev_reset(struct rte_eth_dev *dev)
+{
+	struct refnic_adapter *ad = refnic_adapter(dev);
+	int ret;
+
+	refnic_queues_release(dev);
+	ret = refnic_hw_init(ad);
+	if (ret != 0)
+		PMD_DRV_LOG(ERR, "port %u: reset failed: %s", dev->data->port_id,
+			    rte_strerror(-ret));
+	else
+		PMD_DRV_LOG(NOTICE, "port %u: reset done", dev->data->port_id);
+	return ret;
+}
+
+static int
+refnic_dev_infos_get(struct rte_eth_dev *dev, struct rte_eth_dev_info *info)
+{
+	const struct refnic_identify *id = &refnic_adapter(dev)->ident;
+
+	info->max_rx_queues = id->max_queues;
+	info->max_tx_queues = id->max_queues;
+	info->min_rx_bufsize = id->min_rx_buf_size;
+	info->max_rx_pktlen = id->max_mtu + REFNIC_ETH_OVERHEAD;
+	info->min_mtu = id->min_mtu;
+	info->max_mtu = id->max_mtu;
+	info->max_mac_addrs = 1;
+	info->rx_offload_capa = RTE_ETH_RX_OFFLOAD_SCATTER;
+	info->tx_offload_capa = RTE_ETH_TX_OFFLOAD_MULTI_SEGS |
+				RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE;
+	info->rx_desc_lim = (struct rte_eth_desc_lim) {
+		.nb_max = id->max_ring_size,
+		.nb_min = id->min_ring_size,
+		.nb_align = id->min_ring_size,
+	};
+	info->tx_desc_lim = (struct rte_eth_desc_lim) {
+		.nb_max = id->max_ring_size,
+		.nb_min = id->min_ring_size,
+		.nb_align = id->min_ring_size,
+		.nb_seg_max = id->max_tx_segs,
+		.nb_mtu_seg_max = id->max_tx_segs,
+	};
+	info->default_rxconf.rx_free_thresh = REFNIC_DEFAULT_RX_FREE_THRESH;
+	info->default_txconf.tx_free_thresh = REFNIC_DEFAULT_TX_FREE_THRESH;
+	info->default_rxportconf.burst_size = REFNIC_DEFAULT_BURST;
+	info->default_txportconf.burst_size = REFNIC_DEFAULT_BURST;
+	info->default_rxportconf.ring_size = REFNIC_DEFAULT_RING_SIZE;
+	info->default_txportconf.ring_size = REFNIC_DEFAULT_RING_SIZE;
+	info->default_rxportconf.nb_queues = 1;
+	info->default_txportconf.nb_queues = 1;
+	info->speed_capa = rte_eth_speed_bitflag(id->link_speed_mbps, RTE_ETH_LINK_FULL_DUPLEX);
+	return 0;
+}
+
+/*
+ * ethdev updates dev->data->promiscuous/all_multicast after these return, so
+ * they pass the new mode. A stopped port gets its mode at start.
+ */
+static int
+refnic_rx_mode_update(struct rte_eth_dev *dev, bool promisc, bool allmulti)
+{
+	return dev->data->dev_started ? refnic_set_rx_mode(dev, promisc, allmulti) : 0;
+}
+
+static int
+refnic_promiscuous_enable(struct rte_eth_dev *dev)
+{
+	return refnic_rx_mode_update(dev, true, dev->data->all_multicast);
+}
+
+static int
+refnic_promiscuous_disable(struct rte_eth_dev *dev)
+{
+	return refnic_rx_mode_update(dev, false, dev->data->all_multicast);
+}
+
+static int
+refnic_allmulticast_enable(struct rte_eth_dev *dev)
+{
+	return refnic_rx_mode_update(dev, dev->data->promiscuous, true);
+}
+
+static int
+refnic_allmulticast_disable(struct rte_eth_dev *dev)
+{
+	return refnic_rx_mode_update(dev, dev->data->promiscuous, false);
+}
+
+static int
+refnic_mtu_set(struct rte_eth_dev *dev, uint16_t mtu)
+{
+	struct refnic_adapter *ad = refnic_adapter(dev);
+	bool scatter = dev->data->dev_conf.rxmode.offloads & RTE_ETH_RX_OFFLOAD_SCATTER;
+	uint16_t q;
+
+	for (q = 0; !scatter && dev->data->dev_started && q < dev->data->nb_rx_queues; q++) {
+		struct refnic_rx_queue *rxq = dev->data->rx_queues[q];
+
+		if (rxq->buf_size < mtu + REFNIC_ETH_OVERHEAD) {
+			PMD_DRV_LOG(ERR, "port %u: MTU %u needs scatter or larger mbufs",
+				    dev->data->port_id, mtu);
+			return -EINVAL;
+		}
+	}
+	return dev->data->dev_started ? refnic_set_mtu(ad, mtu) : 0;
+}
+
+static int
+refnic_mac_addr_set(struct rte_eth_dev *dev, struct rte_ether_addr *mac)
+{
+	struct refnic_adapter *ad = refnic_adapter(dev);
+	struct refnic_admin_cmd cmd = { .opcode = REFNIC_ADMIN_SET_MAC };
+	int ret;
+
+	memcpy(cmd.mac, mac->addr_bytes, RTE_ETHER_ADDR_LEN);
+	ret = refnic_admin_exec(ad, &cmd, NULL);
+	if (ret == 0)
+		rte_ether_addr_copy(mac, &ad->mac);
+	return ret;
+}
+
+/*
+ * Packets and bytes are the device's own counts, taken at the MAC as real
+ * NICs report them (a frame waiting in an RX ring has been received). If the
+ * device does not answer, the driver's own counts stand in.
+ */
+static int
+refnic_stats_get(struct rte_eth_dev *dev, struct rte_eth_stats *stats)
+{
+	struct refnic_adapter *ad = refnic_adapter(dev);
+	bool hw = !ad->failed && refnic_fetch_hw_stats(ad) == 0;
+	const struct refnic_hw_queue_stats *cur = ad->hw_stats.q, *base = ad->hw_stats_base.q;
+	uint16_t q;
+
+	for (q = 0; q < dev->data->nb_rx_queues; q++) {
+		const struct refnic_rx_queue *rxq = dev->data->rx_queues[q];
+		uint64_t pkts = hw ? cur[q].rx_packets - base[q].rx_packets : rxq->stats.packets;
+		uint64_t bytes = hw ? cur[q].rx_bytes - base[q].rx_bytes : rxq->stats.bytes;
+
+		stats->ipackets += pkts;
+		stats->ibytes += bytes;
+		stats->ierrors += rxq->stats.errors;
+		stats->rx_nombuf += rxq->stats.nombuf;
+		if (hw)
+			stats->imissed += cur[q].rx_no_buffer - base[q].rx_no_buffer;
+		if (q < RTE_ETHDEV_QUEUE_STAT_CNTRS) {
+			stats->q_ipackets[q] = pkts;
+			stats->q_ibytes[q] = bytes;
+			stats->q_errors[q] = rxq->stats.errors;
+		}
+	}
+	for (q = 0; q < dev->data->nb_tx_queues; q++) {
+		const struct refnic_tx_queue *txq = dev->data->tx_queues[q];
+		uint64_t pkts = hw ? cur[q].tx_packets - base[q].tx_packets : txq->stats.packets;
+		uint64_t bytes = hw ? cur[q].tx_bytes - base[q].tx_bytes : txq->stats.bytes;
+
+		stats->opackets += pkts;
+		stats->obytes += bytes;
+		stats->oerrors += txq->stats.errors;
+		if (hw)
+			stats->oerrors += cur[q].tx_malformed - base[q].tx_malformed;
+		if (q < RTE_ETHDEV_QUEUE_STAT_CNTRS) {
+			stats->q_opackets[q] = pkts;
+			stats->q_obytes[q] = bytes;
+		}
+	}
+	return 0;
+}
+
+static int
+refnic_stats_reset(struct rte_eth_dev *dev)
+{
+	struct refnic_adapter *ad = refnic_adapter(dev);
+	uint16_t q;
+
+	for (q = 0; q < dev->data->nb_rx_queues; q++)
+		if (dev->data->rx_queues[q] != NULL)
+			memset(&((struct refnic_rx_queue *)dev->data->rx_queues[q])->stats, 0,
+			       sizeof(struct refnic_queue_stats));
+	for (q = 0; q < dev->data->nb_tx_queues; q++)
+		if (dev->data->tx_queues[q] != NULL)
+			memset(&((struct refnic_tx_queue *)dev->data->tx_queues[q])->stats, 0,
+			       sizeof(struct refnic_queue_stats));
+	if (!ad->failed && refnic_fetch_hw_stats(ad) == 0)
+		ad->hw_stats_base = ad->hw_stats;
+	return 0;
+}
+
+static int
+refnic_fw_version_get(struct rte_eth_dev *dev, char *fw_version, size_t fw_size)
+{
+	const char *v = refnic_adapter(dev)->ident.fw_version;
+	size_t need = strlen(v) + 1;
+
+	strlcpy(fw_version, v, fw_size);
+	return need > fw_size ? (int)need : 0;
+}
+
+static const uint32_t *
+refnic_supported_ptypes_get(struct rte_eth_dev *dev __rte_unused)
+{
+	static const uint32_t ptypes[] = {
+		RTE_PTYPE_L2_ETHER,
+		RTE_PTYPE_L3_IPV4_EXT_UNKNOWN,
+		RTE_PTYPE_L3_IPV6_EXT_UNKNOWN,
+		RTE_PTYPE_L4_TCP,
+		RTE_PTYPE_L4_UDP,
+		RTE_PTYPE_UNKNOWN
+	};
+
+	return ptypes;
+}
+
+static const struct eth_dev_ops refnic_eth_dev_ops = {
+	.dev_configure = refnic_dev_configure,
+	.dev_start = refnic_dev_start,
+	.dev_stop = refnic_dev_stop,
+	.dev_close = refnic_dev_close,
+	.dev_reset = refnic_dev_reset,
+	.dev_infos_get = refnic_dev_infos_get,
+	.dev_supported_ptypes_get = refnic_supported_ptypes_get,
+	.link_update = refnic_link_update,
+	.promiscuous_enable = refnic_promiscuous_enable,
+	.promiscuous_disable = refnic_promiscuous_disable,
+	.allmulticast_enable = refnic_allmulticast_enable,
+	.allmulticast_disable = refnic_allmulticast_disable,
+	.mac_addr_set = refnic_mac_addr_set,
+	.mtu_set = refnic_mtu_set,
+	.stats_get = refnic_stats_get,
+	.stats_reset = refnic_stats_reset,
+	.xstats_get = refnic_xstats_get,
+	.xstats_get_names = refnic_xstats_get_names,
+	.xstats_reset = refnic_xstats_reset,
+	.fw_version_get = refnic_fw_version_get,
+	.rx_queue_setup = refnic_rx_queue_setup,
+	.rx_queue_release = refnic_rx_queue_release,
+	.tx_queue_setup = refnic_tx_queue_setup,
+	.tx_queue_release = refnic_tx_queue_release,
+};

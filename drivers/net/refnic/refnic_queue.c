@@ -1,0 +1,289 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The refnic authors
+ */
+
+/*
+ * Queue life cycle: setup and release (host memory), start and stop on the
+ * device (admin QUEUE_CREATE / QUEUE_DESTROY), and giving every mbuf back.
+ */
+
+#include <rte_malloc.h>
+
+#include "refnic.h"
+#include "refnic_rxtx.h"
+
+static int
+ring_size_check(const struct refnic_adapter *ad, const char *what, uint16_t qid,
+		uint16_t nb_desc)
+{
+	if (nb_desc < ad->ident.min_ring_size || nb_desc > ad->ident.max_ring_size ||
+	    !rte_is_power_of_2(nb_desc)) {
+		PMD_DRV_LOG(ERR, "%s queue %u: %u descriptors: must be a power of two "
+			    "from %u to %u", what, qid, nb_desc,
+			    ad->ident.min_ring_size, ad->ident.max_ring_size);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static uint16_t
+free_thresh_get(uint16_t requested, uint16_t dflt, uint16_t nb_desc)
+{
+	uint16_t t = requested != 0 ? requested : dflt;
+
+	return RTE_MIN(t, nb_desc / 2);
+}
+
+void
+refnic_rx_queue_release(struct rte_eth_dev *dev, uint16_t qid)
+{
+	struct refnic_rx_queue *rxq = dev->data->rx_queues[qid];
+
+	if (rxq == NULL)
+		return;
+	rte_eth_dma_zone_free(dev, "rx_ring", qid);
+	rte_free(rxq->sw_ring);
+	rte_free(rxq);
+	dev->data->rx_queues[qid] = NULL;
+}
+
+void
+refnic_tx_queue_release(struct rte_eth_dev *dev, uint16_t qid)
+{
+	struct refnic_tx_queue *txq = dev->data->tx_queues[qid];
+
+	if (txq == NULL)
+		return;
+	rte_eth_dma_zone_free(dev, "tx_ring", qid);
+	rte_free(txq->sw_ring);
+	rte_free(txq);
+	dev->data->tx_queues[qid] = NULL;
+}
+
+int
+refnic_rx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
+		      unsigned int socket_id, const struct rte_eth_rxconf *conf,
+		      struct rte_mempool *mp)
+{
+	struct refnic_adapter *ad = refnic_adapter(dev);
+	struct refnic_rx_queue *rxq;
+	uint32_t buf_size;
+	int ret;
+
+	ret = ring_size_check(ad, "RX", qid, nb_desc);
+	if (ret != 0)
+		return ret;
+	if (conf->rx_deferred_start) {
+		PMD_DRV_LOG(ERR, "RX queue %u: deferred start is not supported", qid);
+		return -EINVAL;
+	}
+	buf_size = rte_pktmbuf_data_room_size(mp) - RTE_PKTMBUF_HEADROOM;
+	if (rte_pktmbuf_data_room_size(mp) < RTE_PKTMBUF_HEADROOM ||
+	    buf_size < ad->ident.min_rx_buf_size) {
+		PMD_DRV_LOG(ERR, "RX queue %u: mempool %s buffers hold %u bytes, "
+			    "the device needs at least %u", qid, mp->name,
+			    rte_pktmbuf_data_room_size(mp), ad->ident.min_rx_buf_size +
+			    RTE_PKTMBUF_HEADROOM);
+		return -EINVAL;
+	}
+	refnic_rx_queue_release(dev, qid);
+
+	rxq = rte_zmalloc_socket("refnic_rxq", sizeof(*rxq), RTE_CACHE_LINE_SIZE, socket_id);
+	if (rxq == NULL)
+		return -ENOMEM;
+	rxq->sw_ring = rte_zmalloc_socket("refnic_rxq_sw", nb_desc * sizeof(*rxq->sw_ring),
+					  RTE_CACHE_LINE_SIZE, socket_id);
+	rxq->mz = rte_eth_dma_zone_reserve(dev, "rx_ring", qid,
+					   nb_desc * (sizeof(*rxq->ring) + sizeof(*rxq->cq)),
+					   RTE_CACHE_LINE_SIZE, socket_id);
+	if (rxq->sw_ring == NULL || rxq->mz == NULL) {
+		rte_free(rxq->sw_ring);
+		rte_free(rxq);
+		PMD_DRV_LOG(ERR, "RX queue %u: out of memory for %u descriptors", qid, nb_desc);
+		return -ENOMEM;
+	}
+	rxq->ring = rxq->mz->addr;
+	rxq->cq = RTE_PTR_ADD(rxq->mz->addr, nb_desc * sizeof(*rxq->ring));
+	rxq->hw = &ad->hw;
+	rxq->tail_reg = REFNIC_REG_RXQ(qid) + REFNIC_Q_TAIL;
+	rxq->size = nb_desc;
+	rxq->mask = nb_desc - 1;
+	rxq->free_thresh = free_thresh_get(conf->rx_free_thresh,
+					   REFNIC_DEFAULT_RX_FREE_THRESH, nb_desc);
+	rxq->buf_size = RTE_MIN(buf_size, (uint32_t)UINT16_MAX);
+	rxq->mp = mp;
+	rxq->qid = qid;
+	rxq->port_id = dev->data->port_id;
+	rxq->offloads = conf->offloads | dev->data->dev_conf.rxmode.offloads;
+	dev->data->rx_queues[qid] = rxq;
+	return 0;
+}
+
+int
+refnic_tx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
+		      unsigned int socket_id, const struct rte_eth_txconf *conf)
+{
+	struct refnic_adapter *ad = refnic_adapter(dev);
+	struct refnic_tx_queue *txq;
+	int ret;
+
+	ret = ring_size_check(ad, "TX", qid, nb_desc);
+	if (ret != 0)
+		return ret;
+	if (conf->tx_deferred_start) {
+		PMD_DRV_LOG(ERR, "TX queue %u: deferred start is not supported", qid);
+		return -EINVAL;
+	}
+	refnic_tx_queue_release(dev, qid);
+
+	txq = rte_zmalloc_socket("refnic_txq", sizeof(*txq), RTE_CACHE_LINE_SIZE, socket_id);
+	if (txq == NULL)
+		return -ENOMEM;
+	txq->sw_ring = rte_zmalloc_socket("refnic_txq_sw", nb_desc * sizeof(*txq->sw_ring),
+					  RTE_CACHE_LINE_SIZE, socket_id);
+	txq->mz = rte_eth_dma_zone_reserve(dev, "tx_ring", qid,
+					   nb_desc * (sizeof(*txq->ring) + sizeof(*txq->cq)),
+					   RTE_CACHE_LINE_SIZE, socket_id);
+	if (txq->sw_ring == NULL || txq->mz == NULL) {
+		rte_free(txq->sw_ring);
+		rte_free(txq);
+		PMD_DRV_LOG(ERR, "TX queue %u: out of memory for %u descriptors", qid, nb_desc);
+		return -ENOMEM;
+	}
+	txq->ring = txq->mz->addr;
+	txq->cq = RTE_PTR_ADD(txq->mz->addr, nb_desc * sizeof(*txq->ring));
+	txq->hw = &ad->hw;
+	txq->tail_reg = REFNIC_REG_TXQ(qid) + REFNIC_Q_TAIL;
+	txq->size = nb_desc;
+	txq->mask = nb_desc - 1;
+	txq->free_thresh = free_thresh_get(conf->tx_free_thresh,
+					   REFNIC_DEFAULT_TX_FREE_THRESH, nb_desc);
+	txq->qid = qid;
+	txq->port_id = dev->data->port_id;
+	txq->offloads = conf->offloads | dev->data->dev_conf.txmode.offloads;
+	dev->data->tx_queues[qid] = txq;
+	return 0;
+}
+
+static int
+queue_create(struct refnic_adapter *ad, uint8_t type, uint16_t qid, uint16_t size,
+	     rte_iova_t ring_iova, rte_iova_t cq_iova, uint16_t rx_buf_size)
+{
+	struct refnic_admin_cmd cmd = {
+		.opcode = REFNIC_ADMIN_QUEUE_CREATE,
+		.qcreate = {
+			.type = type,
+			.qid = qid,
+			.ring_size = size,
+			.vector = REFNIC_QUEUE_VECTOR(qid),
+			.ring_iova = ring_iova,
+			.cq_iova = cq_iova,
+			.rx_buf_size = rx_buf_size,
+		},
+	};
+
+	return refnic_admin_exec(ad, &cmd, NULL);
+}
+
+static int
+queue_destroy(struct refnic_adapter *ad, uint8_t type, uint16_t qid)
+{
+	struct refnic_admin_cmd cmd = {
+		.opcode = REFNIC_ADMIN_QUEUE_DESTROY,
+		.qdestroy = { .type = type, .qid = qid },
+	};
+
+	return refnic_admin_exec(ad, &cmd, NULL);
+}
+
+int
+refnic_rx_queue_hw_start(struct rte_eth_dev *dev, struct refnic_rx_queue *rxq)
+{
+	struct refnic_adapter *ad = refnic_adapter(dev);
+	int ret;
+
+	memset(rxq->cq, 0, rxq->size * sizeof(*rxq->cq));
+	rxq->next = 0;
+	rxq->tail = 0;
+	rxq->phase = REFNIC_PHASE_BIT;
+	rxq->broken = false;
+	ret = queue_create(ad, REFNIC_QTYPE_RX, rxq->qid, rxq->size, rxq->mz->iova,
+			   rxq->mz->iova + rxq->size * sizeof(*rxq->ring), rxq->buf_size);
+	if (ret != 0)
+		return ret;
+	if (refnic_rx_refill(rxq) == 0) {
+		PMD_DRV_LOG(ERR, "port %u RX queue %u: mempool %s has no mbufs for %u buffers",
+			    rxq->port_id, rxq->qid, rxq->mp->name, rxq->mask);
+		queue_destroy(ad, REFNIC_QTYPE_RX, rxq->qid);
+		return -ENOMEM;
+	}
+	dev->data->rx_queue_state[rxq->qid] = RTE_ETH_QUEUE_STATE_STARTED;
+	return 0;
+}
+
+int
+refnic_tx_queue_hw_start(struct rte_eth_dev *dev, struct refnic_tx_queue *txq)
+{
+	struct refnic_adapter *ad = refnic_adapter(dev);
+	int ret;
+
+	memset(txq->cq, 0, txq->size * sizeof(*txq->cq));
+	txq->tail = 0;
+	txq->clean = 0;
+	txq->cq_head = 0;
+	txq->nb_free = txq->mask;
+	txq->phase = REFNIC_PHASE_BIT;
+	txq->broken = false;
+	ret = queue_create(ad, REFNIC_QTYPE_TX, txq->qid, txq->size, txq->mz->iova,
+			   txq->mz->iova + txq->size * sizeof(*txq->ring), 0);
+	if (ret != 0)
+		return ret;
+	dev->data->tx_queue_state[txq->qid] = RTE_ETH_QUEUE_STATE_STARTED;
+	return 0;
+}
+
+int
+refnic_rx_queue_hw_stop(struct rte_eth_dev *dev, struct refnic_rx_queue *rxq)
+{
+	dev->data->rx_queue_state[rxq->qid] = RTE_ETH_QUEUE_STATE_STOPPED;
+	return queue_destroy(refnic_adapter(dev), REFNIC_QTYPE_RX, rxq->qid);
+}
+
+int
+refnic_tx_queue_hw_stop(struct rte_eth_dev *dev, struct refnic_tx_queue *txq)
+{
+	dev->data->tx_queue_state[txq->qid] = RTE_ETH_QUEUE_STATE_STOPPED;
+	return queue_destroy(refnic_adapter(dev), REFNIC_QTYPE_TX, txq->qid);
+}
+
+/* Only once the device no longer DMAs into the queue's buffers. */
+void
+refnic_rx_queue_free_mbufs(struct refnic_rx_queue *rxq)
+{
+	uint16_t i;
+
+	for (i = 0; i < rxq->size; i++) {
+		if (rxq->sw_ring[i] != NULL) {
+			rte_pktmbuf_free_seg(rxq->sw_ring[i]);
+			rxq->sw_ring[i] = NULL;
+		}
+	}
+	if (rxq->pkt_first != NULL) {
+		rte_pktmbuf_free(rxq->pkt_first);
+		rxq->pkt_first = NULL;
+		rxq->pkt_last = NULL;
+	}
+}
+
+void
+refnic_tx_queue_free_mbufs(struct refnic_tx_queue *txq)
+{
+	uint16_t i;
+
+	for (i = 0; i < txq->size; i++) {
+		if (txq->sw_ring[i] != NULL) {
+			rte_pktmbuf_free_seg(txq->sw_ring[i]);
+			txq->sw_ring[i] = NULL;
+		}
+	}
+}

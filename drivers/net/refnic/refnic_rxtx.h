@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The refnic authors
+ */
+
+#ifndef _REFNIC_RXTX_H_
+#define _REFNIC_RXTX_H_
+
+#include <ethdev_driver.h>
+#include <rte_mbuf.h>
+#include <rte_memzone.h>
+
+#include "refnic_bar.h"
+
+struct refnic_queue_stats {
+	uint64_t packets;
+	uint64_t bytes;
+	uint64_t errors;		/* TX: dropped bad packets; RX: bad completions */
+	uint64_t nombuf;		/* RX: refill allocation failures */
+	uint64_t doorbells;		/* TAIL writes made by the driver */
+};
+
+struct refnic_rx_queue {
+	struct refnic_rx_desc *ring;
+	struct refnic_rx_cpl *cq;
+	struct rte_mbuf **sw_ring;	/* mbuf posted at each descriptor */
+	struct refnic_hw *hw;
+	uint32_t tail_reg;
+	uint16_t size;
+	uint16_t mask;
+	uint16_t next;			/* next completion / descriptor to read */
+	uint16_t tail;			/* next descriptor to post */
+	uint16_t free_thresh;		/* refill once this many slots are free */
+	uint16_t buf_size;
+	uint8_t phase;			/* expected completion phase */
+	bool broken;			/* device wrote garbage; stop reading */
+	struct rte_mbuf *pkt_first;	/* frame being assembled across bursts */
+	struct rte_mbuf *pkt_last;
+	struct rte_mempool *mp;
+	struct refnic_queue_stats stats;
+	uint16_t qid;
+	uint16_t port_id;
+	uint64_t offloads;
+	const struct rte_memzone *mz;	/* ring + cq */
+} __rte_cache_aligned;
+
+struct refnic_tx_queue {
+	struct refnic_tx_desc *ring;
+	struct refnic_tx_cpl *cq;
+	struct rte_mbuf **sw_ring;	/* segment sent at each descriptor */
+	struct refnic_hw *hw;
+	uint32_t tail_reg;
+	uint16_t size;
+	uint16_t mask;
+	uint16_t tail;			/* next descriptor to fill */
+	uint16_t clean;			/* oldest descriptor not yet freed */
+	uint16_t nb_free;		/* descriptors free to fill */
+	uint16_t free_thresh;		/* reclaim when fewer are free */
+	uint16_t cq_head;
+	uint8_t phase;
+	bool broken;
+	struct refnic_queue_stats stats;
+	uint16_t qid;
+	uint16_t port_id;
+	uint64_t offloads;
+	const struct rte_memzone *mz;
+} __rte_cache_aligned;
+
+int refnic_rx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
+			  unsigned int socket_id, const struct rte_eth_rxconf *conf,
+			  struct rte_mempool *mp);
+int refnic_tx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
+			  unsigned int socket_id, const struct rte_eth_txconf *conf);
+void refnic_rx_queue_release(struct rte_eth_dev *dev, uint16_t qid);
+void refnic_tx_queue_release(struct rte_eth_dev *dev, uint16_t qid);
+
+/* Bring queues up on the device (admin QUEUE_CREATE, RX buffers posted). */
+int refnic_rx_queue_hw_start(struct rte_eth_dev *dev, struct refnic_rx_queue *rxq);
+int refnic_tx_queue_hw_start(struct rte_eth_dev *dev, struct refnic_tx_queue *txq);
+/* Take them down on the device (admin QUEUE_DESTROY). */
+int refnic_rx_queue_hw_stop(struct rte_eth_dev *dev, struct refnic_rx_queue *rxq);
+int refnic_tx_queue_hw_stop(struct rte_eth_dev *dev, struct refnic_tx_queue *txq);
+/* Give every mbuf back, once the device no longer touches the queue. */
+void refnic_rx_queue_free_mbufs(struct refnic_rx_queue *rxq);
+void refnic_tx_queue_free_mbufs(struct refnic_tx_queue *txq);
+
+uint16_t refnic_rx_refill(struct refnic_rx_queue *rxq);
+int refnic_tx_reclaim(struct refnic_tx_queue *txq);
+
+uint16_t refnic_recv_pkts(void *rxq, struct rte_mbuf **pkts, uint16_t nb_pkts);
+uint16_t refnic_xmit_pkts(void *txq, struct rte_mbuf **pkts, uint16_t nb_pkts);
+uint16_t refnic_prep_pkts(void *txq, struct rte_mbuf **pkts, uint16_t nb_pkts);
+
+#endif /* _REFNIC_RXTX_H_ */

@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The refnic authors
+ */
+
+/*
+ * Extended statistics. Each counter is defined once (name + where its value
+ * lives), and names and values are produced by the same walk, so they line
+ * up by id. Device counters come from the device itself (admin STATS_GET),
+ * relative to the last reset; admin_* are the driver's own measurements.
+ */
+
+#include <stdio.h>
+
+#include "refnic.h"
+
+/* Port-wide counters, gathered into one struct before they are emitted. */
+struct refnic_port_xstats {
+	uint64_t tx_doorbell_writes;
+	uint64_t rx_doorbell_writes;
+	uint64_t admin_commands;
+	uint64_t admin_polls;
+	uint64_t admin_wait_us;
+	uint64_t rx_no_buffer;
+	uint64_t rx_filtered;
+	uint64_t rx_oversize;
+	uint64_t tx_malformed;
+	uint64_t dma_errors;
+	uint64_t device_resets;
+};
+
+struct refnic_xstat_def {
+	const char *name;
+	size_t offset;
+};
+
+#define PORT_XSTAT(field) { #field, offsetof(struct refnic_port_xstats, field) }
+static const struct refnic_xstat_def port_xstats[] = {
+	PORT_XSTAT(tx_doorbell_writes),
+	PORT_XSTAT(rx_doorbell_writes),
+	PORT_XSTAT(admin_commands),
+	PORT_XSTAT(admin_polls),
+	PORT_XSTAT(admin_wait_us),
+	PORT_XSTAT(rx_no_buffer),
+	PORT_XSTAT(rx_filtered),
+	PORT_XSTAT(rx_oversize),
+	PORT_XSTAT(tx_malformed),
+	PORT_XSTAT(dma_errors),
+	PORT_XSTAT(device_resets),
+};
+
+/* Per queue, straight from the device's per-queue counters. */
+#define QUEUE_XSTAT(name, field) { name, offsetof(struct refnic_hw_queue_stats, field) }
+static const struct refnic_xstat_def rxq_xstats[] = {
+	QUEUE_XSTAT("doorbell_writes", rx_doorbells),
+	QUEUE_XSTAT("no_buffer", rx_no_buffer),
+};
+static const struct refnic_xstat_def txq_xstats[] = {
+	QUEUE_XSTAT("doorbell_writes", tx_doorbells),
+	QUEUE_XSTAT("malformed", tx_malformed),
+};
+
+static unsigned int
+refnic_xstats_count(const struct rte_eth_dev *dev)
+{
+	return RTE_DIM(port_xstats) + dev->data->nb_rx_queues * RTE_DIM(rxq_xstats) +
+	       dev->data->nb_tx_queues * RTE_DIM(txq_xstats);
+}
+
+static uint64_t
+field(const void *base, size_t offset)
+{
+	return *(const uint64_t *)RTE_PTR_ADD(base, offset);
+}
+
+/* Device counter since the last reset. */
+static uint64_t
+hw_delta(const struct refnic_adapter *ad, const void *cur, size_t offset)
+{
+	size_t at = RTE_PTR_DIFF(cur, &ad->hw_stats) + offset;
+
+	return field(&ad->hw_stats, at) - field(&ad->hw_stats_base, at);
+}
+
+static void
+port_xstats_gather(const struct refnic_adapter *ad, struct refnic_port_xstats *x)
+{
+	const struct refnic_hw_stats *s = &ad->hw_stats, *b = &ad->hw_stats_base;
+	unsigned int q;
+
+	memset(x, 0, sizeof(*x));
+	for (q = 0; q < REFNIC_MAX_QUEUES; q++) {
+		x->tx_doorbell_writes += s->q[q].tx_doorbells - b->q[q].tx_doorbells;
+		x->rx_doorbell_writes += s->q[q].rx_doorbells - b->q[q].rx_doorbells;
+		x->rx_no_buffer += s->q[q].rx_no_buffer - b->q[q].rx_no_buffer;
+		x->tx_malformed += s->q[q].tx_malformed - b->q[q].tx_malformed;
+	}
+	x->admin_commands = ad->admin.stats.commands;
+	x->admin_polls = ad->admin.stats.polls;
+	x->admin_wait_us = ad->admin.stats.wait_us;
+	x->rx_filtered = s->rx_filtered - b->rx_filtered;
+	x->rx_oversize = s->rx_oversize - b->rx_oversize;
+	x->dma_errors = s->dma_errors - b->dma_errors;
+	x->device_resets = s->resets - b->resets;
+}
+
+int
+refnic_xstats_get_names(struct rte_eth_dev *dev, struct rte_eth_xstat_name *names,
+			unsigned int n)
+{
+	unsigned int count = refnic_xstats_count(dev), i, q, id = 0;
+
+	if (names == NULL || n < count)
+		return count;
+	for (i = 0; i < RTE_DIM(port_xstats); i++)
+		strlcpy(names[id++].name, port_xstats[i].name, sizeof(names->name));
+	for (q = 0; q < dev->data->nb_rx_queues; q++)
+		for (i = 0; i < RTE_DIM(rxq_xstats); i++)
+			snprintf(names[id++].name, sizeof(names->name), "rx_q%u_%s",
+				 q, rxq_xstats[i].name);
+	for (q = 0; q < dev->data->nb_tx_queues; q++)
+		for (i = 0; i < RTE_DIM(txq_xstats); i++)
+			snprintf(names[id++].name, sizeof(names->name), "tx_q%u_%s",
+				 q, txq_xstats[i].name);
+	return count;
+}
+
+int
+refnic_xstats_get(struct rte_eth_dev *dev, struct rte_eth_xstat *xstats, unsigned int n)
+{
+	struct refnic_adapter *ad = refnic_adapter(dev);
+	unsigned int count = refnic_xstats_count(dev), i, q, id = 0;
+	struct refnic_port_xstats px;
+
+	if (xstats == NULL || n < count)
+		return count;
+	/* A failed device keeps its last known counts; the admin ones go on. */
+	if (!ad->failed)
+		refnic_fetch_hw_stats(ad);
+	port_xstats_gather(ad, &px);
+	for (i = 0; i < RTE_DIM(port_xstats); i++, id++) {
+		xstats[id].id = id;
+		xstats[id].value = field(&px, port_xstats[i].offset);
+	}
+	for (q = 0; q < dev->data->nb_rx_queues; q++)
+		for (i = 0; i < RTE_DIM(rxq_xstats); i++, id++) {
+			xstats[id].id = id;
+			xstats[id].value = hw_delta(ad, &ad->hw_stats.q[q], rxq_xstats[i].offset);
+		}
+	for (q = 0; q < dev->data->nb_tx_queues; q++)
+		for (i = 0; i < RTE_DIM(txq_xstats); i++, id++) {
+			xstats[id].id = id;
+			xstats[id].value = hw_delta(ad, &ad->hw_stats.q[q], txq_xstats[i].offset);
+		}
+	return count;
+}
+
+int
+refnic_xstats_reset(struct rte_eth_dev *dev)
+{
+	struct refnic_adapter *ad = refnic_adapter(dev);
+
+	memset(&ad->admin.stats, 0, sizeof(ad->admin.stats));
+	return dev->dev_ops->stats_reset(dev);
+}
