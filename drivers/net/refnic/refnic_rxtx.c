@@ -210,7 +210,7 @@ tx_free_range(struct refnic_tx_queue *txq, uint16_t head)
 }
 
 /* Read TX completions and free what the device is done with. */
-int
+void
 refnic_tx_reclaim(struct refnic_tx_queue *txq)
 {
 	uint16_t head = txq->clean, cq_head = txq->cq_head;
@@ -241,10 +241,8 @@ refnic_tx_reclaim(struct refnic_tx_queue *txq)
 	}
 	txq->cq_head = cq_head;
 	txq->phase = phase;
-	if (head == txq->clean)
-		return 0;
-	tx_free_range(txq, head);
-	return 0;
+	if (head != txq->clean)
+		tx_free_range(txq, head);
 }
 
 uint16_t
@@ -263,8 +261,11 @@ refnic_xmit_pkts(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 		struct rte_mbuf *m = pkts[i], *seg;
 		uint16_t last = tail;
 
-		if (unlikely(m->nb_segs > txq->nb_free))
-			break;
+		if (unlikely(m->nb_segs > txq->nb_free)) {
+			refnic_tx_reclaim(txq);
+			if (m->nb_segs > txq->nb_free)
+				break;
+		}
 		if (unlikely(m->nb_segs > REFNIC_MAX_TX_SEGS ||
 			     m->pkt_len > REFNIC_MAX_FRAME_LEN)) {
 			/* Unsendable: drop it rather than wedge the queue. */

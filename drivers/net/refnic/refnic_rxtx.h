@@ -84,7 +84,7 @@ void refnic_rx_queue_free_mbufs(struct refnic_rx_queue *rxq);
 void refnic_tx_queue_free_mbufs(struct refnic_tx_queue *txq);
 
 uint16_t refnic_rx_refill(struct refnic_rx_queue *rxq);
-int refnic_tx_reclaim(struct refnic_tx_queue *txq);
+void refnic_tx_reclaim(struct refnic_tx_queue *txq);
 
 uint16_t refnic_recv_pkts(void *rxq, struct rte_mbuf **pkts, uint16_t nb_pkts);
 uint16_t refnic_xmit_pkts(void *txq, struct rte_mbuf **pkts, uint16_t nb_pkts);

@@ -101,6 +101,9 @@ refnic_vdev_remove(struct rte_vdev_device *vdev)
 
 	if (eth_dev == NULL)
 		return 0;	/* already closed */
+	/* Removing the device ends the port, started or not. */
+	if (eth_dev->data->dev_started)
+		rte_eth_dev_stop(eth_dev->data->port_id);
 	return rte_eth_dev_close(eth_dev->data->port_id);
 }
 

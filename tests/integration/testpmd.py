@@ -1,0 +1,272 @@
+"""Drive stock dpdk-testpmd interactively under a pty, for integration tests.
+
+Every wait has a timeout, and every process started here is killed and reaped
+by close(), by the runner after each test, or by the kernel if the runner
+itself dies, so a broken driver can fail a test but never hang or leak one.
+"""
+
+import codecs
+import ctypes
+import itertools
+import os
+import re
+import select
+import shutil
+import signal
+import subprocess
+import time
+
+TESTPMD = os.environ.get("TESTPMD", "dpdk-testpmd")
+PROMPT = "testpmd> "
+
+# CSI sequences: testpmd clears the screen for periodic stats.
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
+# What cmdline prints when it could not parse a command: a test typo.
+_PARSE_ERROR = re.compile(r"^(Bad arguments|Command not found|Ambiguous command)", re.M)
+# What testpmd prints when a command it parsed did not work.
+_CMD_ERROR = re.compile(r"\b(fail|error|invalid|cannot|can not|not supported)", re.I)
+# "Forward statistics for port 0", "NIC statistics for port 1", ...
+_PORT_HEADER = re.compile(r"statistics for port (\d+)", re.I)
+# Any other banner line ends a port's block.
+_BANNER = re.compile(r"^\s*[-+#*=]{4}")
+_COUNTER = re.compile(r"([A-Za-z][\w-]*):\s+(\d+)")
+
+_libc = ctypes.CDLL(None, use_errno=True)
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent():
+    # Runs in the child before exec: if the runner dies, even by SIGKILL,
+    # the kernel kills testpmd too.
+    _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
+class Skip(Exception):
+    """Raised by a test that cannot run here; the runner reports SKIP."""
+
+
+class TestPmdError(Exception):
+    """testpmd timed out, exited, or rejected a command."""
+
+
+class TestPmdExited(TestPmdError):
+    """testpmd exited while a prompt was awaited; .output has what it said."""
+
+    def __init__(self, message, returncode, output):
+        super().__init__(message)
+        self.returncode = returncode
+        self.output = output
+
+
+class TestPmd:
+    """One interactive testpmd process.
+
+    with TestPmd(["net_null0", "net_null1"]) as tp:
+        out = tp.cmd("show port info 0")
+    """
+
+    _live = set()
+    _seq = itertools.count()
+
+    def __init__(self, vdevs, testpmd_args=(), eal_args=(), plugins=None,
+                 log_level="notice", timeout=30.0):
+        if plugins is None:
+            plugins = [os.environ["REFNIC_PMD"]] if os.environ.get("REFNIC_PMD") else []
+        self.timeout = timeout
+        self.file_prefix = "itest%d_%d" % (os.getpid(), next(self._seq))
+        # --in-memory is refused with --no-huge (it implies --legacy-mem);
+        # --no-shconf is the part of it that matters without hugepages.
+        self.argv = [TESTPMD, "-l", "0-1", "--no-huge", "-m", "1024", "--no-pci",
+                     "--no-shconf", "--no-telemetry",
+                     "--file-prefix=" + self.file_prefix, "--log-level=" + log_level]
+        for plugin in plugins:
+            self.argv += ["-d", plugin]
+        for vdev in vdevs:
+            self.argv += ["--vdev", vdev]
+        self.argv += list(eal_args)
+        self.argv += ["--", "-i", "--total-num-mbufs=8192", "--forward-mode=io"]
+        self.argv += list(testpmd_args)
+        self.proc = None
+        self.startup = ""       # what testpmd printed before its first prompt
+        self.transcript = ""    # everything it printed, for failure reports
+        self._fd = None
+        self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.close()
+
+    @property
+    def returncode(self):
+        """Exit status once exited; negative when killed by a signal."""
+        return self.proc.returncode if self.proc else None
+
+    def start(self):
+        """Spawn testpmd and wait for its first prompt."""
+        master, slave = os.openpty()
+        try:
+            self.proc = subprocess.Popen(
+                self.argv, stdin=slave, stdout=slave, stderr=slave,
+                start_new_session=True, preexec_fn=_die_with_parent)
+        except BaseException:
+            os.close(master)
+            raise
+        finally:
+            os.close(slave)
+        self._fd = master
+        TestPmd._live.add(self)
+        try:
+            self.startup = self._read_until_prompt(self.timeout)[:-len(PROMPT)]
+        except BaseException:
+            self.close()  # __exit__ does not run when __enter__ raises
+            raise
+        return self
+
+    def cmd(self, command, timeout=None, check=False):
+        """Run one command; return its output without echo and prompt.
+
+        check=True raises TestPmdError if the output reads like a failure.
+        """
+        if self._fd is None or self.proc.poll() is not None:
+            raise TestPmdError("testpmd is not running (command %r)" % command)
+        os.write(self._fd, command.encode() + b"\n")
+        text = self._read_until_prompt(timeout or self.timeout)[:-len(PROMPT)]
+        # cmdline echoes the command; async output may come before the echo.
+        echo = text.find(command + "\n")
+        output = text[echo + len(command) + 1:] if echo >= 0 else text
+        if _PARSE_ERROR.search(output):
+            raise TestPmdError("testpmd rejected %r:\n%s" % (command, output))
+        if check and _CMD_ERROR.search(output):
+            raise TestPmdError("%r failed:\n%s" % (command, output))
+        return output
+
+    def close(self, timeout=None):
+        """quit, wait for exit, kill the process group if it hangs; idempotent."""
+        if self._fd is None:
+            return
+        try:
+            if self.proc.poll() is None:
+                try:
+                    os.write(self._fd, b"quit\n")
+                except OSError:
+                    pass
+                # Keep reading: a full pty would block testpmd's goodbyes.
+                deadline = time.monotonic() + (timeout or self.timeout)
+                while self._read_some(deadline):
+                    pass
+            try:
+                self.proc.wait(5)
+            except subprocess.TimeoutExpired:
+                self._kill()
+        finally:
+            os.close(self._fd)
+            self._fd = None
+            TestPmd._live.discard(self)
+            shutil.rmtree(self._runtime_dir(), ignore_errors=True)
+
+    @classmethod
+    def close_all(cls):
+        """Close every instance still open; the runner calls this after each test."""
+        for tp in list(cls._live):
+            tp.close(timeout=5)
+
+    def _kill(self):
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        self.proc.wait()
+
+    def _runtime_dir(self):
+        # Where EAL puts --file-prefix files even with --no-shconf.
+        base = "/var/run" if os.geteuid() == 0 else os.environ.get("XDG_RUNTIME_DIR", "/tmp")
+        return os.path.join(base, "dpdk", self.file_prefix)
+
+    def _read_some(self, deadline):
+        """Append what arrives before deadline to the transcript; False at EOF or timeout."""
+        remaining = deadline - time.monotonic()
+        if remaining <= 0 or not select.select([self._fd], [], [], remaining)[0]:
+            return False
+        try:
+            data = os.read(self._fd, 65536)
+        except OSError:  # EIO: every slave fd closed, testpmd is gone
+            data = b""
+        if not data:
+            return False
+        self.transcript += self._decoder.decode(data)
+        return True
+
+    def _read_until_prompt(self, timeout):
+        """Return the cleaned text up to and including the next prompt."""
+        start = len(self.transcript)
+        deadline = time.monotonic() + timeout
+        while True:
+            text = _ANSI.sub("", self.transcript[start:]).replace("\r", "")
+            if text.endswith(PROMPT):
+                return text
+            if not self._read_some(deadline):
+                break
+        tail = self.transcript[-3000:].replace("\r", "")
+        if time.monotonic() >= deadline:
+            self._kill()
+            raise TestPmdError("no testpmd prompt within %gs; killed it. Output tail:\n%s"
+                               % (timeout, tail))
+        try:  # EOF: testpmd closed the pty, it is exiting
+            self.proc.wait(5)
+        except subprocess.TimeoutExpired:
+            self._kill()
+        raise TestPmdExited("testpmd exited with status %d. Output tail:\n%s"
+                            % (self.proc.returncode, tail), self.proc.returncode, text)
+
+    # Parsers for what testpmd prints.
+
+    @staticmethod
+    def parse_port_counters(text):
+        """{port: {name: int}} from 'statistics for port N' blocks.
+
+        Serves 'show port stats', 'show fwd stats all' and the forward
+        statistics 'stop' prints; banners of other blocks (per-stream,
+        accumulated) end a port's block so they are not mixed in.
+        """
+        ports, current = {}, None
+        for line in text.splitlines():
+            header = _PORT_HEADER.search(line)
+            if header:
+                current = ports.setdefault(int(header.group(1)), {})
+            elif _BANNER.match(line):
+                current = None
+            elif current is not None:
+                current.update((k, int(v)) for k, v in _COUNTER.findall(line))
+        return ports
+
+    def port_stats(self, port="all"):
+        """'show port stats': {port: counters} for 'all', counters for one port."""
+        stats = self.parse_port_counters(self.cmd("show port stats %s" % port))
+        if port == "all":
+            return stats
+        if port not in stats:
+            raise TestPmdError("no stats for port %s" % port)
+        return stats[port]
+
+    def fwd_stats(self):
+        """'show fwd stats all': per port counters since the last start."""
+        return self.parse_port_counters(self.cmd("show fwd stats all"))
+
+    def stop(self):
+        """Stop forwarding; return the forward statistics it printed, by port."""
+        stats = self.parse_port_counters(self.cmd("stop"))
+        if not stats:
+            raise TestPmdError("'stop' printed no forward statistics")
+        return stats
+
+    def xstats(self, port):
+        """'show port xstats': {name: int}."""
+        out = self.cmd("show port xstats %s" % port)
+        return {k: int(v) for k, v in re.findall(r"^(\w+):\s+(\d+)\s*$", out, re.M)}
+
+    def port_info(self, port):
+        """'show port info': {field: text}, e.g. 'Driver name', 'Link status'."""
+        out = self.cmd("show port info %s" % port)
+        return dict(re.findall(r"^([A-Za-z][^:\n]*):[ \t]*(.*?)\s*$", out, re.M))

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The refnic authors
+ */
+
+#ifndef _TEST_COMMON_H_
+#define _TEST_COMMON_H_
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+
+#include "refnic_emu.h"
+#include "refnic_test.h"
+
+#define TEST_RING_SIZE		256
+#define TEST_BURST		32
+#define TEST_WAIT_S		5	/* bound on waiting for the device; not a timing check */
+#define TEST_ETHERTYPE		0x88b5	/* IEEE local experimental */
+
+extern struct rte_mempool *test_pool;
+
+/* Probe a net_refnic vdev and return its port id. */
+int test_port_create(const char *name, const char *args, uint16_t *port_id);
+void test_port_destroy(const char *name);
+/* One queue pair of TEST_RING_SIZE, promiscuous, started. */
+int test_port_start(uint16_t port_id, uint64_t rx_offloads, uint16_t mtu);
+
+/* The device's own counters, read as a lab instrument would. */
+void test_hw_stats(const char *name, struct refnic_hw_stats *stats);
+
+/* A frame of len bytes (in nb_segs segments) whose payload derives from seed. */
+struct rte_mbuf *test_make_pkt(const struct rte_ether_addr *dst, uint32_t len,
+			       uint32_t seed, uint16_t nb_segs);
+/* Does m hold exactly what test_make_pkt(dst, len, seed, any) built? */
+bool test_pkt_matches(const struct rte_mbuf *m, const struct rte_ether_addr *dst,
+		      uint32_t len, uint32_t seed);
+
+/* Send all n packets, retrying while the ring is full; returns the count sent. */
+uint16_t test_tx_all(uint16_t port_id, struct rte_mbuf **pkts, uint16_t n);
+/* Receive until n packets arrived or TEST_WAIT_S passed; returns the count. */
+uint16_t test_rx_wait(uint16_t port_id, struct rte_mbuf **pkts, uint16_t n);
+/* Wait until the device has put n frames into port's RX ring (its own count). */
+bool test_wait_rx_delivered(const char *name, uint64_t n);
+
+#endif /* _TEST_COMMON_H_ */

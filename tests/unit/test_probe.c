@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The refnic authors
+ */
+
+/* Probe, devargs and the limits the port reports. */
+
+#include <rte_bus_vdev.h>
+
+#include "test_common.h"
+
+static int
+test_probe_defaults(void)
+{
+	struct rte_eth_dev_info info;
+	char fw[64];
+	uint16_t port;
+	int ret;
+
+	TEST_ASSERT_SUCCESS(test_port_create("net_refnic_p0", "", &port), "probe failed");
+	ret = rte_eth_dev_info_get(port, &info);
+	if (ret == 0)
+		ret = rte_eth_dev_fw_version_get(port, fw, sizeof(fw));
+	test_port_destroy("net_refnic_p0");
+	TEST_ASSERT_SUCCESS(ret, "dev_info/fw_version failed");
+	TEST_ASSERT(strcmp(info.driver_name, "net_refnic") == 0, "driver %s", info.driver_name);
+	TEST_ASSERT_EQUAL(info.max_rx_queues, 8, "default queue pairs");
+	TEST_ASSERT_EQUAL(info.max_tx_queues, 8, "default queue pairs");
+	TEST_ASSERT_EQUAL(info.rx_desc_lim.nb_min, REFNIC_MIN_RING_SIZE, "");
+	TEST_ASSERT_EQUAL(info.rx_desc_lim.nb_max, REFNIC_MAX_RING_SIZE, "");
+	TEST_ASSERT_EQUAL(info.max_mtu, REFNIC_MAX_MTU, "");
+	TEST_ASSERT_EQUAL(info.tx_desc_lim.nb_seg_max, REFNIC_MAX_TX_SEGS, "");
+	TEST_ASSERT(strncmp(fw, "refnic-emu", 10) == 0, "fw version '%s'", fw);
+	TEST_ASSERT(refnic_emu_lookup("net_refnic_p0") == NULL, "device outlived its port");
+	return TEST_SUCCESS;
+}
+
+static int
+test_probe_devargs(void)
+{
+	struct rte_eth_dev_info info;
+	uint16_t port;
+	int ret;
+
+	TEST_ASSERT_SUCCESS(test_port_create("net_refnic_p1",
+					     "queues=3,profile=ideal,admin_poll=exp:10:500,"
+					     "cable=lab", &port), "probe with devargs failed");
+	ret = rte_eth_dev_info_get(port, &info);
+	test_port_destroy("net_refnic_p1");
+	TEST_ASSERT_SUCCESS(ret, "dev_info failed");
+	TEST_ASSERT_EQUAL(info.max_rx_queues, 3, "queues=3 not honoured");
+	return TEST_SUCCESS;
+}
+
+/* Each bad devarg fails the probe, leaves no port and no device behind. */
+static int
+test_probe_bad_devargs(void)
+{
+	static const char * const bad[] = {
+		"queues=0", "queues=65", "queues=abc", "queues=-1", "queues=4x",
+		"bogus=1", "profile=warp", "cable=", "cable=shm:x", "cable=a/b",
+		"admin_poll=fixed:0", "admin_poll=fixed", "admin_poll=exp:10",
+		"admin_poll=exp:500:10", "admin_poll=spin", "admin_poll=fixed:10:20",
+	};
+	uint16_t before = rte_eth_dev_count_avail(), port;
+	unsigned int i;
+
+	for (i = 0; i < RTE_DIM(bad); i++) {
+		TEST_ASSERT(test_port_create("net_refnic_bad", bad[i], &port) != 0,
+			    "'%s' was accepted", bad[i]);
+		TEST_ASSERT(refnic_emu_lookup("net_refnic_bad") == NULL,
+			    "'%s' left a device behind", bad[i]);
+		rte_vdev_uninit("net_refnic_bad");
+	}
+	TEST_ASSERT_EQUAL(rte_eth_dev_count_avail(), before, "ports leaked");
+	return TEST_SUCCESS;
+}
+
+/* A third port on a two-ended cable is refused. */
+static int
+test_probe_cable_ends(void)
+{
+	uint16_t a, b, c;
+	int ret;
+
+	TEST_ASSERT_SUCCESS(test_port_create("net_refnic_c0", "cable=ends", &a), "");
+	TEST_ASSERT_SUCCESS(test_port_create("net_refnic_c1", "cable=ends", &b), "");
+	ret = test_port_create("net_refnic_c2", "cable=ends", &c);
+	rte_vdev_uninit("net_refnic_c2");
+	test_port_destroy("net_refnic_c0");
+	test_port_destroy("net_refnic_c1");
+	TEST_ASSERT(ret != 0, "a cable took three ends");
+	return TEST_SUCCESS;
+}
+
+/* Ring sizes outside the device's limits, or not a power of two, fail cleanly. */
+static int
+test_queue_setup_limits(void)
+{
+	/* 192 and 320 pass ethdev's alignment check; the driver wants powers of 2. */
+	static const uint16_t bad_sizes[] = { 192, 320, 100, 32, 8192, 65535 };
+	struct rte_eth_conf conf = { 0 };
+	uint16_t port;
+	unsigned int i;
+	int ret = 0;
+
+	TEST_ASSERT_SUCCESS(test_port_create("net_refnic_q0", "", &port), "");
+	ret = rte_eth_dev_configure(port, 1, 1, &conf);
+	for (i = 0; ret == 0 && i < RTE_DIM(bad_sizes); i++) {
+		if (rte_eth_rx_queue_setup(port, 0, bad_sizes[i], SOCKET_ID_ANY, NULL,
+					   test_pool) == 0 ||
+		    rte_eth_tx_queue_setup(port, 0, bad_sizes[i], SOCKET_ID_ANY, NULL) == 0) {
+			printf("    %u descriptors accepted\n", bad_sizes[i]);
+			ret = -1;
+		}
+	}
+	if (ret == 0)
+		ret = rte_eth_rx_queue_setup(port, 0, REFNIC_MIN_RING_SIZE, SOCKET_ID_ANY,
+					     NULL, test_pool) |
+		      rte_eth_tx_queue_setup(port, 0, REFNIC_MAX_RING_SIZE, SOCKET_ID_ANY, NULL);
+	if (ret == 0)
+		ret = rte_eth_dev_configure(port, 9, 9, &conf) == 0 ? -1 : 0;
+	test_port_destroy("net_refnic_q0");
+	TEST_ASSERT_SUCCESS(ret, "queue limits not enforced");
+	return TEST_SUCCESS;
+}
+
+const struct unit_test_suite refnic_probe_suite = {
+	.name = "probe",
+	.cases = {
+		TEST_CASE(test_probe_defaults),
+		TEST_CASE(test_probe_devargs),
+		TEST_CASE(test_probe_bad_devargs),
+		TEST_CASE(test_probe_cable_ends),
+		TEST_CASE(test_queue_setup_limits),
+		TEST_CASES_END()
+	},
+};
