@@ -69,14 +69,15 @@ class TestPmd:
     _seq = itertools.count()
 
     def __init__(self, vdevs, testpmd_args=(), eal_args=(), plugins=None,
-                 log_level="notice", timeout=30.0):
+                 log_level="notice", timeout=30.0, wrapper=()):
         if plugins is None:
             plugins = [os.environ["REFNIC_PMD"]] if os.environ.get("REFNIC_PMD") else []
         self.timeout = timeout
         self.file_prefix = "itest%d_%d" % (os.getpid(), next(self._seq))
         # --in-memory is refused with --no-huge (it implies --legacy-mem);
         # --no-shconf is the part of it that matters without hugepages.
-        self.argv = [TESTPMD, "-l", "0-1", "--no-huge", "-m", "1024", "--no-pci",
+        # wrapper: a command that execs its arguments (e.g. in a namespace).
+        self.argv = list(wrapper) + [TESTPMD, "-l", "0-1", "--no-huge", "-m", "1024", "--no-pci",
                      "--no-shconf", "--no-telemetry",
                      "--file-prefix=" + self.file_prefix, "--log-level=" + log_level]
         for plugin in plugins:
