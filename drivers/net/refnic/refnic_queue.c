@@ -34,6 +34,32 @@ free_thresh_get(uint16_t requested, uint16_t dflt, uint16_t nb_desc)
 	return RTE_MIN(t, nb_desc / 2);
 }
 
+/*
+ * A queue's host memory: the queue struct, its software ring, and one
+ * IOVA-contiguous zone holding the descriptors, then the completions.
+ */
+static void *
+queue_mem_alloc(struct rte_eth_dev *dev, const char *ring_name, uint16_t qid,
+		uint16_t nb_desc, size_t queue_size, size_t entry_size,
+		unsigned int socket_id, struct rte_mbuf ***sw_ring,
+		const struct rte_memzone **mz)
+{
+	void *q = rte_zmalloc_socket(ring_name, queue_size, RTE_CACHE_LINE_SIZE, socket_id);
+
+	*sw_ring = rte_zmalloc_socket(ring_name, nb_desc * sizeof(**sw_ring),
+				      RTE_CACHE_LINE_SIZE, socket_id);
+	*mz = rte_eth_dma_zone_reserve(dev, ring_name, qid, nb_desc * entry_size,
+				       RTE_CACHE_LINE_SIZE, socket_id);
+	if (q != NULL && *sw_ring != NULL && *mz != NULL)
+		return q;
+	PMD_DRV_LOG(ERR, "%s %u: out of memory for %u descriptors", ring_name, qid, nb_desc);
+	if (*mz != NULL)
+		rte_eth_dma_zone_free(dev, ring_name, qid);
+	rte_free(*sw_ring);
+	rte_free(q);
+	return NULL;
+}
+
 void
 refnic_rx_queue_release(struct rte_eth_dev *dev, uint16_t qid)
 {
@@ -66,7 +92,9 @@ refnic_rx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
 		      struct rte_mempool *mp)
 {
 	struct refnic_adapter *ad = refnic_adapter(dev);
+	const struct rte_memzone *mz;
 	struct refnic_rx_queue *rxq;
+	struct rte_mbuf **sw_ring;
 	uint32_t buf_size;
 	int ret;
 
@@ -88,20 +116,13 @@ refnic_rx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
 	}
 	refnic_rx_queue_release(dev, qid);
 
-	rxq = rte_zmalloc_socket("refnic_rxq", sizeof(*rxq), RTE_CACHE_LINE_SIZE, socket_id);
+	rxq = queue_mem_alloc(dev, "rx_ring", qid, nb_desc, sizeof(*rxq),
+			      sizeof(struct refnic_rx_desc) + sizeof(struct refnic_rx_cpl),
+			      socket_id, &sw_ring, &mz);
 	if (rxq == NULL)
 		return -ENOMEM;
-	rxq->sw_ring = rte_zmalloc_socket("refnic_rxq_sw", nb_desc * sizeof(*rxq->sw_ring),
-					  RTE_CACHE_LINE_SIZE, socket_id);
-	rxq->mz = rte_eth_dma_zone_reserve(dev, "rx_ring", qid,
-					   nb_desc * (sizeof(*rxq->ring) + sizeof(*rxq->cq)),
-					   RTE_CACHE_LINE_SIZE, socket_id);
-	if (rxq->sw_ring == NULL || rxq->mz == NULL) {
-		rte_free(rxq->sw_ring);
-		rte_free(rxq);
-		PMD_DRV_LOG(ERR, "RX queue %u: out of memory for %u descriptors", qid, nb_desc);
-		return -ENOMEM;
-	}
+	rxq->sw_ring = sw_ring;
+	rxq->mz = mz;
 	rxq->ring = rxq->mz->addr;
 	rxq->cq = RTE_PTR_ADD(rxq->mz->addr, nb_desc * sizeof(*rxq->ring));
 	rxq->hw = &ad->hw;
@@ -124,7 +145,9 @@ refnic_tx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
 		      unsigned int socket_id, const struct rte_eth_txconf *conf)
 {
 	struct refnic_adapter *ad = refnic_adapter(dev);
+	const struct rte_memzone *mz;
 	struct refnic_tx_queue *txq;
+	struct rte_mbuf **sw_ring;
 	int ret;
 
 	ret = ring_size_check(ad, "TX", qid, nb_desc);
@@ -136,20 +159,13 @@ refnic_tx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
 	}
 	refnic_tx_queue_release(dev, qid);
 
-	txq = rte_zmalloc_socket("refnic_txq", sizeof(*txq), RTE_CACHE_LINE_SIZE, socket_id);
+	txq = queue_mem_alloc(dev, "tx_ring", qid, nb_desc, sizeof(*txq),
+			      sizeof(struct refnic_tx_desc) + sizeof(struct refnic_tx_cpl),
+			      socket_id, &sw_ring, &mz);
 	if (txq == NULL)
 		return -ENOMEM;
-	txq->sw_ring = rte_zmalloc_socket("refnic_txq_sw", nb_desc * sizeof(*txq->sw_ring),
-					  RTE_CACHE_LINE_SIZE, socket_id);
-	txq->mz = rte_eth_dma_zone_reserve(dev, "tx_ring", qid,
-					   nb_desc * (sizeof(*txq->ring) + sizeof(*txq->cq)),
-					   RTE_CACHE_LINE_SIZE, socket_id);
-	if (txq->sw_ring == NULL || txq->mz == NULL) {
-		rte_free(txq->sw_ring);
-		rte_free(txq);
-		PMD_DRV_LOG(ERR, "TX queue %u: out of memory for %u descriptors", qid, nb_desc);
-		return -ENOMEM;
-	}
+	txq->sw_ring = sw_ring;
+	txq->mz = mz;
 	txq->ring = txq->mz->addr;
 	txq->cq = RTE_PTR_ADD(txq->mz->addr, nb_desc * sizeof(*txq->ring));
 	txq->hw = &ad->hw;
