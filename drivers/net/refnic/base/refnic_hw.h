@@ -48,7 +48,11 @@
 #define REFNIC_MIN_RX_BUF_SIZE		256
 #define REFNIC_RSS_KEY_SIZE		40
 #define REFNIC_RSS_RETA_SIZE		128
-#define REFNIC_MAX_MAC_FILTERS		32
+#define REFNIC_MAX_MAC_FILTERS		32	/* unicast, besides the primary */
+#define REFNIC_MAX_MC_FILTERS		64	/* REFNIC_ADMIN_MC_LIST_SET */
+#define REFNIC_MAX_VLAN_ID		4095
+#define REFNIC_MIN_AEQ_DEPTH		16
+#define REFNIC_MAX_AEQ_DEPTH		1024
 #define REFNIC_FW_VERSION_LEN		32
 
 /* ---------------------------------------------------------------------------
@@ -183,6 +187,14 @@ enum refnic_hw_state {
 #define REFNIC_CAP_FAULT_REPORT		(1ull << 12)	/* fatal codes + events */
 #define REFNIC_CAP_STATS_DMA		(1ull << 13)	/* ADMIN_STATS_GET */
 
+/*
+ * Features the driver turns on with REFNIC_ADMIN_SET_FEATURES (value: the
+ * REFNIC_CAP_* bits 0..31 to enable; others are left off). GET_FEATURES
+ * returns the enabled set. Only these capabilities are switchable.
+ */
+#define REFNIC_FEATURES_SWITCHABLE	(REFNIC_CAP_VLAN_FILTER | REFNIC_CAP_VLAN_STRIP | \
+					 REFNIC_CAP_RX_CSUM)
+
 /* Errata (REFNIC_REG_ERRATA): behaviours the driver must work around. */
 #define REFNIC_ERRATA_MISSED_DOORBELL	(1u << 0)	/* may drop a TAIL write */
 
@@ -259,30 +271,49 @@ struct refnic_rx_cpl {
 /* ---------------------------------------------------------------------------
  * Admin queue
  */
+/*
+ * The admin command set, once: X(NAME, value, what it does). The opcode enum
+ * and the names both sides print and parse are generated from it.
+ */
+#define REFNIC_ADMIN_OPCODES(X)						\
+	X(NOP, 0, "does nothing; completes")				\
+	X(IDENTIFY, 1, "DMA refnic_identify to buf")			\
+	X(GET_FEATURES, 2, "result: enabled REFNIC_CAP_* bits 0..31")	\
+	X(SET_FEATURES, 3, "value: REFNIC_FEATURES_SWITCHABLE bits to enable") \
+	X(SET_MAC, 4, "mac: primary unicast address")			\
+	X(SET_MTU, 5, "value: MTU")					\
+	X(SET_RX_MODE, 6, "value: REFNIC_RX_MODE_*")			\
+	X(MAC_FILTER_ADD, 7, "mac: extra unicast address")		\
+	X(MAC_FILTER_DEL, 8, "mac: extra unicast address")		\
+	X(VLAN_FILTER_ADD, 9, "vlan_id: accepted with VLAN filtering on") \
+	X(VLAN_FILTER_DEL, 10, "vlan_id")				\
+	X(RSS_SET, 11, "DMA refnic_rss_config from buf")		\
+	X(RSS_GET, 12, "DMA refnic_rss_config to buf")			\
+	X(QUEUE_CREATE, 13, "qcreate")					\
+	X(QUEUE_DESTROY, 14, "qdestroy")				\
+	X(SET_MODERATION, 15, "moderation")				\
+	X(STATS_GET, 16, "DMA refnic_hw_stats to buf")			\
+	X(STATS_CLEAR, 17, "zero the device counters")			\
+	X(FW_VERSION, 18, "DMA the version string (NUL-terminated) to buf") \
+	X(LINK_GET, 19, "result: REFNIC_LINK_*")			\
+	X(MC_LIST_SET, 20, "DMA 6-byte addresses from buf, at most REFNIC_MAX_MC_FILTERS")
+
+#define REFNIC_ADMIN_OPCODE_ENUM(name, value, what) REFNIC_ADMIN_ ## name = value,
 enum refnic_admin_opcode {
-	REFNIC_ADMIN_NOP = 0,
-	REFNIC_ADMIN_IDENTIFY = 1,	/* DMA refnic_identify to buf */
-	REFNIC_ADMIN_GET_FEATURES = 2,	/* result: enabled REFNIC_CAP_* lo */
-	REFNIC_ADMIN_SET_FEATURES = 3,
-	REFNIC_ADMIN_SET_MAC = 4,	/* primary unicast address */
-	REFNIC_ADMIN_SET_MTU = 5,
-	REFNIC_ADMIN_SET_RX_MODE = 6,	/* REFNIC_RX_MODE_* */
-	REFNIC_ADMIN_MAC_FILTER_ADD = 7,
-	REFNIC_ADMIN_MAC_FILTER_DEL = 8,
-	REFNIC_ADMIN_VLAN_FILTER_ADD = 9,
-	REFNIC_ADMIN_VLAN_FILTER_DEL = 10,
-	REFNIC_ADMIN_RSS_SET = 11,	/* DMA refnic_rss_config from buf */
-	REFNIC_ADMIN_RSS_GET = 12,	/* DMA refnic_rss_config to buf */
-	REFNIC_ADMIN_QUEUE_CREATE = 13,
-	REFNIC_ADMIN_QUEUE_DESTROY = 14,
-	REFNIC_ADMIN_SET_MODERATION = 15,
-	REFNIC_ADMIN_STATS_GET = 16,	/* DMA refnic_hw_stats to buf */
-	REFNIC_ADMIN_STATS_CLEAR = 17,
-	REFNIC_ADMIN_FW_VERSION = 18,	/* DMA version string to buf */
-	REFNIC_ADMIN_LINK_GET = 19,	/* result: REFNIC_LINK_* */
-	REFNIC_ADMIN_MC_LIST_SET = 20,	/* DMA array of 6-byte addresses */
+	REFNIC_ADMIN_OPCODES(REFNIC_ADMIN_OPCODE_ENUM)
 	REFNIC_ADMIN_OPCODE_MAX
 };
+
+#define REFNIC_ADMIN_OPCODE_NAME(name, value, what) [value] = #name,
+static inline const char *
+refnic_admin_opcode_name(unsigned int opcode)
+{
+	static const char * const names[REFNIC_ADMIN_OPCODE_MAX] = {
+		REFNIC_ADMIN_OPCODES(REFNIC_ADMIN_OPCODE_NAME)
+	};
+
+	return opcode < REFNIC_ADMIN_OPCODE_MAX ? names[opcode] : "UNKNOWN";
+}
 
 /* Command status, refnic_admin_cpl.status. */
 enum refnic_admin_status {
@@ -429,7 +460,11 @@ struct refnic_hw_stats {
 	uint64_t rx_oversize;		/* frames above the MTU */
 	uint64_t interrupts;		/* all vectors */
 	uint64_t resets;
-	uint64_t rsvd[7];
+	uint64_t control_latency_us;	/* time admin commands and resets took
+					 * by design: the floor of any wait */
+	uint64_t events_posted;		/* async events written */
+	uint64_t events_dropped;	/* async events lost: queue off or full */
+	uint64_t rsvd[4];
 	struct refnic_hw_queue_stats q[REFNIC_MAX_QUEUES];
 };
 
