@@ -23,6 +23,7 @@ struct refnic_cable {
 	TAILQ_ENTRY(refnic_cable) next;
 	char name[REFNIC_EMU_NAME_LEN];
 	struct refnic_emu *end[2];
+	bool unplugged;
 };
 
 static TAILQ_HEAD(, refnic_cable) refnic_cables = TAILQ_HEAD_INITIALIZER(refnic_cables);
@@ -95,9 +96,23 @@ refnic_cable_peer(const struct refnic_emu *emu)
 {
 	const struct refnic_cable *c = emu->cable;
 
-	if (c == NULL)
+	if (c == NULL || c->unplugged)
 		return NULL;
 	if (cable_is_loopback(c))
 		return c->end[0];
 	return c->end[0] == emu ? c->end[1] : c->end[0];
+}
+
+void
+refnic_cable_set_plugged(struct refnic_emu *emu, bool plugged)
+{
+	struct refnic_cable *c = emu->cable;
+	int i;
+
+	if (c == NULL)
+		return;
+	c->unplugged = !plugged;
+	for (i = 0; i < 2; i++)
+		if (c->end[i] != NULL)
+			refnic_emu_update_link(c->end[i]);
 }

@@ -40,6 +40,7 @@ refnic_emu_params_default(struct refnic_emu_params *params)
 	params->profile = REFNIC_PROFILE_BAREMETAL;
 	params->max_queues = REFNIC_EMU_DEFAULT_QUEUES;
 	params->admin_latency_pct = 100;
+	params->faults.admin_timeout_opcode = REFNIC_EMU_FAULT_ANY_OPCODE;
 }
 
 static void
@@ -56,17 +57,22 @@ emu_set_status(struct refnic_emu *emu, enum refnic_hw_state state)
 	emu_reg_write(emu, REFNIC_REG_STATUS, status);
 }
 
-/* Link is up when the cable has another end (or loops back). */
+/* Link is up when the cable is plugged and has another end (or loops back). */
 void
 refnic_emu_update_link(struct refnic_emu *emu)
 {
 	uint32_t status = emu_reg_read(emu, REFNIC_REG_STATUS);
+	bool up = refnic_cable_peer(emu) != NULL;
 
-	if (refnic_cable_peer(emu) != NULL)
+	if (up)
 		status |= REFNIC_STATUS_LINK_UP;
 	else
 		status &= ~REFNIC_STATUS_LINK_UP;
 	emu_reg_write(emu, REFNIC_REG_STATUS, status);
+	if (up != emu->link_up) {
+		emu->link_up = up;
+		refnic_emu_post_event(emu, REFNIC_EVENT_LINK_CHANGE, up ? REFNIC_LINK_UP : 0);
+	}
 }
 
 /* Power-on and post-reset register values and port configuration. */
@@ -90,19 +96,31 @@ emu_load_defaults(struct refnic_emu *emu)
 
 	memset(&emu->aq, 0, sizeof(emu->aq));
 	emu->aq.db_seen = emu_reg_writes(emu, REFNIC_REG_AQ_TAIL);
+	memset(&emu->aeq, 0, sizeof(emu->aeq));
+	emu->aeq.ctrl_seen = emu_reg_writes(emu, REFNIC_REG_AEQ_CTRL);
+	emu->admin_fetched = 0;
 	refnic_emu_queues_reset(emu);
 	memcpy(emu->mac, emu->perm_mac, sizeof(emu->mac));
 	emu->mtu = 1500;
-	emu->rx_mode = REFNIC_RX_MODE_UNICAST | REFNIC_RX_MODE_BROADCAST;
-	emu->nb_mac_filters = 0;
+	emu->features = 0;
+	memset(&emu->rss, 0, sizeof(emu->rss));
+	refnic_emu_filters_reset(emu);
 }
 
 static void
 emu_start_reset(struct refnic_emu *emu, uint64_t now)
 {
-	emu_set_status(emu, REFNIC_STATE_RESETTING);
 	emu_load_defaults(emu);
+	emu_set_status(emu, REFNIC_STATE_RESETTING);
 	emu->stats.resets++;
+	if (emu->faults.reset_fail_times > 0) {
+		/* fault_reset_fail: this reset never finishes. */
+		emu->faults.reset_fail_times--;
+		emu->reset_done_tsc = UINT64_MAX;
+		EMU_LOG(INFO, "%s: reset hangs (fault injection)", emu->name);
+		return;
+	}
+	emu->stats.control_latency_us += emu->profile->reset_latency_us;
 	emu->reset_done_tsc = now + refnic_emu_us_to_tsc(emu->profile->reset_latency_us);
 }
 
@@ -131,7 +149,8 @@ refnic_emu_service(struct refnic_emu *emu, uint64_t now, uint64_t *next_due_tsc)
 	}
 	if (emu->state == REFNIC_STATE_RESETTING) {
 		if (now < emu->reset_done_tsc) {
-			*next_due_tsc = RTE_MIN(*next_due_tsc, emu->reset_done_tsc);
+			if (emu->reset_done_tsc != UINT64_MAX)
+				*next_due_tsc = RTE_MIN(*next_due_tsc, emu->reset_done_tsc);
 			return work;
 		}
 		emu_set_status(emu, REFNIC_STATE_READY);
@@ -143,6 +162,7 @@ refnic_emu_service(struct refnic_emu *emu, uint64_t now, uint64_t *next_due_tsc)
 		return work;
 
 	work += refnic_emu_admin_service(emu, now, next_due_tsc);
+	work += refnic_emu_aeq_service(emu);
 	for (q = 0; q < emu->params.max_queues; q++) {
 		if (emu->rxq[q].enabled)
 			refnic_emu_rx_count_doorbells(emu, q);
@@ -220,6 +240,7 @@ refnic_emu_create(const char *name, const struct refnic_emu_params *params,
 		return -ENOMEM;
 	strlcpy(emu->name, name, sizeof(emu->name));
 	emu->params = *params;
+	emu->faults = params->faults;
 	emu->profile = refnic_profile_get(params->profile);
 	emu->bar0 = emu_map_zeroed(REFNIC_BAR0_SIZE);
 	emu->link = emu_map_zeroed(sizeof(*emu->link));
@@ -306,6 +327,22 @@ refnic_emu_lookup(const char *name)
 		if (strcmp(emu->name, name) == 0)
 			return emu;
 	return NULL;
+}
+
+void
+refnic_emu_set_faults(struct refnic_emu *emu, const struct refnic_emu_faults *faults)
+{
+	refnic_emu_lock();
+	emu->faults = *faults;
+	refnic_emu_unlock();
+}
+
+void
+refnic_emu_set_cable_plugged(struct refnic_emu *emu, bool plugged)
+{
+	refnic_emu_lock();
+	refnic_cable_set_plugged(emu, plugged);
+	refnic_emu_unlock();
 }
 
 void

@@ -12,6 +12,7 @@
  * the bus glue includes this file.
  */
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "refnic_hw.h"
@@ -27,12 +28,23 @@ enum refnic_emu_profile {
 	REFNIC_PROFILE_COUNT
 };
 
+#define REFNIC_EMU_FAULT_ANY_OPCODE	0xff
+
+/* Faults the device commits on purpose, so that every failure path has a test. */
+struct refnic_emu_faults {
+	uint8_t admin_timeout_opcode;	/* drop this command, or ANY_OPCODE */
+	uint32_t admin_timeout_times;	/* ... this many times (UINT32_MAX: always, 0: off) */
+	uint32_t admin_timeout_every;	/* drop every Nth command; 0: off */
+	uint32_t reset_fail_times;	/* resets that never finish */
+};
+
 struct refnic_emu_params {
 	/* "loopback", or a name: two ports naming it are wired together. */
 	char cable[REFNIC_EMU_NAME_LEN];
 	enum refnic_emu_profile profile;
 	uint16_t max_queues;		/* queue pairs the device offers */
 	uint32_t admin_latency_pct;	/* scales admin latencies, 100 = as profiled */
+	struct refnic_emu_faults faults;
 };
 
 /* Resources the bus hands to the driver. */
@@ -47,6 +59,12 @@ struct refnic_emu;
 
 void refnic_emu_params_default(struct refnic_emu_params *params);
 
+/*
+ * fault_admin_timeout=<command>[:<times>] | every:<n>. <command> is an admin
+ * opcode name (queue_create, ...) or "any". Logs and fails on a bad value.
+ */
+int refnic_emu_parse_admin_timeout(const char *value, struct refnic_emu_faults *faults);
+
 /* Profile names as users type them; NULL for an unknown id. */
 const char *refnic_emu_profile_name(enum refnic_emu_profile profile);
 int refnic_emu_profile_parse(const char *name, enum refnic_emu_profile *profile);
@@ -58,8 +76,13 @@ void refnic_emu_destroy(struct refnic_emu *emu);
 void refnic_emu_get_resources(const struct refnic_emu *emu,
 			      struct refnic_emu_resources *res);
 
-/* Lab access for tests: the device's own counters, read directly. */
+/* Lab access for tests, as an instrument next to a real NIC would have it. */
 struct refnic_emu *refnic_emu_lookup(const char *name);
 void refnic_emu_read_stats(struct refnic_emu *emu, struct refnic_hw_stats *stats);
+void refnic_emu_set_faults(struct refnic_emu *emu, const struct refnic_emu_faults *faults);
+/* The device's RSS hash (Toeplitz, key of len + 4 bytes at least). */
+uint32_t refnic_toeplitz(const uint8_t *key, const uint8_t *data, uint32_t len);
+/* Pull or push back the cable: both of its ends see the link go down or up. */
+void refnic_emu_set_cable_plugged(struct refnic_emu *emu, bool plugged);
 
 #endif /* _REFNIC_EMU_H_ */

@@ -10,7 +10,11 @@
  * status, it never hurts the device.
  */
 
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <rte_common.h>
 #include <rte_string_fns.h>
@@ -105,36 +109,45 @@ admin_identify(struct refnic_emu *emu, const struct refnic_admin_cmd *cmd)
 	return admin_dma_to_host(emu, &cmd->buf, &id, sizeof(id));
 }
 
-static int
-mac_filter_find(const struct refnic_emu *emu, const uint8_t *mac)
+/* fault_admin_timeout=<command>[:<times>] | every:<n> */
+int
+refnic_emu_parse_admin_timeout(const char *value, struct refnic_emu_faults *f)
 {
-	uint32_t i;
+	char name[32], *sep, *end;
+	unsigned long n = UINT32_MAX;
+	unsigned int op;
 
-	for (i = 0; i < emu->nb_mac_filters; i++)
-		if (memcmp(emu->mac_filter[i], mac, 6) == 0)
-			return i;
-	return -1;
-}
-
-static uint16_t
-admin_mac_filter(struct refnic_emu *emu, const struct refnic_admin_cmd *cmd)
-{
-	int i = mac_filter_find(emu, cmd->mac);
-
-	if (cmd->opcode == REFNIC_ADMIN_MAC_FILTER_ADD) {
-		if (i >= 0)
-			return REFNIC_ADMIN_STS_OK;
-		if (emu->nb_mac_filters == REFNIC_MAX_MAC_FILTERS)
-			return REFNIC_ADMIN_STS_NOSPC;
-		memcpy(emu->mac_filter[emu->nb_mac_filters++], cmd->mac, 6);
-		return REFNIC_ADMIN_STS_OK;
+	if (value == NULL || strlen(value) >= sizeof(name))
+		goto bad;
+	strlcpy(name, value, sizeof(name));
+	sep = strchr(name, ':');
+	if (sep != NULL) {
+		*sep++ = '\0';
+		n = strtoul(sep, &end, 10);
+		if (!isdigit((unsigned char)*sep) || *end != '\0' || n == 0 || n > UINT32_MAX - 1)
+			goto bad;
 	}
-	if (i < 0)
-		return REFNIC_ADMIN_STS_NOT_FOUND;
-	memmove(emu->mac_filter[i], emu->mac_filter[i + 1],
-		(emu->nb_mac_filters - i - 1) * 6);
-	emu->nb_mac_filters--;
-	return REFNIC_ADMIN_STS_OK;
+	if (strcmp(name, "every") == 0 && sep != NULL) {
+		f->admin_timeout_every = n;
+		return 0;
+	}
+	if (strcmp(name, "any") == 0) {
+		f->admin_timeout_opcode = REFNIC_EMU_FAULT_ANY_OPCODE;
+		f->admin_timeout_times = n;
+		return 0;
+	}
+	for (op = 0; op < REFNIC_ADMIN_OPCODE_MAX; op++) {
+		if (strcasecmp(name, refnic_admin_opcode_name(op)) == 0) {
+			f->admin_timeout_opcode = op;
+			f->admin_timeout_times = n;
+			return 0;
+		}
+	}
+bad:
+	EMU_LOG(ERR, "invalid fault_admin_timeout=%s: expected <command>[:<times>], "
+		"any[:<times>] or every:<n>, with <command> an admin opcode name "
+		"such as queue_create", value ? value : "");
+	return -EINVAL;
 }
 
 static uint16_t
@@ -165,7 +178,21 @@ admin_execute(struct refnic_emu *emu, const struct refnic_admin_cmd *cmd, uint32
 		return REFNIC_ADMIN_STS_OK;
 	case REFNIC_ADMIN_MAC_FILTER_ADD:
 	case REFNIC_ADMIN_MAC_FILTER_DEL:
-		return admin_mac_filter(emu, cmd);
+	case REFNIC_ADMIN_MC_LIST_SET:
+	case REFNIC_ADMIN_VLAN_FILTER_ADD:
+	case REFNIC_ADMIN_VLAN_FILTER_DEL:
+		return refnic_emu_admin_filter(emu, cmd);
+	case REFNIC_ADMIN_RSS_SET:
+	case REFNIC_ADMIN_RSS_GET:
+		return refnic_emu_admin_rss(emu, cmd);
+	case REFNIC_ADMIN_GET_FEATURES:
+		*result = emu->features;
+		return REFNIC_ADMIN_STS_OK;
+	case REFNIC_ADMIN_SET_FEATURES:
+		if (cmd->value & ~(uint32_t)REFNIC_FEATURES_SWITCHABLE)
+			return REFNIC_ADMIN_STS_UNSUPPORTED;
+		emu->features = cmd->value;
+		return REFNIC_ADMIN_STS_OK;
 	case REFNIC_ADMIN_QUEUE_CREATE:
 		return refnic_emu_queue_create(emu, &cmd->qcreate) == 0 ?
 			REFNIC_ADMIN_STS_OK : REFNIC_ADMIN_STS_INVALID;
@@ -212,12 +239,29 @@ admin_complete(struct refnic_emu *emu)
 }
 
 static uint64_t
-admin_latency_tsc(const struct refnic_emu *emu, uint8_t opcode)
+admin_latency_us(const struct refnic_emu *emu, uint8_t opcode)
 {
 	uint64_t us = opcode < REFNIC_ADMIN_OPCODE_MAX ?
 		      emu->profile->admin_latency_us[opcode] : 0;
 
-	return refnic_emu_us_to_tsc(us * emu->params.admin_latency_pct / 100);
+	return us * emu->params.admin_latency_pct / 100;
+}
+
+/* fault_admin_timeout: is this command one the device drops on the floor? */
+static bool
+admin_fault_drops(struct refnic_emu *emu, uint8_t opcode)
+{
+	struct refnic_emu_faults *f = &emu->faults;
+
+	if (f->admin_timeout_every != 0 && emu->admin_fetched % f->admin_timeout_every == 0)
+		return true;
+	if (f->admin_timeout_times == 0 ||
+	    (f->admin_timeout_opcode != opcode &&
+	     f->admin_timeout_opcode != REFNIC_EMU_FAULT_ANY_OPCODE))
+		return false;
+	if (f->admin_timeout_times != UINT32_MAX)
+		f->admin_timeout_times--;
+	return true;
 }
 
 unsigned int
@@ -259,10 +303,17 @@ refnic_emu_admin_service(struct refnic_emu *emu, uint64_t now, uint64_t *next_du
 			return work;
 		aq->cmd = aq->sq[aq->head];
 		emu->stats.dma_reads++;
+		emu->admin_fetched++;
 		aq->head = (aq->head + 1) & (aq->depth - 1);
 		emu_reg_write(emu, REFNIC_REG_AQ_HEAD, aq->head);
-		aq->due_tsc = now + admin_latency_tsc(emu, aq->cmd.opcode);
-		aq->busy = true;
 		work++;
+		if (admin_fault_drops(emu, aq->cmd.opcode)) {
+			EMU_LOG(INFO, "%s: dropping admin command %s (fault injection)",
+				emu->name, refnic_admin_opcode_name(aq->cmd.opcode));
+			continue;
+		}
+		aq->due_tsc = now + refnic_emu_us_to_tsc(admin_latency_us(emu, aq->cmd.opcode));
+		emu->stats.control_latency_us += admin_latency_us(emu, aq->cmd.opcode);
+		aq->busy = true;
 	}
 }

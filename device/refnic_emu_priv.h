@@ -73,6 +73,15 @@ struct refnic_emu_admin {
 
 struct refnic_cable;
 
+struct refnic_emu_aeq {
+	bool enabled;
+	uint16_t depth;
+	uint16_t tail;			/* next entry to write */
+	uint8_t phase;
+	uint32_t ctrl_seen;		/* AEQ_CTRL writes seen */
+	struct refnic_event *ring;
+};
+
 /* Host memory the device may reach: DPDK memseg lists, and recent IOVA pages. */
 #define REFNIC_DMA_MAX_RANGES		32
 #define REFNIC_DMA_PAGE_CACHE		64
@@ -110,6 +119,15 @@ struct refnic_emu {
 	uint32_t rx_mode;		/* REFNIC_RX_MODE_* */
 	uint8_t mac_filter[REFNIC_MAX_MAC_FILTERS][6];
 	uint32_t nb_mac_filters;
+	uint8_t mc_filter[REFNIC_MAX_MC_FILTERS][6];
+	uint32_t nb_mc_filters;
+	uint64_t vlan_filter[(REFNIC_MAX_VLAN_ID + 1) / 64];
+	uint32_t features;		/* REFNIC_FEATURES_SWITCHABLE bits on */
+	struct refnic_rss_config rss;	/* hash_types == 0: RSS off */
+	bool link_up;			/* as last reported */
+	struct refnic_emu_aeq aeq;
+	struct refnic_emu_faults faults;
+	uint32_t admin_fetched;		/* commands fetched since reset */
 
 	struct refnic_cable *cable;
 	struct refnic_hw_stats stats;	/* engine-owned */
@@ -166,6 +184,22 @@ struct refnic_frame {
 /* Receive a frame on emu's port; false if dropped (counted by the device). */
 bool refnic_emu_rx_frame(struct refnic_emu *emu, const struct refnic_frame *f);
 
+/* refnic_emu_events.c: async events and interrupt vectors. */
+unsigned int refnic_emu_aeq_service(struct refnic_emu *emu);
+void refnic_emu_post_event(struct refnic_emu *emu, uint16_t type, uint32_t data);
+void refnic_emu_raise_vector(struct refnic_emu *emu, uint16_t vector);
+
+/* refnic_emu_filter.c: what the port accepts, and the admin commands that say so. */
+bool refnic_emu_rx_accept(struct refnic_emu *emu, const uint8_t *hdr, uint32_t hdr_len);
+uint16_t refnic_emu_admin_filter(struct refnic_emu *emu, const struct refnic_admin_cmd *cmd);
+void refnic_emu_filters_reset(struct refnic_emu *emu);
+
+/* refnic_emu_rss.c */
+/* RX queue for a frame, and its hash if RSS applies (*hashed). */
+uint16_t refnic_emu_rss_queue(const struct refnic_emu *emu, const uint8_t *hdr,
+			      uint32_t hdr_len, uint32_t *hash, bool *hashed);
+uint16_t refnic_emu_admin_rss(struct refnic_emu *emu, const struct refnic_admin_cmd *cmd);
+
 /* refnic_dma.c: the device's view of host memory. */
 void refnic_dma_init(struct refnic_emu *emu);
 /* Host address of [iova, iova + len), or NULL (counted as a DMA error). */
@@ -175,6 +209,7 @@ void *refnic_dma_map(struct refnic_emu *emu, uint64_t iova, uint64_t len);
 int refnic_cable_attach(struct refnic_emu *emu, const char *name);
 void refnic_cable_detach(struct refnic_emu *emu);
 struct refnic_emu *refnic_cable_peer(const struct refnic_emu *emu);
+void refnic_cable_set_plugged(struct refnic_emu *emu, bool plugged);
 
 /* refnic_engine.c */
 int refnic_engine_get(void);	/* start with the first device */

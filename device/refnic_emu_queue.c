@@ -278,29 +278,6 @@ frame_peek(const struct refnic_frame *f, uint8_t *dst, uint32_t len)
 	}
 }
 
-/* The port's MAC filter: its own address, filters, and the rx mode. */
-static bool
-rx_accept(const struct refnic_emu *emu, const uint8_t *dst)
-{
-	static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
-	uint32_t i;
-
-	if (emu->rx_mode & REFNIC_RX_MODE_PROMISC)
-		return true;
-	if (memcmp(dst, bcast, 6) == 0)
-		return emu->rx_mode & REFNIC_RX_MODE_BROADCAST;
-	if (dst[0] & 0x01)
-		return emu->rx_mode & REFNIC_RX_MODE_ALLMULTI;
-	if (!(emu->rx_mode & REFNIC_RX_MODE_UNICAST))
-		return false;
-	if (memcmp(dst, emu->mac, 6) == 0)
-		return true;
-	for (i = 0; i < emu->nb_mac_filters; i++)
-		if (memcmp(dst, emu->mac_filter[i], 6) == 0)
-			return true;
-	return false;
-}
-
 /* Packet type from the first header bytes (one VLAN tag is looked through). */
 static uint8_t
 rx_ptype(const uint8_t *hdr, uint32_t hdr_len)
@@ -346,10 +323,17 @@ rx_buffers_needed(const struct refnic_emu_rxq *rxq, uint16_t tail, uint32_t len)
 	return n;
 }
 
+/* What the device learnt about a frame, for its completions. */
+struct rx_meta {
+	uint8_t ptype;
+	bool hashed;
+	uint32_t hash;
+};
+
 /* Scatter f into n posted buffers; false on a DMA error (frame dropped). */
 static bool
 rx_scatter(struct refnic_emu *emu, struct refnic_emu_rxq *rxq, const struct refnic_frame *f,
-	   uint16_t n, uint8_t ptype)
+	   uint16_t n, const struct rx_meta *meta)
 {
 	uint32_t seg_off = 0, left = f->len;
 	uint16_t s = 0, b;
@@ -378,12 +362,13 @@ rx_scatter(struct refnic_emu *emu, struct refnic_emu_rxq *rxq, const struct refn
 		left -= chunk;
 		emu->stats.dma_writes += 2;
 
-		cpl->rss_hash = 0;
+		cpl->rss_hash = meta->hash;
 		cpl->desc_idx = idx;
 		cpl->len = chunk;
-		cpl->flags = left == 0 ? REFNIC_RXC_EOP : 0;
+		cpl->flags = (left == 0 ? REFNIC_RXC_EOP : 0) |
+			     (meta->hashed ? REFNIC_RXC_RSS_VALID : 0);
 		cpl->vlan_tci = 0;
-		cpl->ptype = ptype;
+		cpl->ptype = meta->ptype;
 		__atomic_store_n(&cpl->phase, rxq->cq_phase, __ATOMIC_RELEASE);
 		rxq->head = (idx + 1) & (rxq->size - 1);
 		if (rxq->head == 0)
@@ -395,15 +380,17 @@ rx_scatter(struct refnic_emu *emu, struct refnic_emu_rxq *rxq, const struct refn
 bool
 refnic_emu_rx_frame(struct refnic_emu *emu, const struct refnic_frame *f)
 {
-	uint8_t hdr[ETH_HLEN + 4 + 40];
-	uint32_t base = REFNIC_REG_RXQ(0);
+	/* Ethernet, a VLAN tag, IPv6 or IPv4 with options, L4 ports. */
+	uint8_t hdr[ETH_HLEN + 4 + 60 + 4];
+	uint32_t hdr_len = RTE_MIN(f->len, sizeof(hdr)), base;
+	struct rx_meta meta = { .hash = 0 };
 	struct refnic_emu_rxq *rxq;
-	uint16_t qid = 0, tail, n;
+	uint16_t qid, tail, n;
 
 	if (emu->state != REFNIC_STATE_READY)
 		return false;
-	frame_peek(f, hdr, RTE_MIN(f->len, sizeof(hdr)));
-	if (!rx_accept(emu, hdr)) {
+	frame_peek(f, hdr, hdr_len);
+	if (!refnic_emu_rx_accept(emu, hdr, hdr_len)) {
 		emu->stats.rx_filtered++;
 		return false;
 	}
@@ -411,6 +398,9 @@ refnic_emu_rx_frame(struct refnic_emu *emu, const struct refnic_frame *f)
 		emu->stats.rx_oversize++;
 		return false;
 	}
+	qid = refnic_emu_rss_queue(emu, hdr, hdr_len, &meta.hash, &meta.hashed);
+	meta.ptype = rx_ptype(hdr, hdr_len);
+	base = REFNIC_REG_RXQ(qid);
 	rxq = &emu->rxq[qid];
 	if (!rxq->enabled) {
 		emu->stats.q[qid].rx_no_buffer++;
@@ -426,7 +416,7 @@ refnic_emu_rx_frame(struct refnic_emu *emu, const struct refnic_frame *f)
 		emu->stats.q[qid].rx_no_buffer++;
 		return false;
 	}
-	if (!rx_scatter(emu, rxq, f, n, rx_ptype(hdr, RTE_MIN(f->len, sizeof(hdr))))) {
+	if (!rx_scatter(emu, rxq, f, n, &meta)) {
 		queue_error(emu, base, &rxq->enabled, "RX buffer DMA error");
 		return false;
 	}

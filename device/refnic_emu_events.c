@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The refnic authors
+ */
+
+/*
+ * Async events and interrupt vectors. The device writes events (link
+ * changes, faults) to a ring in host memory the driver set up through the
+ * AEQ registers, then raises vector 0 by signalling its eventfd, the way an
+ * MSI-X message lands in a VFIO eventfd.
+ */
+
+#include <sys/eventfd.h>
+
+#include <rte_common.h>
+
+#include "refnic_emu_priv.h"
+
+void
+refnic_emu_raise_vector(struct refnic_emu *emu, uint16_t vector)
+{
+	uint32_t vec = REFNIC_REG_VEC(vector);
+
+	if (vector >= emu->nb_vectors ||
+	    (emu_reg_read(emu, vec + REFNIC_VEC_CTRL) & REFNIC_VEC_CTRL_MASKED))
+		return;
+	emu_reg_write(emu, vec + REFNIC_VEC_RAISED, emu_reg_read(emu, vec + REFNIC_VEC_RAISED) + 1);
+	emu->stats.interrupts++;
+	eventfd_write(emu->vector_fd[vector], 1);
+}
+
+/* Latch or drop the event ring when the driver writes AEQ_CTRL. */
+unsigned int
+refnic_emu_aeq_service(struct refnic_emu *emu)
+{
+	struct refnic_emu_aeq *aeq = &emu->aeq;
+	uint32_t writes = emu_reg_writes(emu, REFNIC_REG_AEQ_CTRL);
+	uint32_t depth;
+	uint64_t iova;
+
+	if (writes == aeq->ctrl_seen)
+		return 0;
+	aeq->ctrl_seen = writes;
+	aeq->enabled = false;
+	if (!(emu_reg_read(emu, REFNIC_REG_AEQ_CTRL) & REFNIC_AEQ_CTRL_ENABLE))
+		return 1;
+	depth = emu_reg_read(emu, REFNIC_REG_AEQ_DEPTH);
+	iova = (uint64_t)emu_reg_read(emu, REFNIC_REG_AEQ_BASE_HI) << 32 |
+	       emu_reg_read(emu, REFNIC_REG_AEQ_BASE_LO);
+	if (depth < REFNIC_MIN_AEQ_DEPTH || depth > REFNIC_MAX_AEQ_DEPTH ||
+	    !rte_is_power_of_2(depth)) {
+		EMU_LOG(ERR, "%s: event queue depth %u invalid", emu->name, depth);
+		return 1;
+	}
+	aeq->ring = refnic_dma_map(emu, iova, depth * sizeof(*aeq->ring));
+	if (aeq->ring == NULL)
+		return 1;
+	aeq->depth = depth;
+	aeq->tail = 0;
+	aeq->phase = REFNIC_PHASE_BIT;
+	aeq->enabled = true;
+	return 1;
+}
+
+void
+refnic_emu_post_event(struct refnic_emu *emu, uint16_t type, uint32_t data)
+{
+	struct refnic_emu_aeq *aeq = &emu->aeq;
+	uint32_t head = emu_reg_read(emu, REFNIC_REG_AEQ_HEAD);
+	struct refnic_event *ev;
+
+	/* A driver that does not read its events loses the newest, not the device. */
+	if (!aeq->enabled || head >= aeq->depth ||
+	    ((aeq->tail + 1u) & (aeq->depth - 1u)) == head) {
+		emu->stats.events_dropped++;
+		return;
+	}
+	ev = &aeq->ring[aeq->tail];
+	ev->type = type;
+	ev->data = data;
+	__atomic_store_n(&ev->phase, aeq->phase, __ATOMIC_RELEASE);
+	aeq->tail = (aeq->tail + 1) & (aeq->depth - 1);
+	if (aeq->tail == 0)
+		aeq->phase ^= REFNIC_PHASE_BIT;
+	emu->stats.events_posted++;
+	emu->stats.dma_writes++;
+	refnic_emu_raise_vector(emu, REFNIC_ADMIN_VECTOR);
+}
