@@ -47,6 +47,14 @@ struct refnic_admin {
 	struct refnic_admin_stats stats;
 };
 
+/* The async event ring (device writes, driver reads in the interrupt thread). */
+struct refnic_aeq {
+	const struct rte_memzone *mz;
+	struct refnic_event *ring;
+	uint16_t head;
+	uint8_t phase;
+};
+
 struct refnic_bus_ops;
 
 struct refnic_adapter {
@@ -56,6 +64,8 @@ struct refnic_adapter {
 	void *bus_priv;
 
 	struct refnic_admin admin;
+	struct refnic_admin_stats reset_stats;	/* waits for the device to reset */
+	struct refnic_aeq aeq;
 	/* Set when the device stopped answering: later calls fail fast until
 	 * rte_eth_dev_reset() brings the port back. */
 	bool failed;
@@ -63,6 +73,8 @@ struct refnic_adapter {
 	struct refnic_identify ident;	/* validated copy */
 	struct rte_ether_addr mac;
 	uint32_t rx_mode;		/* REFNIC_RX_MODE_* as last set */
+
+	struct refnic_rss_config rss;	/* what RSS_SET sends at start */
 
 	/* Device counters at the last xstats/stats reset. */
 	struct refnic_hw_stats hw_stats_base;
@@ -94,9 +106,35 @@ int refnic_admin_exec(struct refnic_adapter *ad, struct refnic_admin_cmd *cmd,
 		      uint32_t *result);
 int refnic_admin_exec_buf(struct refnic_adapter *ad, struct refnic_admin_cmd *cmd,
 			  void *data, uint32_t len, bool to_device);
-const char *refnic_admin_opcode_name(uint8_t opcode);
 int refnic_admin_status_to_errno(uint16_t status);
 int refnic_fetch_hw_stats(struct refnic_adapter *ad);
+
+/* refnic_rss.c */
+uint64_t refnic_rss_offloads(void);
+int refnic_rss_configure(struct rte_eth_dev *dev);
+int refnic_rss_start(struct rte_eth_dev *dev);
+int refnic_rss_hash_update(struct rte_eth_dev *dev, struct rte_eth_rss_conf *conf);
+int refnic_rss_hash_conf_get(struct rte_eth_dev *dev, struct rte_eth_rss_conf *conf);
+int refnic_reta_update(struct rte_eth_dev *dev, struct rte_eth_rss_reta_entry64 *reta,
+		       uint16_t reta_size);
+int refnic_reta_query(struct rte_eth_dev *dev, struct rte_eth_rss_reta_entry64 *reta,
+		      uint16_t reta_size);
+
+/* refnic_filter.c */
+int refnic_mac_addr_add(struct rte_eth_dev *dev, struct rte_ether_addr *mac,
+			uint32_t index, uint32_t pool);
+void refnic_mac_addr_remove(struct rte_eth_dev *dev, uint32_t index);
+int refnic_set_mc_addr_list(struct rte_eth_dev *dev, struct rte_ether_addr *mc_addrs,
+			    uint32_t nb_mc_addrs);
+int refnic_vlan_filter_set(struct rte_eth_dev *dev, uint16_t vlan_id, int on);
+int refnic_vlan_offload_set(struct rte_eth_dev *dev, int mask);
+int refnic_features_apply(struct rte_eth_dev *dev);
+
+/* refnic_intr.c */
+int refnic_aeq_setup(struct refnic_adapter *ad);
+void refnic_aeq_free(struct refnic_adapter *ad);
+int refnic_intr_init(struct rte_eth_dev *dev);
+void refnic_intr_fini(struct rte_eth_dev *dev);
 
 /* refnic_xstats.c */
 int refnic_xstats_get(struct rte_eth_dev *dev, struct rte_eth_xstat *xstats, unsigned int n);

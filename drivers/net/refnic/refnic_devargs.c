@@ -28,6 +28,9 @@ static const char * const refnic_valid_args[] = {
 	REFNIC_ARG_PROFILE,
 	REFNIC_ARG_QUEUES,
 	REFNIC_ARG_ADMIN_POLL,
+	REFNIC_ARG_ADMIN_LATENCY_PCT,
+	REFNIC_ARG_FAULT_ADMIN_TIMEOUT,
+	REFNIC_ARG_FAULT_RESET_FAIL,
 	NULL
 };
 
@@ -60,6 +63,48 @@ handle_queues(const char *key, const char *value, void *opaque)
 		return -EINVAL;
 	}
 	a->queues = v;
+	return 0;
+}
+
+static int
+handle_admin_latency_pct(const char *key, const char *value, void *opaque)
+{
+	struct refnic_devargs *a = opaque;
+	uint32_t v;
+
+	if (parse_u32(value, 0, 100000, &v) != 0) {
+		PMD_INIT_LOG(ERR, "invalid %s=%s: expected a percentage from 0 to 100000",
+			     key, value ? value : "");
+		return -EINVAL;
+	}
+	a->admin_latency_pct = v;
+	return 0;
+}
+
+static int
+handle_fault_reset_fail(const char *key, const char *value, void *opaque)
+{
+	struct refnic_devargs *a = opaque;
+
+	if (parse_u32(value, 0, 1000, &a->fault_reset_fail) != 0) {
+		PMD_INIT_LOG(ERR, "invalid %s=%s: expected how many resets fail, 0 to 1000",
+			     key, value ? value : "");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int
+handle_fault_admin_timeout(const char *key, const char *value, void *opaque)
+{
+	struct refnic_devargs *a = opaque;
+
+	/* The device knows its commands and checks the rest. */
+	if (value == NULL || value[0] == '\0' || strlen(value) >= sizeof(a->fault_admin_timeout)) {
+		PMD_INIT_LOG(ERR, "invalid %s=%s", key, value ? value : "");
+		return -EINVAL;
+	}
+	strlcpy(a->fault_admin_timeout, value, sizeof(a->fault_admin_timeout));
 	return 0;
 }
 
@@ -177,6 +222,7 @@ refnic_devargs_parse(const char *name, const char *args, struct refnic_devargs *
 
 	memset(out, 0, sizeof(*out));
 	out->admin_poll.mode = REFNIC_POLL_BACKOFF;
+	out->admin_latency_pct = -1;
 	strlcpy(out->cable, "loopback", sizeof(out->cable));
 	if (args == NULL || args[0] == '\0')
 		return 0;
@@ -194,7 +240,13 @@ refnic_devargs_parse(const char *name, const char *args, struct refnic_devargs *
 	if (rte_kvargs_process(kvlist, REFNIC_ARG_CABLE, handle_cable, out) != 0 ||
 	    rte_kvargs_process(kvlist, REFNIC_ARG_PROFILE, handle_profile, out) != 0 ||
 	    rte_kvargs_process(kvlist, REFNIC_ARG_QUEUES, handle_queues, out) != 0 ||
-	    rte_kvargs_process(kvlist, REFNIC_ARG_ADMIN_POLL, handle_admin_poll, out) != 0)
+	    rte_kvargs_process(kvlist, REFNIC_ARG_ADMIN_POLL, handle_admin_poll, out) != 0 ||
+	    rte_kvargs_process(kvlist, REFNIC_ARG_ADMIN_LATENCY_PCT,
+			       handle_admin_latency_pct, out) != 0 ||
+	    rte_kvargs_process(kvlist, REFNIC_ARG_FAULT_ADMIN_TIMEOUT,
+			       handle_fault_admin_timeout, out) != 0 ||
+	    rte_kvargs_process(kvlist, REFNIC_ARG_FAULT_RESET_FAIL,
+			       handle_fault_reset_fail, out) != 0)
 		ret = -EINVAL;
 	rte_kvargs_free(kvlist);
 	return ret;

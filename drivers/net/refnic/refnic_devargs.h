@@ -13,6 +13,9 @@
 #define REFNIC_ARG_PROFILE		"profile"
 #define REFNIC_ARG_QUEUES		"queues"
 #define REFNIC_ARG_ADMIN_POLL		"admin_poll"
+#define REFNIC_ARG_ADMIN_LATENCY_PCT	"admin_latency_pct"
+#define REFNIC_ARG_FAULT_ADMIN_TIMEOUT	"fault_admin_timeout"
+#define REFNIC_ARG_FAULT_RESET_FAIL	"fault_reset_fail"
 
 #define REFNIC_ARG_NAME_LEN		64
 
@@ -35,6 +38,9 @@ struct refnic_devargs {
 	char cable[REFNIC_ARG_NAME_LEN];
 	char profile[REFNIC_ARG_NAME_LEN];	/* empty: the device's default */
 	uint16_t queues;			/* 0: the device's default */
+	int32_t admin_latency_pct;		/* -1: the device's default */
+	char fault_admin_timeout[REFNIC_ARG_NAME_LEN];	/* checked by the device */
+	uint32_t fault_reset_fail;
 };
 
 int refnic_devargs_parse(const char *name, const char *args, struct refnic_devargs *out);
@@ -44,6 +50,9 @@ int refnic_poll_policy_format(const struct refnic_poll_policy *p, char *buf, siz
 	REFNIC_ARG_CABLE "=loopback|<name> " \
 	REFNIC_ARG_PROFILE "=ideal|baremetal|vm " \
 	REFNIC_ARG_QUEUES "=<1-64> " \
-	REFNIC_ARG_ADMIN_POLL "=backoff|fixed:<us>|exp:<min_us>:<max_us>"
+	REFNIC_ARG_ADMIN_POLL "=backoff|fixed:<us>|exp:<min_us>:<max_us> " \
+	REFNIC_ARG_ADMIN_LATENCY_PCT "=<0-100000> " \
+	REFNIC_ARG_FAULT_ADMIN_TIMEOUT "=<command>[:<times>]|any[:<times>]|every:<n> " \
+	REFNIC_ARG_FAULT_RESET_FAIL "=<resets>"
 
 #endif /* _REFNIC_DEVARGS_H_ */

@@ -21,6 +21,13 @@ RTE_LOG_REGISTER(refnic_logtype_tx, pmd.net.refnic.tx, NOTICE);
 
 static const struct eth_dev_ops refnic_eth_dev_ops;
 
+/* The primary address plus the device's extra unicast filters. */
+static uint32_t
+refnic_max_mac_addrs(const struct refnic_adapter *ad)
+{
+	return 1 + RTE_MIN(ad->ident.max_mac_filters, REFNIC_MAX_MAC_FILTERS);
+}
+
 /* Check and clamp what IDENTIFY returned: it is device-written input. */
 static int
 refnic_identify_check(struct refnic_identify *id)
@@ -60,6 +67,8 @@ refnic_hw_init(struct refnic_adapter *ad)
 	if (ret != 0)
 		return ret;
 	ret = refnic_admin_init(ad);
+	if (ret == 0)
+		ret = refnic_aeq_setup(ad);
 	if (ret != 0)
 		return ret;
 	ad->failed = false;
@@ -76,8 +85,11 @@ refnic_hw_init(struct refnic_adapter *ad)
 		rte_eth_random_addr(ad->mac.addr_bytes);
 		PMD_INIT_LOG(WARNING, "device has no valid MAC address; using a random one");
 	}
-	memset(&ad->hw_stats_base, 0, sizeof(ad->hw_stats_base));
-	return 0;
+	/* Device counters run from its creation; the port's from its (re)init. */
+	ret = refnic_fetch_hw_stats(ad);
+	if (ret == 0)
+		ad->hw_stats_base = ad->hw_stats;
+	return ret;
 }
 
 int
@@ -95,14 +107,20 @@ refnic_ethdev_init(struct rte_eth_dev *dev, const struct refnic_hw *hw,
 	ad->bus_priv = bus_priv;
 
 	ret = refnic_hw_init(ad);
-	if (ret != 0) {
-		refnic_admin_fini(ad);
-		return ret;
+	if (ret == 0)
+		ret = refnic_intr_init(dev);
+	if (ret == 0) {
+		dev->data->mac_addrs = rte_zmalloc("refnic_mac", refnic_max_mac_addrs(ad) *
+						   RTE_ETHER_ADDR_LEN, 0);
+		if (dev->data->mac_addrs == NULL)
+			ret = -ENOMEM;
 	}
-	dev->data->mac_addrs = rte_zmalloc("refnic_mac", RTE_ETHER_ADDR_LEN, 0);
-	if (dev->data->mac_addrs == NULL) {
+	if (ret != 0) {
+		refnic_intr_fini(dev);
+		refnic_hw_reset(ad);
 		refnic_admin_fini(ad);
-		return -ENOMEM;
+		refnic_aeq_free(ad);
+		return ret;
 	}
 	rte_ether_addr_copy(&ad->mac, dev->data->mac_addrs);
 	dev->dev_ops = &refnic_eth_dev_ops;
@@ -127,13 +145,7 @@ refnic_dev_configure(struct rte_eth_dev *dev)
 
 	if (ad->failed)
 		return -EIO;
-	if (dev->data->dev_conf.rxmode.mq_mode & RTE_ETH_MQ_RX_RSS_FLAG &&
-	    dev->data->dev_conf.rx_adv_conf.rss_conf.rss_hf != 0) {
-		PMD_DRV_LOG(ERR, "port %u: RSS is not offered by this device version",
-			    dev->data->port_id);
-		return -ENOTSUP;
-	}
-	return 0;
+	return refnic_rss_configure(dev);
 }
 
 static int
@@ -249,10 +261,15 @@ refnic_dev_start(struct rte_eth_dev *dev)
 			return -EINVAL;
 		}
 	}
+	/* The port's configuration, before its first frame. */
 	ret = refnic_set_mtu(ad, dev->data->mtu);
 	if (ret == 0)
 		ret = refnic_set_rx_mode(dev, dev->data->promiscuous,
 					 dev->data->all_multicast);
+	if (ret == 0)
+		ret = refnic_features_apply(dev);
+	if (ret == 0)
+		ret = refnic_rss_start(dev);
 	for (q = 0; ret == 0 && q < dev->data->nb_tx_queues; q++)
 		ret = refnic_tx_queue_hw_start(dev, dev->data->tx_queues[q]);
 	for (q = 0; ret == 0 && q < dev->data->nb_rx_queues; q++)
@@ -287,9 +304,11 @@ refnic_dev_close(struct rte_eth_dev *dev)
 	if (dev->data->dev_started)
 		refnic_dev_stop(dev);
 	refnic_queues_release(dev);
-	/* Leave the device quiet: it forgets the admin rings we free next. */
+	refnic_intr_fini(dev);
+	/* Leave the device quiet: it forgets the rings we free next. */
 	refnic_hw_reset(ad);
 	refnic_admin_fini(ad);
+	refnic_aeq_free(ad);
 	if (ad->bus != NULL && ad->bus->release != NULL)
 		ad->bus->release(ad);
 	return 0;
@@ -323,8 +342,12 @@ refnic_dev_infos_get(struct rte_eth_dev *dev, struct rte_eth_dev_info *info)
 	info->max_rx_pktlen = id->max_mtu + REFNIC_ETH_OVERHEAD;
 	info->min_mtu = id->min_mtu;
 	info->max_mtu = id->max_mtu;
-	info->max_mac_addrs = 1;
-	info->rx_offload_capa = RTE_ETH_RX_OFFLOAD_SCATTER;
+	info->max_mac_addrs = refnic_max_mac_addrs(refnic_adapter(dev));
+	info->rx_offload_capa = RTE_ETH_RX_OFFLOAD_SCATTER | RTE_ETH_RX_OFFLOAD_RSS_HASH |
+				RTE_ETH_RX_OFFLOAD_VLAN_FILTER;
+	info->reta_size = REFNIC_RSS_RETA_SIZE;
+	info->hash_key_size = REFNIC_RSS_KEY_SIZE;
+	info->flow_type_rss_offloads = refnic_rss_offloads();
 	info->tx_offload_capa = RTE_ETH_TX_OFFLOAD_MULTI_SEGS |
 				RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE;
 	info->rx_desc_lim = (struct rte_eth_desc_lim) {
@@ -495,6 +518,30 @@ refnic_fw_version_get(struct rte_eth_dev *dev, char *fw_version, size_t fw_size)
 	return need > fw_size ? (int)need : 0;
 }
 
+/* Register dump: the global, vector and queue blocks of BAR0. */
+#define REFNIC_REG_DUMP_END	(REFNIC_REG_RXQ_BASE + REFNIC_MAX_QUEUES * REFNIC_REG_Q_STRIDE)
+
+static int
+refnic_get_reg(struct rte_eth_dev *dev, struct rte_dev_reg_info *regs)
+{
+	struct refnic_adapter *ad = refnic_adapter(dev);
+	uint32_t *data = regs->data, off;
+
+	if (data == NULL) {
+		regs->length = REFNIC_REG_DUMP_END / 4;
+		regs->width = sizeof(uint32_t);
+		return 0;
+	}
+	if (regs->length != 0 && regs->length != REFNIC_REG_DUMP_END / 4)
+		return -ENOTSUP;	/* whole dumps only */
+	for (off = 0; off < REFNIC_REG_DUMP_END; off += 4)
+		data[off / 4] = refnic_reg_read(&ad->hw, off);
+	regs->length = REFNIC_REG_DUMP_END / 4;
+	regs->width = sizeof(uint32_t);
+	regs->version = refnic_reg_read(&ad->hw, REFNIC_REG_VERSION);
+	return 0;
+}
+
 static const uint32_t *
 refnic_supported_ptypes_get(struct rte_eth_dev *dev __rte_unused)
 {
@@ -531,6 +578,16 @@ static const struct eth_dev_ops refnic_eth_dev_ops = {
 	.xstats_get_names = refnic_xstats_get_names,
 	.xstats_reset = refnic_xstats_reset,
 	.fw_version_get = refnic_fw_version_get,
+	.get_reg = refnic_get_reg,
+	.mac_addr_add = refnic_mac_addr_add,
+	.mac_addr_remove = refnic_mac_addr_remove,
+	.set_mc_addr_list = refnic_set_mc_addr_list,
+	.vlan_filter_set = refnic_vlan_filter_set,
+	.vlan_offload_set = refnic_vlan_offload_set,
+	.reta_update = refnic_reta_update,
+	.reta_query = refnic_reta_query,
+	.rss_hash_update = refnic_rss_hash_update,
+	.rss_hash_conf_get = refnic_rss_hash_conf_get,
 	.rx_queue_setup = refnic_rx_queue_setup,
 	.rx_queue_release = refnic_rx_queue_release,
 	.tx_queue_setup = refnic_tx_queue_setup,

@@ -158,6 +158,11 @@ refnic_recv_pkts(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 			continue;
 		first->port = rxq->port_id;
 		first->packet_type = refnic_rx_ptype(cpl->ptype);
+		if ((cpl->flags & REFNIC_RXC_RSS_VALID) &&
+		    (rxq->offloads & RTE_ETH_RX_OFFLOAD_RSS_HASH)) {
+			first->hash.rss = cpl->rss_hash;
+			first->ol_flags |= RTE_MBUF_F_RX_RSS_HASH;
+		}
 		bytes += first->pkt_len;
 		pkts[nb_rx++] = first;
 		first = NULL;

@@ -36,6 +36,12 @@ refnic_vdev_emu_params(const char *name, const struct refnic_devargs *args,
 	strlcpy(params->cable, args->cable, sizeof(params->cable));
 	if (args->queues != 0)
 		params->max_queues = args->queues;
+	if (args->admin_latency_pct >= 0)
+		params->admin_latency_pct = args->admin_latency_pct;
+	params->faults.reset_fail_times = args->fault_reset_fail;
+	if (args->fault_admin_timeout[0] != '\0' &&
+	    refnic_emu_parse_admin_timeout(args->fault_admin_timeout, &params->faults) != 0)
+		return -EINVAL;
 	if (args->profile[0] != '\0' &&
 	    refnic_emu_profile_parse(args->profile, &params->profile) != 0) {
 		PMD_INIT_LOG(ERR, "%s: invalid %s=%s: expected ideal, baremetal or vm",

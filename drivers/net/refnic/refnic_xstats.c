@@ -20,6 +20,7 @@ struct refnic_port_xstats {
 	uint64_t admin_commands;
 	uint64_t admin_polls;
 	uint64_t admin_wait_us;
+	uint64_t reset_wait_us;
 	uint64_t rx_no_buffer;
 	uint64_t rx_filtered;
 	uint64_t rx_oversize;
@@ -40,6 +41,7 @@ static const struct refnic_xstat_def port_xstats[] = {
 	PORT_XSTAT(admin_commands),
 	PORT_XSTAT(admin_polls),
 	PORT_XSTAT(admin_wait_us),
+	PORT_XSTAT(reset_wait_us),
 	PORT_XSTAT(rx_no_buffer),
 	PORT_XSTAT(rx_filtered),
 	PORT_XSTAT(rx_oversize),
@@ -82,7 +84,8 @@ hw_delta(const struct refnic_adapter *ad, const void *cur, size_t offset)
 }
 
 static void
-port_xstats_gather(const struct refnic_adapter *ad, struct refnic_port_xstats *x)
+port_xstats_gather(const struct refnic_adapter *ad, const struct refnic_admin_stats *admin,
+		   struct refnic_port_xstats *x)
 {
 	const struct refnic_hw_stats *s = &ad->hw_stats, *b = &ad->hw_stats_base;
 	unsigned int q;
@@ -94,9 +97,10 @@ port_xstats_gather(const struct refnic_adapter *ad, struct refnic_port_xstats *x
 		x->rx_no_buffer += s->q[q].rx_no_buffer - b->q[q].rx_no_buffer;
 		x->tx_malformed += s->q[q].tx_malformed - b->q[q].tx_malformed;
 	}
-	x->admin_commands = ad->admin.stats.commands;
-	x->admin_polls = ad->admin.stats.polls;
-	x->admin_wait_us = ad->admin.stats.wait_us;
+	x->admin_commands = admin->commands;
+	x->admin_polls = admin->polls;
+	x->admin_wait_us = admin->wait_us;
+	x->reset_wait_us = ad->reset_stats.wait_us;
 	x->rx_filtered = s->rx_filtered - b->rx_filtered;
 	x->rx_oversize = s->rx_oversize - b->rx_oversize;
 	x->dma_errors = s->dma_errors - b->dma_errors;
@@ -129,6 +133,7 @@ refnic_xstats_get(struct rte_eth_dev *dev, struct rte_eth_xstat *xstats, unsigne
 {
 	struct refnic_adapter *ad = refnic_adapter(dev);
 	unsigned int count = refnic_xstats_count(dev), i, q, id = 0;
+	struct refnic_admin_stats admin = ad->admin.stats;	/* before our own command */
 	struct refnic_port_xstats px;
 
 	if (xstats == NULL || n < count)
@@ -136,7 +141,7 @@ refnic_xstats_get(struct rte_eth_dev *dev, struct rte_eth_xstat *xstats, unsigne
 	/* A failed device keeps its last known counts; the admin ones go on. */
 	if (!ad->failed)
 		refnic_fetch_hw_stats(ad);
-	port_xstats_gather(ad, &px);
+	port_xstats_gather(ad, &admin, &px);
 	for (i = 0; i < RTE_DIM(port_xstats); i++, id++) {
 		xstats[id].id = id;
 		xstats[id].value = field(&px, port_xstats[i].offset);
@@ -160,5 +165,6 @@ refnic_xstats_reset(struct rte_eth_dev *dev)
 	struct refnic_adapter *ad = refnic_adapter(dev);
 
 	memset(&ad->admin.stats, 0, sizeof(ad->admin.stats));
+	memset(&ad->reset_stats, 0, sizeof(ad->reset_stats));
 	return dev->dev_ops->stats_reset(dev);
 }

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The refnic authors
+ */
+
+/*
+ * What the port accepts: extra unicast addresses, the multicast list, VLAN
+ * filtering. Each is an admin command; the device does the filtering.
+ */
+
+#include "refnic.h"
+
+int
+refnic_mac_addr_add(struct rte_eth_dev *dev, struct rte_ether_addr *mac,
+		    uint32_t index __rte_unused, uint32_t pool __rte_unused)
+{
+	struct refnic_admin_cmd cmd = { .opcode = REFNIC_ADMIN_MAC_FILTER_ADD };
+
+	memcpy(cmd.mac, mac->addr_bytes, RTE_ETHER_ADDR_LEN);
+	return refnic_admin_exec(refnic_adapter(dev), &cmd, NULL);
+}
+
+void
+refnic_mac_addr_remove(struct rte_eth_dev *dev, uint32_t index)
+{
+	struct refnic_admin_cmd cmd = { .opcode = REFNIC_ADMIN_MAC_FILTER_DEL };
+
+	memcpy(cmd.mac, dev->data->mac_addrs[index].addr_bytes, RTE_ETHER_ADDR_LEN);
+	refnic_admin_exec(refnic_adapter(dev), &cmd, NULL);
+}
+
+int
+refnic_set_mc_addr_list(struct rte_eth_dev *dev, struct rte_ether_addr *mc_addrs,
+			uint32_t nb_mc_addrs)
+{
+	struct refnic_admin_cmd cmd = { .opcode = REFNIC_ADMIN_MC_LIST_SET };
+
+	if (nb_mc_addrs > REFNIC_MAX_MC_FILTERS) {
+		PMD_DRV_LOG(ERR, "port %u: %u multicast addresses, the device holds %u",
+			    dev->data->port_id, nb_mc_addrs, REFNIC_MAX_MC_FILTERS);
+		return -ENOSPC;
+	}
+	return refnic_admin_exec_buf(refnic_adapter(dev), &cmd, mc_addrs,
+				     nb_mc_addrs * RTE_ETHER_ADDR_LEN, true);
+}
+
+int
+refnic_vlan_filter_set(struct rte_eth_dev *dev, uint16_t vlan_id, int on)
+{
+	struct refnic_admin_cmd cmd = {
+		.opcode = on ? REFNIC_ADMIN_VLAN_FILTER_ADD : REFNIC_ADMIN_VLAN_FILTER_DEL,
+		.vlan_id = vlan_id,
+	};
+
+	return refnic_admin_exec(refnic_adapter(dev), &cmd, NULL);
+}
+
+/* Switch the device features the Rx offloads ask for (VLAN filtering). */
+int
+refnic_features_apply(struct rte_eth_dev *dev)
+{
+	uint64_t offloads = dev->data->dev_conf.rxmode.offloads;
+	struct refnic_admin_cmd cmd = {
+		.opcode = REFNIC_ADMIN_SET_FEATURES,
+		.value = (offloads & RTE_ETH_RX_OFFLOAD_VLAN_FILTER) ?
+			 (uint32_t)REFNIC_CAP_VLAN_FILTER : 0,
+	};
+
+	return refnic_admin_exec(refnic_adapter(dev), &cmd, NULL);
+}
+
+int
+refnic_vlan_offload_set(struct rte_eth_dev *dev, int mask)
+{
+	if (!(mask & RTE_ETH_VLAN_FILTER_MASK))
+		return 0;
+	return refnic_features_apply(dev);
+}
