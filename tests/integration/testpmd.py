@@ -21,6 +21,9 @@ PROMPT = "testpmd> "
 
 # CSI sequences: testpmd clears the screen for periodic stats.
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
+# Events testpmd prints from the interrupt thread, possibly after a prompt:
+# "\nPort 1: link state change event\n".
+_ASYNC_EVENTS = re.compile(r"(\n*Port \d+: [^\n]* event\n)+$")
 # What cmdline prints when it could not parse a command: a test typo.
 _PARSE_ERROR = re.compile(r"^(Bad arguments|Command not found|Ambiguous command)", re.M)
 # What testpmd prints when a command it parsed did not work.
@@ -205,8 +208,8 @@ class TestPmd:
         deadline = time.monotonic() + timeout
         while True:
             text = _ANSI.sub("", self.transcript[start:]).replace("\r", "")
-            if text.endswith(PROMPT):
-                return text
+            if _ASYNC_EVENTS.sub("", text).endswith(PROMPT):
+                return _ASYNC_EVENTS.sub("", text)
             if not self._read_some(deadline):
                 break
         tail = self.transcript[-3000:].replace("\r", "")

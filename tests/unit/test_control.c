@@ -1,0 +1,528 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The refnic authors
+ */
+
+/*
+ * The control path: admin polling policies (counts, not time), commands the
+ * device never answers, resets that never finish, link events, and the
+ * admin-driven port features: RSS (checked against Microsoft's Toeplitz
+ * verification vectors), MAC, multicast and VLAN filters, MTU, register dump.
+ */
+
+#include <math.h>
+
+#include <rte_bus_vdev.h>
+#include <rte_ip.h>
+#include <rte_tcp.h>
+
+#include "test_common.h"
+
+#define CP_A	"net_refnic_cp0"
+#define CP_B	"net_refnic_cp1"
+
+static uint64_t
+xstat(uint16_t port, const char *name)
+{
+	uint64_t id, value = UINT64_MAX;
+
+	if (rte_eth_xstats_get_id_by_name(port, name, &id) == 0)
+		rte_eth_xstats_get_by_id(port, &id, &value, 1);
+	return value;
+}
+
+/*
+ * Polls per admin command stay within what each policy allows for the time
+ * the command took: counts derived from the measured wait, not timings.
+ */
+static int
+test_poll_policies_bounded(void)
+{
+	static const struct { const char *arg; double min_us, max_us; } policies[] = {
+		{ "admin_poll=backoff", 0, 0 },
+		{ "admin_poll=fixed:200", 200, 200 },
+		{ "admin_poll=exp:10:400", 10, 400 },
+	};
+	char args[128];
+	unsigned int i;
+
+	for (i = 0; i < RTE_DIM(policies); i++) {
+		uint64_t cmds, polls, wait_us;
+		double per_cmd, bound;
+		uint16_t port;
+
+		snprintf(args, sizeof(args), "profile=baremetal,%s", policies[i].arg);
+		TEST_ASSERT_SUCCESS(test_port_create(CP_A, args, &port), "%s", args);
+		TEST_ASSERT_SUCCESS(test_port_start(port, 0, 0), "%s", args);
+		cmds = xstat(port, "admin_commands");
+		polls = xstat(port, "admin_polls");
+		wait_us = xstat(port, "admin_wait_us");
+		test_port_destroy(CP_A);
+		TEST_ASSERT(cmds >= 5 && polls >= cmds, "%s: %" PRIu64 " commands, %" PRIu64
+			    " polls", args, cmds, polls);
+		per_cmd = (double)wait_us / cmds;
+		if (policies[i].max_us == 0)	/* 1 us steps to 8 us, then x1.125 */
+			bound = 10 + log(RTE_MAX(per_cmd, 8.0) / 8) / log(1.125);
+		else if (policies[i].min_us == policies[i].max_us)
+			bound = 2 + per_cmd / policies[i].min_us;
+		else
+			bound = 2 + log2(RTE_MAX(per_cmd, policies[i].min_us) / policies[i].min_us);
+		printf("    %-22s %3" PRIu64 " commands, %5.1f polls/command (bound %.1f), "
+		       "%6.1f us/command\n", policies[i].arg, cmds, (double)polls / cmds,
+		       bound, per_cmd);
+		TEST_ASSERT((double)polls / cmds <= bound, "%s polls too often", args);
+		if (policies[i].max_us == 0)
+			TEST_ASSERT((double)polls / cmds <= 24, "backoff: at most 24 polls/command");
+	}
+	return TEST_SUCCESS;
+}
+
+/*
+ * A command the device never answers: the caller gets -ETIMEDOUT, the port
+ * fails fast afterwards, and rte_eth_dev_reset() brings it back.
+ */
+static int
+test_admin_timeout_then_reset(void)
+{
+	struct refnic_emu_faults faults = {
+		.admin_timeout_opcode = REFNIC_ADMIN_QUEUE_CREATE,
+		.admin_timeout_times = 1,
+	};
+	struct rte_mbuf *m, *rx;
+	struct rte_ether_addr mac;
+	uint16_t a, b;
+	int ret;
+
+	TEST_ASSERT_SUCCESS(test_port_create(CP_A, "cable=to,profile=ideal", &a), "");
+	TEST_ASSERT_SUCCESS(test_port_create(CP_B, "cable=to,profile=ideal", &b), "");
+	refnic_emu_set_faults(refnic_emu_lookup(CP_A), &faults);
+	ret = test_port_start(a, 0, 0);
+	TEST_ASSERT_EQUAL(ret, -ETIMEDOUT, "start with a lost QUEUE_CREATE");
+	TEST_ASSERT_EQUAL(rte_eth_dev_start(a), -EIO, "a failed port fails fast");
+	TEST_ASSERT(xstat(a, "admin_commands") != UINT64_MAX, "xstats still answer");
+
+	TEST_ASSERT_SUCCESS(rte_eth_dev_reset(a), "reset");
+	TEST_ASSERT_SUCCESS(test_port_start(a, 0, 0), "start after reset");
+	TEST_ASSERT_SUCCESS(test_port_start(b, 0, 0), "");
+	rte_eth_macaddr_get(b, &mac);
+	m = test_make_pkt(&mac, 200, 1, 1);
+	ret = test_tx_all(a, &m, 1) == 1 && test_rx_wait(b, &rx, 1) == 1 ? 0 : -1;
+	if (ret == 0)
+		rte_pktmbuf_free(rx);
+	test_port_destroy(CP_A);
+	test_port_destroy(CP_B);
+	TEST_ASSERT_SUCCESS(ret, "no traffic after recovery");
+	return TEST_SUCCESS;
+}
+
+/* A reset that never finishes fails the probe cleanly, within the device's bound. */
+static int
+test_reset_failure(void)
+{
+	uint16_t port, before = rte_eth_dev_count_avail();
+
+	TEST_ASSERT(test_port_create(CP_A, "fault_reset_fail=1", &port) != 0,
+		    "probe succeeded on a device that never leaves reset");
+	rte_vdev_uninit(CP_A);
+	TEST_ASSERT(refnic_emu_lookup(CP_A) == NULL, "device left behind");
+	TEST_ASSERT_EQUAL(rte_eth_dev_count_avail(), before, "port left behind");
+	TEST_ASSERT_SUCCESS(test_port_create(CP_A, "", &port), "a healthy device after");
+	test_port_destroy(CP_A);
+	return TEST_SUCCESS;
+}
+
+static unsigned int lsc_events[RTE_MAX_ETHPORTS];
+
+static int
+lsc_cb(uint16_t port, enum rte_eth_event_type type __rte_unused, void *arg __rte_unused,
+       void *ret __rte_unused)
+{
+	__atomic_fetch_add(&lsc_events[port], 1, __ATOMIC_RELAXED);
+	return 0;
+}
+
+/* Wait for the port's LSC count to reach n and its link to be `up`. */
+static bool
+lsc_wait(uint16_t port, unsigned int n, bool up)
+{
+	uint64_t deadline = rte_get_timer_cycles() + TEST_WAIT_S * rte_get_timer_hz();
+	struct rte_eth_link link;
+
+	do {
+		rte_eth_link_get_nowait(port, &link);
+		if (__atomic_load_n(&lsc_events[port], __ATOMIC_RELAXED) >= n &&
+		    link.link_status == (up ? RTE_ETH_LINK_UP : RTE_ETH_LINK_DOWN))
+			return __atomic_load_n(&lsc_events[port], __ATOMIC_RELAXED) == n;
+		rte_delay_us_sleep(1000);
+	} while (rte_get_timer_cycles() < deadline);
+	return false;
+}
+
+/* Pulling the cable raises LSC on both ends, pushing it back raises it again. */
+static int
+test_lsc_on_unplug_replug(void)
+{
+	struct rte_eth_conf conf = { .intr_conf = { .lsc = 1 } };
+	uint16_t ports[2], p;
+	int ret = TEST_SUCCESS;
+
+	TEST_ASSERT_SUCCESS(test_port_create(CP_A, "cable=lsc,profile=ideal", &ports[0]), "");
+	TEST_ASSERT_SUCCESS(test_port_create(CP_B, "cable=lsc,profile=ideal", &ports[1]), "");
+	for (p = 0; p < 2; p++) {
+		lsc_events[ports[p]] = 0;
+		rte_eth_dev_callback_register(ports[p], RTE_ETH_EVENT_INTR_LSC, lsc_cb, NULL);
+		if (rte_eth_dev_configure(ports[p], 1, 1, &conf) != 0 ||
+		    rte_eth_rx_queue_setup(ports[p], 0, TEST_RING_SIZE, SOCKET_ID_ANY, NULL,
+					   test_pool) != 0 ||
+		    rte_eth_tx_queue_setup(ports[p], 0, TEST_RING_SIZE, SOCKET_ID_ANY, NULL) != 0 ||
+		    rte_eth_dev_start(ports[p]) != 0)
+			ret = TEST_FAILED;
+	}
+	if (ret == TEST_SUCCESS) {
+		refnic_emu_set_cable_plugged(refnic_emu_lookup(CP_A), false);
+		if (!lsc_wait(ports[0], 1, false) || !lsc_wait(ports[1], 1, false))
+			ret = TEST_FAILED;
+		refnic_emu_set_cable_plugged(refnic_emu_lookup(CP_A), true);
+		if (!lsc_wait(ports[0], 2, true) || !lsc_wait(ports[1], 2, true))
+			ret = TEST_FAILED;
+	}
+	if (ret != TEST_SUCCESS)
+		printf("    LSC events: %u and %u\n", lsc_events[ports[0]], lsc_events[ports[1]]);
+	for (p = 0; p < 2; p++)
+		rte_eth_dev_callback_unregister(ports[p], RTE_ETH_EVENT_INTR_LSC, lsc_cb, NULL);
+	test_port_destroy(CP_A);
+	test_port_destroy(CP_B);
+	return ret;
+}
+
+/* Microsoft's RSS verification suite, IPv4 and IPv6 with TCP. */
+static const struct {
+	uint8_t src[16], dst[16];
+	bool v6;
+	uint16_t sport, dport;
+	uint32_t hash_ip, hash_tcp;
+} rss_vectors[] = {
+	{ { 66, 9, 149, 187 }, { 161, 142, 100, 80 }, false, 2794, 1766, 0x323e8fc2, 0x51ccc178 },
+	{ { 199, 92, 111, 2 }, { 65, 69, 140, 83 }, false, 14230, 4739, 0xd718262a, 0xc626b0ea },
+	{ { 24, 19, 198, 95 }, { 12, 22, 207, 184 }, false, 12898, 38024, 0xd2d0a5de, 0x5c2b394a },
+	{ { 38, 27, 205, 30 }, { 209, 142, 163, 6 }, false, 48228, 2217, 0x82989176, 0xafc7327f },
+	{ { 153, 39, 163, 191 }, { 202, 188, 127, 2 }, false, 44251, 1303, 0x5d1809c5, 0x10e828a2 },
+	{ { 0x3f, 0xfe, 0x25, 0x01, 0x02, 0x00, 0x1f, 0xff, 0, 0, 0, 0, 0, 0, 0, 0x07 },
+	  { 0x3f, 0xfe, 0x25, 0x01, 0x02, 0x00, 0x00, 0x03, 0, 0, 0, 0, 0, 0, 0, 0x01 },
+	  true, 2794, 1766, 0x2cc18cd5, 0x40207d3d },
+};
+
+/* A TCP frame for vector i. */
+static struct rte_mbuf *
+rss_frame(unsigned int i)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(test_pool);
+	struct rte_ether_hdr *eh;
+	struct rte_tcp_hdr *th;
+	uint32_t l3_len = rss_vectors[i].v6 ? sizeof(struct rte_ipv6_hdr) :
+					      sizeof(struct rte_ipv4_hdr);
+
+	if (m == NULL)
+		return NULL;
+	eh = (struct rte_ether_hdr *)rte_pktmbuf_append(m, sizeof(*eh) + l3_len + sizeof(*th) + 6);
+	memset(eh, 0, m->data_len);
+	memset(&eh->dst_addr, 0xff, sizeof(eh->dst_addr));
+	if (rss_vectors[i].v6) {
+		struct rte_ipv6_hdr *ip6 = (struct rte_ipv6_hdr *)(eh + 1);
+
+		eh->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV6);
+		ip6->vtc_flow = rte_cpu_to_be_32(6u << 28);
+		ip6->proto = IPPROTO_TCP;
+		ip6->hop_limits = 64;
+		memcpy(ip6->src_addr, rss_vectors[i].src, 16);
+		memcpy(ip6->dst_addr, rss_vectors[i].dst, 16);
+	} else {
+		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(eh + 1);
+
+		eh->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
+		ip->version_ihl = RTE_IPV4_VHL_DEF;
+		ip->time_to_live = 64;
+		ip->next_proto_id = IPPROTO_TCP;
+		memcpy(&ip->src_addr, rss_vectors[i].src, 4);
+		memcpy(&ip->dst_addr, rss_vectors[i].dst, 4);
+	}
+	th = (struct rte_tcp_hdr *)((uint8_t *)(eh + 1) + l3_len);
+	th->src_port = rte_cpu_to_be_16(rss_vectors[i].sport);
+	th->dst_port = rte_cpu_to_be_16(rss_vectors[i].dport);
+	return m;
+}
+
+#define RSS_QUEUES	4
+
+/* Send vector i A->B; return the RX queue it landed on (or -1) and its hash. */
+static int
+rss_send(uint16_t a, uint16_t b, unsigned int i, uint32_t *hash, bool *has_hash)
+{
+	uint64_t deadline = rte_get_timer_cycles() + TEST_WAIT_S * rte_get_timer_hz();
+	struct rte_mbuf *m = rss_frame(i), *rx;
+	uint16_t q;
+
+	if (m == NULL || test_tx_all(a, &m, 1) != 1)
+		return -1;
+	do {
+		for (q = 0; q < RSS_QUEUES; q++) {
+			if (rte_eth_rx_burst(b, q, &rx, 1) == 1) {
+				*has_hash = rx->ol_flags & RTE_MBUF_F_RX_RSS_HASH;
+				*hash = rx->hash.rss;
+				rte_pktmbuf_free(rx);
+				return q;
+			}
+		}
+	} while (rte_get_timer_cycles() < deadline);
+	return -1;
+}
+
+static int
+rss_port_start(uint16_t port, uint64_t rss_hf)
+{
+	struct rte_eth_conf conf = {
+		.rxmode = { .mq_mode = RTE_ETH_MQ_RX_RSS, .offloads = RTE_ETH_RX_OFFLOAD_RSS_HASH },
+		.rx_adv_conf.rss_conf = { .rss_hf = rss_hf },
+	};
+	uint16_t q;
+	int ret = rte_eth_dev_configure(port, RSS_QUEUES, RSS_QUEUES, &conf);
+
+	for (q = 0; ret == 0 && q < RSS_QUEUES; q++)
+		ret = rte_eth_rx_queue_setup(port, q, TEST_RING_SIZE, SOCKET_ID_ANY, NULL,
+					     test_pool) |
+		      rte_eth_tx_queue_setup(port, q, TEST_RING_SIZE, SOCKET_ID_ANY, NULL);
+	return ret == 0 ? rte_eth_dev_start(port) : ret;
+}
+
+/* The device's Toeplitz hash, queue choice, RETA and key updates. */
+static int
+test_rss(void)
+{
+	struct rte_eth_rss_reta_entry64 reta[REFNIC_RSS_RETA_SIZE / RTE_ETH_RETA_GROUP_SIZE];
+	uint64_t hf_tcp = RTE_ETH_RSS_IPV4 | RTE_ETH_RSS_NONFRAG_IPV4_TCP |
+			  RTE_ETH_RSS_IPV6 | RTE_ETH_RSS_NONFRAG_IPV6_TCP;
+	uint8_t key[REFNIC_RSS_KEY_SIZE];
+	struct rte_eth_rss_conf rss_conf = { .rss_key = key, .rss_key_len = sizeof(key) };
+	uint16_t a, b;
+	uint32_t hash;
+	bool has_hash;
+	unsigned int i;
+	int q, ret = TEST_FAILED;
+
+	TEST_ASSERT_SUCCESS(test_port_create(CP_A, "cable=rss,profile=ideal", &a), "");
+	TEST_ASSERT_SUCCESS(test_port_create(CP_B, "cable=rss,profile=ideal", &b), "");
+	if (rss_port_start(a, hf_tcp) != 0 || rss_port_start(b, hf_tcp) != 0)
+		goto out;
+	/* IP + TCP hashing: the 4-tuple vectors, queue = RETA[hash % 128] = hash % 4. */
+	for (i = 0; i < RTE_DIM(rss_vectors); i++) {
+		q = rss_send(a, b, i, &hash, &has_hash);
+		if (q < 0 || !has_hash || hash != rss_vectors[i].hash_tcp ||
+		    q != (int)(hash % RSS_QUEUES)) {
+			printf("    vector %u: queue %d hash 0x%08x, want queue %u hash 0x%08x\n",
+			       i, q, hash, rss_vectors[i].hash_tcp % RSS_QUEUES,
+			       rss_vectors[i].hash_tcp);
+			goto out;
+		}
+	}
+	/* IP-only hashing: the 2-tuple vectors. */
+	rss_conf.rss_key = NULL;
+	rss_conf.rss_hf = RTE_ETH_RSS_IPV4 | RTE_ETH_RSS_IPV6;
+	if (rte_eth_dev_rss_hash_update(b, &rss_conf) != 0)
+		goto out;
+	for (i = 0; i < RTE_DIM(rss_vectors); i++) {
+		q = rss_send(a, b, i, &hash, &has_hash);
+		if (q < 0 || hash != rss_vectors[i].hash_ip) {
+			printf("    vector %u IP only: hash 0x%08x, want 0x%08x\n", i, hash,
+			       rss_vectors[i].hash_ip);
+			goto out;
+		}
+	}
+	/* Everything to queue 3; the device's table reads back as written. */
+	memset(reta, 0, sizeof(reta));
+	for (i = 0; i < RTE_DIM(reta); i++) {
+		reta[i].mask = UINT64_MAX;
+		memset(reta[i].reta, 0, sizeof(reta[i].reta));
+		for (q = 0; q < RTE_ETH_RETA_GROUP_SIZE; q++)
+			reta[i].reta[q] = 3;
+	}
+	if (rte_eth_dev_rss_reta_update(b, reta, REFNIC_RSS_RETA_SIZE) != 0)
+		goto out;
+	memset(reta, 0, sizeof(reta));
+	for (i = 0; i < RTE_DIM(reta); i++)
+		reta[i].mask = UINT64_MAX;
+	if (rte_eth_dev_rss_reta_query(b, reta, REFNIC_RSS_RETA_SIZE) != 0 ||
+	    reta[1].reta[63] != 3)
+		goto out;
+	for (i = 0; i < RTE_DIM(rss_vectors); i++)
+		if (rss_send(a, b, i, &hash, &has_hash) != 3)
+			goto out;
+	/* A new key changes the hash to what Toeplitz says for that key. */
+	for (i = 0; i < sizeof(key); i++)
+		key[i] = i * 7 + 1;
+	rss_conf.rss_key = key;
+	rss_conf.rss_hf = RTE_ETH_RSS_IPV4;
+	if (rte_eth_dev_rss_hash_update(b, &rss_conf) != 0 || rss_send(a, b, 0, &hash, &has_hash) < 0 ||
+	    hash != refnic_toeplitz(key, (const uint8_t[]){ 66, 9, 149, 187, 161, 142, 100, 80 }, 8))
+		goto out;
+	memset(key, 0, sizeof(key));
+	if (rte_eth_dev_rss_hash_conf_get(b, &rss_conf) != 0 || key[1] != 8 ||
+	    rss_conf.rss_hf != RTE_ETH_RSS_IPV4)
+		goto out;
+	ret = TEST_SUCCESS;
+out:
+	test_port_destroy(CP_A);
+	test_port_destroy(CP_B);
+	return ret;
+}
+
+/* Send one frame to dst; true if B received it. */
+static bool
+filter_passes(uint16_t a, uint16_t b, const struct rte_ether_addr *dst, uint16_t vlan)
+{
+	struct rte_mbuf *m = test_make_pkt(dst, 100, 3, 1), *rx;
+	struct refnic_hw_stats before, after;
+	uint64_t deadline;
+
+	if (m == NULL)
+		return false;
+	if (vlan != 0) {
+		struct rte_ether_hdr *eh = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+		struct rte_vlan_hdr *vh = (struct rte_vlan_hdr *)(eh + 1);
+
+		vh->vlan_tci = rte_cpu_to_be_16(vlan);
+		vh->eth_proto = eh->ether_type;
+		eh->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_VLAN);
+	}
+	test_hw_stats(CP_B, &before);
+	if (test_tx_all(a, &m, 1) != 1)
+		return false;
+	/* Wait for the device's verdict: delivered or filtered. */
+	deadline = rte_get_timer_cycles() + TEST_WAIT_S * rte_get_timer_hz();
+	do {
+		test_hw_stats(CP_B, &after);
+		if (after.rx_filtered != before.rx_filtered)
+			return false;
+		if (rte_eth_rx_burst(b, 0, &rx, 1) == 1) {
+			rte_pktmbuf_free(rx);
+			return true;
+		}
+	} while (rte_get_timer_cycles() < deadline);
+	return false;
+}
+
+static int
+test_filters(void)
+{
+	static const struct rte_ether_addr extra = {{ 0x02, 0, 0, 0, 0x12, 0x34 }};
+	static const struct rte_ether_addr mc = {{ 0x01, 0x00, 0x5e, 0, 0, 5 }};
+	struct rte_ether_addr mc_list[1] = { mc };
+	struct rte_ether_addr own;
+	uint16_t a, b;
+	int ret = TEST_FAILED;
+
+	TEST_ASSERT_SUCCESS(test_port_create(CP_A, "cable=flt,profile=ideal", &a), "");
+	TEST_ASSERT_SUCCESS(test_port_create(CP_B, "cable=flt,profile=ideal", &b), "");
+	if (test_port_start(a, 0, 0) != 0 ||
+	    test_port_start(b, RTE_ETH_RX_OFFLOAD_VLAN_FILTER, 0) != 0 ||
+	    rte_eth_promiscuous_disable(b) != 0 || rte_eth_macaddr_get(b, &own) != 0)
+		goto out;
+	if (!filter_passes(a, b, &own, 0) || filter_passes(a, b, &extra, 0))
+		goto out;
+	if (rte_eth_dev_mac_addr_add(b, (struct rte_ether_addr *)&extra, 0) != 0 ||
+	    !filter_passes(a, b, &extra, 0))
+		goto out;
+	if (rte_eth_dev_mac_addr_remove(b, (struct rte_ether_addr *)&extra) != 0 ||
+	    filter_passes(a, b, &extra, 0))
+		goto out;
+	if (filter_passes(a, b, &mc, 0) || rte_eth_dev_set_mc_addr_list(b, mc_list, 1) != 0 ||
+	    !filter_passes(a, b, &mc, 0))
+		goto out;
+	/* VLAN filtering on: tagged frames need their VID in the table. */
+	if (filter_passes(a, b, &own, 100) || rte_eth_dev_vlan_filter(b, 100, 1) != 0 ||
+	    !filter_passes(a, b, &own, 100) || filter_passes(a, b, &own, 101))
+		goto out;
+	ret = TEST_SUCCESS;
+out:
+	test_port_destroy(CP_A);
+	test_port_destroy(CP_B);
+	return ret;
+}
+
+/* A smaller MTU on a started port: the device drops what no longer fits. */
+static int
+test_mtu_runtime(void)
+{
+	struct refnic_hw_stats s;
+	struct rte_ether_addr mac;
+	uint16_t a, b;
+	int ret = TEST_FAILED;
+
+	TEST_ASSERT_SUCCESS(test_port_create(CP_A, "cable=mtu,profile=ideal", &a), "");
+	TEST_ASSERT_SUCCESS(test_port_create(CP_B, "cable=mtu,profile=ideal", &b), "");
+	if (test_port_start(a, 0, 0) != 0 || test_port_start(b, 0, 0) != 0 ||
+	    rte_eth_macaddr_get(b, &mac) != 0 || rte_eth_dev_set_mtu(b, 1000) != 0)
+		goto out;
+	if (rte_eth_dev_set_mtu(b, REFNIC_MAX_MTU + 1) == 0)
+		goto out;
+	test_hw_stats(CP_B, &s);
+	if (!filter_passes(a, b, &mac, 0))	/* 100 bytes: fine */
+		goto out;
+	{
+		struct rte_mbuf *m = test_make_pkt(&mac, 1200, 1, 1);
+		struct refnic_hw_stats after;
+		uint64_t deadline = rte_get_timer_cycles() + TEST_WAIT_S * rte_get_timer_hz();
+
+		if (test_tx_all(a, &m, 1) != 1)
+			goto out;
+		do {
+			test_hw_stats(CP_B, &after);
+		} while (after.rx_oversize == s.rx_oversize && rte_get_timer_cycles() < deadline);
+		if (after.rx_oversize != s.rx_oversize + 1)
+			goto out;
+	}
+	ret = TEST_SUCCESS;
+out:
+	test_port_destroy(CP_A);
+	test_port_destroy(CP_B);
+	return ret;
+}
+
+/* The register dump: its size, the magic, a started queue's ring size. */
+static int
+test_get_reg(void)
+{
+	struct rte_dev_reg_info info = { 0 };
+	uint32_t *regs;
+	uint16_t port;
+	int ret = TEST_FAILED;
+
+	TEST_ASSERT_SUCCESS(test_port_create(CP_A, "profile=ideal", &port), "");
+	if (test_port_start(port, 0, 0) != 0 || rte_eth_dev_get_reg_info(port, &info) != 0 ||
+	    info.width != 4 || info.length == 0)
+		goto out;
+	regs = calloc(info.length, 4);
+	info.data = regs;
+	if (regs != NULL && rte_eth_dev_get_reg_info(port, &info) == 0 &&
+	    regs[REFNIC_REG_MAGIC / 4] == REFNIC_HW_MAGIC &&
+	    regs[(REFNIC_REG_TXQ(0) + REFNIC_Q_RING_SIZE) / 4] == TEST_RING_SIZE &&
+	    (regs[REFNIC_REG_STATUS / 4] & REFNIC_STATUS_STATE_MASK) == REFNIC_STATE_READY)
+		ret = TEST_SUCCESS;
+	free(regs);
+out:
+	test_port_destroy(CP_A);
+	return ret;
+}
+
+const struct unit_test_suite refnic_control_suite = {
+	.name = "control",
+	.cases = {
+		TEST_CASE(test_poll_policies_bounded),
+		TEST_CASE(test_admin_timeout_then_reset),
+		TEST_CASE(test_reset_failure),
+		TEST_CASE(test_lsc_on_unplug_replug),
+		TEST_CASE(test_rss),
+		TEST_CASE(test_filters),
+		TEST_CASE(test_mtu_runtime),
+		TEST_CASE(test_get_reg),
+		TEST_CASES_END()
+	},
+};
