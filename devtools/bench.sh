@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Benchmarks: ratios measured side by side in one run, on this machine.
+# Not tests: nothing here passes or fails on speed.
+#
+#   ./devtools/bench.sh init [RUNS] [PROFILE]
+#       port bring-up (probe to link up) per admin polling policy: backoff,
+#       exp:100:5000 (ENA's), fixed:5000 (the legacy 5 ms sleep), next to
+#       the time the device itself imposed. Default 50 runs, baremetal.
+set -euo pipefail
+
+source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
+
+usage() { sed -n '3,10p' "$0"; exit 2; }
+
+scenario=${1:-}
+[ -n "$scenario" ] || usage
+shift
+refnic_setup
+
+case $scenario in
+init)
+	runs=${1:-50}
+	profile=${2:-baremetal}
+	echo "# ./devtools/bench.sh init $runs $profile ($(date -u +%Y-%m-%d), $(nproc) cores)"
+	"$REFNIC_BUILD/tests/refnic-bench-init" "$runs" "$profile" 2>&1 | grep -v '^EAL:'
+	;;
+*)
+	usage
+	;;
+esac
