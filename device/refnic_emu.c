@@ -169,6 +169,10 @@ refnic_emu_service(struct refnic_emu *emu, uint64_t now, uint64_t *next_due_tsc)
 		if (emu->txq[q].enabled)
 			work += refnic_emu_tx_service(emu, q, now, next_due_tsc);
 	}
+	/* Frames may have landed on any RX queue, of this device or its peer. */
+	if (work == 0)
+		for (q = 0; q < emu->params.max_queues; q++)
+			refnic_emu_queues_publish_heads(emu, q);
 	return work;
 }
 

@@ -172,6 +172,7 @@ int refnic_emu_queue_destroy(struct refnic_emu *emu, uint8_t type, uint16_t qid)
 unsigned int refnic_emu_tx_service(struct refnic_emu *emu, uint16_t qid,
 				   uint64_t now, uint64_t *next_due_tsc);
 void refnic_emu_rx_count_doorbells(struct refnic_emu *emu, uint16_t qid);
+void refnic_emu_queues_publish_heads(struct refnic_emu *emu, uint16_t qid);
 
 /* A frame in flight between two devices: the segments of a TX packet. */
 struct refnic_frame {

@@ -13,6 +13,7 @@
 
 #include <rte_common.h>
 #include <rte_cycles.h>
+#include <rte_prefetch.h>
 
 #include "refnic_emu_priv.h"
 
@@ -232,6 +233,8 @@ refnic_emu_tx_service(struct refnic_emu *emu, uint16_t qid, uint64_t now,
 	while (idx != tail && done < TX_BUDGET) {
 		uint16_t start = idx;
 
+		/* The driver wrote these on another core: start the misses early. */
+		rte_prefetch0(&txq->ring[(idx + 4) & (txq->size - 1)]);
 		if (!tx_gather(emu, txq, &idx, tail, &f, &malformed))
 			break;
 		done += (idx - start) & (txq->size - 1);
@@ -249,8 +252,28 @@ refnic_emu_tx_service(struct refnic_emu *emu, uint16_t qid, uint64_t now,
 	txq->head = idx;
 	tx_post_completion(txq, idx);
 	emu->stats.dma_writes++;
-	emu_reg_write(emu, base + REFNIC_Q_HEAD, idx);
 	return done;
+}
+
+/*
+ * HEAD registers are for register dumps. In an emulated BAR they share a
+ * cache line with TAIL, which the driver writes: writing HEAD per frame
+ * would bounce that line between the cores per frame. Publish once per pass.
+ */
+static void
+head_publish(struct refnic_emu *emu, uint32_t reg, uint16_t head)
+{
+	if (emu_reg_read(emu, reg) != head)
+		emu_reg_write(emu, reg, head);
+}
+
+void
+refnic_emu_queues_publish_heads(struct refnic_emu *emu, uint16_t qid)
+{
+	if (emu->txq[qid].enabled)
+		head_publish(emu, REFNIC_REG_TXQ(qid) + REFNIC_Q_HEAD, emu->txq[qid].head);
+	if (emu->rxq[qid].enabled)
+		head_publish(emu, REFNIC_REG_RXQ(qid) + REFNIC_Q_HEAD, emu->rxq[qid].head);
 }
 
 void
@@ -341,6 +364,9 @@ rx_scatter(struct refnic_emu *emu, struct refnic_emu_rxq *rxq, const struct refn
 	for (b = 0; b < n; b++) {
 		uint16_t idx = rxq->head;
 		struct refnic_rx_desc d = rxq->ring[idx];
+
+		rte_prefetch0(&rxq->ring[(idx + 4) & (rxq->size - 1)]);
+		rte_prefetch0(&rxq->cq[(idx + 4) & (rxq->size - 1)]);
 		uint32_t chunk = RTE_MIN(left, (uint32_t)d.buf_len);
 		struct refnic_rx_cpl *cpl = &rxq->cq[idx];
 		uint8_t *dst = refnic_dma_map(emu, d.addr, chunk);
@@ -381,15 +407,22 @@ bool
 refnic_emu_rx_frame(struct refnic_emu *emu, const struct refnic_frame *f)
 {
 	/* Ethernet, a VLAN tag, IPv6 or IPv4 with options, L4 ports. */
-	uint8_t hdr[ETH_HLEN + 4 + 60 + 4];
-	uint32_t hdr_len = RTE_MIN(f->len, sizeof(hdr)), base;
+	uint8_t hdr_copy[ETH_HLEN + 4 + 60 + 4];
+	uint32_t hdr_len = RTE_MIN(f->len, sizeof(hdr_copy)), base;
 	struct rx_meta meta = { .hash = 0 };
 	struct refnic_emu_rxq *rxq;
+	const uint8_t *hdr;
 	uint16_t qid, tail, n;
 
 	if (emu->state != REFNIC_STATE_READY)
 		return false;
-	frame_peek(f, hdr, hdr_len);
+	/* Parse the headers where they are; gather them only if split. */
+	if (f->seg_len[0] >= hdr_len) {
+		hdr = f->seg[0];
+	} else {
+		frame_peek(f, hdr_copy, hdr_len);
+		hdr = hdr_copy;
+	}
 	if (!refnic_emu_rx_accept(emu, hdr, hdr_len)) {
 		emu->stats.rx_filtered++;
 		return false;
@@ -422,6 +455,5 @@ refnic_emu_rx_frame(struct refnic_emu *emu, const struct refnic_frame *f)
 	}
 	emu->stats.q[qid].rx_packets++;
 	emu->stats.q[qid].rx_bytes += f->len;
-	emu_reg_write(emu, base + REFNIC_Q_HEAD, rxq->head);
 	return true;
 }

@@ -19,6 +19,7 @@
  */
 
 #include <errno.h>
+#include <sched.h>
 #include <string.h>
 #include <sys/prctl.h>
 
@@ -62,6 +63,21 @@ refnic_admin_status_to_errno(uint16_t status)
 	default:
 		return -EIO;
 	}
+}
+
+/*
+ * Busy-wait, but let a thread that shares this core run: with an emulated
+ * device that thread may be the device itself. Without one, sched_yield()
+ * returns at once and this is a plain spin.
+ */
+static void
+spin_us(uint32_t us)
+{
+	uint64_t end = rte_get_timer_cycles() + (uint64_t)us * rte_get_timer_hz() / US_PER_S;
+
+	do {
+		sched_yield();
+	} while (rte_get_timer_cycles() < end);
 }
 
 static uint64_t
@@ -134,7 +150,7 @@ refnic_poll_until(struct refnic_adapter *ad, uint32_t timeout_us,
 		delay = poll_delay_us(p, delay, timer_to_us(now - start));
 		delay = RTE_MIN((uint64_t)delay, timer_to_us(deadline - now) + 1);
 		if (p->mode == REFNIC_POLL_BACKOFF && delay <= BACKOFF_SPIN_MAX_US) {
-			rte_delay_us_block(delay);
+			spin_us(delay);
 			continue;
 		}
 		if (old_slack < 0) {
