@@ -62,6 +62,7 @@ admin_fatal(struct refnic_emu *emu, uint32_t code)
 		 REFNIC_STATUS_FATAL;
 	emu_reg_write(emu, REFNIC_REG_STATUS, status);
 	emu->state = REFNIC_STATE_FATAL;
+	refnic_emu_post_event(emu, REFNIC_EVENT_FATAL, code);
 }
 
 static uint16_t
@@ -189,7 +190,9 @@ admin_execute(struct refnic_emu *emu, const struct refnic_admin_cmd *cmd, uint32
 		*result = emu->features;
 		return REFNIC_ADMIN_STS_OK;
 	case REFNIC_ADMIN_SET_FEATURES:
-		if (cmd->value & ~(uint32_t)REFNIC_FEATURES_SWITCHABLE)
+		/* Only what is switchable and what this device has. */
+		if (cmd->value & ~((uint32_t)REFNIC_FEATURES_SWITCHABLE &
+				   emu_reg_read(emu, REFNIC_REG_CAPS_LO)))
 			return REFNIC_ADMIN_STS_UNSUPPORTED;
 		emu->features = cmd->value;
 		return REFNIC_ADMIN_STS_OK;
@@ -310,6 +313,9 @@ refnic_emu_admin_service(struct refnic_emu *emu, uint64_t now, uint64_t *next_du
 		if (admin_fault_drops(emu, aq->cmd.opcode)) {
 			EMU_LOG(INFO, "%s: dropping admin command %s (fault injection)",
 				emu->name, refnic_admin_opcode_name(aq->cmd.opcode));
+			/* Its completion slot passes by unwritten: keep the phase right. */
+			if (aq->head == 0)
+				aq->cq_phase ^= REFNIC_PHASE_BIT;
 			continue;
 		}
 		aq->due_tsc = now + refnic_emu_us_to_tsc(admin_latency_us(emu, aq->cmd.opcode));

@@ -18,7 +18,8 @@
 void
 refnic_emu_filters_reset(struct refnic_emu *emu)
 {
-	emu->rx_mode = REFNIC_RX_MODE_UNICAST | REFNIC_RX_MODE_BROADCAST;
+	emu->rx_mode = REFNIC_RX_MODE_UNICAST | REFNIC_RX_MODE_BROADCAST |
+		       REFNIC_RX_MODE_MULTICAST;
 	emu->nb_mac_filters = 0;
 	emu->nb_mc_filters = 0;
 	memset(emu->vlan_filter, 0, sizeof(emu->vlan_filter));
@@ -61,8 +62,9 @@ refnic_emu_rx_accept(struct refnic_emu *emu, const uint8_t *hdr, uint32_t hdr_le
 		return emu->rx_mode & REFNIC_RX_MODE_BROADCAST;
 	if (dst[0] & 0x01)
 		return (emu->rx_mode & REFNIC_RX_MODE_ALLMULTI) ||
-		       addr_in((const uint8_t (*)[ETH_ALEN])emu->mc_filter,
-			       emu->nb_mc_filters, dst);
+		       ((emu->rx_mode & REFNIC_RX_MODE_MULTICAST) &&
+			addr_in((const uint8_t (*)[ETH_ALEN])emu->mc_filter,
+				emu->nb_mc_filters, dst));
 	if (!(emu->rx_mode & REFNIC_RX_MODE_UNICAST))
 		return false;
 	return memcmp(dst, emu->mac, ETH_ALEN) == 0 ||

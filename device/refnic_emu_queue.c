@@ -107,7 +107,8 @@ refnic_emu_queue_destroy(struct refnic_emu *emu, uint8_t type, uint16_t qid)
 	} else {
 		return -EINVAL;
 	}
-	if (!*enabled)
+	/* A queue stopped on an error is still there to destroy. */
+	if (!*enabled && !(emu_reg_read(emu, base + REFNIC_Q_STATUS) & REFNIC_Q_STATUS_ERROR))
 		return -ENOENT;
 	*enabled = false;
 	emu_reg_write(emu, base + REFNIC_Q_STATUS, 0);

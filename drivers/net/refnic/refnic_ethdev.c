@@ -155,6 +155,7 @@ refnic_set_rx_mode(struct rte_eth_dev *dev, bool promisc, bool allmulti)
 	struct refnic_admin_cmd cmd = {
 		.opcode = REFNIC_ADMIN_SET_RX_MODE,
 		.value = REFNIC_RX_MODE_UNICAST | REFNIC_RX_MODE_BROADCAST |
+			 REFNIC_RX_MODE_MULTICAST |
 			 (promisc ? REFNIC_RX_MODE_PROMISC : 0) |
 			 (allmulti ? REFNIC_RX_MODE_ALLMULTI : 0),
 	};
@@ -343,11 +344,15 @@ refnic_dev_infos_get(struct rte_eth_dev *dev, struct rte_eth_dev_info *info)
 	info->min_mtu = id->min_mtu;
 	info->max_mtu = id->max_mtu;
 	info->max_mac_addrs = refnic_max_mac_addrs(refnic_adapter(dev));
-	info->rx_offload_capa = RTE_ETH_RX_OFFLOAD_SCATTER | RTE_ETH_RX_OFFLOAD_RSS_HASH |
-				RTE_ETH_RX_OFFLOAD_VLAN_FILTER;
-	info->reta_size = REFNIC_RSS_RETA_SIZE;
-	info->hash_key_size = REFNIC_RSS_KEY_SIZE;
-	info->flow_type_rss_offloads = refnic_rss_offloads();
+	info->rx_offload_capa = RTE_ETH_RX_OFFLOAD_SCATTER;
+	if (id->caps & REFNIC_CAP_VLAN_FILTER)
+		info->rx_offload_capa |= RTE_ETH_RX_OFFLOAD_VLAN_FILTER;
+	if (id->caps & REFNIC_CAP_RSS) {
+		info->rx_offload_capa |= RTE_ETH_RX_OFFLOAD_RSS_HASH;
+		info->reta_size = REFNIC_RSS_RETA_SIZE;
+		info->hash_key_size = REFNIC_RSS_KEY_SIZE;
+		info->flow_type_rss_offloads = refnic_rss_offloads();
+	}
 	info->tx_offload_capa = RTE_ETH_TX_OFFLOAD_MULTI_SEGS |
 				RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE;
 	info->rx_desc_lim = (struct rte_eth_desc_lim) {

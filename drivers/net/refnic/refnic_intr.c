@@ -23,6 +23,9 @@ refnic_aeq_setup(struct refnic_adapter *ad)
 {
 	struct refnic_aeq *aeq = &ad->aeq;
 
+	if (!(refnic_reg_read(&ad->hw, REFNIC_REG_CAPS_LO) & REFNIC_CAP_AEQ))
+		return 0;
+
 	if (aeq->mz == NULL) {
 		char name[RTE_MEMZONE_NAMESIZE];
 
@@ -115,6 +118,11 @@ refnic_intr_init(struct rte_eth_dev *dev)
 	    rte_intr_type_set(h, RTE_INTR_HANDLE_EXT) != 0) {
 		rte_intr_instance_free(h);
 		return -EINVAL;
+	}
+	/* Without an event queue there are no link events to deliver. */
+	if (!(ad->ident.caps & REFNIC_CAP_AEQ)) {
+		rte_intr_instance_free(h);
+		return 0;
 	}
 	ret = rte_intr_callback_register(h, refnic_intr_handler, dev);
 	if (ret != 0) {

@@ -119,7 +119,9 @@ refnic_rss_configure(struct rte_eth_dev *dev)
 int
 refnic_rss_start(struct rte_eth_dev *dev)
 {
-	return rss_send(refnic_adapter(dev));
+	struct refnic_adapter *ad = refnic_adapter(dev);
+
+	return (ad->ident.caps & REFNIC_CAP_RSS) ? rss_send(ad) : 0;
 }
 
 int
