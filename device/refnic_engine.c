@@ -167,29 +167,52 @@ engine_main(void *arg __rte_unused)
  * lcore at times, and forwarding rates swing tenfold.
  */
 static void
-engine_cpuset(cpu_set_t *set_out)
+engine_cpuset(cpu_set_t *set)
 {
 	long nb_cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	unsigned int lcore;
-	cpu_set_t set;
 	long cpu;
 
-	CPU_ZERO(&set);
+	CPU_ZERO(set);
 	for (cpu = 0; cpu < nb_cpus && cpu < CPU_SETSIZE; cpu++)
-		CPU_SET(cpu, &set);
-	RTE_LCORE_FOREACH(lcore)
-		CPU_CLR(rte_lcore_to_cpu_id(lcore), &set);
-	if (CPU_COUNT(&set) == 0)
-		CPU_SET(rte_lcore_to_cpu_id(rte_get_main_lcore()), &set);
-	*set_out = set;
+		CPU_SET(cpu, set);
+	RTE_LCORE_FOREACH(lcore) {
+		rte_cpuset_t used = rte_lcore_cpuset(lcore);
+
+		for (cpu = 0; cpu < CPU_SETSIZE; cpu++)
+			if (CPU_ISSET(cpu, &used))
+				CPU_CLR(cpu, set);
+	}
+	if (CPU_COUNT(set) == 0)
+		*set = rte_lcore_cpuset(rte_get_main_lcore());
+}
+
+/* Start the engine on its cores; where the process may not use them
+ * (a restricted cpuset), on the main lcore's. */
+static int
+engine_start(void)
+{
+	rte_cpuset_t main_set = rte_lcore_cpuset(rte_get_main_lcore());
+	pthread_attr_t attr;
+	cpu_set_t set;
+	int ret;
+
+	engine_cpuset(&set);
+	pthread_attr_init(&attr);
+	pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
+	ret = pthread_create(&engine_thread, &attr, engine_main, NULL);
+	if (ret == EINVAL) {
+		pthread_attr_setaffinity_np(&attr, sizeof(main_set), &main_set);
+		ret = pthread_create(&engine_thread, &attr, engine_main, NULL);
+	}
+	pthread_attr_destroy(&attr);
+	return -ret;
 }
 
 /* Called with the lock held. */
 int
 refnic_engine_get(void)
 {
-	pthread_attr_t attr;
-	cpu_set_t set;
 	int ret;
 
 	if (engine_users++ > 0)
@@ -201,11 +224,7 @@ refnic_engine_get(void)
 	}
 	engine_stop = false;
 	/* Born on its cores: not a moment on the creator's, where it may spin. */
-	engine_cpuset(&set);
-	pthread_attr_init(&attr);
-	pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
-	ret = -pthread_create(&engine_thread, &attr, engine_main, NULL);
-	pthread_attr_destroy(&attr);
+	ret = engine_start();
 	if (ret != 0) {
 		close(engine_kick_fd);
 		goto fail;

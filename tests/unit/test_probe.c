@@ -60,6 +60,9 @@ test_probe_bad_devargs(void)
 		"bogus=1", "profile=warp", "cable=", "cable=shm:x", "cable=a/b",
 		"admin_poll=fixed:0", "admin_poll=fixed", "admin_poll=exp:10",
 		"admin_poll=exp:500:10", "admin_poll=spin", "admin_poll=fixed:10:20",
+		"admin_latency_pct=100001", "admin_latency_pct=x", "fault_reset_fail=1001",
+		"fault_admin_timeout=bogus", "fault_admin_timeout=every:0",
+		"fault_admin_timeout=queue_create:x", "fault_admin_timeout=",
 	};
 	uint16_t before = rte_eth_dev_count_avail(), port;
 	unsigned int i;

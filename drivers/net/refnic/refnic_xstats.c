@@ -104,7 +104,7 @@ port_xstats_gather(const struct refnic_adapter *ad, const struct refnic_admin_st
 	x->rx_filtered = s->rx_filtered - b->rx_filtered;
 	x->rx_oversize = s->rx_oversize - b->rx_oversize;
 	x->dma_errors = s->dma_errors - b->dma_errors;
-	x->device_resets = s->resets - b->resets;
+	x->device_resets = s->resets;	/* all of them: the port's own come first */
 }
 
 int
