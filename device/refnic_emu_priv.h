@@ -52,7 +52,9 @@ struct refnic_emu_rxq {
 	uint16_t size;
 	uint16_t head;			/* next posted buffer to fill */
 	uint16_t buf_size;
-	uint8_t cq_phase;
+	uint8_t cq_phase;		/* phase of the entry at head */
+	uint16_t pub;			/* first completion not yet published */
+	uint8_t pub_phase;
 	uint32_t db_seen;
 	struct refnic_rx_desc *ring;
 	struct refnic_rx_cpl *cq;	/* slot i completes descriptor i */
@@ -173,6 +175,9 @@ unsigned int refnic_emu_tx_service(struct refnic_emu *emu, uint16_t qid,
 				   uint64_t now, uint64_t *next_due_tsc);
 void refnic_emu_rx_count_doorbells(struct refnic_emu *emu, uint16_t qid);
 void refnic_emu_queues_publish_heads(struct refnic_emu *emu, uint16_t qid);
+
+/* Publish the RX completions written since the last call (phase bits). */
+void refnic_emu_rx_publish(struct refnic_emu *emu);
 
 /* A frame in flight between two devices: the segments of a TX packet. */
 struct refnic_frame {

@@ -81,6 +81,7 @@ refnic_emu_queue_create(struct refnic_emu *emu, const struct refnic_admin_queue_
 		rxq->size = size;
 		rxq->buf_size = qc->rx_buf_size;
 		rxq->cq_phase = REFNIC_PHASE_BIT;
+		rxq->pub_phase = REFNIC_PHASE_BIT;
 		queue_regs_set(emu, REFNIC_REG_RXQ(qc->qid), qc);
 		rxq->db_seen = emu_reg_writes(emu, REFNIC_REG_RXQ(qc->qid) + REFNIC_Q_TAIL);
 		rxq->enabled = true;
@@ -248,12 +249,39 @@ refnic_emu_tx_service(struct refnic_emu *emu, uint16_t qid, uint64_t now,
 		if (peer != NULL)
 			refnic_emu_rx_frame(peer, &f);
 	}
+	if (peer != NULL)
+		refnic_emu_rx_publish(peer);
 	if (idx == txq->head)
 		return 0;
 	txq->head = idx;
 	tx_post_completion(txq, idx);
 	emu->stats.dma_writes++;
 	return done;
+}
+
+/*
+ * Completions of a batch are written first and made visible together: the
+ * driver polls the line the device writes, so publishing entry by entry
+ * would hand the line back and forth once per frame instead of once.
+ */
+void
+refnic_emu_rx_publish(struct refnic_emu *emu)
+{
+	uint16_t q;
+
+	for (q = 0; q < emu->params.max_queues; q++) {
+		struct refnic_emu_rxq *rxq = &emu->rxq[q];
+
+		if (!rxq->enabled)
+			continue;
+		while (rxq->pub != rxq->head) {
+			__atomic_store_n(&rxq->cq[rxq->pub].phase, rxq->pub_phase,
+					 __ATOMIC_RELEASE);
+			rxq->pub = (rxq->pub + 1) & (rxq->size - 1);
+			if (rxq->pub == 0)
+				rxq->pub_phase ^= REFNIC_PHASE_BIT;
+		}
+	}
 }
 
 /*
@@ -396,7 +424,7 @@ rx_scatter(struct refnic_emu *emu, struct refnic_emu_rxq *rxq, const struct refn
 			     (meta->hashed ? REFNIC_RXC_RSS_VALID : 0);
 		cpl->vlan_tci = 0;
 		cpl->ptype = meta->ptype;
-		__atomic_store_n(&cpl->phase, rxq->cq_phase, __ATOMIC_RELEASE);
+		/* The phase bit goes out with the batch: refnic_emu_rx_publish(). */
 		rxq->head = (idx + 1) & (rxq->size - 1);
 		if (rxq->head == 0)
 			rxq->cq_phase ^= REFNIC_PHASE_BIT;

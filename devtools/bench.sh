@@ -7,11 +7,15 @@
 #       port bring-up (probe to link up) per admin polling policy: backoff,
 #       exp:100:5000 (ENA's), fixed:5000 (the legacy 5 ms sleep), next to
 #       the time the device itself imposed. Default 50 runs, baremetal.
+#   ./devtools/bench.sh throughput [SECONDS] [ROUNDS] [PROFILE]
+#       stock testpmd io forwarding, 64 B, tx_first, one forwarding lcore:
+#       refnic pair vs memif pair vs net_null pair; tail writes per packet
+#       and engine CPU. Default 5 s x 3 rounds, baremetal.
 set -euo pipefail
 
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 
-usage() { sed -n '3,10p' "$0"; exit 2; }
+usage() { sed -n '3,14p' "$0"; exit 2; }
 
 scenario=${1:-}
 [ -n "$scenario" ] || usage
@@ -24,6 +28,12 @@ init)
 	profile=${2:-baremetal}
 	echo "# ./devtools/bench.sh init $runs $profile ($(date -u +%Y-%m-%d), $(nproc) cores)"
 	"$REFNIC_BUILD/tests/refnic-bench-init" "$runs" "$profile" 2>&1 | grep -v '^EAL:'
+	;;
+throughput)
+	REFNIC_PMD=$(refnic_stage_pmd)
+	export REFNIC_PMD
+	echo "# ./devtools/bench.sh throughput $* ($(date -u +%Y-%m-%d), $(nproc) cores)"
+	python3 "$REFNIC_TOP/tests/bench/throughput.py" "$@"
 	;;
 *)
 	usage

@@ -1,0 +1,109 @@
+"""Stock testpmd io forwarding, 64-byte frames from tx_first, one forwarding
+lcore, side by side in one run: a refnic pair, a memif pair (server and
+client in the same process) and a net_null pair (the ceiling of testpmd's
+own loop). Per system: Mpps per port, and for refnic the TX and RX tail
+writes per packet (the device's counts) and how busy its engine thread was.
+
+    throughput.py [SECONDS] [ROUNDS] [PROFILE]
+
+Prints a markdown table (medians over the rounds) and one JSON line per system.
+"""
+
+import json
+import os
+import statistics
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "integration"))
+from testpmd import TestPmd  # noqa: E402
+
+WARMUP_S = 1.0
+
+
+def systems(profile):
+    sock = "/run/refnic-bench-memif-%d.sock" % os.getpid()
+    return [
+        ("refnic", ["net_refnic0,cable=bench,profile=" + profile,
+                    "net_refnic1,cable=bench,profile=" + profile], True),
+        ("memif", ["net_memif0,role=server,socket=" + sock,
+                   "net_memif1,role=client,socket=" + sock], False),
+        ("null", ["net_null0", "net_null1"], False),
+    ]
+
+
+def thread_cpu_s(pid, name):
+    """CPU seconds used so far by the named thread of pid, or None."""
+    for tid in os.listdir("/proc/%d/task" % pid):
+        try:
+            with open("/proc/%d/task/%s/comm" % (pid, tid)) as f:
+                if f.read().strip() != name:
+                    continue
+            with open("/proc/%d/task/%s/stat" % (pid, tid)) as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        except OSError:
+            continue
+    return None
+
+
+def measure(vdevs, is_refnic, seconds):
+    plugins = None if is_refnic else []
+    with TestPmd(vdevs, plugins=plugins, testpmd_args=["--total-num-mbufs=16384"]) as tp:
+        tp.cmd("start tx_first", check=True)
+        time.sleep(WARMUP_S)
+        s0, x0 = tp.port_stats(), [tp.xstats(p) for p in (0, 1)]
+        cpu0, t0 = thread_cpu_s(tp.proc.pid, "refnic-engine"), time.monotonic()
+        time.sleep(seconds)
+        s1, x1 = tp.port_stats(), [tp.xstats(p) for p in (0, 1)]
+        cpu1, t1 = thread_cpu_s(tp.proc.pid, "refnic-engine"), time.monotonic()
+        tp.stop()
+    elapsed = t1 - t0
+    r = {"mpps": [(s1[p]["RX-packets"] - s0[p]["RX-packets"]) / elapsed / 1e6 for p in (0, 1)]}
+    if is_refnic:
+        tx = sum(s1[p]["TX-packets"] - s0[p]["TX-packets"] for p in (0, 1))
+        rx = sum(s1[p]["RX-packets"] - s0[p]["RX-packets"] for p in (0, 1))
+        txdb = sum(x1[p]["tx_doorbell_writes"] - x0[p]["tx_doorbell_writes"] for p in (0, 1))
+        rxdb = sum(x1[p]["rx_doorbell_writes"] - x0[p]["rx_doorbell_writes"] for p in (0, 1))
+        r["tx_tail_writes_per_packet"] = txdb / tx if tx else None
+        r["rx_tail_writes_per_packet"] = rxdb / rx if rx else None
+        r["engine_busy"] = (cpu1 - cpu0) / elapsed if cpu0 is not None else None
+    return r
+
+
+def main():
+    seconds = float(sys.argv[1]) if len(sys.argv) > 1 else 5
+    rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 3
+    profile = sys.argv[3] if len(sys.argv) > 3 else "baremetal"
+    results = {name: [] for name, _, _ in systems(profile)}
+    for _ in range(rounds):         # interleaved: drift falls on all alike
+        for name, vdevs, is_refnic in systems(profile):
+            results[name].append(measure(vdevs, is_refnic, seconds))
+
+    def med(name, key, idx=None):
+        vals = [r[key] if idx is None else r[key][idx] for r in results[name]]
+        vals = [v for v in vals if v is not None]
+        return statistics.median(vals) if vals else None
+
+    memif = med("memif", "mpps", 0) + med("memif", "mpps", 1)
+    print("| system | port 0 Mpps | port 1 Mpps | total Mpps | vs memif | "
+          "TX tail writes/packet | RX tail writes/packet | engine thread busy |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for name in results:
+        p0, p1 = med(name, "mpps", 0), med(name, "mpps", 1)
+        line = "| %s | %.2f | %.2f | %.2f | %.2fx |" % (name, p0, p1, p0 + p1, (p0 + p1) / memif)
+        if name == "refnic":
+            line += " %.3f | %.3f | %.0f%% |" % (med(name, "tx_tail_writes_per_packet"),
+                                                med(name, "rx_tail_writes_per_packet"),
+                                                100 * med(name, "engine_busy"))
+        else:
+            line += " | | |"
+        print(line)
+    for name in results:
+        print(json.dumps({"system": name, "profile": profile, "seconds": seconds,
+                          "rounds": rounds, "mpps_port0": med(name, "mpps", 0),
+                          "mpps_port1": med(name, "mpps", 1)}))
+
+
+if __name__ == "__main__":
+    main()
