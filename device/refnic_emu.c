@@ -166,6 +166,8 @@ refnic_emu_service(struct refnic_emu *emu, uint64_t now, uint64_t *next_due_tsc)
 
 	work += refnic_emu_admin_service(emu, now, next_due_tsc);
 	work += refnic_emu_aeq_service(emu);
+	if (emu->dataplane_paused)
+		return work;
 	for (q = 0; q < emu->params.max_queues; q++) {
 		if (emu->rxq[q].enabled)
 			refnic_emu_rx_count_doorbells(emu, q);
@@ -341,6 +343,14 @@ refnic_emu_set_faults(struct refnic_emu *emu, const struct refnic_emu_faults *fa
 {
 	refnic_emu_lock();
 	emu->faults = *faults;
+	refnic_emu_unlock();
+}
+
+void
+refnic_emu_set_dataplane_paused(struct refnic_emu *emu, bool paused)
+{
+	refnic_emu_lock();
+	emu->dataplane_paused = paused;
 	refnic_emu_unlock();
 }
 

@@ -130,6 +130,7 @@ struct refnic_emu {
 	struct refnic_emu_aeq aeq;
 	struct refnic_emu_faults faults;
 	uint32_t admin_fetched;		/* commands fetched since reset */
+	bool dataplane_paused;		/* lab: queues not serviced */
 
 	struct refnic_cable *cable;
 	struct refnic_hw_stats stats;	/* engine-owned */

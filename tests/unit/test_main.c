@@ -23,12 +23,14 @@ extern const struct unit_test_suite refnic_probe_suite;
 extern const struct unit_test_suite refnic_datapath_suite;
 extern const struct unit_test_suite refnic_lifecycle_suite;
 extern const struct unit_test_suite refnic_control_suite;
+extern const struct unit_test_suite refnic_queues_suite;
 
 static const struct unit_test_suite *suites[] = {
 	&refnic_probe_suite,
 	&refnic_datapath_suite,
 	&refnic_lifecycle_suite,
 	&refnic_control_suite,
+	&refnic_queues_suite,
 };
 
 static bool

@@ -127,6 +127,9 @@ refnic_ethdev_init(struct rte_eth_dev *dev, const struct refnic_hw *hw,
 	dev->rx_pkt_burst = refnic_recv_pkts;
 	dev->tx_pkt_burst = refnic_xmit_pkts;
 	dev->tx_pkt_prepare = refnic_prep_pkts;
+	dev->rx_queue_count = refnic_rx_queue_count;
+	dev->rx_descriptor_status = refnic_rx_descriptor_status;
+	dev->tx_descriptor_status = refnic_tx_descriptor_status;
 	dev->data->dev_flags |= RTE_ETH_DEV_AUTOFILL_QUEUE_XSTATS;
 
 	refnic_poll_policy_format(&ad->admin.policy, policy, sizeof(policy));
@@ -271,10 +274,18 @@ refnic_dev_start(struct rte_eth_dev *dev)
 		ret = refnic_features_apply(dev);
 	if (ret == 0)
 		ret = refnic_rss_start(dev);
-	for (q = 0; ret == 0 && q < dev->data->nb_tx_queues; q++)
-		ret = refnic_tx_queue_hw_start(dev, dev->data->tx_queues[q]);
-	for (q = 0; ret == 0 && q < dev->data->nb_rx_queues; q++)
-		ret = refnic_rx_queue_hw_start(dev, dev->data->rx_queues[q]);
+	for (q = 0; ret == 0 && q < dev->data->nb_tx_queues; q++) {
+		struct refnic_tx_queue *txq = dev->data->tx_queues[q];
+
+		if (!txq->deferred_start)
+			ret = refnic_tx_queue_hw_start(dev, txq);
+	}
+	for (q = 0; ret == 0 && q < dev->data->nb_rx_queues; q++) {
+		struct refnic_rx_queue *rxq = dev->data->rx_queues[q];
+
+		if (!rxq->deferred_start)
+			ret = refnic_rx_queue_hw_start(dev, rxq);
+	}
 	if (ret != 0) {
 		refnic_dev_stop(dev);
 		return ret;
@@ -593,6 +604,13 @@ static const struct eth_dev_ops refnic_eth_dev_ops = {
 	.reta_query = refnic_reta_query,
 	.rss_hash_update = refnic_rss_hash_update,
 	.rss_hash_conf_get = refnic_rss_hash_conf_get,
+	.rx_queue_start = refnic_rx_queue_start,
+	.rx_queue_stop = refnic_rx_queue_stop,
+	.tx_queue_start = refnic_tx_queue_start,
+	.tx_queue_stop = refnic_tx_queue_stop,
+	.rxq_info_get = refnic_rxq_info_get,
+	.txq_info_get = refnic_txq_info_get,
+	.tx_done_cleanup = refnic_tx_done_cleanup,
 	.rx_queue_setup = refnic_rx_queue_setup,
 	.rx_queue_release = refnic_rx_queue_release,
 	.tx_queue_setup = refnic_tx_queue_setup,

@@ -101,10 +101,6 @@ refnic_rx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
 	ret = ring_size_check(ad, "RX", qid, nb_desc);
 	if (ret != 0)
 		return ret;
-	if (conf->rx_deferred_start) {
-		PMD_DRV_LOG(ERR, "RX queue %u: deferred start is not supported", qid);
-		return -EINVAL;
-	}
 	buf_size = rte_pktmbuf_data_room_size(mp) - RTE_PKTMBUF_HEADROOM;
 	if (rte_pktmbuf_data_room_size(mp) < RTE_PKTMBUF_HEADROOM ||
 	    buf_size < ad->ident.min_rx_buf_size) {
@@ -136,6 +132,7 @@ refnic_rx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
 	rxq->qid = qid;
 	rxq->port_id = dev->data->port_id;
 	rxq->offloads = conf->offloads | dev->data->dev_conf.rxmode.offloads;
+	rxq->deferred_start = conf->rx_deferred_start;
 	dev->data->rx_queues[qid] = rxq;
 	return 0;
 }
@@ -153,10 +150,6 @@ refnic_tx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
 	ret = ring_size_check(ad, "TX", qid, nb_desc);
 	if (ret != 0)
 		return ret;
-	if (conf->tx_deferred_start) {
-		PMD_DRV_LOG(ERR, "TX queue %u: deferred start is not supported", qid);
-		return -EINVAL;
-	}
 	refnic_tx_queue_release(dev, qid);
 
 	txq = queue_mem_alloc(dev, "tx_ring", qid, nb_desc, sizeof(*txq),
@@ -177,6 +170,7 @@ refnic_tx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
 	txq->qid = qid;
 	txq->port_id = dev->data->port_id;
 	txq->offloads = conf->offloads | dev->data->dev_conf.txmode.offloads;
+	txq->deferred_start = conf->tx_deferred_start;
 	dev->data->tx_queues[qid] = txq;
 	return 0;
 }
@@ -302,4 +296,70 @@ refnic_tx_queue_free_mbufs(struct refnic_tx_queue *txq)
 			txq->sw_ring[i] = NULL;
 		}
 	}
+}
+
+/*
+ * Per-queue start and stop (rte_eth_dev_rx_queue_start() and friends). A
+ * queue the device did not confirm stopping keeps its buffers: the port is
+ * failed then, and only a reset makes them safe to free.
+ */
+int
+refnic_rx_queue_start(struct rte_eth_dev *dev, uint16_t qid)
+{
+	return refnic_rx_queue_hw_start(dev, dev->data->rx_queues[qid]);
+}
+
+int
+refnic_rx_queue_stop(struct rte_eth_dev *dev, uint16_t qid)
+{
+	struct refnic_rx_queue *rxq = dev->data->rx_queues[qid];
+	int ret = refnic_rx_queue_hw_stop(dev, rxq);
+
+	if (ret == 0)
+		refnic_rx_queue_free_mbufs(rxq);
+	return ret;
+}
+
+int
+refnic_tx_queue_start(struct rte_eth_dev *dev, uint16_t qid)
+{
+	return refnic_tx_queue_hw_start(dev, dev->data->tx_queues[qid]);
+}
+
+int
+refnic_tx_queue_stop(struct rte_eth_dev *dev, uint16_t qid)
+{
+	struct refnic_tx_queue *txq = dev->data->tx_queues[qid];
+	int ret = refnic_tx_queue_hw_stop(dev, txq);
+
+	if (ret == 0)
+		refnic_tx_queue_free_mbufs(txq);
+	return ret;
+}
+
+void
+refnic_rxq_info_get(struct rte_eth_dev *dev, uint16_t qid, struct rte_eth_rxq_info *qinfo)
+{
+	struct refnic_rx_queue *rxq = dev->data->rx_queues[qid];
+
+	qinfo->mp = rxq->mp;
+	qinfo->scattered_rx = !!(rxq->offloads & RTE_ETH_RX_OFFLOAD_SCATTER);
+	qinfo->nb_desc = rxq->size;
+	qinfo->rx_buf_size = rxq->buf_size;
+	qinfo->queue_state = dev->data->rx_queue_state[qid];
+	qinfo->conf.rx_free_thresh = rxq->free_thresh;
+	qinfo->conf.rx_deferred_start = rxq->deferred_start;
+	qinfo->conf.offloads = rxq->offloads;
+}
+
+void
+refnic_txq_info_get(struct rte_eth_dev *dev, uint16_t qid, struct rte_eth_txq_info *qinfo)
+{
+	struct refnic_tx_queue *txq = dev->data->tx_queues[qid];
+
+	qinfo->nb_desc = txq->size;
+	qinfo->queue_state = dev->data->tx_queue_state[qid];
+	qinfo->conf.tx_free_thresh = txq->free_thresh;
+	qinfo->conf.tx_deferred_start = txq->deferred_start;
+	qinfo->conf.offloads = txq->offloads;
 }

@@ -214,9 +214,13 @@ tx_free_range(struct refnic_tx_queue *txq, uint16_t head)
 	txq->clean = head;
 }
 
-/* Read TX completions and free what the device is done with. */
-void
-refnic_tx_reclaim(struct refnic_tx_queue *txq)
+/*
+ * Scan new TX completions: returns the newest head the device reported (all
+ * descriptors before it are done). With consume, the completions are used
+ * up; without, this only looks (descriptor status).
+ */
+static uint16_t
+tx_scan(struct refnic_tx_queue *txq, bool consume)
 {
 	uint16_t head = txq->clean, cq_head = txq->cq_head;
 	uint8_t phase = txq->phase;
@@ -232,11 +236,13 @@ refnic_tx_reclaim(struct refnic_tx_queue *txq)
 		/* The device may only complete what was handed to it. */
 		if (unlikely(sq_head >= txq->size ||
 			     ((sq_head - head) & txq->mask) > ((txq->tail - head) & txq->mask))) {
-			txq->broken = true;
-			txq->stats.errors++;
-			PMD_DRV_LOG(ERR, "port %u TX queue %u: completion head %u outside "
-				    "[%u, %u] - queue stopped", txq->port_id, txq->qid,
-				    sq_head, head, txq->tail);
+			if (consume) {
+				txq->broken = true;
+				txq->stats.errors++;
+				PMD_DRV_LOG(ERR, "port %u TX queue %u: completion head %u outside "
+					    "[%u, %u] - queue stopped", txq->port_id, txq->qid,
+					    sq_head, head, txq->tail);
+			}
 			break;
 		}
 		head = sq_head;
@@ -244,10 +250,74 @@ refnic_tx_reclaim(struct refnic_tx_queue *txq)
 		if (cq_head == 0)
 			phase ^= REFNIC_PHASE_BIT;
 	}
-	txq->cq_head = cq_head;
-	txq->phase = phase;
+	if (consume) {
+		txq->cq_head = cq_head;
+		txq->phase = phase;
+	}
+	return head;
+}
+
+/* Read TX completions and free what the device is done with. */
+void
+refnic_tx_reclaim(struct refnic_tx_queue *txq)
+{
+	uint16_t head = tx_scan(txq, true);
+
 	if (head != txq->clean)
 		tx_free_range(txq, head);
+}
+
+int
+refnic_tx_done_cleanup(void *queue, uint32_t free_cnt __rte_unused)
+{
+	struct refnic_tx_queue *txq = queue;
+	uint16_t before = txq->nb_free;
+
+	refnic_tx_reclaim(txq);
+	return txq->nb_free - before;	/* descriptors, i.e. segments, freed */
+}
+
+/* Offset 0 is where the next packet goes; the oldest descriptors wrap after. */
+int
+refnic_tx_descriptor_status(void *queue, uint16_t offset)
+{
+	struct refnic_tx_queue *txq = queue;
+	uint16_t done = (tx_scan(txq, false) - txq->clean) & txq->mask;
+	uint16_t used = (txq->tail - txq->clean) & txq->mask;
+	uint16_t pos = (txq->tail + offset - txq->clean) & txq->mask;
+
+	if (pos >= done && pos < used)
+		return RTE_ETH_TX_DESC_FULL;	/* handed to the device, not done */
+	return RTE_ETH_TX_DESC_DONE;		/* done, or free */
+}
+
+/* Offset 0 is the next descriptor the application would receive. */
+int
+refnic_rx_descriptor_status(void *queue, uint16_t offset)
+{
+	struct refnic_rx_queue *rxq = queue;
+	uint16_t posted = (rxq->tail - rxq->next) & rxq->mask;
+	uint16_t idx = (rxq->next + offset) & rxq->mask;
+	uint8_t phase = rxq->phase;
+
+	if (offset >= posted)
+		return RTE_ETH_RX_DESC_UNAVAIL;	/* not refilled yet */
+	if (rxq->next + offset >= rxq->size)
+		phase ^= REFNIC_PHASE_BIT;	/* past the ring's end: next lap */
+	return cpl_ready(&rxq->cq[idx].phase, phase) ? RTE_ETH_RX_DESC_DONE :
+						       RTE_ETH_RX_DESC_AVAIL;
+}
+
+uint32_t
+refnic_rx_queue_count(void *queue)
+{
+	struct refnic_rx_queue *rxq = queue;
+	uint16_t posted = (rxq->tail - rxq->next) & rxq->mask;
+	uint32_t n = 0;
+
+	while (n < posted && refnic_rx_descriptor_status(rxq, n) == RTE_ETH_RX_DESC_DONE)
+		n++;
+	return n;
 }
 
 uint16_t

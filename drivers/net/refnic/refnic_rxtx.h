@@ -33,6 +33,7 @@ struct refnic_rx_queue {
 	uint16_t buf_size;
 	uint8_t phase;			/* expected completion phase */
 	bool broken;			/* device wrote garbage; stop reading */
+	bool deferred_start;		/* not started with the port */
 	struct rte_mbuf *pkt_first;	/* frame being assembled across bursts */
 	struct rte_mbuf *pkt_last;
 	struct rte_mempool *mp;
@@ -58,6 +59,7 @@ struct refnic_tx_queue {
 	uint16_t cq_head;
 	uint8_t phase;
 	bool broken;
+	bool deferred_start;
 	struct refnic_queue_stats stats;
 	uint16_t qid;
 	uint16_t port_id;
@@ -82,6 +84,19 @@ int refnic_tx_queue_hw_stop(struct rte_eth_dev *dev, struct refnic_tx_queue *txq
 /* Give every mbuf back, once the device no longer touches the queue. */
 void refnic_rx_queue_free_mbufs(struct refnic_rx_queue *rxq);
 void refnic_tx_queue_free_mbufs(struct refnic_tx_queue *txq);
+
+int refnic_rx_queue_start(struct rte_eth_dev *dev, uint16_t qid);
+int refnic_rx_queue_stop(struct rte_eth_dev *dev, uint16_t qid);
+int refnic_tx_queue_start(struct rte_eth_dev *dev, uint16_t qid);
+int refnic_tx_queue_stop(struct rte_eth_dev *dev, uint16_t qid);
+void refnic_rxq_info_get(struct rte_eth_dev *dev, uint16_t qid, struct rte_eth_rxq_info *qinfo);
+void refnic_txq_info_get(struct rte_eth_dev *dev, uint16_t qid, struct rte_eth_txq_info *qinfo);
+
+/* Descriptor state, for rte_eth_rx/tx_descriptor_status() and rx_queue_count. */
+int refnic_rx_descriptor_status(void *rxq, uint16_t offset);
+int refnic_tx_descriptor_status(void *txq, uint16_t offset);
+uint32_t refnic_rx_queue_count(void *rxq);
+int refnic_tx_done_cleanup(void *txq, uint32_t free_cnt);
 
 uint16_t refnic_rx_refill(struct refnic_rx_queue *rxq);
 void refnic_tx_reclaim(struct refnic_tx_queue *txq);
