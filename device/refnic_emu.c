@@ -82,7 +82,8 @@ emu_load_defaults(struct refnic_emu *emu)
 	/* What this device version implements; nothing it only reserves. */
 	uint64_t caps = REFNIC_CAP_SCATTER | REFNIC_CAP_JUMBO | REFNIC_CAP_STATS_DMA |
 			REFNIC_CAP_RSS | REFNIC_CAP_AEQ | REFNIC_CAP_VLAN_FILTER |
-			REFNIC_CAP_FAULT_REPORT;
+			REFNIC_CAP_FAULT_REPORT | REFNIC_CAP_RX_CSUM | REFNIC_CAP_TX_CSUM |
+			REFNIC_CAP_VLAN_STRIP | REFNIC_CAP_VLAN_INSERT;
 	uint32_t off;
 
 	for (off = REFNIC_REG_AQ_BASE_LO; off < REFNIC_BAR0_REGS_END; off += 4)

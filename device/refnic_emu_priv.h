@@ -184,9 +184,25 @@ void refnic_emu_rx_publish(struct refnic_emu *emu);
 struct refnic_frame {
 	uint16_t nb_segs;
 	uint32_t len;
-	const uint8_t *seg[REFNIC_MAX_TX_SEGS];
-	uint16_t seg_len[REFNIC_MAX_TX_SEGS];
+	uint16_t offload;		/* REFNIC_TXD_* of the first descriptor */
+	uint16_t vlan_tci;
+	uint16_t hdr_lens;
+	/* One spare: stripping a VLAN tag can split a segment in two. */
+	const uint8_t *seg[REFNIC_MAX_TX_SEGS + 1];
+	uint16_t seg_len[REFNIC_MAX_TX_SEGS + 1];
 };
+
+#define REFNIC_TXD_OFFLOADS	(REFNIC_TXD_IP_CSUM | REFNIC_TXD_L4_CSUM_TCP | \
+				 REFNIC_TXD_L4_CSUM_UDP | REFNIC_TXD_VLAN_INSERT)
+
+/* refnic_emu_offload.c: what the device does to frames on the way. */
+/* Apply a TX frame's offloads; f then points at the device's own copy. */
+bool refnic_emu_tx_offload(struct refnic_frame *f);
+/* REFNIC_RXC_*_CSUM_* flags for a received frame. */
+uint16_t refnic_emu_rx_csum(const struct refnic_frame *f);
+/* Strip a frame's VLAN tag into out; false if it has none. */
+bool refnic_emu_vlan_strip(const struct refnic_frame *f, struct refnic_frame *out,
+			   uint16_t *tci);
 
 /* Receive a frame on emu's port; false if dropped (counted by the device). */
 bool refnic_emu_rx_frame(struct refnic_emu *emu, const struct refnic_frame *f);

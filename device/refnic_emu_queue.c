@@ -168,6 +168,12 @@ tx_gather(struct refnic_emu *emu, struct refnic_emu_txq *txq, uint16_t *idx,
 		if (i == tail)
 			return false;
 		d = txq->ring[i];
+		if (f->nb_segs == 0 && !*malformed) {
+			/* Offloads are what the packet's first descriptor asks. */
+			f->offload = d.flags & REFNIC_TXD_OFFLOADS;
+			f->vlan_tci = d.vlan_tci;
+			f->hdr_lens = d.hdr_lens;
+		}
 		i = (i + 1) & mask;
 		if (f->nb_segs == REFNIC_MAX_TX_SEGS || d.len == 0) {
 			*malformed = true;
@@ -240,6 +246,8 @@ refnic_emu_tx_service(struct refnic_emu *emu, uint16_t qid, uint64_t now,
 		if (!tx_gather(emu, txq, &idx, tail, &f, &malformed))
 			break;
 		done += (idx - start) & (txq->size - 1);
+		if (!malformed && (f.offload & REFNIC_TXD_OFFLOADS))
+			malformed = !refnic_emu_tx_offload(&f);
 		if (malformed) {
 			qs->tx_malformed++;
 			continue;
@@ -380,6 +388,8 @@ struct rx_meta {
 	uint8_t ptype;
 	bool hashed;
 	uint32_t hash;
+	uint16_t flags;		/* checksum verdicts, VLAN stripped */
+	uint16_t vlan_tci;
 };
 
 /* Scatter f into n posted buffers; false on a DMA error (frame dropped). */
@@ -421,8 +431,8 @@ rx_scatter(struct refnic_emu *emu, struct refnic_emu_rxq *rxq, const struct refn
 		cpl->desc_idx = idx;
 		cpl->len = chunk;
 		cpl->flags = (left == 0 ? REFNIC_RXC_EOP : 0) |
-			     (meta->hashed ? REFNIC_RXC_RSS_VALID : 0);
-		cpl->vlan_tci = 0;
+			     (meta->hashed ? REFNIC_RXC_RSS_VALID : 0) | meta->flags;
+		cpl->vlan_tci = meta->vlan_tci;
 		cpl->ptype = meta->ptype;
 		/* The phase bit goes out with the batch: refnic_emu_rx_publish(). */
 		rxq->head = (idx + 1) & (rxq->size - 1);
@@ -439,6 +449,7 @@ refnic_emu_rx_frame(struct refnic_emu *emu, const struct refnic_frame *f)
 	uint8_t hdr_copy[ETH_HLEN + 4 + 60 + 4];
 	uint32_t hdr_len = RTE_MIN(f->len, sizeof(hdr_copy)), base;
 	struct rx_meta meta = { .hash = 0 };
+	struct refnic_frame stripped;
 	struct refnic_emu_rxq *rxq;
 	const uint8_t *hdr;
 	uint16_t qid, tail, n;
@@ -462,6 +473,13 @@ refnic_emu_rx_frame(struct refnic_emu *emu, const struct refnic_frame *f)
 	}
 	qid = refnic_emu_rss_queue(emu, hdr, hdr_len, &meta.hash, &meta.hashed);
 	meta.ptype = rx_ptype(hdr, hdr_len);
+	if (emu->features & REFNIC_CAP_RX_CSUM)
+		meta.flags |= refnic_emu_rx_csum(f);
+	if ((emu->features & REFNIC_CAP_VLAN_STRIP) &&
+	    refnic_emu_vlan_strip(f, &stripped, &meta.vlan_tci)) {
+		meta.flags |= REFNIC_RXC_VLAN_STRIPPED;
+		f = &stripped;
+	}
 	base = REFNIC_REG_RXQ(qid);
 	rxq = &emu->rxq[qid];
 	if (!rxq->enabled) {

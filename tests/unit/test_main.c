@@ -24,6 +24,7 @@ extern const struct unit_test_suite refnic_datapath_suite;
 extern const struct unit_test_suite refnic_lifecycle_suite;
 extern const struct unit_test_suite refnic_control_suite;
 extern const struct unit_test_suite refnic_queues_suite;
+extern const struct unit_test_suite refnic_offload_suite;
 
 static const struct unit_test_suite *suites[] = {
 	&refnic_probe_suite,
@@ -31,6 +32,7 @@ static const struct unit_test_suite *suites[] = {
 	&refnic_lifecycle_suite,
 	&refnic_control_suite,
 	&refnic_queues_suite,
+	&refnic_offload_suite,
 };
 
 static bool

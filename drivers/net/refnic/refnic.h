@@ -24,6 +24,9 @@
 #define REFNIC_DEFAULT_BURST		32
 #define REFNIC_DEFAULT_RX_FREE_THRESH	32
 #define REFNIC_DEFAULT_TX_FREE_THRESH	32
+#define REFNIC_RX_CKSUM_OFFLOADS	(RTE_ETH_RX_OFFLOAD_IPV4_CKSUM | \
+					 RTE_ETH_RX_OFFLOAD_TCP_CKSUM | \
+					 RTE_ETH_RX_OFFLOAD_UDP_CKSUM)
 
 /* Driver-side admin counters (xstats admin_*). */
 struct refnic_admin_stats {

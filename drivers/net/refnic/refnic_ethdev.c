@@ -358,6 +358,10 @@ refnic_dev_infos_get(struct rte_eth_dev *dev, struct rte_eth_dev_info *info)
 	info->rx_offload_capa = RTE_ETH_RX_OFFLOAD_SCATTER;
 	if (id->caps & REFNIC_CAP_VLAN_FILTER)
 		info->rx_offload_capa |= RTE_ETH_RX_OFFLOAD_VLAN_FILTER;
+	if (id->caps & REFNIC_CAP_VLAN_STRIP)
+		info->rx_offload_capa |= RTE_ETH_RX_OFFLOAD_VLAN_STRIP;
+	if (id->caps & REFNIC_CAP_RX_CSUM)
+		info->rx_offload_capa |= REFNIC_RX_CKSUM_OFFLOADS;
 	if (id->caps & REFNIC_CAP_RSS) {
 		info->rx_offload_capa |= RTE_ETH_RX_OFFLOAD_RSS_HASH;
 		info->reta_size = REFNIC_RSS_RETA_SIZE;
@@ -366,6 +370,12 @@ refnic_dev_infos_get(struct rte_eth_dev *dev, struct rte_eth_dev_info *info)
 	}
 	info->tx_offload_capa = RTE_ETH_TX_OFFLOAD_MULTI_SEGS |
 				RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE;
+	if (id->caps & REFNIC_CAP_TX_CSUM)
+		info->tx_offload_capa |= RTE_ETH_TX_OFFLOAD_IPV4_CKSUM |
+					 RTE_ETH_TX_OFFLOAD_TCP_CKSUM |
+					 RTE_ETH_TX_OFFLOAD_UDP_CKSUM;
+	if (id->caps & REFNIC_CAP_VLAN_INSERT)
+		info->tx_offload_capa |= RTE_ETH_TX_OFFLOAD_VLAN_INSERT;
 	info->rx_desc_lim = (struct rte_eth_desc_lim) {
 		.nb_max = id->max_ring_size,
 		.nb_min = id->min_ring_size,

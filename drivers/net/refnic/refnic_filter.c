@@ -54,24 +54,26 @@ refnic_vlan_filter_set(struct rte_eth_dev *dev, uint16_t vlan_id, int on)
 	return refnic_admin_exec(refnic_adapter(dev), &cmd, NULL);
 }
 
-/* Switch the device features the Rx offloads ask for (VLAN filtering). */
+/* Switch the device features the Rx offloads ask for. */
 int
 refnic_features_apply(struct rte_eth_dev *dev)
 {
 	uint64_t offloads = dev->data->dev_conf.rxmode.offloads;
-	struct refnic_admin_cmd cmd = {
-		.opcode = REFNIC_ADMIN_SET_FEATURES,
-		.value = (offloads & RTE_ETH_RX_OFFLOAD_VLAN_FILTER) ?
-			 (uint32_t)REFNIC_CAP_VLAN_FILTER : 0,
-	};
+	struct refnic_admin_cmd cmd = { .opcode = REFNIC_ADMIN_SET_FEATURES };
 
+	if (offloads & RTE_ETH_RX_OFFLOAD_VLAN_FILTER)
+		cmd.value |= REFNIC_CAP_VLAN_FILTER;
+	if (offloads & RTE_ETH_RX_OFFLOAD_VLAN_STRIP)
+		cmd.value |= REFNIC_CAP_VLAN_STRIP;
+	if (offloads & REFNIC_RX_CKSUM_OFFLOADS)
+		cmd.value |= REFNIC_CAP_RX_CSUM;
 	return refnic_admin_exec(refnic_adapter(dev), &cmd, NULL);
 }
 
 int
 refnic_vlan_offload_set(struct rte_eth_dev *dev, int mask)
 {
-	if (!(mask & RTE_ETH_VLAN_FILTER_MASK))
+	if (!(mask & (RTE_ETH_VLAN_FILTER_MASK | RTE_ETH_VLAN_STRIP_MASK)))
 		return 0;
 	return refnic_features_apply(dev);
 }

@@ -16,6 +16,7 @@
  * error) rather than touching memory it does not own.
  */
 
+#include <rte_ip.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 #include <rte_prefetch.h>
@@ -55,6 +56,35 @@ refnic_rx_ptype(uint8_t hw_ptype)
 		break;
 	}
 	return ptype;
+}
+
+#define REFNIC_RXC_OFFLOAD_FLAGS	(REFNIC_RXC_RSS_VALID | REFNIC_RXC_IP_CSUM_GOOD | \
+					 REFNIC_RXC_IP_CSUM_BAD | REFNIC_RXC_L4_CSUM_GOOD | \
+					 REFNIC_RXC_L4_CSUM_BAD | REFNIC_RXC_VLAN_STRIPPED)
+
+/* What the device found out about a frame, in the mbuf's terms. */
+static inline void
+refnic_rx_offload_flags(const struct refnic_rx_queue *rxq, const struct refnic_rx_cpl *cpl,
+			struct rte_mbuf *m)
+{
+	uint16_t f = cpl->flags;
+
+	if ((f & REFNIC_RXC_RSS_VALID) && (rxq->offloads & RTE_ETH_RX_OFFLOAD_RSS_HASH)) {
+		m->hash.rss = cpl->rss_hash;
+		m->ol_flags |= RTE_MBUF_F_RX_RSS_HASH;
+	}
+	if (f & REFNIC_RXC_IP_CSUM_GOOD)
+		m->ol_flags |= RTE_MBUF_F_RX_IP_CKSUM_GOOD;
+	else if (f & REFNIC_RXC_IP_CSUM_BAD)
+		m->ol_flags |= RTE_MBUF_F_RX_IP_CKSUM_BAD;
+	if (f & REFNIC_RXC_L4_CSUM_GOOD)
+		m->ol_flags |= RTE_MBUF_F_RX_L4_CKSUM_GOOD;
+	else if (f & REFNIC_RXC_L4_CSUM_BAD)
+		m->ol_flags |= RTE_MBUF_F_RX_L4_CKSUM_BAD;
+	if (f & REFNIC_RXC_VLAN_STRIPPED) {
+		m->vlan_tci = cpl->vlan_tci;
+		m->ol_flags |= RTE_MBUF_F_RX_VLAN | RTE_MBUF_F_RX_VLAN_STRIPPED;
+	}
 }
 
 /* Post n buffers from sw_ring position tail on; they are already allocated. */
@@ -158,11 +188,8 @@ refnic_recv_pkts(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 			continue;
 		first->port = rxq->port_id;
 		first->packet_type = refnic_rx_ptype(cpl->ptype);
-		if ((cpl->flags & REFNIC_RXC_RSS_VALID) &&
-		    (rxq->offloads & RTE_ETH_RX_OFFLOAD_RSS_HASH)) {
-			first->hash.rss = cpl->rss_hash;
-			first->ol_flags |= RTE_MBUF_F_RX_RSS_HASH;
-		}
+		if (cpl->flags & REFNIC_RXC_OFFLOAD_FLAGS)
+			refnic_rx_offload_flags(rxq, cpl, first);
 		bytes += first->pkt_len;
 		pkts[nb_rx++] = first;
 		first = NULL;
@@ -320,6 +347,28 @@ refnic_rx_queue_count(void *queue)
 	return n;
 }
 
+#define REFNIC_TX_OFFLOAD_MASK	(RTE_MBUF_F_TX_IP_CKSUM | RTE_MBUF_F_TX_L4_MASK | \
+				 RTE_MBUF_F_TX_VLAN)
+
+/* The packet's offloads, in its first descriptor (the device reads them there). */
+static inline void
+refnic_tx_offload_desc(const struct rte_mbuf *m, struct refnic_tx_desc *d)
+{
+	uint64_t ol = m->ol_flags;
+
+	if (ol & RTE_MBUF_F_TX_IP_CKSUM)
+		d->flags |= REFNIC_TXD_IP_CSUM;
+	if ((ol & RTE_MBUF_F_TX_L4_MASK) == RTE_MBUF_F_TX_TCP_CKSUM)
+		d->flags |= REFNIC_TXD_L4_CSUM_TCP;
+	else if ((ol & RTE_MBUF_F_TX_L4_MASK) == RTE_MBUF_F_TX_UDP_CKSUM)
+		d->flags |= REFNIC_TXD_L4_CSUM_UDP;
+	if (ol & RTE_MBUF_F_TX_VLAN) {
+		d->flags |= REFNIC_TXD_VLAN_INSERT;
+		d->vlan_tci = m->vlan_tci;
+	}
+	d->hdr_lens = m->l2_len | m->l3_len << REFNIC_TXD_L3_LEN_SHIFT;
+}
+
 uint16_t
 refnic_xmit_pkts(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 {
@@ -334,7 +383,7 @@ refnic_xmit_pkts(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 
 	for (i = 0; i < nb_pkts; i++) {
 		struct rte_mbuf *m = pkts[i], *seg;
-		uint16_t last = tail;
+		uint16_t last = tail, first = tail;
 
 		if (unlikely(m->nb_segs > txq->nb_free)) {
 			refnic_tx_reclaim(txq);
@@ -361,6 +410,8 @@ refnic_xmit_pkts(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 			tail = (tail + 1) & txq->mask;
 		}
 		txq->ring[last].flags = REFNIC_TXD_EOP;
+		if (m->ol_flags & REFNIC_TX_OFFLOAD_MASK)
+			refnic_tx_offload_desc(m, &txq->ring[first]);
 		txq->nb_free -= m->nb_segs;
 		bytes += m->pkt_len;
 	}
@@ -390,8 +441,18 @@ refnic_prep_pkts(void *queue __rte_unused, struct rte_mbuf **pkts, uint16_t nb_p
 			rte_errno = EINVAL;
 			return i;
 		}
-		if (m->ol_flags & RTE_MBUF_F_TX_OFFLOAD_MASK) {
+		/* TX_IPV4/IPV6 only describe the packet for the offloads. */
+		if (m->ol_flags & RTE_MBUF_F_TX_OFFLOAD_MASK &
+		    ~(REFNIC_TX_OFFLOAD_MASK | RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IPV6) ||
+		    (m->ol_flags & RTE_MBUF_F_TX_L4_MASK) == RTE_MBUF_F_TX_SCTP_CKSUM) {
 			rte_errno = ENOTSUP;
+			return i;
+		}
+		/* l2_len and l3_len fit the descriptor (7 and 9 bits, as in the
+		 * mbuf); an IP header is at least 20 bytes. */
+		if ((m->ol_flags & (RTE_MBUF_F_TX_IP_CKSUM | RTE_MBUF_F_TX_L4_MASK)) &&
+		    m->l3_len < sizeof(struct rte_ipv4_hdr)) {
+			rte_errno = EINVAL;
 			return i;
 		}
 		for (seg = m; seg != NULL; seg = seg->next) {

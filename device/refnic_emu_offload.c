@@ -1,0 +1,239 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The refnic authors
+ */
+
+/*
+ * Offloads, done by the device as a NIC would: on TX, VLAN tag insertion
+ * and IPv4 header, TCP and UDP checksums (computed whole: whatever the
+ * packet holds in those fields is replaced); on RX, checksum verification
+ * and VLAN tag stripping. TX offloads work on the device's own copy of the
+ * frame, never on the driver's buffers.
+ */
+
+#include <string.h>
+
+#include <rte_byteorder.h>
+#include <rte_ip.h>
+
+#include "refnic_emu_priv.h"
+
+#define ETH_HLEN	14
+#define ETH_P_IPV4	0x0800
+#define ETH_P_IPV6	0x86dd
+#define ETH_P_VLAN	0x8100
+#define IPPROTO_TCP_	6
+#define IPPROTO_UDP_	17
+#define TCP_CSUM_OFF	16
+#define UDP_CSUM_OFF	6
+
+/* The engine's scratch frames: one engine thread, one frame at a time each. */
+static uint8_t tx_scratch[REFNIC_MAX_FRAME_LEN + 4];
+static uint8_t rx_scratch[REFNIC_MAX_FRAME_LEN + 4];
+
+static void
+frame_linearize(const struct refnic_frame *f, uint8_t *dst)
+{
+	uint16_t s;
+
+	for (s = 0; s < f->nb_segs; s++) {
+		memcpy(dst, f->seg[s], f->seg_len[s]);
+		dst += f->seg_len[s];
+	}
+}
+
+static uint16_t
+csum_fold(uint32_t sum)
+{
+	sum = (sum >> 16) + (sum & 0xffff);
+	sum += sum >> 16;
+	return (uint16_t)~sum;
+}
+
+/* TCP/UDP checksum over the pseudo-header and the segment at l4. */
+static uint16_t
+l4_csum(const uint8_t *frame, uint32_t l3, uint32_t l4, uint32_t len, uint8_t proto)
+{
+	uint32_t l4_len = len - l4, sum;
+	uint8_t ph[40];
+	uint32_t ph_len;
+
+	if ((frame[l3] >> 4) == 4) {
+		memcpy(ph, frame + l3 + 12, 8);
+		ph[8] = 0;
+		ph[9] = proto;
+		ph[10] = l4_len >> 8;
+		ph[11] = l4_len;
+		ph_len = 12;
+	} else {
+		memcpy(ph, frame + l3 + 8, 32);
+		ph[32] = l4_len >> 24;
+		ph[33] = l4_len >> 16;
+		ph[34] = l4_len >> 8;
+		ph[35] = l4_len;
+		ph[36] = ph[37] = ph[38] = 0;
+		ph[39] = proto;
+		ph_len = 40;
+	}
+	sum = rte_raw_cksum(ph, ph_len);
+	sum += rte_raw_cksum(frame + l4, l4_len);
+	return csum_fold(sum);
+}
+
+bool
+refnic_emu_tx_offload(struct refnic_frame *f)
+{
+	uint32_t l2 = f->hdr_lens & REFNIC_TXD_L2_LEN_MASK;
+	uint32_t l3_len = f->hdr_lens >> REFNIC_TXD_L3_LEN_SHIFT;
+	uint32_t len = f->len, l3, l4;
+	uint8_t *p = tx_scratch;
+
+	if (f->offload & REFNIC_TXD_VLAN_INSERT) {
+		if (len < ETH_HLEN || len + 4 > sizeof(tx_scratch))
+			return false;
+		frame_linearize(f, p + 4);
+		memmove(p, p + 4, 12);			/* addresses first */
+		p[12] = ETH_P_VLAN >> 8;
+		p[13] = ETH_P_VLAN & 0xff;
+		p[14] = f->vlan_tci >> 8;
+		p[15] = f->vlan_tci;
+		len += 4;
+		l2 += 4;				/* headers moved with the tag */
+	} else {
+		frame_linearize(f, p);
+	}
+
+	l3 = l2;
+	l4 = l3 + l3_len;
+	if (f->offload & (REFNIC_TXD_IP_CSUM | REFNIC_TXD_L4_CSUM_TCP | REFNIC_TXD_L4_CSUM_UDP)) {
+		if (l3_len < 20 || l4 > len)
+			return false;
+	}
+	if (f->offload & REFNIC_TXD_IP_CSUM) {
+		uint16_t c;
+
+		if ((p[l3] >> 4) != 4)
+			return false;
+		p[l3 + 10] = p[l3 + 11] = 0;
+		c = csum_fold(rte_raw_cksum(p + l3, l3_len));
+		memcpy(p + l3 + 10, &c, 2);
+	}
+	if (f->offload & (REFNIC_TXD_L4_CSUM_TCP | REFNIC_TXD_L4_CSUM_UDP)) {
+		bool tcp = f->offload & REFNIC_TXD_L4_CSUM_TCP;
+		uint32_t at = l4 + (tcp ? TCP_CSUM_OFF : UDP_CSUM_OFF);
+		uint16_t c;
+
+		if (at + 2 > len)
+			return false;
+		p[at] = p[at + 1] = 0;
+		c = l4_csum(p, l3, l4, len, tcp ? IPPROTO_TCP_ : IPPROTO_UDP_);
+		if (!tcp && c == 0)
+			c = 0xffff;			/* 0 means "no checksum" in UDP */
+		memcpy(p + at, &c, 2);
+	}
+	f->nb_segs = 1;
+	f->seg[0] = p;
+	f->seg_len[0] = len;
+	f->len = len;
+	return true;
+}
+
+/* Locate L3 and L4 in a linear frame; false if it is not IP. */
+static bool
+frame_l3l4(const uint8_t *p, uint32_t len, uint32_t *l3, uint32_t *l4, uint8_t *proto,
+	   bool *frag)
+{
+	uint16_t ethertype = p[12] << 8 | p[13];
+
+	*l3 = ETH_HLEN;
+	if (ethertype == ETH_P_VLAN && len >= ETH_HLEN + 4) {
+		ethertype = p[16] << 8 | p[17];
+		*l3 += 4;
+	}
+	*frag = false;
+	if (ethertype == ETH_P_IPV4 && len >= *l3 + 20 && (p[*l3] >> 4) == 4) {
+		*l4 = *l3 + (p[*l3] & 0x0f) * 4;
+		*proto = p[*l3 + 9];
+		*frag = (p[*l3 + 6] & 0x3f) != 0 || p[*l3 + 7] != 0;
+		return *l4 <= len;
+	}
+	if (ethertype == ETH_P_IPV6 && len >= *l3 + 40 && (p[*l3] >> 4) == 6) {
+		*l4 = *l3 + 40;
+		*proto = p[*l3 + 6];
+		return true;
+	}
+	return false;
+}
+
+uint16_t
+refnic_emu_rx_csum(const struct refnic_frame *f)
+{
+	const uint8_t *p = f->seg[0];
+	uint32_t l3, l4, at;
+	uint16_t flags = 0;
+	uint8_t proto;
+	bool frag;
+
+	if (f->nb_segs > 1) {
+		frame_linearize(f, rx_scratch);
+		p = rx_scratch;
+	}
+	if (!frame_l3l4(p, f->len, &l3, &l4, &proto, &frag))
+		return 0;
+	if ((p[l3] >> 4) == 4)
+		flags |= csum_fold(rte_raw_cksum(p + l3, l4 - l3)) == 0 ?
+			 REFNIC_RXC_IP_CSUM_GOOD : REFNIC_RXC_IP_CSUM_BAD;
+	if (frag || (proto != IPPROTO_TCP_ && proto != IPPROTO_UDP_))
+		return flags;
+	at = l4 + (proto == IPPROTO_TCP_ ? TCP_CSUM_OFF : UDP_CSUM_OFF);
+	if (at + 2 > f->len)
+		return flags | REFNIC_RXC_L4_CSUM_BAD;
+	if (proto == IPPROTO_UDP_ && p[at] == 0 && p[at + 1] == 0)
+		return flags;	/* UDP over IPv4 without a checksum */
+	/* Summed over the field itself, a good segment folds to zero. */
+	flags |= l4_csum(p, l3, l4, f->len, proto) == 0 ?
+		 REFNIC_RXC_L4_CSUM_GOOD : REFNIC_RXC_L4_CSUM_BAD;
+	return flags;
+}
+
+static void
+frame_add(struct refnic_frame *out, const uint8_t *b, uint32_t n)
+{
+	out->seg[out->nb_segs] = b;
+	out->seg_len[out->nb_segs++] = n;
+}
+
+bool
+refnic_emu_vlan_strip(const struct refnic_frame *f, struct refnic_frame *out, uint16_t *tci)
+{
+	const uint32_t cut_from = 12, cut_to = 16;	/* the tag */
+	uint32_t pos = 0, start, end;
+	uint8_t hdr[16];
+	uint16_t s;
+
+	if (f->len < ETH_HLEN + 4)
+		return false;
+	if (f->seg_len[0] >= sizeof(hdr)) {
+		memcpy(hdr, f->seg[0], sizeof(hdr));
+	} else {
+		frame_linearize(f, rx_scratch);
+		memcpy(hdr, rx_scratch, sizeof(hdr));
+	}
+	if ((hdr[12] << 8 | hdr[13]) != ETH_P_VLAN)
+		return false;
+	*tci = hdr[14] << 8 | hdr[15];
+	/* The same bytes without the tag: segments re-cut, nothing copied. */
+	out->nb_segs = 0;
+	out->len = f->len - 4;
+	for (s = 0; s < f->nb_segs; s++, pos = end) {
+		start = pos;
+		end = pos + f->seg_len[s];
+		if (start < cut_from)
+			frame_add(out, f->seg[s], RTE_MIN(end, cut_from) - start);
+		if (end > cut_to) {
+			uint32_t from = RTE_MAX(start, cut_to);
+
+			frame_add(out, f->seg[s] + (from - start), end - from);
+		}
+	}
+	return true;
+}

@@ -1,0 +1,327 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The refnic authors
+ */
+
+/*
+ * Offloads done by the device: checksums inserted on TX (checked byte by
+ * byte with DPDK's own checksum functions), verified on RX (good and
+ * corrupted frames), VLAN tags inserted and stripped, tx_prepare refusals.
+ */
+
+#include <rte_ip.h>
+#include <rte_tcp.h>
+#include <rte_udp.h>
+
+#include "test_common.h"
+
+#define OA	"net_refnic_oa"
+#define OB	"net_refnic_ob"
+#define PAYLOAD	100
+
+static uint16_t port_a, port_b;
+
+static int
+off_start(uint16_t port, uint64_t rx_offloads, uint64_t tx_offloads)
+{
+	struct rte_eth_conf conf = {
+		.rxmode = { .offloads = rx_offloads },
+		.txmode = { .offloads = tx_offloads },
+	};
+	int ret;
+
+	rte_eth_dev_stop(port);
+	ret = rte_eth_dev_configure(port, 1, 1, &conf);
+	if (ret == 0)
+		ret = rte_eth_rx_queue_setup(port, 0, TEST_RING_SIZE, SOCKET_ID_ANY, NULL,
+					     test_pool);
+	if (ret == 0)
+		ret = rte_eth_tx_queue_setup(port, 0, TEST_RING_SIZE, SOCKET_ID_ANY, NULL);
+	if (ret == 0)
+		ret = rte_eth_dev_start(port);
+	if (ret == 0)
+		ret = rte_eth_promiscuous_enable(port);
+	return ret;
+}
+
+static int
+off_setup(void)
+{
+	if (test_port_create(OA, "cable=off,profile=ideal", &port_a) != 0 ||
+	    test_port_create(OB, "cable=off,profile=ideal", &port_b) != 0)
+		return TEST_FAILED;
+	return TEST_SUCCESS;
+}
+
+static void
+off_teardown(void)
+{
+	test_port_destroy(OA);
+	test_port_destroy(OB);
+}
+
+/* An IPv4 or IPv6 TCP/UDP frame; checksums left as `csum_ok` says. */
+static struct rte_mbuf *
+l4_frame(bool v6, uint8_t proto, bool csum_ok, uint16_t nb_segs)
+{
+	uint32_t l3_len = v6 ? sizeof(struct rte_ipv6_hdr) : sizeof(struct rte_ipv4_hdr);
+	uint32_t l4_len = (proto == IPPROTO_TCP ? sizeof(struct rte_tcp_hdr) :
+			   sizeof(struct rte_udp_hdr)) + PAYLOAD;
+	uint32_t len = sizeof(struct rte_ether_hdr) + l3_len + l4_len, i;
+	struct rte_mbuf *m = rte_pktmbuf_alloc(test_pool);
+	struct rte_ether_hdr *eh;
+	uint8_t *l3, *l4;
+
+	if (m == NULL)
+		return NULL;
+	eh = (struct rte_ether_hdr *)rte_pktmbuf_append(m, len);
+	memset(eh, 0, len);
+	memset(&eh->dst_addr, 0xff, RTE_ETHER_ADDR_LEN);
+	l3 = (uint8_t *)(eh + 1);
+	l4 = l3 + l3_len;
+	for (i = 0; i < PAYLOAD; i++)
+		l4[l4_len - PAYLOAD + i] = i * 13 + 7;
+	if (v6) {
+		struct rte_ipv6_hdr *ip6 = (struct rte_ipv6_hdr *)l3;
+
+		eh->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV6);
+		ip6->vtc_flow = rte_cpu_to_be_32(6u << 28);
+		ip6->payload_len = rte_cpu_to_be_16(l4_len);
+		ip6->proto = proto;
+		ip6->hop_limits = 64;
+		ip6->src_addr[15] = 1;
+		ip6->dst_addr[15] = 2;
+	} else {
+		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)l3;
+
+		eh->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
+		ip->version_ihl = RTE_IPV4_VHL_DEF;
+		ip->total_length = rte_cpu_to_be_16(l3_len + l4_len);
+		ip->time_to_live = 64;
+		ip->next_proto_id = proto;
+		ip->src_addr = rte_cpu_to_be_32(RTE_IPV4(10, 0, 0, 1));
+		ip->dst_addr = rte_cpu_to_be_32(RTE_IPV4(10, 0, 0, 2));
+	}
+	if (proto == IPPROTO_TCP) {
+		struct rte_tcp_hdr *th = (struct rte_tcp_hdr *)l4;
+
+		th->src_port = rte_cpu_to_be_16(1234);
+		th->dst_port = rte_cpu_to_be_16(80);
+		th->data_off = 5 << 4;
+	} else {
+		struct rte_udp_hdr *uh = (struct rte_udp_hdr *)l4;
+
+		uh->src_port = rte_cpu_to_be_16(1234);
+		uh->dst_port = rte_cpu_to_be_16(53);
+		uh->dgram_len = rte_cpu_to_be_16(l4_len);
+	}
+	m->l2_len = sizeof(*eh);
+	m->l3_len = l3_len;
+	if (csum_ok) {
+		uint16_t *l4c = (uint16_t *)(l4 + (proto == IPPROTO_TCP ? 16 : 6));
+
+		if (v6) {
+			*l4c = rte_ipv6_udptcp_cksum((struct rte_ipv6_hdr *)l3, l4);
+		} else {
+			((struct rte_ipv4_hdr *)l3)->hdr_checksum =
+				rte_ipv4_cksum((struct rte_ipv4_hdr *)l3);
+			*l4c = rte_ipv4_udptcp_cksum((struct rte_ipv4_hdr *)l3, l4);
+		}
+	}
+	if (nb_segs == 2) {
+		/* Move the payload's second half into a second segment. */
+		struct rte_mbuf *m2 = rte_pktmbuf_alloc(test_pool);
+		uint32_t half = PAYLOAD / 2;
+
+		memcpy(rte_pktmbuf_append(m2, half), rte_pktmbuf_mtod_offset(m, uint8_t *,
+								       len - half), half);
+		rte_pktmbuf_trim(m, half);
+		rte_pktmbuf_chain(m, m2);
+	}
+	return m;
+}
+
+/* Send one frame A->B, return what B received (or NULL). */
+static struct rte_mbuf *
+off_cross(struct rte_mbuf *m)
+{
+	struct rte_mbuf *rx;
+
+	if (m == NULL || test_tx_all(port_a, &m, 1) != 1)
+		return NULL;
+	return test_rx_wait(port_b, &rx, 1) == 1 ? rx : NULL;
+}
+
+/* Checksums the device wrote, recomputed by DPDK over the received frame. */
+static bool
+csums_right(struct rte_mbuf *m, bool v6, uint8_t proto)
+{
+	uint8_t buf[512];
+	const uint8_t *p = rte_pktmbuf_read(m, 0, m->pkt_len, buf);
+	uint32_t l3 = sizeof(struct rte_ether_hdr);
+	uint32_t l4 = l3 + (v6 ? sizeof(struct rte_ipv6_hdr) : sizeof(struct rte_ipv4_hdr));
+	uint16_t got, want;
+
+	if (p == NULL || m->pkt_len > sizeof(buf))
+		return false;
+	memcpy(buf, p, m->pkt_len);
+	memcpy(&got, buf + l4 + (proto == IPPROTO_TCP ? 16 : 6), 2);
+	memset(buf + l4 + (proto == IPPROTO_TCP ? 16 : 6), 0, 2);
+	if (v6) {
+		want = rte_ipv6_udptcp_cksum((struct rte_ipv6_hdr *)(buf + l3), buf + l4);
+	} else {
+		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(buf + l3);
+		uint16_t ip_got = ip->hdr_checksum;
+
+		ip->hdr_checksum = 0;
+		if (ip_got == 0 || ip_got != rte_ipv4_cksum(ip))
+			return false;
+		ip->hdr_checksum = ip_got;
+		want = rte_ipv4_udptcp_cksum(ip, buf + l4);
+	}
+	return got != 0 && got == want;
+}
+
+static int
+test_tx_checksum_insertion(void)
+{
+	static const struct { bool v6; uint8_t proto; uint16_t segs; } cases[] = {
+		{ false, IPPROTO_TCP, 1 }, { false, IPPROTO_UDP, 1 }, { true, IPPROTO_TCP, 1 },
+		{ true, IPPROTO_UDP, 1 }, { false, IPPROTO_TCP, 2 }, { true, IPPROTO_UDP, 2 },
+	};
+	unsigned int i;
+
+	TEST_ASSERT_SUCCESS(off_start(port_a, 0, RTE_ETH_TX_OFFLOAD_IPV4_CKSUM |
+				      RTE_ETH_TX_OFFLOAD_TCP_CKSUM | RTE_ETH_TX_OFFLOAD_UDP_CKSUM |
+				      RTE_ETH_TX_OFFLOAD_MULTI_SEGS), "");
+	TEST_ASSERT_SUCCESS(off_start(port_b, 0, 0), "");
+	for (i = 0; i < RTE_DIM(cases); i++) {
+		struct rte_mbuf *m = l4_frame(cases[i].v6, cases[i].proto, false, cases[i].segs);
+		struct rte_mbuf *rx;
+		bool ok;
+
+		m->ol_flags |= (cases[i].proto == IPPROTO_TCP ? RTE_MBUF_F_TX_TCP_CKSUM :
+				RTE_MBUF_F_TX_UDP_CKSUM) |
+			       (cases[i].v6 ? RTE_MBUF_F_TX_IPV6 :
+				RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IP_CKSUM);
+		TEST_ASSERT_EQUAL(rte_eth_tx_prepare(port_a, 0, &m, 1), 1, "case %u", i);
+		rx = off_cross(m);
+		TEST_ASSERT(rx != NULL, "case %u not received", i);
+		ok = csums_right(rx, cases[i].v6, cases[i].proto);
+		rte_pktmbuf_free(rx);
+		TEST_ASSERT(ok, "case %u: %s/%s in %u segments: wrong checksums", i,
+			    cases[i].v6 ? "IPv6" : "IPv4",
+			    cases[i].proto == IPPROTO_TCP ? "TCP" : "UDP", cases[i].segs);
+	}
+	return TEST_SUCCESS;
+}
+
+static int
+test_rx_checksum_flags(void)
+{
+	static const struct { bool v6; uint8_t proto; int corrupt; uint64_t want; } cases[] = {
+		{ false, IPPROTO_TCP, 0, RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD },
+		{ false, IPPROTO_UDP, 0, RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD },
+		{ true, IPPROTO_TCP, 0, RTE_MBUF_F_RX_L4_CKSUM_GOOD },
+		{ false, IPPROTO_TCP, 1, RTE_MBUF_F_RX_IP_CKSUM_BAD | RTE_MBUF_F_RX_L4_CKSUM_GOOD },
+		{ false, IPPROTO_TCP, 2, RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_BAD },
+		{ true, IPPROTO_UDP, 2, RTE_MBUF_F_RX_L4_CKSUM_BAD },
+	};
+	const uint64_t mask = RTE_MBUF_F_RX_IP_CKSUM_MASK | RTE_MBUF_F_RX_L4_CKSUM_MASK;
+	unsigned int i;
+
+	TEST_ASSERT_SUCCESS(off_start(port_a, 0, 0), "");
+	TEST_ASSERT_SUCCESS(off_start(port_b, RTE_ETH_RX_OFFLOAD_IPV4_CKSUM |
+				      RTE_ETH_RX_OFFLOAD_TCP_CKSUM |
+				      RTE_ETH_RX_OFFLOAD_UDP_CKSUM, 0), "");
+	for (i = 0; i < RTE_DIM(cases); i++) {
+		struct rte_mbuf *m = l4_frame(cases[i].v6, cases[i].proto, true, 1), *rx;
+		uint8_t *p = rte_pktmbuf_mtod(m, uint8_t *);
+		uint32_t ptype;
+		uint64_t got;
+
+		if (cases[i].corrupt == 1)
+			p[sizeof(struct rte_ether_hdr) + 10] ^= 0x5a;	/* IPv4 checksum */
+		else if (cases[i].corrupt == 2)
+			p[m->pkt_len - 1] ^= 0x5a;			/* payload */
+		rx = off_cross(m);
+		TEST_ASSERT(rx != NULL, "case %u not received", i);
+		got = rx->ol_flags & mask;
+		ptype = rx->packet_type;
+		rte_pktmbuf_free(rx);
+		TEST_ASSERT_EQUAL(got, cases[i].want, "case %u: checksum flags", i);
+		TEST_ASSERT_EQUAL(ptype, RTE_PTYPE_L2_ETHER |
+				  (cases[i].v6 ? RTE_PTYPE_L3_IPV6_EXT_UNKNOWN :
+				   RTE_PTYPE_L3_IPV4_EXT_UNKNOWN) |
+				  (cases[i].proto == IPPROTO_TCP ? RTE_PTYPE_L4_TCP : RTE_PTYPE_L4_UDP),
+				  "case %u: packet type", i);
+	}
+	return TEST_SUCCESS;
+}
+
+static int
+test_vlan_insert_and_strip(void)
+{
+	struct rte_mbuf *m, *rx;
+	struct rte_ether_hdr *eh;
+	struct rte_vlan_hdr *vh;
+	uint32_t len;
+
+	TEST_ASSERT_SUCCESS(off_start(port_a, 0, RTE_ETH_TX_OFFLOAD_VLAN_INSERT), "");
+	TEST_ASSERT_SUCCESS(off_start(port_b, 0, 0), "");
+	m = l4_frame(false, IPPROTO_UDP, true, 1);
+	len = m->pkt_len;
+	m->ol_flags |= RTE_MBUF_F_TX_VLAN;
+	m->vlan_tci = 100;
+	rx = off_cross(m);
+	TEST_ASSERT(rx != NULL, "not received");
+	eh = rte_pktmbuf_mtod(rx, struct rte_ether_hdr *);
+	vh = (struct rte_vlan_hdr *)(eh + 1);
+	TEST_ASSERT(rx->pkt_len == len + 4 &&
+		    eh->ether_type == rte_cpu_to_be_16(RTE_ETHER_TYPE_VLAN) &&
+		    vh->vlan_tci == rte_cpu_to_be_16(100) &&
+		    vh->eth_proto == rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4), "tag not inserted");
+	rte_pktmbuf_free(rx);
+
+	TEST_ASSERT_SUCCESS(off_start(port_b, RTE_ETH_RX_OFFLOAD_VLAN_STRIP, 0), "");
+	m = l4_frame(false, IPPROTO_UDP, true, 1);
+	m->ol_flags |= RTE_MBUF_F_TX_VLAN;
+	m->vlan_tci = 0x2064;
+	rx = off_cross(m);
+	TEST_ASSERT(rx != NULL, "not received");
+	eh = rte_pktmbuf_mtod(rx, struct rte_ether_hdr *);
+	TEST_ASSERT(rx->pkt_len == len && (rx->ol_flags & RTE_MBUF_F_RX_VLAN_STRIPPED) &&
+		    rx->vlan_tci == 0x2064 &&
+		    eh->ether_type == rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4), "tag not stripped");
+	rte_pktmbuf_free(rx);
+	return TEST_SUCCESS;
+}
+
+static int
+test_tx_prepare_refuses(void)
+{
+	struct rte_mbuf *m = l4_frame(false, IPPROTO_TCP, false, 1);
+
+	TEST_ASSERT(m != NULL, "");
+	m->ol_flags |= RTE_MBUF_F_TX_SCTP_CKSUM | RTE_MBUF_F_TX_IPV4;
+	TEST_ASSERT_EQUAL(rte_eth_tx_prepare(port_a, 0, &m, 1), 0, "SCTP checksum");
+	TEST_ASSERT_EQUAL(rte_errno, ENOTSUP, "");
+	m->ol_flags = RTE_MBUF_F_TX_TCP_CKSUM | RTE_MBUF_F_TX_IPV4;
+	m->l3_len = 10;
+	TEST_ASSERT_EQUAL(rte_eth_tx_prepare(port_a, 0, &m, 1), 0, "a 10-byte IP header");
+	TEST_ASSERT_EQUAL(rte_errno, EINVAL, "");
+	rte_pktmbuf_free(m);
+	return TEST_SUCCESS;
+}
+
+const struct unit_test_suite refnic_offload_suite = {
+	.name = "offload",
+	.setup = off_setup,
+	.teardown = off_teardown,
+	.cases = {
+		TEST_CASE(test_tx_checksum_insertion),
+		TEST_CASE(test_rx_checksum_flags),
+		TEST_CASE(test_vlan_insert_and_strip),
+		TEST_CASE(test_tx_prepare_refuses),
+		TEST_CASES_END()
+	},
+};
