@@ -13,7 +13,6 @@
 #include "refnic_emu_priv.h"
 
 #define ETH_ALEN	6
-#define ETH_P_VLAN	0x8100
 
 void
 refnic_emu_filters_reset(struct refnic_emu *emu)
@@ -42,7 +41,7 @@ vlan_accepted(const struct refnic_emu *emu, const uint8_t *hdr, uint32_t hdr_len
 	uint16_t vid;
 
 	if (!(emu->features & REFNIC_CAP_VLAN_FILTER) || hdr_len < 16 ||
-	    (hdr[12] << 8 | hdr[13]) != ETH_P_VLAN)
+	    (hdr[12] << 8 | hdr[13]) != EMU_ETH_P_VLAN)
 		return true;	/* untagged frames are not VLAN filtered */
 	vid = (hdr[14] << 8 | hdr[15]) & REFNIC_MAX_VLAN_ID;
 	return emu->vlan_filter[vid / 64] & (UINT64_C(1) << (vid % 64));

@@ -17,12 +17,6 @@
 
 #include "refnic_emu_priv.h"
 
-#define ETH_HLEN	14
-#define ETH_P_IPV4	0x0800
-#define ETH_P_IPV6	0x86dd
-#define ETH_P_VLAN	0x8100
-#define IPPROTO_TCP_	6
-#define IPPROTO_UDP_	17
 #define TCP_CSUM_OFF	16
 #define UDP_CSUM_OFF	6
 
@@ -88,12 +82,12 @@ refnic_emu_tx_offload(struct refnic_frame *f)
 	uint8_t *p = tx_scratch;
 
 	if (f->offload & REFNIC_TXD_VLAN_INSERT) {
-		if (len < ETH_HLEN || len + 4 > sizeof(tx_scratch))
+		if (len < EMU_ETH_HLEN || len + 4 > sizeof(tx_scratch))
 			return false;
 		frame_linearize(f, p + 4);
 		memmove(p, p + 4, 12);			/* addresses first */
-		p[12] = ETH_P_VLAN >> 8;
-		p[13] = ETH_P_VLAN & 0xff;
+		p[12] = EMU_ETH_P_VLAN >> 8;
+		p[13] = EMU_ETH_P_VLAN & 0xff;
 		p[14] = f->vlan_tci >> 8;
 		p[15] = f->vlan_tci;
 		len += 4;
@@ -125,7 +119,7 @@ refnic_emu_tx_offload(struct refnic_frame *f)
 		if (at + 2 > len)
 			return false;
 		p[at] = p[at + 1] = 0;
-		c = l4_csum(p, l3, l4, len, tcp ? IPPROTO_TCP_ : IPPROTO_UDP_);
+		c = l4_csum(p, l3, l4, len, tcp ? EMU_IPPROTO_TCP : EMU_IPPROTO_UDP);
 		if (!tcp && c == 0)
 			c = 0xffff;			/* 0 means "no checksum" in UDP */
 		memcpy(p + at, &c, 2);
@@ -137,60 +131,33 @@ refnic_emu_tx_offload(struct refnic_frame *f)
 	return true;
 }
 
-/* Locate L3 and L4 in a linear frame; false if it is not IP. */
-static bool
-frame_l3l4(const uint8_t *p, uint32_t len, uint32_t *l3, uint32_t *l4, uint8_t *proto,
-	   bool *frag)
-{
-	uint16_t ethertype = p[12] << 8 | p[13];
-
-	*l3 = ETH_HLEN;
-	if (ethertype == ETH_P_VLAN && len >= ETH_HLEN + 4) {
-		ethertype = p[16] << 8 | p[17];
-		*l3 += 4;
-	}
-	*frag = false;
-	if (ethertype == ETH_P_IPV4 && len >= *l3 + 20 && (p[*l3] >> 4) == 4) {
-		*l4 = *l3 + (p[*l3] & 0x0f) * 4;
-		*proto = p[*l3 + 9];
-		*frag = (p[*l3 + 6] & 0x3f) != 0 || p[*l3 + 7] != 0;
-		return *l4 <= len;
-	}
-	if (ethertype == ETH_P_IPV6 && len >= *l3 + 40 && (p[*l3] >> 4) == 6) {
-		*l4 = *l3 + 40;
-		*proto = p[*l3 + 6];
-		return true;
-	}
-	return false;
-}
-
 uint16_t
 refnic_emu_rx_csum(const struct refnic_frame *f)
 {
 	const uint8_t *p = f->seg[0];
-	uint32_t l3, l4, at;
+	struct refnic_pkt_hdrs h;
 	uint16_t flags = 0;
-	uint8_t proto;
-	bool frag;
+	uint32_t at;
 
 	if (f->nb_segs > 1) {
 		frame_linearize(f, rx_scratch);
 		p = rx_scratch;
 	}
-	if (!frame_l3l4(p, f->len, &l3, &l4, &proto, &frag))
+	refnic_emu_parse(p, f->len, &h);
+	if (h.ip_version == 0)
 		return 0;
-	if ((p[l3] >> 4) == 4)
-		flags |= csum_fold(rte_raw_cksum(p + l3, l4 - l3)) == 0 ?
+	if (h.ip_version == 4)
+		flags |= csum_fold(rte_raw_cksum(p + h.l3, h.l4 - h.l3)) == 0 ?
 			 REFNIC_RXC_IP_CSUM_GOOD : REFNIC_RXC_IP_CSUM_BAD;
-	if (frag || (proto != IPPROTO_TCP_ && proto != IPPROTO_UDP_))
+	if (h.frag || (h.proto != EMU_IPPROTO_TCP && h.proto != EMU_IPPROTO_UDP))
 		return flags;
-	at = l4 + (proto == IPPROTO_TCP_ ? TCP_CSUM_OFF : UDP_CSUM_OFF);
+	at = h.l4 + (h.proto == EMU_IPPROTO_TCP ? TCP_CSUM_OFF : UDP_CSUM_OFF);
 	if (at + 2 > f->len)
 		return flags | REFNIC_RXC_L4_CSUM_BAD;
-	if (proto == IPPROTO_UDP_ && p[at] == 0 && p[at + 1] == 0)
+	if (h.proto == EMU_IPPROTO_UDP && h.ip_version == 4 && p[at] == 0 && p[at + 1] == 0)
 		return flags;	/* UDP over IPv4 without a checksum */
 	/* Summed over the field itself, a good segment folds to zero. */
-	flags |= l4_csum(p, l3, l4, f->len, proto) == 0 ?
+	flags |= l4_csum(p, h.l3, h.l4, f->len, h.proto) == 0 ?
 		 REFNIC_RXC_L4_CSUM_GOOD : REFNIC_RXC_L4_CSUM_BAD;
 	return flags;
 }
@@ -210,7 +177,7 @@ refnic_emu_vlan_strip(const struct refnic_frame *f, struct refnic_frame *out, ui
 	uint8_t hdr[16];
 	uint16_t s;
 
-	if (f->len < ETH_HLEN + 4)
+	if (f->len < EMU_ETH_HLEN + 4)
 		return false;
 	if (f->seg_len[0] >= sizeof(hdr)) {
 		memcpy(hdr, f->seg[0], sizeof(hdr));
@@ -218,7 +185,7 @@ refnic_emu_vlan_strip(const struct refnic_frame *f, struct refnic_frame *out, ui
 		frame_linearize(f, rx_scratch);
 		memcpy(hdr, rx_scratch, sizeof(hdr));
 	}
-	if ((hdr[12] << 8 | hdr[13]) != ETH_P_VLAN)
+	if ((hdr[12] << 8 | hdr[13]) != EMU_ETH_P_VLAN)
 		return false;
 	*tci = hdr[14] << 8 | hdr[15];
 	/* The same bytes without the tag: segments re-cut, nothing copied. */

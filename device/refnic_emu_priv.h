@@ -23,6 +23,25 @@ extern int refnic_emu_logtype;
 
 #define REFNIC_EMU_LINK_SPEED_MBPS	25000
 
+/* Ethernet and IP, as far as the device looks into frames. */
+#define EMU_ETH_HLEN		14
+#define EMU_ETH_P_IPV4		0x0800
+#define EMU_ETH_P_IPV6		0x86dd
+#define EMU_ETH_P_VLAN		0x8100
+#define EMU_IPPROTO_TCP		6
+#define EMU_IPPROTO_UDP		17
+
+/* refnic_emu_parse.c: where a frame's headers are. */
+struct refnic_pkt_hdrs {
+	uint8_t ip_version;	/* 4 or 6; 0: not IP, the rest is unset */
+	uint8_t proto;		/* IP protocol or IPv6 next header */
+	bool frag;		/* an IPv4 fragment: no L4 header to trust */
+	uint32_t l3;		/* offsets in the frame */
+	uint32_t l4;
+	uint32_t len;		/* bytes parsed: what lies beyond is unseen */
+};
+void refnic_emu_parse(const uint8_t *p, uint32_t len, struct refnic_pkt_hdrs *h);
+
 /* What the modelled platform charges; numbers and sources in refnic_profile.c. */
 struct refnic_profile {
 	const char *name;
@@ -219,8 +238,8 @@ void refnic_emu_filters_reset(struct refnic_emu *emu);
 
 /* refnic_emu_rss.c */
 /* RX queue for a frame, and its hash if RSS applies (*hashed). */
-uint16_t refnic_emu_rss_queue(const struct refnic_emu *emu, const uint8_t *hdr,
-			      uint32_t hdr_len, uint32_t *hash, bool *hashed);
+uint16_t refnic_emu_rss_queue(const struct refnic_emu *emu, const uint8_t *p,
+			      const struct refnic_pkt_hdrs *h, uint32_t *hash, bool *hashed);
 uint16_t refnic_emu_admin_rss(struct refnic_emu *emu, const struct refnic_admin_cmd *cmd);
 
 /* refnic_dma.c: the device's view of host memory. */

@@ -18,12 +18,6 @@
 #include "refnic_emu_priv.h"
 
 #define TX_BUDGET		512	/* descriptors per queue per engine pass */
-#define ETH_HLEN		14
-#define ETH_P_IPV4		0x0800
-#define ETH_P_IPV6		0x86dd
-#define ETH_P_VLAN		0x8100
-#define IPPROTO_TCP_		6
-#define IPPROTO_UDP_		17
 
 static bool
 ring_size_valid(uint16_t size)
@@ -188,7 +182,7 @@ tx_gather(struct refnic_emu *emu, struct refnic_emu_txq *txq, uint16_t *idx,
 		f->seg_len[f->nb_segs++] = d.len;
 		f->len += d.len;
 	} while (!(d.flags & REFNIC_TXD_EOP));
-	if (f->len < ETH_HLEN || f->len > REFNIC_MAX_FRAME_LEN)
+	if (f->len < EMU_ETH_HLEN || f->len > REFNIC_MAX_FRAME_LEN)
 		*malformed = true;
 	*idx = i;
 	return true;
@@ -338,30 +332,17 @@ frame_peek(const struct refnic_frame *f, uint8_t *dst, uint32_t len)
 	}
 }
 
-/* Packet type from the first header bytes (one VLAN tag is looked through). */
+/* Packet type, as the completion reports it. */
 static uint8_t
-rx_ptype(const uint8_t *hdr, uint32_t hdr_len)
+rx_ptype(const struct refnic_pkt_hdrs *h)
 {
-	uint32_t l3 = ETH_HLEN;
-	uint16_t ethertype = hdr[12] << 8 | hdr[13];
+	uint8_t l3 = h->ip_version == 4 ? REFNIC_PTYPE_IPV4 :
+		     h->ip_version == 6 ? REFNIC_PTYPE_IPV6 : REFNIC_PTYPE_L2;
 
-	if (ethertype == ETH_P_VLAN && hdr_len >= ETH_HLEN + 4) {
-		ethertype = hdr[16] << 8 | hdr[17];
-		l3 += 4;
-	}
-	if (ethertype == ETH_P_IPV4 && hdr_len >= l3 + 20) {
-		uint8_t proto = hdr[l3 + 9];
-
-		return REFNIC_PTYPE_IPV4 | (proto == IPPROTO_TCP_ ? REFNIC_PTYPE_TCP :
-					    proto == IPPROTO_UDP_ ? REFNIC_PTYPE_UDP : 0);
-	}
-	if (ethertype == ETH_P_IPV6 && hdr_len >= l3 + 40) {
-		uint8_t next = hdr[l3 + 6];
-
-		return REFNIC_PTYPE_IPV6 | (next == IPPROTO_TCP_ ? REFNIC_PTYPE_TCP :
-					    next == IPPROTO_UDP_ ? REFNIC_PTYPE_UDP : 0);
-	}
-	return REFNIC_PTYPE_L2;
+	if (h->ip_version == 0 || h->frag)
+		return l3;
+	return l3 | (h->proto == EMU_IPPROTO_TCP ? REFNIC_PTYPE_TCP :
+		     h->proto == EMU_IPPROTO_UDP ? REFNIC_PTYPE_UDP : 0);
 }
 
 /* Posted buffers needed for len bytes, or 0 if the ring has too few. */
@@ -446,9 +427,10 @@ bool
 refnic_emu_rx_frame(struct refnic_emu *emu, const struct refnic_frame *f)
 {
 	/* Ethernet, a VLAN tag, IPv6 or IPv4 with options, L4 ports. */
-	uint8_t hdr_copy[ETH_HLEN + 4 + 60 + 4];
+	uint8_t hdr_copy[EMU_ETH_HLEN + 4 + 60 + 4];
 	uint32_t hdr_len = RTE_MIN(f->len, sizeof(hdr_copy)), base;
 	struct rx_meta meta = { .hash = 0 };
+	struct refnic_pkt_hdrs hdrs;
 	struct refnic_frame stripped;
 	struct refnic_emu_rxq *rxq;
 	const uint8_t *hdr;
@@ -471,8 +453,9 @@ refnic_emu_rx_frame(struct refnic_emu *emu, const struct refnic_frame *f)
 		emu->stats.rx_oversize++;
 		return false;
 	}
-	qid = refnic_emu_rss_queue(emu, hdr, hdr_len, &meta.hash, &meta.hashed);
-	meta.ptype = rx_ptype(hdr, hdr_len);
+	refnic_emu_parse(hdr, hdr_len, &hdrs);
+	qid = refnic_emu_rss_queue(emu, hdr, &hdrs, &meta.hash, &meta.hashed);
+	meta.ptype = rx_ptype(&hdrs);
 	if (emu->features & REFNIC_CAP_RX_CSUM)
 		meta.flags |= refnic_emu_rx_csum(f);
 	if ((emu->features & REFNIC_CAP_VLAN_STRIP) &&

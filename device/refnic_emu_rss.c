@@ -12,12 +12,6 @@
 
 #include "refnic_emu_priv.h"
 
-#define ETH_HLEN		14
-#define ETH_P_IPV4		0x0800
-#define ETH_P_IPV6		0x86dd
-#define ETH_P_VLAN		0x8100
-#define IPPROTO_TCP_		6
-#define IPPROTO_UDP_		17
 #define RSS_HASH_ALL		(REFNIC_RSS_HASH_IPV4 | REFNIC_RSS_HASH_TCP_IPV4 | \
 				 REFNIC_RSS_HASH_UDP_IPV4 | REFNIC_RSS_HASH_IPV6 | \
 				 REFNIC_RSS_HASH_TCP_IPV6 | REFNIC_RSS_HASH_UDP_IPV6)
@@ -44,50 +38,30 @@ refnic_toeplitz(const uint8_t *key, const uint8_t *data, uint32_t len)
  * hashed. Returns its length, 0 if the frame is not hashed at all.
  */
 static uint32_t
-rss_tuple(uint32_t types, const uint8_t *hdr, uint32_t hdr_len, uint8_t *tuple)
+rss_tuple(uint32_t types, const uint8_t *p, const struct refnic_pkt_hdrs *h,
+	  uint8_t *tuple)
 {
-	uint32_t l3 = ETH_HLEN, l4, addr_len;
-	uint16_t ethertype = hdr[12] << 8 | hdr[13];
-	uint32_t ip_type, tcp_type, udp_type;
-	uint8_t proto;
-	bool frag = false;
+	bool v4 = h->ip_version == 4;
+	uint32_t addr_len = v4 ? 4 : 16;
+	uint32_t ip_type = v4 ? REFNIC_RSS_HASH_IPV4 : REFNIC_RSS_HASH_IPV6;
+	uint32_t tcp_type = v4 ? REFNIC_RSS_HASH_TCP_IPV4 : REFNIC_RSS_HASH_TCP_IPV6;
+	uint32_t udp_type = v4 ? REFNIC_RSS_HASH_UDP_IPV4 : REFNIC_RSS_HASH_UDP_IPV6;
 
-	if (ethertype == ETH_P_VLAN && hdr_len >= ETH_HLEN + 4) {
-		ethertype = hdr[16] << 8 | hdr[17];
-		l3 += 4;
-	}
-	if (ethertype == ETH_P_IPV4 && hdr_len >= l3 + 20) {
-		addr_len = 4;
-		proto = hdr[l3 + 9];
-		l4 = l3 + (hdr[l3] & 0x0f) * 4;
-		frag = (hdr[l3 + 6] & 0x3f) != 0 || hdr[l3 + 7] != 0;
-		memcpy(tuple, hdr + l3 + 12, 8);
-		ip_type = REFNIC_RSS_HASH_IPV4;
-		tcp_type = REFNIC_RSS_HASH_TCP_IPV4;
-		udp_type = REFNIC_RSS_HASH_UDP_IPV4;
-	} else if (ethertype == ETH_P_IPV6 && hdr_len >= l3 + 40) {
-		addr_len = 16;
-		proto = hdr[l3 + 6];
-		l4 = l3 + 40;
-		memcpy(tuple, hdr + l3 + 8, 32);
-		ip_type = REFNIC_RSS_HASH_IPV6;
-		tcp_type = REFNIC_RSS_HASH_TCP_IPV6;
-		udp_type = REFNIC_RSS_HASH_UDP_IPV6;
-	} else {
+	if (h->ip_version == 0)
 		return 0;
-	}
-	if (!frag && hdr_len >= l4 + 4 &&
-	    ((proto == IPPROTO_TCP_ && (types & tcp_type)) ||
-	     (proto == IPPROTO_UDP_ && (types & udp_type)))) {
-		memcpy(tuple + 2 * addr_len, hdr + l4, 4);
+	memcpy(tuple, p + h->l3 + (v4 ? 12 : 8), 2 * addr_len);
+	if (!h->frag && h->l4 + 4 <= h->len &&
+	    ((h->proto == EMU_IPPROTO_TCP && (types & tcp_type)) ||
+	     (h->proto == EMU_IPPROTO_UDP && (types & udp_type)))) {
+		memcpy(tuple + 2 * addr_len, p + h->l4, 4);
 		return 2 * addr_len + 4;
 	}
 	return (types & ip_type) ? 2 * addr_len : 0;
 }
 
 uint16_t
-refnic_emu_rss_queue(const struct refnic_emu *emu, const uint8_t *hdr, uint32_t hdr_len,
-		     uint32_t *hash, bool *hashed)
+refnic_emu_rss_queue(const struct refnic_emu *emu, const uint8_t *p,
+		     const struct refnic_pkt_hdrs *h, uint32_t *hash, bool *hashed)
 {
 	uint8_t tuple[36];
 	uint32_t len;
@@ -95,7 +69,7 @@ refnic_emu_rss_queue(const struct refnic_emu *emu, const uint8_t *hdr, uint32_t 
 	*hashed = false;
 	if (emu->rss.hash_types == 0)
 		return 0;
-	len = rss_tuple(emu->rss.hash_types, hdr, hdr_len, tuple);
+	len = rss_tuple(emu->rss.hash_types, p, h, tuple);
 	if (len == 0)
 		return 0;
 	*hash = refnic_toeplitz(emu->rss.key, tuple, len);
