@@ -43,11 +43,28 @@ csum_fold(uint32_t sum)
 	return (uint16_t)~sum;
 }
 
-/* TCP/UDP checksum over the pseudo-header and the segment at l4. */
-static uint16_t
-l4_csum(const uint8_t *frame, uint32_t l3, uint32_t l4, uint32_t len, uint8_t proto)
+/*
+ * Where the IP packet at l3 ends, by its own length field: frames shorter
+ * than 60 bytes are padded, and the padding is not the packet's. 0 if the
+ * field claims less than the headers or more than the frame holds.
+ */
+static uint32_t
+ip_end(const uint8_t *p, uint32_t l3, uint32_t l4, uint32_t frame_len)
 {
-	uint32_t l4_len = len - l4, sum;
+	uint32_t end;
+
+	if ((p[l3] >> 4) == 4)
+		end = l3 + (p[l3 + 2] << 8 | p[l3 + 3]);
+	else
+		end = l3 + 40 + (p[l3 + 4] << 8 | p[l3 + 5]);
+	return end >= l4 && end <= frame_len ? end : 0;
+}
+
+/* TCP/UDP checksum over the pseudo-header and the segment [l4, end). */
+static uint16_t
+l4_csum(const uint8_t *frame, uint32_t l3, uint32_t l4, uint32_t end, uint8_t proto)
+{
+	uint32_t l4_len = end - l4, sum;
 	uint8_t ph[40];
 	uint32_t ph_len;
 
@@ -114,12 +131,13 @@ refnic_emu_tx_offload(struct refnic_frame *f)
 	if (f->offload & (REFNIC_TXD_L4_CSUM_TCP | REFNIC_TXD_L4_CSUM_UDP)) {
 		bool tcp = f->offload & REFNIC_TXD_L4_CSUM_TCP;
 		uint32_t at = l4 + (tcp ? TCP_CSUM_OFF : UDP_CSUM_OFF);
+		uint32_t end = ip_end(p, l3, l4, len);
 		uint16_t c;
 
-		if (at + 2 > len)
+		if (end == 0 || at + 2 > end)
 			return false;
 		p[at] = p[at + 1] = 0;
-		c = l4_csum(p, l3, l4, len, tcp ? EMU_IPPROTO_TCP : EMU_IPPROTO_UDP);
+		c = l4_csum(p, l3, l4, end, tcp ? EMU_IPPROTO_TCP : EMU_IPPROTO_UDP);
 		if (!tcp && c == 0)
 			c = 0xffff;			/* 0 means "no checksum" in UDP */
 		memcpy(p + at, &c, 2);
@@ -137,7 +155,7 @@ refnic_emu_rx_csum(const struct refnic_frame *f)
 	const uint8_t *p = f->seg[0];
 	struct refnic_pkt_hdrs h;
 	uint16_t flags = 0;
-	uint32_t at;
+	uint32_t at, end;
 
 	if (f->nb_segs > 1) {
 		frame_linearize(f, rx_scratch);
@@ -152,12 +170,13 @@ refnic_emu_rx_csum(const struct refnic_frame *f)
 	if (h.frag || (h.proto != EMU_IPPROTO_TCP && h.proto != EMU_IPPROTO_UDP))
 		return flags;
 	at = h.l4 + (h.proto == EMU_IPPROTO_TCP ? TCP_CSUM_OFF : UDP_CSUM_OFF);
-	if (at + 2 > f->len)
+	end = ip_end(p, h.l3, h.l4, f->len);
+	if (end == 0 || at + 2 > end)
 		return flags | REFNIC_RXC_L4_CSUM_BAD;
 	if (h.proto == EMU_IPPROTO_UDP && h.ip_version == 4 && p[at] == 0 && p[at + 1] == 0)
 		return flags;	/* UDP over IPv4 without a checksum */
 	/* Summed over the field itself, a good segment folds to zero. */
-	flags |= l4_csum(p, h.l3, h.l4, f->len, h.proto) == 0 ?
+	flags |= l4_csum(p, h.l3, h.l4, end, h.proto) == 0 ?
 		 REFNIC_RXC_L4_CSUM_GOOD : REFNIC_RXC_L4_CSUM_BAD;
 	return flags;
 }

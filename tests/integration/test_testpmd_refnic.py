@@ -21,11 +21,11 @@ XSTATS = ["tx_doorbell_writes", "rx_doorbell_writes", "admin_commands",
 SETTLE_S = 10                   # bound on waiting for the device to deliver
 
 
-def refnic(vdevs=PAIR):
+def refnic(vdevs=PAIR, testpmd_args=()):
     pmd = os.environ.get("REFNIC_PMD") or (BUILT_PMD if os.path.exists(BUILT_PMD) else None)
     if not pmd:
         raise Skip("net_refnic PMD not found: set REFNIC_PMD or build %s" % BUILT_PMD)
-    return TestPmd(vdevs, plugins=[pmd])
+    return TestPmd(vdevs, plugins=[pmd], testpmd_args=testpmd_args)
 
 
 def delivered(fwd, peers):

@@ -128,8 +128,11 @@ test_xstats_line_up(void)
 			goto out;
 		if (strcmp(names[i].name, "tx_doorbell_writes") == 0) {
 			found++;
-			if (values[i].value != hw.q[0].tx_doorbells || values[i].value == 0)
+			if (values[i].value != hw.q[0].tx_doorbells || values[i].value == 0) {
+				printf("    tx_doorbell_writes %" PRIu64 ", device %" PRIu64 "\n",
+				       values[i].value, hw.q[0].tx_doorbells);
 				goto out;
+			}
 		}
 		if (strcmp(names[i].name, "admin_commands") == 0 && values[i].value > 0)
 			found++;

@@ -17,6 +17,7 @@
 #define OA	"net_refnic_oa"
 #define OB	"net_refnic_ob"
 #define PAYLOAD	100
+#define MIN_FRAME	60	/* what Ethernet pads short frames to */
 
 static uint16_t port_a, port_b;
 
@@ -61,25 +62,26 @@ off_teardown(void)
 
 /* An IPv4 or IPv6 TCP/UDP frame; checksums left as `csum_ok` says. */
 static struct rte_mbuf *
-l4_frame(bool v6, uint8_t proto, bool csum_ok, uint16_t nb_segs)
+l4_frame_sized(bool v6, uint8_t proto, bool csum_ok, uint16_t nb_segs, uint32_t payload)
 {
 	uint32_t l3_len = v6 ? sizeof(struct rte_ipv6_hdr) : sizeof(struct rte_ipv4_hdr);
 	uint32_t l4_len = (proto == IPPROTO_TCP ? sizeof(struct rte_tcp_hdr) :
-			   sizeof(struct rte_udp_hdr)) + PAYLOAD;
+			   sizeof(struct rte_udp_hdr)) + payload;
 	uint32_t len = sizeof(struct rte_ether_hdr) + l3_len + l4_len, i;
+	uint32_t frame_len = RTE_MAX(len, (uint32_t)MIN_FRAME);
 	struct rte_mbuf *m = rte_pktmbuf_alloc(test_pool);
 	struct rte_ether_hdr *eh;
 	uint8_t *l3, *l4;
 
 	if (m == NULL)
 		return NULL;
-	eh = (struct rte_ether_hdr *)rte_pktmbuf_append(m, len);
-	memset(eh, 0, len);
+	eh = (struct rte_ether_hdr *)rte_pktmbuf_append(m, frame_len);
+	memset(eh, 0, frame_len);	/* zero padding beyond the IP packet */
 	memset(&eh->dst_addr, 0xff, RTE_ETHER_ADDR_LEN);
 	l3 = (uint8_t *)(eh + 1);
 	l4 = l3 + l3_len;
-	for (i = 0; i < PAYLOAD; i++)
-		l4[l4_len - PAYLOAD + i] = i * 13 + 7;
+	for (i = 0; i < payload; i++)
+		l4[l4_len - payload + i] = i * 13 + 7;
 	if (v6) {
 		struct rte_ipv6_hdr *ip6 = (struct rte_ipv6_hdr *)l3;
 
@@ -130,7 +132,7 @@ l4_frame(bool v6, uint8_t proto, bool csum_ok, uint16_t nb_segs)
 	if (nb_segs == 2) {
 		/* Move the payload's second half into a second segment. */
 		struct rte_mbuf *m2 = rte_pktmbuf_alloc(test_pool);
-		uint32_t half = PAYLOAD / 2;
+		uint32_t half = payload / 2;
 
 		memcpy(rte_pktmbuf_append(m2, half), rte_pktmbuf_mtod_offset(m, uint8_t *,
 								       len - half), half);
@@ -138,6 +140,12 @@ l4_frame(bool v6, uint8_t proto, bool csum_ok, uint16_t nb_segs)
 		rte_pktmbuf_chain(m, m2);
 	}
 	return m;
+}
+
+static struct rte_mbuf *
+l4_frame(bool v6, uint8_t proto, bool csum_ok, uint16_t nb_segs)
+{
+	return l4_frame_sized(v6, proto, csum_ok, nb_segs, PAYLOAD);
 }
 
 /* Send one frame A->B, return what B received (or NULL). */
@@ -184,9 +192,11 @@ csums_right(struct rte_mbuf *m, bool v6, uint8_t proto)
 static int
 test_tx_checksum_insertion(void)
 {
-	static const struct { bool v6; uint8_t proto; uint16_t segs; } cases[] = {
-		{ false, IPPROTO_TCP, 1 }, { false, IPPROTO_UDP, 1 }, { true, IPPROTO_TCP, 1 },
-		{ true, IPPROTO_UDP, 1 }, { false, IPPROTO_TCP, 2 }, { true, IPPROTO_UDP, 2 },
+	static const struct { bool v6; uint8_t proto; uint16_t segs; uint32_t payload; } cases[] = {
+		{ false, IPPROTO_TCP, 1, PAYLOAD }, { false, IPPROTO_UDP, 1, PAYLOAD },
+		{ true, IPPROTO_TCP, 1, PAYLOAD }, { true, IPPROTO_UDP, 1, PAYLOAD },
+		{ false, IPPROTO_TCP, 2, PAYLOAD }, { true, IPPROTO_UDP, 2, PAYLOAD },
+		{ false, IPPROTO_UDP, 1, 2 },	/* padded to 60 bytes */
 	};
 	unsigned int i;
 
@@ -195,7 +205,8 @@ test_tx_checksum_insertion(void)
 				      RTE_ETH_TX_OFFLOAD_MULTI_SEGS), "");
 	TEST_ASSERT_SUCCESS(off_start(port_b, 0, 0), "");
 	for (i = 0; i < RTE_DIM(cases); i++) {
-		struct rte_mbuf *m = l4_frame(cases[i].v6, cases[i].proto, false, cases[i].segs);
+		struct rte_mbuf *m = l4_frame_sized(cases[i].v6, cases[i].proto, false,
+						    cases[i].segs, cases[i].payload);
 		struct rte_mbuf *rx;
 		bool ok;
 
@@ -220,6 +231,8 @@ test_rx_checksum_flags(void)
 {
 	static const struct { bool v6; uint8_t proto; int corrupt; uint64_t want; } cases[] = {
 		{ false, IPPROTO_TCP, 0, RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD },
+		{ false, IPPROTO_UDP, 3, RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD },
+		{ false, IPPROTO_TCP, 3, RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD },
 		{ false, IPPROTO_UDP, 0, RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD },
 		{ true, IPPROTO_TCP, 0, RTE_MBUF_F_RX_L4_CKSUM_GOOD },
 		{ false, IPPROTO_TCP, 1, RTE_MBUF_F_RX_IP_CKSUM_BAD | RTE_MBUF_F_RX_L4_CKSUM_GOOD },
@@ -234,7 +247,9 @@ test_rx_checksum_flags(void)
 				      RTE_ETH_RX_OFFLOAD_TCP_CKSUM |
 				      RTE_ETH_RX_OFFLOAD_UDP_CKSUM, 0), "");
 	for (i = 0; i < RTE_DIM(cases); i++) {
-		struct rte_mbuf *m = l4_frame(cases[i].v6, cases[i].proto, true, 1), *rx;
+		/* corrupt 3: not corrupt, but padded (a 2-byte payload). */
+		struct rte_mbuf *m = l4_frame_sized(cases[i].v6, cases[i].proto, true, 1,
+						    cases[i].corrupt == 3 ? 2 : PAYLOAD), *rx;
 		uint8_t *p = rte_pktmbuf_mtod(m, uint8_t *);
 		uint32_t ptype;
 		uint64_t got;
@@ -309,6 +324,16 @@ test_tx_prepare_refuses(void)
 	m->l3_len = 10;
 	TEST_ASSERT_EQUAL(rte_eth_tx_prepare(port_a, 0, &m, 1), 0, "a 10-byte IP header");
 	TEST_ASSERT_EQUAL(rte_errno, EINVAL, "");
+	m->l3_len = sizeof(struct rte_ipv4_hdr);
+	m->ol_flags = RTE_MBUF_F_TX_IP_CKSUM | RTE_MBUF_F_TX_IPV6;
+	TEST_ASSERT_EQUAL(rte_eth_tx_prepare(port_a, 0, &m, 1), 0, "IPv4 checksum on IPv6");
+	m->ol_flags = RTE_MBUF_F_TX_TCP_CKSUM;
+	TEST_ASSERT_EQUAL(rte_eth_tx_prepare(port_a, 0, &m, 1), 0, "no IP version");
+	m->ol_flags = RTE_MBUF_F_TX_TCP_CKSUM | RTE_MBUF_F_TX_IPV4;
+	m->l3_len = 300;
+	TEST_ASSERT_EQUAL(rte_eth_tx_prepare(port_a, 0, &m, 1), 0, "headers beyond the packet");
+	m->l3_len = sizeof(struct rte_ipv4_hdr);
+	TEST_ASSERT_EQUAL(rte_eth_tx_prepare(port_a, 0, &m, 1), 1, "and a sound one passes");
 	rte_pktmbuf_free(m);
 	return TEST_SUCCESS;
 }

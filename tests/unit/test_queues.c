@@ -189,6 +189,43 @@ test_tx_descriptor_status(void)
 	return TEST_SUCCESS;
 }
 
+/* tx_done_cleanup counts packets and stops at free_cnt; stopped queues are safe. */
+static int
+test_done_cleanup_and_stopped_queues(void)
+{
+	struct refnic_emu *emu = refnic_emu_lookup(QA);
+	struct rte_mbuf *pkts[8];
+	uint64_t deadline;
+	int freed;
+	uint16_t i;
+
+	rte_eth_tx_done_cleanup(port_a, 0, 0);
+	refnic_emu_set_dataplane_paused(emu, true);
+	for (i = 0; i < RTE_DIM(pkts); i++)
+		pkts[i] = test_make_pkt(&mac_b, 300, i, 2);	/* two segments each */
+	TEST_ASSERT_EQUAL(test_tx_all(port_a, pkts, RTE_DIM(pkts)), RTE_DIM(pkts), "");
+	TEST_ASSERT_EQUAL(rte_eth_tx_done_cleanup(port_a, 0, 0), 0, "nothing sent yet");
+	refnic_emu_set_dataplane_paused(emu, false);
+	deadline = rte_get_timer_cycles() + TEST_WAIT_S * rte_get_timer_hz();
+	while (rte_eth_tx_descriptor_status(port_a, 0, TEST_RING_SIZE - 1) != RTE_ETH_TX_DESC_DONE &&
+	       rte_get_timer_cycles() < deadline)
+		rte_delay_us_sleep(100);
+	TEST_ASSERT_EQUAL(rte_eth_tx_done_cleanup(port_a, 0, 1), 1, "one packet, two segments");
+	freed = rte_eth_tx_done_cleanup(port_a, 0, 0);
+	TEST_ASSERT_EQUAL(freed, RTE_DIM(pkts) - 1, "the other packets");
+	q_drain(port_b);
+
+	/* Stopped queues: nothing to clean, nothing posted, and no crash. */
+	TEST_ASSERT_SUCCESS(rte_eth_dev_tx_queue_stop(port_a, 0), "");
+	TEST_ASSERT_SUCCESS(rte_eth_dev_rx_queue_stop(port_b, 0), "");
+	TEST_ASSERT_EQUAL(rte_eth_tx_done_cleanup(port_a, 0, 0), 0, "stopped TX queue");
+	TEST_ASSERT_EQUAL(rte_eth_rx_queue_count(port_b, 0), 0, "stopped RX queue");
+	TEST_ASSERT_EQUAL(rte_eth_rx_descriptor_status(port_b, 0, 0), RTE_ETH_RX_DESC_UNAVAIL, "");
+	TEST_ASSERT_SUCCESS(rte_eth_dev_tx_queue_start(port_a, 0), "");
+	TEST_ASSERT_SUCCESS(rte_eth_dev_rx_queue_start(port_b, 0), "");
+	return TEST_SUCCESS;
+}
+
 const struct unit_test_suite refnic_queues_suite = {
 	.name = "queues",
 	.setup = q_setup,
@@ -197,6 +234,7 @@ const struct unit_test_suite refnic_queues_suite = {
 		TEST_CASE(test_rx_queue_stop_start),
 		TEST_CASE(test_rx_descriptor_status),
 		TEST_CASE(test_tx_descriptor_status),
+		TEST_CASE(test_done_cleanup_and_stopped_queues),
 		TEST_CASE(test_deferred_start),
 		TEST_CASES_END()
 	},

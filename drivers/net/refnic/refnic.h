@@ -72,6 +72,9 @@ struct refnic_adapter {
 	/* Set when the device stopped answering: later calls fail fast until
 	 * rte_eth_dev_reset() brings the port back. */
 	bool failed;
+	/* Set when even a reset did not quiet the device: queue buffers stay
+	 * allocated (it may still write them) until a reset succeeds. */
+	bool dma_unsafe;
 
 	struct refnic_identify ident;	/* validated copy */
 	struct rte_ether_addr mac;
@@ -100,6 +103,7 @@ refnic_adapter(const struct rte_eth_dev *dev)
 int refnic_ethdev_init(struct rte_eth_dev *dev, const struct refnic_hw *hw,
 		       const struct refnic_devargs *args,
 		       const struct refnic_bus_ops *bus, void *bus_priv);
+int refnic_quiesce(struct rte_eth_dev *dev);
 
 /* refnic_admin.c */
 int refnic_admin_init(struct refnic_adapter *ad);

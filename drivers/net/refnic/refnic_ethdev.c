@@ -66,6 +66,7 @@ refnic_hw_init(struct refnic_adapter *ad)
 	ret = refnic_hw_reset(ad);
 	if (ret != 0)
 		return ret;
+	ad->dma_unsafe = false;		/* a finished reset stopped all DMA */
 	ret = refnic_admin_init(ad);
 	if (ret == 0)
 		ret = refnic_aeq_setup(ad);
@@ -191,11 +192,30 @@ refnic_link_update(struct rte_eth_dev *dev, int wait_to_complete __rte_unused)
 	return rte_eth_linkstatus_set(dev, &link);
 }
 
+/*
+ * The device did not confirm stopping a queue: only a reset guarantees it
+ * stopped writing to host memory. Returns 0 if the device is quiet now; the
+ * port is failed either way (its admin queue is gone until dev_reset).
+ */
+int
+refnic_quiesce(struct rte_eth_dev *dev)
+{
+	struct refnic_adapter *ad = refnic_adapter(dev);
+
+	ad->failed = true;
+	if (refnic_hw_reset(ad) == 0)
+		return 0;
+	ad->dma_unsafe = true;
+	PMD_DRV_LOG(ERR, "port %u: device did not stop its queues; keeping their "
+		    "buffers rather than freeing memory it may still write",
+		    dev->data->port_id);
+	return -EIO;
+}
+
 /* Destroy every started queue on the device; true if the device is quiet. */
 static bool
 refnic_queues_hw_stop(struct rte_eth_dev *dev)
 {
-	struct refnic_adapter *ad = refnic_adapter(dev);
 	bool failed = false;
 	uint16_t q;
 
@@ -205,17 +225,9 @@ refnic_queues_hw_stop(struct rte_eth_dev *dev)
 	for (q = 0; q < dev->data->nb_rx_queues; q++)
 		if (dev->data->rx_queue_state[q] == RTE_ETH_QUEUE_STATE_STARTED)
 			failed |= refnic_rx_queue_hw_stop(dev, dev->data->rx_queues[q]) != 0;
-	if (!failed)
-		return true;
-	/* The device did not confirm: only a reset guarantees it stopped DMA. */
-	if (refnic_hw_reset(ad) == 0) {
-		ad->failed = true;	/* admin queue is gone until dev_reset */
-		return true;
-	}
-	PMD_DRV_LOG(ERR, "port %u: device did not stop its queues; keeping their "
-		    "buffers rather than freeing memory it may still write",
-		    dev->data->port_id);
-	return false;
+	if (failed)
+		refnic_quiesce(dev);
+	return !refnic_adapter(dev)->dma_unsafe;
 }
 
 static void

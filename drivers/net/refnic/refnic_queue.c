@@ -217,6 +217,7 @@ refnic_rx_queue_hw_start(struct rte_eth_dev *dev, struct refnic_rx_queue *rxq)
 	rxq->tail = 0;
 	rxq->phase = REFNIC_PHASE_BIT;
 	rxq->broken = false;
+	rxq->started = false;
 	ret = queue_create(ad, REFNIC_QTYPE_RX, rxq->qid, rxq->size, rxq->mz->iova,
 			   rxq->mz->iova + rxq->size * sizeof(*rxq->ring), rxq->buf_size);
 	if (ret != 0)
@@ -227,6 +228,7 @@ refnic_rx_queue_hw_start(struct rte_eth_dev *dev, struct refnic_rx_queue *rxq)
 		queue_destroy(ad, REFNIC_QTYPE_RX, rxq->qid);
 		return -ENOMEM;
 	}
+	rxq->started = true;
 	dev->data->rx_queue_state[rxq->qid] = RTE_ETH_QUEUE_STATE_STARTED;
 	return 0;
 }
@@ -241,6 +243,7 @@ refnic_tx_queue_hw_start(struct rte_eth_dev *dev, struct refnic_tx_queue *txq)
 	txq->tail = 0;
 	txq->clean = 0;
 	txq->cq_head = 0;
+	txq->hw_head = 0;
 	txq->nb_free = txq->mask;
 	txq->phase = REFNIC_PHASE_BIT;
 	txq->broken = false;
@@ -248,6 +251,7 @@ refnic_tx_queue_hw_start(struct rte_eth_dev *dev, struct refnic_tx_queue *txq)
 			   txq->mz->iova + txq->size * sizeof(*txq->ring), 0);
 	if (ret != 0)
 		return ret;
+	txq->started = true;
 	dev->data->tx_queue_state[txq->qid] = RTE_ETH_QUEUE_STATE_STARTED;
 	return 0;
 }
@@ -255,6 +259,7 @@ refnic_tx_queue_hw_start(struct rte_eth_dev *dev, struct refnic_tx_queue *txq)
 int
 refnic_rx_queue_hw_stop(struct rte_eth_dev *dev, struct refnic_rx_queue *rxq)
 {
+	rxq->started = false;
 	dev->data->rx_queue_state[rxq->qid] = RTE_ETH_QUEUE_STATE_STOPPED;
 	return queue_destroy(refnic_adapter(dev), REFNIC_QTYPE_RX, rxq->qid);
 }
@@ -262,6 +267,7 @@ refnic_rx_queue_hw_stop(struct rte_eth_dev *dev, struct refnic_rx_queue *rxq)
 int
 refnic_tx_queue_hw_stop(struct rte_eth_dev *dev, struct refnic_tx_queue *txq)
 {
+	txq->started = false;
 	dev->data->tx_queue_state[txq->qid] = RTE_ETH_QUEUE_STATE_STOPPED;
 	return queue_destroy(refnic_adapter(dev), REFNIC_QTYPE_TX, txq->qid);
 }
@@ -283,6 +289,7 @@ refnic_rx_queue_free_mbufs(struct refnic_rx_queue *rxq)
 		rxq->pkt_first = NULL;
 		rxq->pkt_last = NULL;
 	}
+	rxq->next = rxq->tail;		/* nothing posted */
 }
 
 void
@@ -296,12 +303,14 @@ refnic_tx_queue_free_mbufs(struct refnic_tx_queue *txq)
 			txq->sw_ring[i] = NULL;
 		}
 	}
+	txq->clean = txq->hw_head = txq->tail;	/* nothing in flight */
+	txq->nb_free = txq->mask;
 }
 
 /*
  * Per-queue start and stop (rte_eth_dev_rx_queue_start() and friends). A
- * queue the device did not confirm stopping keeps its buffers: the port is
- * failed then, and only a reset makes them safe to free.
+ * queue the device did not confirm stopping may still be written: only a
+ * device reset makes its buffers safe to free (refnic_quiesce()).
  */
 int
 refnic_rx_queue_start(struct rte_eth_dev *dev, uint16_t qid)
@@ -315,7 +324,9 @@ refnic_rx_queue_stop(struct rte_eth_dev *dev, uint16_t qid)
 	struct refnic_rx_queue *rxq = dev->data->rx_queues[qid];
 	int ret = refnic_rx_queue_hw_stop(dev, rxq);
 
-	if (ret == 0)
+	if (ret != 0)
+		refnic_quiesce(dev);
+	if (!refnic_adapter(dev)->dma_unsafe)
 		refnic_rx_queue_free_mbufs(rxq);
 	return ret;
 }
@@ -332,7 +343,9 @@ refnic_tx_queue_stop(struct rte_eth_dev *dev, uint16_t qid)
 	struct refnic_tx_queue *txq = dev->data->tx_queues[qid];
 	int ret = refnic_tx_queue_hw_stop(dev, txq);
 
-	if (ret == 0)
+	if (ret != 0)
+		refnic_quiesce(dev);
+	if (!refnic_adapter(dev)->dma_unsafe)
 		refnic_tx_queue_free_mbufs(txq);
 	return ret;
 }

@@ -18,6 +18,8 @@
 
 #include <rte_ip.h>
 #include <rte_mbuf.h>
+#include <rte_tcp.h>
+#include <rte_udp.h>
 #include <rte_mempool.h>
 #include <rte_prefetch.h>
 
@@ -249,7 +251,7 @@ tx_free_range(struct refnic_tx_queue *txq, uint16_t head)
 static uint16_t
 tx_scan(struct refnic_tx_queue *txq, bool consume)
 {
-	uint16_t head = txq->clean, cq_head = txq->cq_head;
+	uint16_t head = txq->hw_head, cq_head = txq->cq_head;
 	uint8_t phase = txq->phase;
 
 	for (;;) {
@@ -280,6 +282,7 @@ tx_scan(struct refnic_tx_queue *txq, bool consume)
 	if (consume) {
 		txq->cq_head = cq_head;
 		txq->phase = phase;
+		txq->hw_head = head;
 	}
 	return head;
 }
@@ -294,14 +297,24 @@ refnic_tx_reclaim(struct refnic_tx_queue *txq)
 		tx_free_range(txq, head);
 }
 
+/* Free up to free_cnt packets (0: all) the device is done with; returns packets. */
 int
-refnic_tx_done_cleanup(void *queue, uint32_t free_cnt __rte_unused)
+refnic_tx_done_cleanup(void *queue, uint32_t free_cnt)
 {
 	struct refnic_tx_queue *txq = queue;
-	uint16_t before = txq->nb_free;
+	uint16_t head, upto;
+	uint32_t pkts = 0;
 
-	refnic_tx_reclaim(txq);
-	return txq->nb_free - before;	/* descriptors, i.e. segments, freed */
+	if (!txq->started)
+		return 0;
+	head = tx_scan(txq, true);
+	for (upto = txq->clean; upto != head && (free_cnt == 0 || pkts < free_cnt);
+	     upto = (upto + 1) & txq->mask)
+		if (txq->sw_ring[upto]->next == NULL)	/* a packet's last segment */
+			pkts++;
+	if (upto != txq->clean)
+		tx_free_range(txq, upto);
+	return pkts;
 }
 
 /* Offset 0 is where the next packet goes; the oldest descriptors wrap after. */
@@ -309,7 +322,11 @@ int
 refnic_tx_descriptor_status(void *queue, uint16_t offset)
 {
 	struct refnic_tx_queue *txq = queue;
-	uint16_t done = (tx_scan(txq, false) - txq->clean) & txq->mask;
+	uint16_t done;
+
+	if (!txq->started)
+		return RTE_ETH_TX_DESC_UNAVAIL;
+	done = (tx_scan(txq, false) - txq->clean) & txq->mask;
 	uint16_t used = (txq->tail - txq->clean) & txq->mask;
 	uint16_t pos = (txq->tail + offset - txq->clean) & txq->mask;
 
@@ -327,7 +344,7 @@ refnic_rx_descriptor_status(void *queue, uint16_t offset)
 	uint16_t idx = (rxq->next + offset) & rxq->mask;
 	uint8_t phase = rxq->phase;
 
-	if (offset >= posted)
+	if (!rxq->started || offset >= posted)
 		return RTE_ETH_RX_DESC_UNAVAIL;	/* not refilled yet */
 	if (rxq->next + offset >= rxq->size)
 		phase ^= REFNIC_PHASE_BIT;	/* past the ring's end: next lap */
@@ -342,7 +359,7 @@ refnic_rx_queue_count(void *queue)
 	uint16_t posted = (rxq->tail - rxq->next) & rxq->mask;
 	uint32_t n = 0;
 
-	while (n < posted && refnic_rx_descriptor_status(rxq, n) == RTE_ETH_RX_DESC_DONE)
+	while (rxq->started && n < posted && refnic_rx_descriptor_status(rxq, n) == RTE_ETH_RX_DESC_DONE)
 		n++;
 	return n;
 }
@@ -427,6 +444,30 @@ refnic_xmit_pkts(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 	return i;
 }
 
+/*
+ * Checksum requests the device can carry out: the headers they name lie in
+ * the packet and match its IP version. l2_len and l3_len fit the
+ * descriptor's 7 and 9 bits by construction (the mbuf's are the same).
+ */
+static int
+refnic_tx_offload_check(const struct rte_mbuf *m)
+{
+	uint64_t ol = m->ol_flags, l4 = ol & RTE_MBUF_F_TX_L4_MASK;
+	uint32_t l4_hdr = l4 == RTE_MBUF_F_TX_TCP_CKSUM ? sizeof(struct rte_tcp_hdr) :
+			  l4 == RTE_MBUF_F_TX_UDP_CKSUM ? sizeof(struct rte_udp_hdr) : 0;
+
+	if (!(ol & (RTE_MBUF_F_TX_IP_CKSUM | RTE_MBUF_F_TX_L4_MASK)))
+		return 0;
+	if (m->l2_len < RTE_ETHER_HDR_LEN || m->l3_len < sizeof(struct rte_ipv4_hdr) ||
+	    m->l2_len + m->l3_len + l4_hdr > m->pkt_len)
+		return -EINVAL;
+	if ((ol & RTE_MBUF_F_TX_IP_CKSUM) && !(ol & RTE_MBUF_F_TX_IPV4))
+		return -EINVAL;		/* an IPv4 header checksum needs IPv4 */
+	if (l4 != 0 && !(ol & (RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IPV6)))
+		return -EINVAL;		/* the pseudo-header needs the IP version */
+	return 0;
+}
+
 /* What the device cannot send is refused here, before tx_burst. */
 uint16_t
 refnic_prep_pkts(void *queue __rte_unused, struct rte_mbuf **pkts, uint16_t nb_pkts)
@@ -448,10 +489,7 @@ refnic_prep_pkts(void *queue __rte_unused, struct rte_mbuf **pkts, uint16_t nb_p
 			rte_errno = ENOTSUP;
 			return i;
 		}
-		/* l2_len and l3_len fit the descriptor (7 and 9 bits, as in the
-		 * mbuf); an IP header is at least 20 bytes. */
-		if ((m->ol_flags & (RTE_MBUF_F_TX_IP_CKSUM | RTE_MBUF_F_TX_L4_MASK)) &&
-		    m->l3_len < sizeof(struct rte_ipv4_hdr)) {
+		if (refnic_tx_offload_check(m) != 0) {
 			rte_errno = EINVAL;
 			return i;
 		}

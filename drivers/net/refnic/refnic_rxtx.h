@@ -33,6 +33,7 @@ struct refnic_rx_queue {
 	uint16_t buf_size;
 	uint8_t phase;			/* expected completion phase */
 	bool broken;			/* device wrote garbage; stop reading */
+	bool started;			/* created on the device */
 	bool deferred_start;		/* not started with the port */
 	struct rte_mbuf *pkt_first;	/* frame being assembled across bursts */
 	struct rte_mbuf *pkt_last;
@@ -57,8 +58,10 @@ struct refnic_tx_queue {
 	uint16_t nb_free;		/* descriptors free to fill */
 	uint16_t free_thresh;		/* reclaim when fewer are free */
 	uint16_t cq_head;
+	uint16_t hw_head;		/* device is done before this; from completions */
 	uint8_t phase;
 	bool broken;
+	bool started;
 	bool deferred_start;
 	struct refnic_queue_stats stats;
 	uint16_t qid;
