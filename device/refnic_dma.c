@@ -48,15 +48,51 @@ refnic_dma_init(struct refnic_emu *emu)
 	dma_load_ranges(dma);
 }
 
+/*
+ * Are the pages of [start, end) allocated? A memseg list reserves its whole
+ * range, but only allocated pages are mapped; with hugepages, memory comes
+ * and goes. Without hugepages the whole list is allocated for good.
+ */
 static bool
-dma_in_ranges(const struct refnic_dma_cache *dma, uintptr_t start, uintptr_t end)
+dma_pages_allocated(uintptr_t start, uintptr_t end)
 {
-	unsigned int i;
+	struct rte_memseg_list *msl;	/* the fbarray API wants it writable */
+	uintptr_t page;
+
+	if (!rte_eal_has_hugepages())
+		return true;
+	msl = rte_mem_virt2memseg_list((void *)start);
+	if (msl == NULL)
+		return false;
+	for (page = RTE_ALIGN_FLOOR(start, msl->page_sz); page < end; page += msl->page_sz) {
+		int idx = (page - (uintptr_t)msl->base_va) / msl->page_sz;
+
+		if (rte_fbarray_is_used(&msl->memseg_arr, idx) != 1)
+			return false;
+	}
+	return true;
+}
+
+static bool
+dma_in_ranges(struct refnic_dma_cache *dma, uintptr_t start, uintptr_t end)
+{
+	unsigned int i, slot;
 
 	for (i = 0; i < dma->nb_ranges; i++)
 		if (start >= dma->range[i].start && end <= dma->range[i].end)
-			return true;
-	return false;
+			break;
+	if (i == dma->nb_ranges)
+		return false;
+	/* Pages seen allocated recently are trusted without asking EAL. */
+	slot = (start >> 21) % REFNIC_DMA_PAGE_CACHE;
+	if (dma->page[slot].len != 0 && start >= dma->page[slot].va &&
+	    end <= dma->page[slot].va + dma->page[slot].len)
+		return true;
+	if (!dma_pages_allocated(start, end))
+		return false;
+	dma->page[slot].va = RTE_ALIGN_FLOOR(start, UINT64_C(1) << 21);
+	dma->page[slot].len = UINT64_C(1) << 21;
+	return true;
 }
 
 static void *

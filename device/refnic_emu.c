@@ -348,6 +348,14 @@ refnic_emu_set_faults(struct refnic_emu *emu, const struct refnic_emu_faults *fa
 }
 
 void
+refnic_emu_inject_fatal(struct refnic_emu *emu)
+{
+	refnic_emu_lock();
+	refnic_emu_fatal(emu, REFNIC_FATAL_INJECTED);
+	refnic_emu_unlock();
+}
+
+void
 refnic_emu_set_dataplane_paused(struct refnic_emu *emu, bool paused)
 {
 	refnic_emu_lock();

@@ -80,6 +80,8 @@ void refnic_emu_get_resources(const struct refnic_emu *emu,
 struct refnic_emu *refnic_emu_lookup(const char *name);
 void refnic_emu_read_stats(struct refnic_emu *emu, struct refnic_hw_stats *stats);
 void refnic_emu_set_faults(struct refnic_emu *emu, const struct refnic_emu_faults *faults);
+/* The device fails: state FATAL with REFNIC_FATAL_INJECTED, and an event says so. */
+void refnic_emu_inject_fatal(struct refnic_emu *emu);
 /* Stop or resume the device's data path (admin still answers): a stalled DMA engine. */
 void refnic_emu_set_dataplane_paused(struct refnic_emu *emu, bool paused);
 /* The device's RSS hash (Toeplitz, key of len + 4 bytes at least). */

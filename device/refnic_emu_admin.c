@@ -52,8 +52,8 @@ admin_latch(struct refnic_emu *emu)
 	return true;
 }
 
-static void
-admin_fatal(struct refnic_emu *emu, uint32_t code)
+void
+refnic_emu_fatal(struct refnic_emu *emu, uint32_t code)
 {
 	uint32_t status = emu_reg_read(emu, REFNIC_REG_STATUS);
 
@@ -279,7 +279,7 @@ refnic_emu_admin_service(struct refnic_emu *emu, uint64_t now, uint64_t *next_du
 		emu->stats.admin_doorbells += writes - aq->db_seen;
 		aq->db_seen = writes;
 		if (!aq->configured && !admin_latch(emu)) {
-			admin_fatal(emu, REFNIC_FATAL_QUEUE);
+			refnic_emu_fatal(emu, REFNIC_FATAL_QUEUE);
 			return 1;
 		}
 	}
@@ -299,7 +299,7 @@ refnic_emu_admin_service(struct refnic_emu *emu, uint64_t now, uint64_t *next_du
 		if (tail >= aq->depth) {
 			EMU_LOG(ERR, "%s: admin tail %u beyond depth %u",
 				emu->name, tail, aq->depth);
-			admin_fatal(emu, REFNIC_FATAL_QUEUE);
+			refnic_emu_fatal(emu, REFNIC_FATAL_QUEUE);
 			return work + 1;
 		}
 		if (aq->head == tail)

@@ -134,6 +134,9 @@ refnic_emu_tx_offload(struct refnic_frame *f)
 		uint32_t end = ip_end(p, l3, l4, len);
 		uint16_t c;
 
+		/* The IPv6 pseudo-header takes 32 bytes of addresses at l3 + 8. */
+		if ((p[l3] >> 4) == 6 && l3_len < 40)
+			return false;
 		if (end == 0 || at + 2 > end)
 			return false;
 		p[at] = p[at + 1] = 0;

@@ -184,6 +184,7 @@ unsigned int refnic_emu_service(struct refnic_emu *emu, uint64_t now,
 void refnic_emu_queues_reset(struct refnic_emu *emu);
 
 /* refnic_emu_admin.c */
+void refnic_emu_fatal(struct refnic_emu *emu, uint32_t code);
 unsigned int refnic_emu_admin_service(struct refnic_emu *emu, uint64_t now,
 				      uint64_t *next_due_tsc);
 

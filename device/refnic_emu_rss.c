@@ -80,21 +80,24 @@ refnic_emu_rss_queue(const struct refnic_emu *emu, const uint8_t *p,
 static uint16_t
 rss_set(struct refnic_emu *emu, const struct refnic_admin_buf *buf)
 {
-	const struct refnic_rss_config *cfg;
+	const struct refnic_rss_config *host;
+	struct refnic_rss_config cfg;
 	unsigned int i;
 
-	if (buf->len < sizeof(*cfg))
+	if (buf->len < sizeof(cfg))
 		return REFNIC_ADMIN_STS_INVALID;
-	cfg = refnic_dma_map(emu, buf->iova, sizeof(*cfg));
-	if (cfg == NULL)
+	host = refnic_dma_map(emu, buf->iova, sizeof(cfg));
+	if (host == NULL)
 		return REFNIC_ADMIN_STS_DMA_ERROR;
+	/* One read of host memory; what is checked is what is used. */
+	cfg = *host;
 	emu->stats.dma_reads++;
-	if (cfg->hash_types & ~RSS_HASH_ALL)
+	if (cfg.hash_types & ~RSS_HASH_ALL)
 		return REFNIC_ADMIN_STS_INVALID;
 	for (i = 0; i < REFNIC_RSS_RETA_SIZE; i++)
-		if (cfg->reta[i] >= emu->params.max_queues)
+		if (cfg.reta[i] >= emu->params.max_queues)
 			return REFNIC_ADMIN_STS_INVALID;
-	emu->rss = *cfg;
+	emu->rss = cfg;
 	return REFNIC_ADMIN_STS_OK;
 }
 

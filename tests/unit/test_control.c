@@ -512,12 +512,71 @@ out:
 	return ret;
 }
 
+static unsigned int reset_events;
+
+static int
+reset_cb(uint16_t port __rte_unused, enum rte_eth_event_type type __rte_unused,
+	 void *arg __rte_unused, void *ret __rte_unused)
+{
+	__atomic_fetch_add(&reset_events, 1, __ATOMIC_RELAXED);
+	return 0;
+}
+
+/*
+ * A device that fails raises RTE_ETH_EVENT_INTR_RESET; the port fails fast
+ * and the first rte_eth_dev_reset() brings it back.
+ */
+static int
+test_fatal_event_then_reset(void)
+{
+	struct rte_eth_conf conf = { 0 };
+	struct rte_ether_addr mac;
+	struct rte_mbuf *m, *rx;
+	uint64_t deadline;
+	uint16_t a, b;
+	int ret = TEST_FAILED;
+
+	TEST_ASSERT_SUCCESS(test_port_create(CP_A, "cable=fatal,profile=ideal", &a), "");
+	TEST_ASSERT_SUCCESS(test_port_create(CP_B, "cable=fatal,profile=ideal", &b), "");
+	reset_events = 0;
+	rte_eth_dev_callback_register(a, RTE_ETH_EVENT_INTR_RESET, reset_cb, NULL);
+	if (test_port_start(a, 0, 0) != 0 || test_port_start(b, 0, 0) != 0)
+		goto out;
+	refnic_emu_inject_fatal(refnic_emu_lookup(CP_A));
+	deadline = rte_get_timer_cycles() + TEST_WAIT_S * rte_get_timer_hz();
+	while (__atomic_load_n(&reset_events, __ATOMIC_RELAXED) == 0 &&
+	       rte_get_timer_cycles() < deadline)
+		rte_delay_us_sleep(1000);
+	if (reset_events != 1 || rte_eth_dev_set_mtu(a, 1400) != -EIO) {
+		printf("    %u reset events; a failed port must refuse with -EIO\n", reset_events);
+		goto out;
+	}
+	if (rte_eth_dev_reset(a) != 0) {
+		printf("    the first reset after FATAL failed\n");
+		goto out;
+	}
+	if (rte_eth_dev_configure(a, 1, 1, &conf) != 0 || test_port_start(a, 0, 0) != 0 ||
+	    rte_eth_macaddr_get(b, &mac) != 0)
+		goto out;
+	m = test_make_pkt(&mac, 128, 5, 1);
+	if (test_tx_all(a, &m, 1) == 1 && test_rx_wait(b, &rx, 1) == 1) {
+		rte_pktmbuf_free(rx);
+		ret = TEST_SUCCESS;
+	}
+out:
+	rte_eth_dev_callback_unregister(a, RTE_ETH_EVENT_INTR_RESET, reset_cb, NULL);
+	test_port_destroy(CP_A);
+	test_port_destroy(CP_B);
+	return ret;
+}
+
 const struct unit_test_suite refnic_control_suite = {
 	.name = "control",
 	.cases = {
 		TEST_CASE(test_poll_policies_bounded),
 		TEST_CASE(test_admin_timeout_then_reset),
 		TEST_CASE(test_reset_failure),
+		TEST_CASE(test_fatal_event_then_reset),
 		TEST_CASE(test_lsc_on_unplug_replug),
 		TEST_CASE(test_rss),
 		TEST_CASE(test_filters),

@@ -12,6 +12,7 @@
 #include <ethdev_driver.h>
 #include <rte_ether.h>
 #include <rte_memzone.h>
+#include <rte_spinlock.h>
 
 #include "refnic_bar.h"
 #include "refnic_devargs.h"
@@ -52,6 +53,7 @@ struct refnic_admin {
 
 /* The async event ring (device writes, driver reads in the interrupt thread). */
 struct refnic_aeq {
+	rte_spinlock_t lock;		/* handler vs. set-up after a reset */
 	const struct rte_memzone *mz;
 	struct refnic_event *ring;
 	uint16_t head;

@@ -169,16 +169,19 @@ refnic_poll_until(struct refnic_adapter *ad, uint32_t timeout_us,
 	return ret;
 }
 
+/*
+ * Nothing the status says counts until RESET_GEN moves: before that it is
+ * the state from before the reset (a device leaving FATAL still reads
+ * FATAL at the first poll). A device that stays FATAL is caught by the
+ * FATAL check of refnic_poll_until().
+ */
 static bool
 reset_done(struct refnic_adapter *ad, const void *arg)
 {
 	uint32_t gen_before = *(const uint32_t *)arg;
-	uint32_t state = hw_state(ad);
 
-	if (state == REFNIC_STATE_FATAL)
-		return true;
-	return state == REFNIC_STATE_READY &&
-	       refnic_reg_read(&ad->hw, REFNIC_REG_RESET_GEN) != gen_before;
+	return refnic_reg_read(&ad->hw, REFNIC_REG_RESET_GEN) != gen_before &&
+	       hw_state(ad) == REFNIC_STATE_READY;
 }
 
 /* Reset the function and wait, bounded in time, until it is ready again. */
@@ -188,6 +191,7 @@ refnic_hw_reset(struct refnic_adapter *ad)
 	uint32_t magic = refnic_reg_read(&ad->hw, REFNIC_REG_MAGIC);
 	uint32_t version = refnic_reg_read(&ad->hw, REFNIC_REG_VERSION);
 	uint32_t timeout_us, gen;
+	int ret;
 
 	if (magic != REFNIC_HW_MAGIC || (version >> 16) != REFNIC_HW_VERSION_MAJOR) {
 		PMD_INIT_LOG(ERR, "not a refnic v%u device (magic 0x%08x, version 0x%08x)",
@@ -200,12 +204,13 @@ refnic_hw_reset(struct refnic_adapter *ad)
 
 	gen = refnic_reg_read(&ad->hw, REFNIC_REG_RESET_GEN);
 	refnic_reg_write(&ad->hw, REFNIC_REG_RESET, REFNIC_RESET_REQUEST);
-	if (refnic_poll_until(ad, timeout_us, reset_done, &gen, &ad->reset_stats) == -ETIMEDOUT) {
+	ret = refnic_poll_until(ad, timeout_us, reset_done, &gen, &ad->reset_stats);
+	if (ret == -ETIMEDOUT) {
 		PMD_INIT_LOG(ERR, "device did not leave reset within %u us (state %u)",
 			     timeout_us, hw_state(ad));
 		return -ETIMEDOUT;
 	}
-	if (hw_state(ad) == REFNIC_STATE_FATAL) {
+	if (ret != 0) {
 		PMD_INIT_LOG(ERR, "device reports a fatal error (code %u) after reset",
 			     refnic_reg_read(&ad->hw, REFNIC_REG_FATAL_CODE));
 		return -EIO;

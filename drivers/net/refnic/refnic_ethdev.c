@@ -107,6 +107,7 @@ refnic_ethdev_init(struct rte_eth_dev *dev, const struct refnic_hw *hw,
 	ad->bus = bus;
 	ad->bus_priv = bus_priv;
 
+	dev->dev_ops = &refnic_eth_dev_ops;	/* the event handler calls them */
 	ret = refnic_hw_init(ad);
 	if (ret == 0)
 		ret = refnic_intr_init(dev);
@@ -124,7 +125,6 @@ refnic_ethdev_init(struct rte_eth_dev *dev, const struct refnic_hw *hw,
 		return ret;
 	}
 	rte_ether_addr_copy(&ad->mac, dev->data->mac_addrs);
-	dev->dev_ops = &refnic_eth_dev_ops;
 	dev->rx_pkt_burst = refnic_recv_pkts;
 	dev->tx_pkt_burst = refnic_xmit_pkts;
 	dev->tx_pkt_prepare = refnic_prep_pkts;
@@ -267,6 +267,13 @@ refnic_dev_start(struct rte_eth_dev *dev)
 			    dev->data->port_id);
 		return -EIO;
 	}
+	for (q = 0; q < RTE_MAX(dev->data->nb_rx_queues, dev->data->nb_tx_queues); q++) {
+		if ((q < dev->data->nb_rx_queues && dev->data->rx_queues[q] == NULL) ||
+		    (q < dev->data->nb_tx_queues && dev->data->tx_queues[q] == NULL)) {
+			PMD_DRV_LOG(ERR, "port %u: queue %u is not set up", dev->data->port_id, q);
+			return -EINVAL;
+		}
+	}
 	for (q = 0; q < dev->data->nb_rx_queues; q++) {
 		struct refnic_rx_queue *rxq = dev->data->rx_queues[q];
 
@@ -327,12 +334,19 @@ refnic_dev_close(struct rte_eth_dev *dev)
 		return 0;
 	if (dev->data->dev_started)
 		refnic_dev_stop(dev);
-	refnic_queues_release(dev);
 	refnic_intr_fini(dev);
-	/* Leave the device quiet: it forgets the rings we free next. */
-	refnic_hw_reset(ad);
-	refnic_admin_fini(ad);
-	refnic_aeq_free(ad);
+	/* Quiet the device first: it forgets the rings we free next. If it
+	 * does not answer, leave them allocated rather than free live memory. */
+	if (refnic_hw_reset(ad) == 0) {
+		ad->dma_unsafe = false;
+		refnic_queues_free_mbufs(dev);
+		refnic_queues_release(dev);
+		refnic_admin_fini(ad);
+		refnic_aeq_free(ad);
+	} else {
+		PMD_DRV_LOG(ERR, "port %u: device did not reset; its rings and buffers "
+			    "are left allocated", dev->data->port_id);
+	}
 	if (ad->bus != NULL && ad->bus->release != NULL)
 		ad->bus->release(ad);
 	return 0;
@@ -345,8 +359,12 @@ refnic_dev_reset(struct rte_eth_dev *dev)
 	struct refnic_adapter *ad = refnic_adapter(dev);
 	int ret;
 
-	refnic_queues_release(dev);
+	/* The device is reset (quiet) first, then the queues' memory is freed. */
 	ret = refnic_hw_init(ad);
+	if (!ad->dma_unsafe) {
+		refnic_queues_free_mbufs(dev);
+		refnic_queues_release(dev);
+	}
 	if (ret != 0)
 		PMD_DRV_LOG(ERR, "port %u: reset failed: %s", dev->data->port_id,
 			    rte_strerror(-ret));
@@ -490,13 +508,16 @@ refnic_stats_get(struct rte_eth_dev *dev, struct rte_eth_stats *stats)
 	struct refnic_adapter *ad = refnic_adapter(dev);
 	bool hw = !ad->failed && refnic_fetch_hw_stats(ad) == 0;
 	const struct refnic_hw_queue_stats *cur = ad->hw_stats.q, *base = ad->hw_stats_base.q;
+	uint64_t pkts, bytes;
 	uint16_t q;
 
 	for (q = 0; q < dev->data->nb_rx_queues; q++) {
 		const struct refnic_rx_queue *rxq = dev->data->rx_queues[q];
-		uint64_t pkts = hw ? cur[q].rx_packets - base[q].rx_packets : rxq->stats.packets;
-		uint64_t bytes = hw ? cur[q].rx_bytes - base[q].rx_bytes : rxq->stats.bytes;
 
+		if (rxq == NULL)
+			continue;
+		pkts = hw ? cur[q].rx_packets - base[q].rx_packets : rxq->stats.packets;
+		bytes = hw ? cur[q].rx_bytes - base[q].rx_bytes : rxq->stats.bytes;
 		stats->ipackets += pkts;
 		stats->ibytes += bytes;
 		stats->ierrors += rxq->stats.errors;
@@ -511,9 +532,11 @@ refnic_stats_get(struct rte_eth_dev *dev, struct rte_eth_stats *stats)
 	}
 	for (q = 0; q < dev->data->nb_tx_queues; q++) {
 		const struct refnic_tx_queue *txq = dev->data->tx_queues[q];
-		uint64_t pkts = hw ? cur[q].tx_packets - base[q].tx_packets : txq->stats.packets;
-		uint64_t bytes = hw ? cur[q].tx_bytes - base[q].tx_bytes : txq->stats.bytes;
 
+		if (txq == NULL)
+			continue;
+		pkts = hw ? cur[q].tx_packets - base[q].tx_packets : txq->stats.packets;
+		bytes = hw ? cur[q].tx_bytes - base[q].tx_bytes : txq->stats.bytes;
 		stats->opackets += pkts;
 		stats->obytes += bytes;
 		stats->oerrors += txq->stats.errors;

@@ -30,6 +30,7 @@ refnic_aeq_setup(struct refnic_adapter *ad)
 		char name[RTE_MEMZONE_NAMESIZE];
 
 		snprintf(name, sizeof(name), "refnic_aeq_%p", (void *)ad);
+		rte_spinlock_init(&aeq->lock);
 		aeq->mz = rte_memzone_reserve_aligned(name,
 						      REFNIC_AEQ_DEPTH * sizeof(*aeq->ring),
 						      SOCKET_ID_ANY, RTE_MEMZONE_IOVA_CONTIG,
@@ -37,10 +38,12 @@ refnic_aeq_setup(struct refnic_adapter *ad)
 		if (aeq->mz == NULL)
 			return -ENOMEM;
 	}
+	rte_spinlock_lock(&aeq->lock);
 	memset(aeq->mz->addr, 0, aeq->mz->len);
 	aeq->ring = aeq->mz->addr;
 	aeq->head = 0;
 	aeq->phase = REFNIC_PHASE_BIT;
+	rte_spinlock_unlock(&aeq->lock);
 	refnic_reg_write64(&ad->hw, REFNIC_REG_AEQ_BASE_LO, aeq->mz->iova);
 	refnic_reg_write(&ad->hw, REFNIC_REG_AEQ_DEPTH, REFNIC_AEQ_DEPTH);
 	refnic_reg_write(&ad->hw, REFNIC_REG_AEQ_HEAD, 0);
@@ -55,8 +58,10 @@ refnic_aeq_process(struct rte_eth_dev *dev)
 	struct refnic_adapter *ad = refnic_adapter(dev);
 	struct refnic_aeq *aeq = &ad->aeq;
 	bool link_changed = false, fatal = false;
-	uint16_t start = aeq->head;
+	uint16_t start;
 
+	rte_spinlock_lock(&aeq->lock);
+	start = aeq->head;
 	for (;;) {
 		const struct refnic_event *ev = &aeq->ring[aeq->head];
 
@@ -83,6 +88,7 @@ refnic_aeq_process(struct rte_eth_dev *dev)
 	}
 	if (aeq->head != start)
 		refnic_reg_write(&ad->hw, REFNIC_REG_AEQ_HEAD, aeq->head);
+	rte_spinlock_unlock(&aeq->lock);
 	if (fatal) {
 		ad->failed = true;
 		rte_eth_dev_callback_process(dev, RTE_ETH_EVENT_INTR_RESET, NULL);
@@ -135,18 +141,43 @@ refnic_intr_init(struct rte_eth_dev *dev)
 	return 0;
 }
 
+#define INTR_UNREGISTER_WAIT_US	1000000
+
+static void
+refnic_intr_free_handle(struct rte_intr_handle *h, void *arg __rte_unused)
+{
+	rte_intr_instance_free(h);
+}
+
 void
 refnic_intr_fini(struct rte_eth_dev *dev)
 {
 	struct rte_intr_handle *h = dev->intr_handle;
+	unsigned int waited_us = 0;
+	int ret;
 
-	if (h != NULL) {
-		/* -EAGAIN while the handler runs: wait for it to finish. */
-		while (rte_intr_callback_unregister(h, refnic_intr_handler, dev) == -EAGAIN)
-			rte_delay_us_sleep(100);
-		rte_intr_instance_free(h);
-		dev->intr_handle = NULL;
+	if (h == NULL)
+		return;
+	dev->intr_handle = NULL;
+	/* Closed from an event callback, i.e. inside our own handler: the
+	 * interrupt thread drops the callback once the handler returns. */
+	if (rte_thread_is_intr()) {
+		rte_intr_callback_unregister_pending(h, refnic_intr_handler, dev,
+						     refnic_intr_free_handle);
+		return;
 	}
+	/* -EAGAIN while the handler runs elsewhere: wait, for a while. */
+	while ((ret = rte_intr_callback_unregister(h, refnic_intr_handler, dev)) == -EAGAIN &&
+	       waited_us < INTR_UNREGISTER_WAIT_US) {
+		rte_delay_us_sleep(100);
+		waited_us += 100;
+	}
+	if (ret == -EAGAIN) {
+		PMD_DRV_LOG(ERR, "port %u: event handler still running; its interrupt "
+			    "handle is left allocated", dev->data->port_id);
+		return;
+	}
+	rte_intr_instance_free(h);
 }
 
 /* Only once the device forgot the ring (after a reset). */

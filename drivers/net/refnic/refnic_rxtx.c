@@ -169,6 +169,14 @@ refnic_recv_pkts(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 			rx_bad_completion(rxq, cpl);
 			break;
 		}
+		/* A frame longer than any the device may send, or in pieces the
+		 * app did not ask for, is a device bug: stop rather than chain on. */
+		if (unlikely((!(cpl->flags & REFNIC_RXC_EOP) &&
+			      !(rxq->offloads & RTE_ETH_RX_OFFLOAD_SCATTER)) ||
+			     (first != NULL && first->pkt_len + len > REFNIC_MAX_FRAME_LEN))) {
+			rx_bad_completion(rxq, cpl);
+			break;
+		}
 		m = rxq->sw_ring[next];
 		rxq->sw_ring[next] = NULL;
 		next = (next + 1) & rxq->mask;
@@ -230,7 +238,12 @@ tx_free_range(struct refnic_tx_queue *txq, uint16_t head)
 			rte_pktmbuf_free_seg(m);
 			continue;
 		}
-		/* Fast free: one pool, refcnt 1, direct mbufs, as the app promised. */
+		/* Fast free: one pool, refcnt 1, direct mbufs, as the app promised;
+		 * a pool takes back only unchained mbufs. */
+		if (m->next != NULL || m->nb_segs != 1) {
+			m->next = NULL;
+			m->nb_segs = 1;
+		}
 		if (nb_bulk == TX_FREE_BULK ||
 		    (nb_bulk != 0 && m->pool != bulk[0]->pool)) {
 			tx_free_bulk(bulk, nb_bulk);
@@ -324,6 +337,8 @@ refnic_tx_descriptor_status(void *queue, uint16_t offset)
 	struct refnic_tx_queue *txq = queue;
 	uint16_t done;
 
+	if (offset >= txq->size)
+		return -EINVAL;
 	if (!txq->started)
 		return RTE_ETH_TX_DESC_UNAVAIL;
 	done = (tx_scan(txq, false) - txq->clean) & txq->mask;
@@ -344,6 +359,8 @@ refnic_rx_descriptor_status(void *queue, uint16_t offset)
 	uint16_t idx = (rxq->next + offset) & rxq->mask;
 	uint8_t phase = rxq->phase;
 
+	if (offset >= rxq->size)
+		return -EINVAL;
 	if (!rxq->started || offset >= posted)
 		return RTE_ETH_RX_DESC_UNAVAIL;	/* not refilled yet */
 	if (rxq->next + offset >= rxq->size)
@@ -402,17 +419,17 @@ refnic_xmit_pkts(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 		struct rte_mbuf *m = pkts[i], *seg;
 		uint16_t last = tail, first = tail;
 
-		if (unlikely(m->nb_segs > txq->nb_free)) {
-			refnic_tx_reclaim(txq);
-			if (m->nb_segs > txq->nb_free)
-				break;
-		}
 		if (unlikely(m->nb_segs > REFNIC_MAX_TX_SEGS ||
 			     m->pkt_len > REFNIC_MAX_FRAME_LEN)) {
 			/* Unsendable: drop it rather than wedge the queue. */
 			rte_pktmbuf_free(m);
 			dropped++;
 			continue;
+		}
+		if (unlikely(m->nb_segs > txq->nb_free)) {
+			refnic_tx_reclaim(txq);
+			if (m->nb_segs > txq->nb_free)
+				break;
 		}
 		for (seg = m; seg != NULL; seg = seg->next) {
 			struct refnic_tx_desc *d = &txq->ring[tail];
@@ -463,6 +480,8 @@ refnic_tx_offload_check(const struct rte_mbuf *m)
 		return -EINVAL;
 	if ((ol & RTE_MBUF_F_TX_IP_CKSUM) && !(ol & RTE_MBUF_F_TX_IPV4))
 		return -EINVAL;		/* an IPv4 header checksum needs IPv4 */
+	if ((ol & RTE_MBUF_F_TX_IPV6) && m->l3_len < sizeof(struct rte_ipv6_hdr))
+		return -EINVAL;
 	if (l4 != 0 && !(ol & (RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IPV6)))
 		return -EINVAL;		/* the pseudo-header needs the IP version */
 	return 0;
