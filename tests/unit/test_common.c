@@ -147,19 +147,21 @@ test_rx_wait(uint16_t port_id, struct rte_mbuf **pkts, uint16_t n)
 	return got;
 }
 
-bool
-test_wait_rx_delivered(const char *name, uint64_t n)
+uint64_t
+test_hw_counter_wait(const char *name, size_t offset, uint64_t want)
 {
 	uint64_t deadline = rte_get_timer_cycles() + TEST_WAIT_S * rte_get_timer_hz();
 	struct refnic_hw_stats s;
+	uint64_t v;
 
 	do {
 		test_hw_stats(name, &s);
-		if (s.q[0].rx_packets >= n)
-			return s.q[0].rx_packets == n;
-		rte_delay_us_sleep(100);
+		v = *(uint64_t *)RTE_PTR_ADD(&s, offset);
+		if (v >= want)
+			return v;
+		rte_delay_us_sleep(50);
 	} while (rte_get_timer_cycles() < deadline);
-	return false;
+	return v;
 }
 
 void

@@ -41,7 +41,8 @@ bool test_pkt_matches(const struct rte_mbuf *m, const struct rte_ether_addr *dst
 uint16_t test_tx_all(uint16_t port_id, struct rte_mbuf **pkts, uint16_t n);
 /* Receive until n packets arrived or TEST_WAIT_S passed; returns the count. */
 uint16_t test_rx_wait(uint16_t port_id, struct rte_mbuf **pkts, uint16_t n);
-/* Wait until the device has put n frames into port's RX ring (its own count). */
-bool test_wait_rx_delivered(const char *name, uint64_t n);
+/* Wait until one of the device's counters (offset in refnic_hw_stats) reaches
+ * want; returns its value then. */
+uint64_t test_hw_counter_wait(const char *name, size_t offset, uint64_t want);
 
 #endif /* _TEST_COMMON_H_ */

@@ -51,24 +51,6 @@ dp_send_recv(uint16_t n, uint32_t len, uint16_t nb_segs)
 	return ok && sent == n && got == n;
 }
 
-/* Wait until a device counter reaches want; returns its value then. */
-static uint64_t
-dp_counter_wait(const char *name, size_t offset, uint64_t want)
-{
-	uint64_t deadline = rte_get_timer_cycles() + TEST_WAIT_S * rte_get_timer_hz();
-	struct refnic_hw_stats s;
-	uint64_t v;
-
-	do {
-		test_hw_stats(name, &s);
-		v = *(uint64_t *)RTE_PTR_ADD(&s, offset);
-		if (v >= want)
-			return v;
-		rte_delay_us_sleep(50);
-	} while (rte_get_timer_cycles() < deadline);
-	return v;
-}
-
 #define TXDB offsetof(struct refnic_hw_stats, q[0].tx_doorbells)
 #define TXPK offsetof(struct refnic_hw_stats, q[0].tx_packets)
 #define RXDB offsetof(struct refnic_hw_stats, q[0].rx_doorbells)
@@ -92,9 +74,9 @@ test_tx_one_doorbell_per_burst(void)
 		TEST_ASSERT(dp_send_recv(bursts[i].n, 300, bursts[i].segs),
 			    "burst %u lost or damaged frames", i);
 		pkts += bursts[i].n;
-		TEST_ASSERT_EQUAL(dp_counter_wait(DP_A, TXPK, pkts), pkts, "burst %u", i);
+		TEST_ASSERT_EQUAL(test_hw_counter_wait(DP_A, TXPK, pkts), pkts, "burst %u", i);
 		db++;
-		TEST_ASSERT_EQUAL(dp_counter_wait(DP_A, TXDB, db), db,
+		TEST_ASSERT_EQUAL(test_hw_counter_wait(DP_A, TXDB, db), db,
 				  "burst %u of %u packets x %u segments", i,
 				  bursts[i].n, bursts[i].segs);
 	}
@@ -112,11 +94,11 @@ test_rx_one_doorbell_per_refill(void)
 	db = s.q[0].rx_doorbells;
 	TEST_ASSERT(dp_send_recv(32, 64, 1), "32 frames");
 	db++;	/* 32 buffers free: one batch */
-	TEST_ASSERT_EQUAL(dp_counter_wait(DP_B, RXDB, db), db, "after 32 frames");
+	TEST_ASSERT_EQUAL(test_hw_counter_wait(DP_B, RXDB, db), db, "after 32 frames");
 	TEST_ASSERT(dp_send_recv(16, 64, 1), "16 frames");	/* 16 free: wait */
 	TEST_ASSERT(dp_send_recv(16, 64, 1), "16 more frames");
 	db++;	/* 32 free again: one batch */
-	TEST_ASSERT_EQUAL(dp_counter_wait(DP_B, RXDB, db), db, "after 16 + 16 frames");
+	TEST_ASSERT_EQUAL(test_hw_counter_wait(DP_B, RXDB, db), db, "after 16 + 16 frames");
 	return TEST_SUCCESS;
 }
 
@@ -166,7 +148,7 @@ test_mac_filter(void)
 				ret = TEST_FAILED;
 			else
 				rte_pktmbuf_free(rx);
-		} else if (dp_counter_wait(DP_B, offsetof(struct refnic_hw_stats, rx_filtered),
+		} else if (test_hw_counter_wait(DP_B, offsetof(struct refnic_hw_stats, rx_filtered),
 					   before.rx_filtered + 1) != before.rx_filtered + 1) {
 			ret = TEST_FAILED;
 		}
