@@ -67,10 +67,8 @@ refnic_rx_ptype(uint8_t hw_ptype)
 /* What the device found out about a frame, in the mbuf's terms. */
 static inline void
 refnic_rx_offload_flags(const struct refnic_rx_queue *rxq, const struct refnic_rx_cpl *cpl,
-			struct rte_mbuf *m)
+			uint16_t f, struct rte_mbuf *m)
 {
-	uint16_t f = cpl->flags;
-
 	if ((f & REFNIC_RXC_RSS_VALID) && (rxq->offloads & RTE_ETH_RX_OFFLOAD_RSS_HASH)) {
 		m->hash.rss = cpl->rss_hash;
 		m->ol_flags |= RTE_MBUF_F_RX_RSS_HASH;
@@ -157,13 +155,15 @@ refnic_recv_pkts(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 		return 0;
 	while (nb_rx < nb_pkts) {
 		const struct refnic_rx_cpl *cpl = &rxq->cq[next];
+		uint16_t len, flags;
 		struct rte_mbuf *m;
-		uint16_t len;
 
 		if (!cpl_ready(&cpl->phase, phase))
 			break;
 		rte_io_rmb();
+		/* Each field the device wrote is read once: what is checked is used. */
 		len = cpl->len;
+		flags = cpl->flags;
 		if (unlikely(cpl->desc_idx != next || next == rxq->tail ||
 			     len == 0 || len > rxq->buf_size)) {
 			rx_bad_completion(rxq, cpl);
@@ -171,7 +171,7 @@ refnic_recv_pkts(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 		}
 		/* A frame longer than any the device may send, or in pieces the
 		 * app did not ask for, is a device bug: stop rather than chain on. */
-		if (unlikely((!(cpl->flags & REFNIC_RXC_EOP) &&
+		if (unlikely((!(flags & REFNIC_RXC_EOP) &&
 			      !(rxq->offloads & RTE_ETH_RX_OFFLOAD_SCATTER)) ||
 			     (first != NULL && first->pkt_len + len > REFNIC_MAX_FRAME_LEN))) {
 			rx_bad_completion(rxq, cpl);
@@ -194,12 +194,12 @@ refnic_recv_pkts(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 			first->nb_segs++;
 		}
 		last = m;
-		if (!(cpl->flags & REFNIC_RXC_EOP))
+		if (!(flags & REFNIC_RXC_EOP))
 			continue;
 		first->port = rxq->port_id;
 		first->packet_type = refnic_rx_ptype(cpl->ptype);
-		if (cpl->flags & REFNIC_RXC_OFFLOAD_FLAGS)
-			refnic_rx_offload_flags(rxq, cpl, first);
+		if (flags & REFNIC_RXC_OFFLOAD_FLAGS)
+			refnic_rx_offload_flags(rxq, cpl, flags, first);
 		bytes += first->pkt_len;
 		pkts[nb_rx++] = first;
 		first = NULL;
@@ -335,19 +335,30 @@ int
 refnic_tx_descriptor_status(void *queue, uint16_t offset)
 {
 	struct refnic_tx_queue *txq = queue;
-	uint16_t done;
+	uint16_t done, used, pos;
 
 	if (offset >= txq->size)
 		return -EINVAL;
 	if (!txq->started)
 		return RTE_ETH_TX_DESC_UNAVAIL;
 	done = (tx_scan(txq, false) - txq->clean) & txq->mask;
-	uint16_t used = (txq->tail - txq->clean) & txq->mask;
-	uint16_t pos = (txq->tail + offset - txq->clean) & txq->mask;
+	used = (txq->tail - txq->clean) & txq->mask;
+	pos = (txq->tail + offset - txq->clean) & txq->mask;
 
 	if (pos >= done && pos < used)
 		return RTE_ETH_TX_DESC_FULL;	/* handed to the device, not done */
 	return RTE_ETH_TX_DESC_DONE;		/* done, or free */
+}
+
+/* Has the device completed the posted descriptor at offset from next? */
+static inline bool
+rx_offset_done(const struct refnic_rx_queue *rxq, uint16_t offset)
+{
+	uint8_t phase = rxq->phase;
+
+	if (rxq->next + offset >= rxq->size)
+		phase ^= REFNIC_PHASE_BIT;	/* past the ring's end: next lap */
+	return cpl_ready(&rxq->cq[(rxq->next + offset) & rxq->mask].phase, phase);
 }
 
 /* Offset 0 is the next descriptor the application would receive. */
@@ -355,18 +366,12 @@ int
 refnic_rx_descriptor_status(void *queue, uint16_t offset)
 {
 	struct refnic_rx_queue *rxq = queue;
-	uint16_t posted = (rxq->tail - rxq->next) & rxq->mask;
-	uint16_t idx = (rxq->next + offset) & rxq->mask;
-	uint8_t phase = rxq->phase;
 
 	if (offset >= rxq->size)
 		return -EINVAL;
-	if (!rxq->started || offset >= posted)
-		return RTE_ETH_RX_DESC_UNAVAIL;	/* not refilled yet */
-	if (rxq->next + offset >= rxq->size)
-		phase ^= REFNIC_PHASE_BIT;	/* past the ring's end: next lap */
-	return cpl_ready(&rxq->cq[idx].phase, phase) ? RTE_ETH_RX_DESC_DONE :
-						       RTE_ETH_RX_DESC_AVAIL;
+	if (!rxq->started || offset >= ((rxq->tail - rxq->next) & rxq->mask))
+		return RTE_ETH_RX_DESC_UNAVAIL;	/* not posted */
+	return rx_offset_done(rxq, offset) ? RTE_ETH_RX_DESC_DONE : RTE_ETH_RX_DESC_AVAIL;
 }
 
 uint32_t
@@ -376,7 +381,9 @@ refnic_rx_queue_count(void *queue)
 	uint16_t posted = (rxq->tail - rxq->next) & rxq->mask;
 	uint32_t n = 0;
 
-	while (rxq->started && n < posted && refnic_rx_descriptor_status(rxq, n) == RTE_ETH_RX_DESC_DONE)
+	if (!rxq->started)
+		return 0;
+	while (n < posted && rx_offset_done(rxq, n))
 		n++;
 	return n;
 }
@@ -384,12 +391,17 @@ refnic_rx_queue_count(void *queue)
 #define REFNIC_TX_OFFLOAD_MASK	(RTE_MBUF_F_TX_IP_CKSUM | RTE_MBUF_F_TX_L4_MASK | \
 				 RTE_MBUF_F_TX_VLAN)
 
-/* The packet's offloads, in its first descriptor (the device reads them there). */
+/* The packet's offloads, as its first descriptor carries them. */
 static inline void
 refnic_tx_offload_desc(const struct rte_mbuf *m, struct refnic_tx_desc *d)
 {
 	uint64_t ol = m->ol_flags;
 
+	d->flags = 0;
+	d->vlan_tci = 0;
+	d->hdr_lens = 0;
+	if (likely(!(ol & REFNIC_TX_OFFLOAD_MASK)))
+		return;
 	if (ol & RTE_MBUF_F_TX_IP_CKSUM)
 		d->flags |= REFNIC_TXD_IP_CSUM;
 	if ((ol & RTE_MBUF_F_TX_L4_MASK) == RTE_MBUF_F_TX_TCP_CKSUM)
@@ -417,7 +429,7 @@ refnic_xmit_pkts(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 
 	for (i = 0; i < nb_pkts; i++) {
 		struct rte_mbuf *m = pkts[i], *seg;
-		uint16_t last = tail, first = tail;
+		struct refnic_tx_desc first;
 
 		if (unlikely(m->nb_segs > REFNIC_MAX_TX_SEGS ||
 			     m->pkt_len > REFNIC_MAX_FRAME_LEN)) {
@@ -431,21 +443,21 @@ refnic_xmit_pkts(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 			if (m->nb_segs > txq->nb_free)
 				break;
 		}
+		/* Each descriptor is written once, whole: offloads on the first,
+		 * EOP on the last. */
+		refnic_tx_offload_desc(m, &first);
 		for (seg = m; seg != NULL; seg = seg->next) {
 			struct refnic_tx_desc *d = &txq->ring[tail];
 
 			d->addr = rte_mbuf_data_iova(seg);
 			d->len = seg->data_len;
-			d->flags = 0;
-			d->vlan_tci = 0;
-			d->hdr_lens = 0;
+			d->flags = (seg == m ? first.flags : 0) |
+				   (seg->next == NULL ? REFNIC_TXD_EOP : 0);
+			d->vlan_tci = seg == m ? first.vlan_tci : 0;
+			d->hdr_lens = seg == m ? first.hdr_lens : 0;
 			txq->sw_ring[tail] = seg;
-			last = tail;
 			tail = (tail + 1) & txq->mask;
 		}
-		txq->ring[last].flags = REFNIC_TXD_EOP;
-		if (m->ol_flags & REFNIC_TX_OFFLOAD_MASK)
-			refnic_tx_offload_desc(m, &txq->ring[first]);
 		txq->nb_free -= m->nb_segs;
 		bytes += m->pkt_len;
 	}
