@@ -153,20 +153,19 @@ refnic_emu_tx_offload(struct refnic_frame *f)
 }
 
 uint16_t
-refnic_emu_rx_csum(const struct refnic_frame *f)
+refnic_emu_rx_csum(const struct refnic_frame *f, const struct refnic_pkt_hdrs *hdrs)
 {
 	const uint8_t *p = f->seg[0];
-	struct refnic_pkt_hdrs h;
+	struct refnic_pkt_hdrs h = *hdrs;
 	uint16_t flags = 0;
 	uint32_t at, end;
 
+	if (h.ip_version == 0)
+		return 0;
 	if (f->nb_segs > 1) {
 		frame_linearize(f, rx_scratch);
 		p = rx_scratch;
 	}
-	refnic_emu_parse(p, f->len, &h);
-	if (h.ip_version == 0)
-		return 0;
 	if (h.ip_version == 4)
 		flags |= csum_fold(rte_raw_cksum(p + h.l3, h.l4 - h.l3)) == 0 ?
 			 REFNIC_RXC_IP_CSUM_GOOD : REFNIC_RXC_IP_CSUM_BAD;

@@ -218,8 +218,8 @@ struct refnic_frame {
 /* refnic_emu_offload.c: what the device does to frames on the way. */
 /* Apply a TX frame's offloads; f then points at the device's own copy. */
 bool refnic_emu_tx_offload(struct refnic_frame *f);
-/* REFNIC_RXC_*_CSUM_* flags for a received frame. */
-uint16_t refnic_emu_rx_csum(const struct refnic_frame *f);
+/* REFNIC_RXC_*_CSUM_* flags for a received frame whose headers were parsed. */
+uint16_t refnic_emu_rx_csum(const struct refnic_frame *f, const struct refnic_pkt_hdrs *h);
 /* Strip a frame's VLAN tag into out; false if it has none. */
 bool refnic_emu_vlan_strip(const struct refnic_frame *f, struct refnic_frame *out,
 			   uint16_t *tci);

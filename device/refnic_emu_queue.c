@@ -26,7 +26,19 @@ ring_size_valid(uint16_t size)
 	       rte_is_power_of_2(size);
 }
 
-static void
+/* Map a new queue's descriptor and completion rings, ring_size entries each. */
+static int
+queue_rings_map(struct refnic_emu *emu, const struct refnic_admin_queue_create *qc,
+		size_t desc_size, size_t cpl_size, void **ring, void **cq)
+{
+	*ring = refnic_dma_map(emu, qc->ring_iova, (uint64_t)qc->ring_size * desc_size);
+	*cq = refnic_dma_map(emu, qc->cq_iova, (uint64_t)qc->ring_size * cpl_size);
+	return *ring != NULL && *cq != NULL ? 0 : -EFAULT;
+}
+
+/* Mirror the new queue in its registers; returns TAIL's write count, from
+ * which its doorbells are counted. */
+static uint32_t
 queue_regs_set(struct refnic_emu *emu, uint32_t base, const struct refnic_admin_queue_create *qc)
 {
 	emu_reg_write(emu, base + REFNIC_Q_TAIL, 0);
@@ -36,6 +48,7 @@ queue_regs_set(struct refnic_emu *emu, uint32_t base, const struct refnic_admin_
 	emu_reg_write(emu, base + REFNIC_Q_RING_SIZE, qc->ring_size);
 	emu_reg_write(emu, base + REFNIC_Q_VECTOR, qc->vector);
 	emu_reg_write(emu, base + REFNIC_Q_STATUS, REFNIC_Q_STATUS_ENABLED);
+	return emu_reg_writes(emu, base + REFNIC_Q_TAIL);
 }
 
 int
@@ -51,14 +64,12 @@ refnic_emu_queue_create(struct refnic_emu *emu, const struct refnic_admin_queue_
 		if (txq->enabled)
 			return -EBUSY;
 		memset(txq, 0, sizeof(*txq));
-		txq->ring = refnic_dma_map(emu, qc->ring_iova, size * sizeof(*txq->ring));
-		txq->cq = refnic_dma_map(emu, qc->cq_iova, size * sizeof(*txq->cq));
-		if (txq->ring == NULL || txq->cq == NULL)
+		if (queue_rings_map(emu, qc, sizeof(*txq->ring), sizeof(*txq->cq),
+				    (void **)&txq->ring, (void **)&txq->cq) != 0)
 			return -EFAULT;
 		txq->size = size;
 		txq->cq_phase = REFNIC_PHASE_BIT;
-		queue_regs_set(emu, REFNIC_REG_TXQ(qc->qid), qc);
-		txq->db_seen = emu_reg_writes(emu, REFNIC_REG_TXQ(qc->qid) + REFNIC_Q_TAIL);
+		txq->db_seen = queue_regs_set(emu, REFNIC_REG_TXQ(qc->qid), qc);
 		txq->enabled = true;
 	} else if (qc->type == REFNIC_QTYPE_RX) {
 		struct refnic_emu_rxq *rxq = &emu->rxq[qc->qid];
@@ -68,16 +79,14 @@ refnic_emu_queue_create(struct refnic_emu *emu, const struct refnic_admin_queue_
 		if (qc->rx_buf_size < REFNIC_MIN_RX_BUF_SIZE)
 			return -EINVAL;
 		memset(rxq, 0, sizeof(*rxq));
-		rxq->ring = refnic_dma_map(emu, qc->ring_iova, size * sizeof(*rxq->ring));
-		rxq->cq = refnic_dma_map(emu, qc->cq_iova, size * sizeof(*rxq->cq));
-		if (rxq->ring == NULL || rxq->cq == NULL)
+		if (queue_rings_map(emu, qc, sizeof(*rxq->ring), sizeof(*rxq->cq),
+				    (void **)&rxq->ring, (void **)&rxq->cq) != 0)
 			return -EFAULT;
 		rxq->size = size;
 		rxq->buf_size = qc->rx_buf_size;
 		rxq->cq_phase = REFNIC_PHASE_BIT;
 		rxq->pub_phase = REFNIC_PHASE_BIT;
-		queue_regs_set(emu, REFNIC_REG_RXQ(qc->qid), qc);
-		rxq->db_seen = emu_reg_writes(emu, REFNIC_REG_RXQ(qc->qid) + REFNIC_Q_TAIL);
+		rxq->db_seen = queue_regs_set(emu, REFNIC_REG_RXQ(qc->qid), qc);
 		rxq->enabled = true;
 	} else {
 		return -EINVAL;
@@ -457,7 +466,7 @@ refnic_emu_rx_frame(struct refnic_emu *emu, const struct refnic_frame *f)
 	qid = refnic_emu_rss_queue(emu, hdr, &hdrs, &meta.hash, &meta.hashed);
 	meta.ptype = rx_ptype(&hdrs);
 	if (emu->features & REFNIC_CAP_RX_CSUM)
-		meta.flags |= refnic_emu_rx_csum(f);
+		meta.flags |= refnic_emu_rx_csum(f, &hdrs);
 	if ((emu->features & REFNIC_CAP_VLAN_STRIP) &&
 	    refnic_emu_vlan_strip(f, &stripped, &meta.vlan_tci)) {
 		meta.flags |= REFNIC_RXC_VLAN_STRIPPED;
