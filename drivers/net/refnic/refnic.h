@@ -79,8 +79,6 @@ struct refnic_adapter {
 	bool dma_unsafe;
 
 	struct refnic_identify ident;	/* validated copy */
-	struct rte_ether_addr mac;
-	uint32_t rx_mode;		/* REFNIC_RX_MODE_* as last set */
 
 	struct refnic_rss_config rss;	/* what RSS_SET sends at start */
 

@@ -81,9 +81,8 @@ refnic_hw_init(struct refnic_adapter *ad)
 	ret = refnic_identify_check(&ad->ident);
 	if (ret != 0)
 		return ret;
-	memcpy(ad->mac.addr_bytes, ad->ident.mac, RTE_ETHER_ADDR_LEN);
-	if (!rte_is_valid_assigned_ether_addr(&ad->mac)) {
-		rte_eth_random_addr(ad->mac.addr_bytes);
+	if (!rte_is_valid_assigned_ether_addr((struct rte_ether_addr *)ad->ident.mac)) {
+		rte_eth_random_addr(ad->ident.mac);
 		PMD_INIT_LOG(WARNING, "device has no valid MAC address; using a random one");
 	}
 	/* Device counters run from its creation; the port's from its (re)init. */
@@ -124,7 +123,7 @@ refnic_ethdev_init(struct rte_eth_dev *dev, const struct refnic_hw *hw,
 		refnic_aeq_free(ad);
 		return ret;
 	}
-	rte_ether_addr_copy(&ad->mac, dev->data->mac_addrs);
+	memcpy(dev->data->mac_addrs[0].addr_bytes, ad->ident.mac, RTE_ETHER_ADDR_LEN);
 	dev->rx_pkt_burst = refnic_recv_pkts;
 	dev->tx_pkt_burst = refnic_xmit_pkts;
 	dev->tx_pkt_prepare = refnic_prep_pkts;
@@ -486,15 +485,11 @@ refnic_mtu_set(struct rte_eth_dev *dev, uint16_t mtu)
 static int
 refnic_mac_addr_set(struct rte_eth_dev *dev, struct rte_ether_addr *mac)
 {
-	struct refnic_adapter *ad = refnic_adapter(dev);
 	struct refnic_admin_cmd cmd = { .opcode = REFNIC_ADMIN_SET_MAC };
-	int ret;
 
+	/* ethdev keeps the address (mac_addrs[0]); the device gets it here. */
 	memcpy(cmd.mac, mac->addr_bytes, RTE_ETHER_ADDR_LEN);
-	ret = refnic_admin_exec(ad, &cmd, NULL);
-	if (ret == 0)
-		rte_ether_addr_copy(mac, &ad->mac);
-	return ret;
+	return refnic_admin_exec(refnic_adapter(dev), &cmd, NULL);
 }
 
 /*

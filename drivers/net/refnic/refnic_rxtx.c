@@ -125,10 +125,8 @@ refnic_rx_refill(struct refnic_rx_queue *rxq)
 		rxq->tail = (rxq->tail + run) & rxq->mask;
 		done += run;
 	}
-	if (done != 0) {
+	if (done != 0)
 		refnic_reg_write(rxq->hw, rxq->tail_reg, rxq->tail);
-		rxq->stats.doorbells++;
-	}
 	return done;
 }
 
@@ -465,7 +463,6 @@ refnic_xmit_pkts(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 	if (tail != txq->tail) {
 		txq->tail = tail;
 		refnic_reg_write(txq->hw, txq->tail_reg, tail);
-		txq->stats.doorbells++;
 	}
 	txq->stats.packets += i - dropped;
 	txq->stats.bytes += bytes;

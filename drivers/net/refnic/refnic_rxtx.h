@@ -16,7 +16,6 @@ struct refnic_queue_stats {
 	uint64_t bytes;
 	uint64_t errors;		/* TX: dropped bad packets; RX: bad completions */
 	uint64_t nombuf;		/* RX: refill allocation failures */
-	uint64_t doorbells;		/* TAIL writes made by the driver */
 };
 
 struct refnic_rx_queue {
