@@ -29,11 +29,47 @@ test_port_destroy(const char *name)
 }
 
 int
-test_port_start(uint16_t port_id, uint64_t rx_offloads, uint16_t mtu)
+test_pair_create(const char *name_a, const char *name_b, uint16_t *a, uint16_t *b)
 {
-	struct rte_eth_conf conf = { .rxmode = { .offloads = rx_offloads } };
+	char args[RTE_DEV_NAME_MAX_LEN + 32];
 	int ret;
 
+	/* The first port's name makes the cable's: one cable per pair. */
+	snprintf(args, sizeof(args), "cable=%s,profile=ideal", name_a);
+	ret = test_port_create(name_a, args, a);
+	if (ret != 0)
+		return ret;
+	ret = test_port_create(name_b, args, b);
+	if (ret != 0)
+		test_port_destroy(name_a);
+	return ret;
+}
+
+void
+test_pair_destroy(const char *name_a, const char *name_b)
+{
+	test_port_destroy(name_a);
+	test_port_destroy(name_b);
+}
+
+int
+test_port_start(uint16_t port_id, uint64_t rx_offloads, uint16_t mtu)
+{
+	return test_port_start_offloads(port_id, rx_offloads, 0, mtu);
+}
+
+int
+test_port_start_offloads(uint16_t port_id, uint64_t rx_offloads, uint64_t tx_offloads,
+			 uint16_t mtu)
+{
+	struct rte_eth_conf conf = {
+		.rxmode = { .offloads = rx_offloads },
+		.txmode = { .offloads = tx_offloads },
+	};
+	int ret;
+
+	/* A started port is stopped first, so this also reconfigures. */
+	rte_eth_dev_stop(port_id);
 	ret = rte_eth_dev_configure(port_id, 1, 1, &conf);
 	if (ret == 0 && mtu != 0)
 		ret = rte_eth_dev_set_mtu(port_id, mtu);

@@ -24,8 +24,13 @@ extern struct rte_mempool *test_pool;
 /* Probe a net_refnic vdev and return its port id. */
 int test_port_create(const char *name, const char *args, uint16_t *port_id);
 void test_port_destroy(const char *name);
-/* One queue pair of TEST_RING_SIZE, promiscuous, started. */
+/* Ports name_a and name_b wired back to back, ideal profile; 0 or an error. */
+int test_pair_create(const char *name_a, const char *name_b, uint16_t *a, uint16_t *b);
+void test_pair_destroy(const char *name_a, const char *name_b);
+/* (Re)configure one queue pair of TEST_RING_SIZE, start it, promiscuous. */
 int test_port_start(uint16_t port_id, uint64_t rx_offloads, uint16_t mtu);
+int test_port_start_offloads(uint16_t port_id, uint64_t rx_offloads, uint64_t tx_offloads,
+			     uint16_t mtu);
 
 /* The device's own counters, read as a lab instrument would. */
 void test_hw_stats(const char *name, struct refnic_hw_stats *stats);

@@ -92,8 +92,7 @@ test_admin_timeout_then_reset(void)
 	uint16_t a, b;
 	int ret;
 
-	TEST_ASSERT_SUCCESS(test_port_create(CP_A, "cable=to,profile=ideal", &a), "");
-	TEST_ASSERT_SUCCESS(test_port_create(CP_B, "cable=to,profile=ideal", &b), "");
+	TEST_ASSERT_SUCCESS(test_pair_create(CP_A, CP_B, &a, &b), "");
 	refnic_emu_set_faults(refnic_emu_lookup(CP_A), &faults);
 	ret = test_port_start(a, 0, 0);
 	TEST_ASSERT_EQUAL(ret, -ETIMEDOUT, "start with a lost QUEUE_CREATE");
@@ -108,8 +107,7 @@ test_admin_timeout_then_reset(void)
 	ret = test_tx_all(a, &m, 1) == 1 && test_rx_wait(b, &rx, 1) == 1 ? 0 : -1;
 	if (ret == 0)
 		rte_pktmbuf_free(rx);
-	test_port_destroy(CP_A);
-	test_port_destroy(CP_B);
+	test_pair_destroy(CP_A, CP_B);
 	TEST_ASSERT_SUCCESS(ret, "no traffic after recovery");
 	return TEST_SUCCESS;
 }
@@ -165,8 +163,7 @@ test_lsc_on_unplug_replug(void)
 	uint16_t ports[2], p;
 	int ret = TEST_SUCCESS;
 
-	TEST_ASSERT_SUCCESS(test_port_create(CP_A, "cable=lsc,profile=ideal", &ports[0]), "");
-	TEST_ASSERT_SUCCESS(test_port_create(CP_B, "cable=lsc,profile=ideal", &ports[1]), "");
+	TEST_ASSERT_SUCCESS(test_pair_create(CP_A, CP_B, &ports[0], &ports[1]), "");
 	for (p = 0; p < 2; p++) {
 		lsc_events[ports[p]] = 0;
 		rte_eth_dev_callback_register(ports[p], RTE_ETH_EVENT_INTR_LSC, lsc_cb, NULL);
@@ -189,8 +186,7 @@ test_lsc_on_unplug_replug(void)
 		printf("    LSC events: %u and %u\n", lsc_events[ports[0]], lsc_events[ports[1]]);
 	for (p = 0; p < 2; p++)
 		rte_eth_dev_callback_unregister(ports[p], RTE_ETH_EVENT_INTR_LSC, lsc_cb, NULL);
-	test_port_destroy(CP_A);
-	test_port_destroy(CP_B);
+	test_pair_destroy(CP_A, CP_B);
 	return ret;
 }
 
@@ -308,8 +304,7 @@ test_rss(void)
 	unsigned int i;
 	int q, ret = TEST_FAILED;
 
-	TEST_ASSERT_SUCCESS(test_port_create(CP_A, "cable=rss,profile=ideal", &a), "");
-	TEST_ASSERT_SUCCESS(test_port_create(CP_B, "cable=rss,profile=ideal", &b), "");
+	TEST_ASSERT_SUCCESS(test_pair_create(CP_A, CP_B, &a, &b), "");
 	if (rss_port_start(a, hf_tcp) != 0 || rss_port_start(b, hf_tcp) != 0)
 		goto out;
 	/* IP + TCP hashing: the 4-tuple vectors, queue = RETA[hash % 128] = hash % 4. */
@@ -369,8 +364,7 @@ test_rss(void)
 		goto out;
 	ret = TEST_SUCCESS;
 out:
-	test_port_destroy(CP_A);
-	test_port_destroy(CP_B);
+	test_pair_destroy(CP_A, CP_B);
 	return ret;
 }
 
@@ -419,8 +413,7 @@ test_filters(void)
 	uint16_t a, b;
 	int ret = TEST_FAILED;
 
-	TEST_ASSERT_SUCCESS(test_port_create(CP_A, "cable=flt,profile=ideal", &a), "");
-	TEST_ASSERT_SUCCESS(test_port_create(CP_B, "cable=flt,profile=ideal", &b), "");
+	TEST_ASSERT_SUCCESS(test_pair_create(CP_A, CP_B, &a, &b), "");
 	if (test_port_start(a, 0, 0) != 0 ||
 	    test_port_start(b, RTE_ETH_RX_OFFLOAD_VLAN_FILTER, 0) != 0 ||
 	    rte_eth_promiscuous_disable(b) != 0 || rte_eth_macaddr_get(b, &own) != 0)
@@ -442,8 +435,7 @@ test_filters(void)
 		goto out;
 	ret = TEST_SUCCESS;
 out:
-	test_port_destroy(CP_A);
-	test_port_destroy(CP_B);
+	test_pair_destroy(CP_A, CP_B);
 	return ret;
 }
 
@@ -457,8 +449,7 @@ test_mtu_runtime(void)
 	uint16_t a, b;
 	int ret = TEST_FAILED;
 
-	TEST_ASSERT_SUCCESS(test_port_create(CP_A, "cable=mtu,profile=ideal", &a), "");
-	TEST_ASSERT_SUCCESS(test_port_create(CP_B, "cable=mtu,profile=ideal", &b), "");
+	TEST_ASSERT_SUCCESS(test_pair_create(CP_A, CP_B, &a, &b), "");
 	if (test_port_start(a, 0, 0) != 0 || test_port_start(b, 0, 0) != 0 ||
 	    rte_eth_macaddr_get(b, &mac) != 0 || rte_eth_dev_set_mtu(b, 1000) != 0)
 		goto out;
@@ -474,8 +465,7 @@ test_mtu_runtime(void)
 		goto out;
 	ret = TEST_SUCCESS;
 out:
-	test_port_destroy(CP_A);
-	test_port_destroy(CP_B);
+	test_pair_destroy(CP_A, CP_B);
 	return ret;
 }
 
@@ -529,8 +519,7 @@ test_fatal_event_then_reset(void)
 	uint16_t a, b;
 	int ret = TEST_FAILED;
 
-	TEST_ASSERT_SUCCESS(test_port_create(CP_A, "cable=fatal,profile=ideal", &a), "");
-	TEST_ASSERT_SUCCESS(test_port_create(CP_B, "cable=fatal,profile=ideal", &b), "");
+	TEST_ASSERT_SUCCESS(test_pair_create(CP_A, CP_B, &a, &b), "");
 	reset_events = 0;
 	rte_eth_dev_callback_register(a, RTE_ETH_EVENT_INTR_RESET, reset_cb, NULL);
 	if (test_port_start(a, 0, 0) != 0 || test_port_start(b, 0, 0) != 0)
@@ -558,8 +547,7 @@ test_fatal_event_then_reset(void)
 	}
 out:
 	rte_eth_dev_callback_unregister(a, RTE_ETH_EVENT_INTR_RESET, reset_cb, NULL);
-	test_port_destroy(CP_A);
-	test_port_destroy(CP_B);
+	test_pair_destroy(CP_A, CP_B);
 	return ret;
 }
 

@@ -18,8 +18,7 @@ static struct rte_ether_addr mac_b;
 static int
 dp_setup(void)
 {
-	if (test_port_create(DP_A, "cable=dp,profile=ideal", &port_a) != 0 ||
-	    test_port_create(DP_B, "cable=dp,profile=ideal", &port_b) != 0 ||
+	if (test_pair_create(DP_A, DP_B, &port_a, &port_b) != 0 ||
 	    test_port_start(port_a, 0, 0) != 0 || test_port_start(port_b, 0, 0) != 0)
 		return TEST_FAILED;
 	return rte_eth_macaddr_get(port_b, &mac_b) == 0 ? TEST_SUCCESS : TEST_FAILED;
@@ -28,8 +27,7 @@ dp_setup(void)
 static void
 dp_teardown(void)
 {
-	test_port_destroy(DP_A);
-	test_port_destroy(DP_B);
+	test_pair_destroy(DP_A, DP_B);
 }
 
 /* Send n frames A->B and take them off B's ring; true if all arrived intact. */
@@ -173,8 +171,7 @@ test_jumbo_scatter(void)
 	uint16_t j0, j1, got;
 	bool ok;
 
-	TEST_ASSERT_SUCCESS(test_port_create("net_refnic_j0", "cable=jumbo,profile=ideal", &j0), "");
-	TEST_ASSERT_SUCCESS(test_port_create("net_refnic_j1", "cable=jumbo,profile=ideal", &j1), "");
+	TEST_ASSERT_SUCCESS(test_pair_create("net_refnic_j0", "net_refnic_j1", &j0, &j1), "");
 	ok = test_port_start(j1, 0, 9000) != 0;	/* 2 KiB buffers, no scatter */
 	rte_eth_dev_stop(j1);
 	ok &= test_port_start(j0, RTE_ETH_RX_OFFLOAD_SCATTER, 9000) == 0 &&
@@ -185,8 +182,7 @@ test_jumbo_scatter(void)
 	ok &= got == 1 && rx->nb_segs == 5 && test_pkt_matches(rx, &mac_b, 9014, 7);
 	if (got == 1)
 		rte_pktmbuf_free(rx);
-	test_port_destroy("net_refnic_j0");
-	test_port_destroy("net_refnic_j1");
+	test_pair_destroy("net_refnic_j0", "net_refnic_j1");
 	TEST_ASSERT(ok, "jumbo frame did not cross as a 5-segment chain");
 	return TEST_SUCCESS;
 }

@@ -17,16 +17,13 @@ static uint16_t port_a, port_b;
 static int
 lc_create(void)
 {
-	return test_port_create(LC_A, "cable=lc,profile=ideal", &port_a) == 0 &&
-	       test_port_create(LC_B, "cable=lc,profile=ideal", &port_b) == 0 ?
-	       TEST_SUCCESS : TEST_FAILED;
+	return test_pair_create(LC_A, LC_B, &port_a, &port_b) == 0 ? TEST_SUCCESS : TEST_FAILED;
 }
 
 static void
 lc_destroy(void)
 {
-	test_port_destroy(LC_A);
-	test_port_destroy(LC_B);
+	test_pair_destroy(LC_A, LC_B);
 }
 
 /* Send n frames both ways; receive only `take` of them, leave the rest in rings. */

@@ -22,42 +22,15 @@
 static uint16_t port_a, port_b;
 
 static int
-off_start(uint16_t port, uint64_t rx_offloads, uint64_t tx_offloads)
-{
-	struct rte_eth_conf conf = {
-		.rxmode = { .offloads = rx_offloads },
-		.txmode = { .offloads = tx_offloads },
-	};
-	int ret;
-
-	rte_eth_dev_stop(port);
-	ret = rte_eth_dev_configure(port, 1, 1, &conf);
-	if (ret == 0)
-		ret = rte_eth_rx_queue_setup(port, 0, TEST_RING_SIZE, SOCKET_ID_ANY, NULL,
-					     test_pool);
-	if (ret == 0)
-		ret = rte_eth_tx_queue_setup(port, 0, TEST_RING_SIZE, SOCKET_ID_ANY, NULL);
-	if (ret == 0)
-		ret = rte_eth_dev_start(port);
-	if (ret == 0)
-		ret = rte_eth_promiscuous_enable(port);
-	return ret;
-}
-
-static int
 off_setup(void)
 {
-	if (test_port_create(OA, "cable=off,profile=ideal", &port_a) != 0 ||
-	    test_port_create(OB, "cable=off,profile=ideal", &port_b) != 0)
-		return TEST_FAILED;
-	return TEST_SUCCESS;
+	return test_pair_create(OA, OB, &port_a, &port_b) == 0 ? TEST_SUCCESS : TEST_FAILED;
 }
 
 static void
 off_teardown(void)
 {
-	test_port_destroy(OA);
-	test_port_destroy(OB);
+	test_pair_destroy(OA, OB);
 }
 
 /* An IPv4 or IPv6 TCP/UDP frame; checksums left as `csum_ok` says. */
@@ -200,10 +173,10 @@ test_tx_checksum_insertion(void)
 	};
 	unsigned int i;
 
-	TEST_ASSERT_SUCCESS(off_start(port_a, 0, RTE_ETH_TX_OFFLOAD_IPV4_CKSUM |
+	TEST_ASSERT_SUCCESS(test_port_start_offloads(port_a, 0, RTE_ETH_TX_OFFLOAD_IPV4_CKSUM |
 				      RTE_ETH_TX_OFFLOAD_TCP_CKSUM | RTE_ETH_TX_OFFLOAD_UDP_CKSUM |
-				      RTE_ETH_TX_OFFLOAD_MULTI_SEGS), "");
-	TEST_ASSERT_SUCCESS(off_start(port_b, 0, 0), "");
+				      RTE_ETH_TX_OFFLOAD_MULTI_SEGS, 0), "");
+	TEST_ASSERT_SUCCESS(test_port_start_offloads(port_b, 0, 0, 0), "");
 	for (i = 0; i < RTE_DIM(cases); i++) {
 		struct rte_mbuf *m = l4_frame_sized(cases[i].v6, cases[i].proto, false,
 						    cases[i].segs, cases[i].payload);
@@ -242,10 +215,10 @@ test_rx_checksum_flags(void)
 	const uint64_t mask = RTE_MBUF_F_RX_IP_CKSUM_MASK | RTE_MBUF_F_RX_L4_CKSUM_MASK;
 	unsigned int i;
 
-	TEST_ASSERT_SUCCESS(off_start(port_a, 0, 0), "");
-	TEST_ASSERT_SUCCESS(off_start(port_b, RTE_ETH_RX_OFFLOAD_IPV4_CKSUM |
+	TEST_ASSERT_SUCCESS(test_port_start_offloads(port_a, 0, 0, 0), "");
+	TEST_ASSERT_SUCCESS(test_port_start_offloads(port_b, RTE_ETH_RX_OFFLOAD_IPV4_CKSUM |
 				      RTE_ETH_RX_OFFLOAD_TCP_CKSUM |
-				      RTE_ETH_RX_OFFLOAD_UDP_CKSUM, 0), "");
+				      RTE_ETH_RX_OFFLOAD_UDP_CKSUM, 0, 0), "");
 	for (i = 0; i < RTE_DIM(cases); i++) {
 		/* corrupt 3: not corrupt, but padded (a 2-byte payload). */
 		struct rte_mbuf *m = l4_frame_sized(cases[i].v6, cases[i].proto, true, 1,
@@ -281,8 +254,8 @@ test_vlan_insert_and_strip(void)
 	struct rte_vlan_hdr *vh;
 	uint32_t len;
 
-	TEST_ASSERT_SUCCESS(off_start(port_a, 0, RTE_ETH_TX_OFFLOAD_VLAN_INSERT), "");
-	TEST_ASSERT_SUCCESS(off_start(port_b, 0, 0), "");
+	TEST_ASSERT_SUCCESS(test_port_start_offloads(port_a, 0, RTE_ETH_TX_OFFLOAD_VLAN_INSERT, 0), "");
+	TEST_ASSERT_SUCCESS(test_port_start_offloads(port_b, 0, 0, 0), "");
 	m = l4_frame(false, IPPROTO_UDP, true, 1);
 	len = m->pkt_len;
 	m->ol_flags |= RTE_MBUF_F_TX_VLAN;
@@ -297,7 +270,7 @@ test_vlan_insert_and_strip(void)
 		    vh->eth_proto == rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4), "tag not inserted");
 	rte_pktmbuf_free(rx);
 
-	TEST_ASSERT_SUCCESS(off_start(port_b, RTE_ETH_RX_OFFLOAD_VLAN_STRIP, 0), "");
+	TEST_ASSERT_SUCCESS(test_port_start_offloads(port_b, RTE_ETH_RX_OFFLOAD_VLAN_STRIP, 0, 0), "");
 	m = l4_frame(false, IPPROTO_UDP, true, 1);
 	m->ol_flags |= RTE_MBUF_F_TX_VLAN;
 	m->vlan_tci = 0x2064;

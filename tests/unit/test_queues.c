@@ -19,8 +19,7 @@ static struct rte_ether_addr mac_b;
 static int
 q_setup(void)
 {
-	if (test_port_create(QA, "cable=qs,profile=ideal", &port_a) != 0 ||
-	    test_port_create(QB, "cable=qs,profile=ideal", &port_b) != 0 ||
+	if (test_pair_create(QA, QB, &port_a, &port_b) != 0 ||
 	    test_port_start(port_a, 0, 0) != 0 || test_port_start(port_b, 0, 0) != 0)
 		return TEST_FAILED;
 	return rte_eth_macaddr_get(port_b, &mac_b) == 0 ? TEST_SUCCESS : TEST_FAILED;
@@ -29,8 +28,7 @@ q_setup(void)
 static void
 q_teardown(void)
 {
-	test_port_destroy(QA);
-	test_port_destroy(QB);
+	test_pair_destroy(QA, QB);
 }
 
 /* Send n frames A->B; returns how many the device took on B (delivered or dropped). */
