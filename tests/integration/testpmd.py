@@ -21,9 +21,10 @@ PROMPT = "testpmd> "
 
 # CSI sequences: testpmd clears the screen for periodic stats.
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
-# Events testpmd prints from the interrupt thread, possibly after a prompt:
-# "\nPort 1: link state change event\n".
-_ASYNC_EVENTS = re.compile(r"(\n*Port \d+: [^\n]* event\n)+$")
+# Events testpmd prints from the interrupt thread ("\nPort %u: %s event\n"),
+# at any moment: after a prompt, or in the middle of one ("t" + event +
+# "estpmd> "). Taken out whole, wherever they land; the transcript keeps them.
+_ASYNC_EVENTS = re.compile(r"\nPort \d+: [A-Za-z ]+ event\n")
 # What cmdline prints when it could not parse a command: a test typo.
 _PARSE_ERROR = re.compile(r"^(Bad arguments|Command not found|Ambiguous command)", re.M)
 # What testpmd prints when a command it parsed did not work.
