@@ -65,8 +65,7 @@ void refnic_emu_params_default(struct refnic_emu_params *params);
  */
 int refnic_emu_parse_admin_timeout(const char *value, struct refnic_emu_faults *faults);
 
-/* Profile names as users type them; NULL for an unknown id. */
-const char *refnic_emu_profile_name(enum refnic_emu_profile profile);
+/* A profile by the name users type (profile=...); -EINVAL if unknown. */
 int refnic_emu_profile_parse(const char *name, enum refnic_emu_profile *profile);
 
 /* Create a device instance; starts the shared engine with the first one. */

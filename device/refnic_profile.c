@@ -82,14 +82,6 @@ refnic_profile_get(enum refnic_emu_profile id)
 	return &refnic_profiles[id];
 }
 
-const char *
-refnic_emu_profile_name(enum refnic_emu_profile id)
-{
-	const struct refnic_profile *p = refnic_profile_get(id);
-
-	return p != NULL ? p->name : NULL;
-}
-
 int
 refnic_emu_profile_parse(const char *name, enum refnic_emu_profile *id)
 {
