@@ -9,6 +9,9 @@ set -uo pipefail
 
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 refnic_setup || exit 1
+# setup.sh runs with errexit; a failing suite must not end the run before
+# the other suites and the summary.
+set +e
 
 # EAL only loads plugins from directories nobody else can write to.
 REFNIC_PMD=$(refnic_stage_pmd) || exit 1
@@ -21,19 +24,25 @@ logdir=$(mktemp -d)
 trap 'rm -rf "$logdir"' EXIT
 
 # Run one suite, show its output, add up its closing "N passed, N failed".
+# A suite that exits non-zero without counting a failure (a crash, a
+# runner error) counts as one failure.
 run_suite() {
-	local name=$1 log=$logdir/$1.log summary
+	local name=$1 log=$logdir/$1.log summary rc suite_failed=0
 	shift
 	printf '=== %s\n' "$name"
 	"$@" 2>&1 | tee "$log"
+	rc=${PIPESTATUS[0]}
 	summary=$(grep -aE '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
-	if [ -z "$summary" ]; then
-		printf 'FAIL %s: ended without a summary (crashed?)\n' "$name"
-		failed=$((failed + 1))
-		return
+	if [ -n "$summary" ]; then
+		passed=$((passed + $(echo "$summary" | sed -E 's/^([0-9]+) passed.*/\1/')))
+		suite_failed=$(echo "$summary" | sed -E 's/^[0-9]+ passed, ([0-9]+) failed.*/\1/')
 	fi
-	passed=$((passed + $(echo "$summary" | sed -E 's/^([0-9]+) passed.*/\1/')))
-	failed=$((failed + $(echo "$summary" | sed -E 's/^[0-9]+ passed, ([0-9]+) failed.*/\1/')))
+	if [ "$rc" -ne 0 ] && [ "$suite_failed" -eq 0 ]; then
+		printf 'FAIL %s: exited with status %d%s\n' "$name" "$rc" \
+			"$([ -z "$summary" ] && echo ' without a summary')"
+		suite_failed=1
+	fi
+	failed=$((failed + suite_failed))
 }
 
 if [ $# -eq 0 ]; then
