@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The refnic authors
+ */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_ethdev.h>
+
+#include "app_common.h"
+
+volatile sig_atomic_t app_quit;
+static bool port_started[RTE_MAX_ETHPORTS];
+
+static void
+on_signal(int sig __rte_unused)
+{
+	app_quit = 1;
+}
+
+void
+app_signals_install(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+int
+app_port_start(uint16_t port, const struct app_port_conf *conf, struct rte_mempool *mp)
+{
+	struct rte_eth_conf eth_conf = { .rxmode = { .mq_mode = RTE_ETH_MQ_RX_NONE } };
+	struct rte_eth_dev_info info;
+	uint16_t nb_rxd = conf->nb_rxd, nb_txd = conf->nb_txd, q;
+	int ret;
+
+	ret = rte_eth_dev_info_get(port, &info);
+	if (ret != 0)
+		goto fail;
+	if (conf->nb_rxq > 1) {
+		eth_conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+		eth_conf.rx_adv_conf.rss_conf.rss_hf = info.flow_type_rss_offloads &
+			(RTE_ETH_RSS_IP | RTE_ETH_RSS_TCP | RTE_ETH_RSS_UDP);
+	}
+	if (info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE)
+		eth_conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE;
+	ret = rte_eth_dev_configure(port, conf->nb_rxq, conf->nb_txq, &eth_conf);
+	if (ret != 0)
+		goto fail;
+	ret = rte_eth_dev_adjust_nb_rx_tx_desc(port, &nb_rxd, &nb_txd);
+	if (ret != 0)
+		goto fail;
+	for (q = 0; q < conf->nb_rxq; q++) {
+		ret = rte_eth_rx_queue_setup(port, q, nb_rxd, rte_eth_dev_socket_id(port),
+					     NULL, mp);
+		if (ret != 0)
+			goto fail;
+	}
+	for (q = 0; q < conf->nb_txq; q++) {
+		struct rte_eth_txconf txconf = info.default_txconf;
+
+		txconf.offloads = eth_conf.txmode.offloads;
+		ret = rte_eth_tx_queue_setup(port, q, nb_txd, rte_eth_dev_socket_id(port),
+					     &txconf);
+		if (ret != 0)
+			goto fail;
+	}
+	ret = rte_eth_dev_start(port);
+	if (ret != 0)
+		goto fail;
+	port_started[port] = true;
+	/* Not every PMD has a promiscuous mode (net_null has none): not fatal. */
+	if (conf->promisc && rte_eth_promiscuous_enable(port) != 0)
+		fprintf(stderr, "port %u: cannot enable promiscuous mode\n", port);
+	return 0;
+fail:
+	fprintf(stderr, "port %u: cannot start: %s\n", port, rte_strerror(-ret));
+	return ret;
+}
+
+void
+app_ports_close(void)
+{
+	uint16_t port;
+
+	RTE_ETH_FOREACH_DEV(port) {
+		if (!port_started[port])
+			continue;
+		port_started[port] = false;
+		rte_eth_dev_stop(port);
+		rte_eth_dev_close(port);
+	}
+}
+
+bool
+app_wait_link(uint16_t port, unsigned int timeout_ms)
+{
+	struct rte_eth_link link;
+	unsigned int waited;
+
+	for (waited = 0; waited <= timeout_ms && !app_quit; waited += 10) {
+		if (rte_eth_link_get_nowait(port, &link) == 0 &&
+		    link.link_status == RTE_ETH_LINK_UP)
+			return true;
+		rte_delay_ms(10);
+	}
+	return false;
+}
+
+int
+app_parse_u64(const char *prog, const char *what, const char *s,
+	      uint64_t min, uint64_t max, uint64_t *out)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (*s == '\0' || *s == '-' || *end != '\0' || errno != 0 || v < min || v > max) {
+		fprintf(stderr, "%s: %s: '%s' is not a number from %" PRIu64 " to %" PRIu64 "\n",
+			prog, what, s, min, max);
+		return -EINVAL;
+	}
+	*out = v;
+	return 0;
+}
