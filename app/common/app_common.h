@@ -23,6 +23,7 @@ struct app_port_conf {
 	uint16_t nb_rxd;
 	uint16_t nb_txd;
 	bool promisc;
+	bool rx_intr;	/* intr_conf.rxq: Rx queue interrupts wanted */
 };
 
 /*
