@@ -318,6 +318,26 @@ wait_links(const struct pp_conf *conf)
 	return 0;
 }
 
+/* One line on stderr when probing starts: scripts wait for "running:". */
+static void
+say_running(const struct pp_conf *conf)
+{
+	if (conf->role == PP_ROLE_SERVER) {
+		fprintf(stderr, "%s: running: server on port %u; SIGINT or SIGTERM%s ends it\n",
+			PP_PROG, conf->server_port, conf->duration_s > 0 ? " or --duration" : "");
+		return;
+	}
+	fprintf(stderr, "%s: running: %s on port %u", PP_PROG, pp_role_name(conf->role),
+		conf->client_port);
+	if (conf->role == PP_ROLE_BOTH)
+		fprintf(stderr, " and %u", conf->server_port);
+	fprintf(stderr, ", %" PRIu64 " warm-up replies, then ", conf->warmup);
+	if (conf->duration_s > 0)
+		fprintf(stderr, "%g s of samples\n", conf->duration_s);
+	else
+		fprintf(stderr, "%" PRIu64 " samples\n", conf->count);
+}
+
 static int
 report(const struct pp_conf *conf, const struct pp_stats *st, const struct pp_hist *h)
 {
@@ -415,6 +435,7 @@ main(int argc, char **argv)
 		goto out;
 	if (app_quit)
 		goto out;
+	say_running(&conf);
 	pp_run(&conf, mp, h, &st);
 	status = run_status(&conf, &st, h);
 	if (report(&conf, &st, h) != 0 && status == 0)

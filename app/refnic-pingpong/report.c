@@ -219,34 +219,44 @@ pp_write_plot_script(FILE *f, const char *png, const char *data,
 		"} else {\n"
 		"  set terminal png size 1000,750\n"
 		"}\n"
+		"set termoption noenhanced\n"
 		"set output '%s'\n"
 		"set multiplot layout 2,1 title '%s RTT: %s, port %u (%s), %u B, %u in flight, "
 		"%" PRIu64 " samples'\n"
 		"set logscale x\n"
-		"set xlabel 'round-trip time (ns)'\n"
+		"set format x '%%g'\n"
+		"set xlabel 'round-trip time (us)'\n"
 		"set grid\n"
 		"set key off\n",
 		png, PP_PROG, pp_role_name(conf->role), conf->client_port,
 		pp_driver(conf->client_port), conf->size, conf->inflight, h->n);
+	/* A dashed line per percentile; the values in one label ("" reads \\n). */
+	fprintf(f, "set label 1 \"");
 	for (i = 0; i < RTE_DIM(pp_pcts); i++) {
 		uint64_t v = pp_hist_percentile(h, pp_pcts[i].p);
 
-		fprintf(f, "set arrow from %" PRIu64 ", graph 0 to %" PRIu64
-			", graph 1 nohead dt 2 lc rgb 'dark-red'\n"
-			"set label '%s %" PRIu64 "' at %" PRIu64 ", graph %.2f offset 0.5,0 "
-			"tc rgb 'dark-red'\n", v, v, pp_pcts[i].text, v, v, 0.95 - 0.07 * i);
+		fprintf(f, "%s%s %.2f us", i > 0 ? "\\n" : "", pp_pcts[i].text, v / 1e3);
 	}
-	/* Bucket 0 holds 0 ns: log scale needs a positive left edge. */
+	fprintf(f, "\\nmax %.2f us\" at graph 0.75, graph 0.92 front\n", h->max / 1e3);
+	for (i = 0; i < RTE_DIM(pp_pcts); i++) {
+		uint64_t v = pp_hist_percentile(h, pp_pcts[i].p);
+
+		fprintf(f, "set arrow from %.3f, graph 0 to %.3f, graph 1 nohead dt 2 "
+			"lc rgb 'dark-red'\n", v / 1e3, v / 1e3);
+	}
+	/* Data in ns, axis in us. Bucket 0 holds 0 ns: log x needs a left edge > 0. */
 	fprintf(f,
 		"set ylabel 'samples per bucket'\n"
 		"set style fill solid 0.6\n"
-		"plot '%s' using (($1+$2)/2):3:($1 > 0 ? $1 : 0.5):2:(0):3 "
+		"plot '%s' using (($1+$2)/2e3):3:($1 > 0 ? $1/1e3 : 5e-4):($2/1e3):(0):3 "
 		"with boxxyerror lc rgb 'steelblue'\n"
 		"unset arrow\n"
 		"unset label\n"
 		"set logscale y\n"
+		"set format y '%%g'\n"
 		"set ylabel 'fraction of samples above'\n"
-		"plot '%s' using 2:($4 > 0 ? $4 : 1/0) with steps lw 2 lc rgb 'steelblue'\n"
+		"plot '%s' using ($2/1e3):($4 > 0 ? $4 : 1/0) with steps lw 2 "
+		"lc rgb 'steelblue'\n"
 		"unset multiplot\n", data, data);
 	return ferror(f) ? -EIO : 0;
 }
