@@ -22,7 +22,8 @@
 #include "app_common.h"
 #include "pingpong.h"
 
-#define PP_NB_MBUFS 8191
+/* Mbufs beyond what the rings hold: probes in flight, bursts, lcore cache. */
+#define PP_SPARE_MBUFS 4095
 #define PP_NB_DESC 512
 #define PP_MAX_INFLIGHT 1024
 #define PP_MIN_SIZE 64
@@ -51,13 +52,14 @@ usage(FILE *f)
 		"  --inflight N        probes outstanding at once, 1 to %u (default 1)\n"
 		"  --size B            frame length without CRC, %u to %u (default 64)\n"
 		"  --timeout-ms N      a probe unanswered by then is lost (default 100)\n"
+		"  --desc N            Rx and Tx ring sizes, 64 to 4096 (default %u)\n"
 		"  --link-timeout S    client: wait this long for link up (default 10)\n"
 		"  --wait poll|intr    busy poll (default), or sleep on Rx interrupts\n"
 		"  --json              one JSON object on stdout, all else on stderr\n"
 		"  --csv FILE          histogram buckets: lower_ns,upper_ns,count\n"
 		"  --plot FILE.png     draw the latency distribution with gnuplot\n"
 		"  -h, --help          this text\n",
-		PP_MAX_INFLIGHT, PP_MIN_SIZE, PP_MAX_SIZE);
+		PP_MAX_INFLIGHT, PP_MIN_SIZE, PP_MAX_SIZE, PP_NB_DESC);
 }
 
 static int
@@ -88,7 +90,7 @@ parse_seconds(const char *what, const char *s, double *out)
 enum {
 	OPT_ROLE = 256, OPT_PORT, OPT_SERVER_PORT, OPT_COUNT, OPT_DURATION,
 	OPT_WARMUP, OPT_INFLIGHT, OPT_SIZE, OPT_TIMEOUT, OPT_LINK_TIMEOUT,
-	OPT_WAIT, OPT_JSON, OPT_CSV, OPT_PLOT,
+	OPT_WAIT, OPT_JSON, OPT_CSV, OPT_PLOT, OPT_DESC,
 };
 
 static const struct option pp_options[] = {
@@ -102,6 +104,7 @@ static const struct option pp_options[] = {
 	{ "size", required_argument, NULL, OPT_SIZE },
 	{ "timeout-ms", required_argument, NULL, OPT_TIMEOUT },
 	{ "link-timeout", required_argument, NULL, OPT_LINK_TIMEOUT },
+	{ "desc", required_argument, NULL, OPT_DESC },
 	{ "wait", required_argument, NULL, OPT_WAIT },
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "csv", required_argument, NULL, OPT_CSV },
@@ -130,6 +133,7 @@ parse_args(int argc, char **argv, struct pp_conf *conf, bool *server_port_set)
 		.count = 10000,
 		.timeout_ms = 100,
 		.link_timeout_s = 10,
+		.nb_desc = PP_NB_DESC,
 	};
 	*server_port_set = false;
 	optind = 1;
@@ -187,6 +191,10 @@ parse_args(int argc, char **argv, struct pp_conf *conf, bool *server_port_set)
 		case OPT_LINK_TIMEOUT:
 			ret = app_parse_u64(PP_PROG, "--link-timeout", a, 0, 3600,
 					    &conf->link_timeout_s);
+			break;
+		case OPT_DESC:
+			ret = app_parse_u64(PP_PROG, "--desc", a, 64, 4096, &v);
+			conf->nb_desc = v;
 			break;
 		case OPT_WAIT:
 			if (strcmp(a, "poll") == 0)
@@ -278,8 +286,8 @@ start_ports(const struct pp_conf *conf, struct rte_mempool *mp)
 	struct app_port_conf pc = {
 		.nb_rxq = 1,
 		.nb_txq = 1,
-		.nb_rxd = PP_NB_DESC,
-		.nb_txd = PP_NB_DESC,
+		.nb_rxd = conf->nb_desc,
+		.nb_txd = conf->nb_desc,
 		.promisc = true,
 		.rx_intr = conf->wait == PP_WAIT_INTR,
 	};
@@ -412,7 +420,8 @@ main(int argc, char **argv)
 		status = PP_EXIT_USAGE;
 		goto out;
 	}
-	mp = rte_pktmbuf_pool_create("pp_mbufs", PP_NB_MBUFS, 256, 0,
+	/* Two ports, each with full Rx and Tx rings. */
+	mp = rte_pktmbuf_pool_create("pp_mbufs", 4u * conf.nb_desc + PP_SPARE_MBUFS, 256, 0,
 				     RTE_MBUF_DEFAULT_BUF_SIZE, rte_socket_id());
 	h = malloc(sizeof(*h));
 	if (mp == NULL || h == NULL) {

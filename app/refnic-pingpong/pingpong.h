@@ -33,6 +33,7 @@ struct pp_conf {
 	uint16_t server_port;
 	uint32_t size;		/* frame length without CRC */
 	uint32_t inflight;	/* probes outstanding at once */
+	uint16_t nb_desc;	/* Rx and Tx ring sizes */
 	uint64_t warmup;	/* replies discarded before sampling */
 	uint64_t count;		/* samples wanted; 0 with a duration */
 	double duration_s;	/* sampling time; 0 with a count */
