@@ -8,8 +8,9 @@
  * Under load it polls doorbells. With nothing to do it spins a little, then
  * dozes: it tells every device's link that it sleeps and waits on the kick
  * eventfd, which the emulated BAR writes when a trapped store lands (the
- * ioeventfd model), or until the next timed event (an admin command's or a
- * reset's completion time) is due.
+ * ioeventfd model), on the fds of cables that bring frames from outside the
+ * process (shm, TAP), or until the next timed event (an admin command's or
+ * a reset's completion time) is due.
  */
 
 #include <errno.h>
