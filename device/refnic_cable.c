@@ -3,10 +3,14 @@
  */
 
 /*
- * Cables wire a device's port to the world. "loopback" wires a port to
- * itself; any other name is a cable with two ends, and the two ports of this
- * process that name it are wired back to back. A port whose cable has no
- * other end has no link. Callers hold the device lock.
+ * Cables wire a device's port to the world:
+ *   loopback    the port to itself;
+ *   NAME        the two ports of this process that name it, back to back;
+ *   shm:NAME    two ports in two processes (refnic_cable_shm.c);
+ *   tap:IF      the port to a Linux TAP interface (refnic_cable_tap.c).
+ * This file dispatches to the kind and implements the in-process ones. A
+ * port whose cable has no other end has no link. Callers hold the device
+ * lock.
  */
 
 #include <errno.h>
@@ -15,60 +19,147 @@
 
 #include <rte_string_fns.h>
 
-#include "refnic_emu_priv.h"
+#include "refnic_cable.h"
 
 #define REFNIC_CABLE_LOOPBACK	"loopback"
 
-struct refnic_cable {
-	TAILQ_ENTRY(refnic_cable) next;
+/* loopback and in-process pairs */
+struct local_cable {
+	struct refnic_cable c;
+	TAILQ_ENTRY(local_cable) next;
 	char name[REFNIC_EMU_NAME_LEN];
 	struct refnic_emu *end[2];
+	bool loopback;
 	bool unplugged;
 };
 
-static TAILQ_HEAD(, refnic_cable) refnic_cables = TAILQ_HEAD_INITIALIZER(refnic_cables);
+static TAILQ_HEAD(, local_cable) local_cables = TAILQ_HEAD_INITIALIZER(local_cables);
 
-static struct refnic_cable *
-cable_find(const char *name)
+static struct refnic_emu *
+local_peer(const struct local_cable *lc, const struct refnic_emu *emu)
 {
-	struct refnic_cable *c;
+	if (lc->unplugged)
+		return NULL;
+	if (lc->loopback)
+		return lc->end[0];
+	return lc->end[0] == emu ? lc->end[1] : lc->end[0];
+}
 
-	TAILQ_FOREACH(c, &refnic_cables, next)
-		if (strcmp(c->name, name) == 0)
-			return c;
-	return NULL;
+static void
+local_tx(struct refnic_cable *c, struct refnic_emu *emu, const struct refnic_frame *f)
+{
+	struct refnic_emu *peer = local_peer((struct local_cable *)c, emu);
+
+	if (peer == NULL)
+		emu->stats.cable_tx_dropped++;
+	else
+		refnic_emu_rx_frame(peer, f);
+}
+
+static void
+local_tx_flush(struct refnic_cable *c, struct refnic_emu *emu)
+{
+	struct refnic_emu *peer = local_peer((struct local_cable *)c, emu);
+
+	if (peer != NULL)
+		refnic_emu_rx_publish(peer);
 }
 
 static bool
-cable_is_loopback(const struct refnic_cable *c)
+local_link_up(const struct refnic_cable *c, const struct refnic_emu *emu)
 {
-	return strcmp(c->name, REFNIC_CABLE_LOOPBACK) == 0;
+	return local_peer((const struct local_cable *)c, emu) != NULL;
+}
+
+static void
+local_update_ends(struct local_cable *lc)
+{
+	int i;
+
+	for (i = 0; i < 2; i++)
+		if (lc->end[i] != NULL)
+			refnic_emu_update_link(lc->end[i]);
+}
+
+static void
+local_set_plugged(struct refnic_cable *c, struct refnic_emu *emu __rte_unused, bool plugged)
+{
+	struct local_cable *lc = (struct local_cable *)c;
+
+	lc->unplugged = !plugged;
+	local_update_ends(lc);
+}
+
+static void
+local_detach(struct refnic_cable *c, struct refnic_emu *emu)
+{
+	struct local_cable *lc = (struct local_cable *)c;
+
+	lc->end[lc->end[0] == emu ? 0 : 1] = NULL;
+	local_update_ends(lc);
+	if (lc->end[0] == NULL && lc->end[1] == NULL) {
+		TAILQ_REMOVE(&local_cables, lc, next);
+		free(lc);
+	}
+}
+
+static const struct refnic_cable_ops local_cable_ops = {
+	.tx = local_tx,
+	.tx_flush = local_tx_flush,
+	.link_up = local_link_up,
+	.set_plugged = local_set_plugged,
+	.detach = local_detach,
+};
+
+static int
+local_attach(struct refnic_emu *emu, const char *name, struct refnic_cable **out)
+{
+	bool loopback = strcmp(name, REFNIC_CABLE_LOOPBACK) == 0;
+	struct local_cable *lc = NULL, *it;
+
+	/* Every loopback cable is private to its port. */
+	if (!loopback)
+		TAILQ_FOREACH(it, &local_cables, next)
+			if (strcmp(it->name, name) == 0)
+				lc = it;
+	if (lc == NULL) {
+		lc = calloc(1, sizeof(*lc));
+		if (lc == NULL)
+			return -ENOMEM;
+		lc->c.ops = &local_cable_ops;
+		lc->loopback = loopback;
+		strlcpy(lc->name, name, sizeof(lc->name));
+		TAILQ_INSERT_TAIL(&local_cables, lc, next);
+	} else if (lc->end[0] != NULL && lc->end[1] != NULL) {
+		EMU_LOG(ERR, "%s: cable '%s' already connects %s and %s",
+			emu->name, name, lc->end[0]->name, lc->end[1]->name);
+		return -EBUSY;
+	}
+	lc->end[lc->end[0] == NULL ? 0 : 1] = emu;
+	*out = &lc->c;
+	return 0;
 }
 
 int
-refnic_cable_attach(struct refnic_emu *emu, const char *name)
+refnic_cable_attach(struct refnic_emu *emu, const char *spec)
 {
-	struct refnic_cable *c = NULL;
+	struct refnic_cable *c;
+	int ret;
 
-	/* Every loopback cable is private to its port. */
-	if (strcmp(name, REFNIC_CABLE_LOOPBACK) != 0)
-		c = cable_find(name);
-	if (c == NULL) {
-		c = calloc(1, sizeof(*c));
-		if (c == NULL)
-			return -ENOMEM;
-		strlcpy(c->name, name, sizeof(c->name));
-		TAILQ_INSERT_TAIL(&refnic_cables, c, next);
-	} else if (c->end[0] != NULL && c->end[1] != NULL) {
-		EMU_LOG(ERR, "%s: cable '%s' already connects %s and %s",
-			emu->name, name, c->end[0]->name, c->end[1]->name);
-		return -EBUSY;
-	}
-	c->end[c->end[0] == NULL ? 0 : 1] = emu;
+	if (strncmp(spec, REFNIC_CABLE_SHM_PREFIX, strlen(REFNIC_CABLE_SHM_PREFIX)) == 0)
+		ret = refnic_cable_shm_attach(emu, spec + strlen(REFNIC_CABLE_SHM_PREFIX), &c);
+	else if (strncmp(spec, REFNIC_CABLE_TAP_PREFIX, strlen(REFNIC_CABLE_TAP_PREFIX)) == 0)
+		ret = refnic_cable_tap_attach(emu, spec + strlen(REFNIC_CABLE_TAP_PREFIX), &c);
+	else
+		ret = local_attach(emu, spec, &c);
+	if (ret != 0)
+		return ret;
 	emu->cable = c;
-	refnic_emu_update_link(emu);
-	if (refnic_cable_peer(emu) != NULL && refnic_cable_peer(emu) != emu)
-		refnic_emu_update_link(refnic_cable_peer(emu));
+	/* The far end of an in-process pair gains its link too. */
+	if (c->ops == &local_cable_ops)
+		local_update_ends((struct local_cable *)c);
+	else
+		refnic_emu_update_link(emu);
 	return 0;
 }
 
@@ -76,43 +167,59 @@ void
 refnic_cable_detach(struct refnic_emu *emu)
 {
 	struct refnic_cable *c = emu->cable;
-	struct refnic_emu *peer;
 
 	if (c == NULL)
 		return;
-	peer = refnic_cable_peer(emu);
-	c->end[c->end[0] == emu ? 0 : 1] = NULL;
 	emu->cable = NULL;
-	if (peer != NULL && peer != emu)
-		refnic_emu_update_link(peer);
-	if (c->end[0] == NULL && c->end[1] == NULL) {
-		TAILQ_REMOVE(&refnic_cables, c, next);
-		free(c);
-	}
+	c->ops->detach(c, emu);
 }
 
-struct refnic_emu *
-refnic_cable_peer(const struct refnic_emu *emu)
+bool
+refnic_cable_link_up(const struct refnic_emu *emu)
 {
-	const struct refnic_cable *c = emu->cable;
+	return emu->cable != NULL && emu->cable->ops->link_up(emu->cable, emu);
+}
 
-	if (c == NULL || c->unplugged)
-		return NULL;
-	if (cable_is_loopback(c))
-		return c->end[0];
-	return c->end[0] == emu ? c->end[1] : c->end[0];
+void
+refnic_cable_tx(struct refnic_emu *emu, const struct refnic_frame *f)
+{
+	emu->cable->ops->tx(emu->cable, emu, f);
+}
+
+void
+refnic_cable_tx_flush(struct refnic_emu *emu)
+{
+	emu->cable->ops->tx_flush(emu->cable, emu);
+}
+
+unsigned int
+refnic_cable_rx_service(struct refnic_emu *emu, uint64_t now)
+{
+	struct refnic_cable *c = emu->cable;
+
+	return c != NULL && c->ops->rx_service != NULL ? c->ops->rx_service(c, emu, now) : 0;
 }
 
 void
 refnic_cable_set_plugged(struct refnic_emu *emu, bool plugged)
 {
-	struct refnic_cable *c = emu->cable;
-	int i;
+	if (emu->cable != NULL)
+		emu->cable->ops->set_plugged(emu->cable, emu, plugged);
+}
 
-	if (c == NULL)
-		return;
-	c->unplugged = !plugged;
-	for (i = 0; i < 2; i++)
-		if (c->end[i] != NULL)
-			refnic_emu_update_link(c->end[i]);
+int
+refnic_cable_doze_prepare(struct refnic_emu *emu)
+{
+	struct refnic_cable *c = emu->cable;
+
+	return c != NULL && c->ops->doze_prepare != NULL ? c->ops->doze_prepare(c) : -1;
+}
+
+void
+refnic_cable_doze_end(struct refnic_emu *emu)
+{
+	struct refnic_cable *c = emu->cable;
+
+	if (c != NULL && c->ops->doze_end != NULL)
+		c->ops->doze_end(c);
 }

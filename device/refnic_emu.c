@@ -62,7 +62,7 @@ void
 refnic_emu_update_link(struct refnic_emu *emu)
 {
 	uint32_t status = emu_reg_read(emu, REFNIC_REG_STATUS);
-	bool up = refnic_cable_peer(emu) != NULL;
+	bool up = refnic_cable_link_up(emu);
 
 	if (up)
 		status |= REFNIC_STATUS_LINK_UP;
@@ -147,6 +147,11 @@ refnic_emu_service(struct refnic_emu *emu, uint64_t now, uint64_t *next_due_tsc)
 	uint16_t q;
 
 	emu->write_seq_seen = __atomic_load_n(&emu->link->write_seq, __ATOMIC_ACQUIRE);
+	/* Frames from outside come in even while the port is down: a port
+	 * that is not ready drops them, as a NIC does, instead of keeping
+	 * them for later. A stalled data path leaves them waiting. */
+	if (!emu->dataplane_paused)
+		work += refnic_cable_rx_service(emu, now);
 	if (emu_reset_requested(emu)) {
 		emu_start_reset(emu, now);
 		work++;

@@ -211,7 +211,7 @@ admin_execute(struct refnic_emu *emu, const struct refnic_admin_cmd *cmd, uint32
 		return admin_dma_to_host(emu, &cmd->buf, REFNIC_EMU_FW_VERSION,
 					 sizeof(REFNIC_EMU_FW_VERSION));
 	case REFNIC_ADMIN_LINK_GET:
-		*result = refnic_cable_peer(emu) != NULL ? REFNIC_LINK_UP : 0;
+		*result = refnic_cable_link_up(emu) ? REFNIC_LINK_UP : 0;
 		return REFNIC_ADMIN_STS_OK;
 	default:
 		/* Defined by the contract, not offered by this device version. */

@@ -248,11 +248,19 @@ void refnic_dma_init(struct refnic_emu *emu);
 /* Host address of [iova, iova + len), or NULL (counted as a DMA error). */
 void *refnic_dma_map(struct refnic_emu *emu, uint64_t iova, uint64_t len);
 
-/* refnic_cable.c */
-int refnic_cable_attach(struct refnic_emu *emu, const char *name);
+/* refnic_cable.c: the port's cable, whatever its kind. */
+int refnic_cable_attach(struct refnic_emu *emu, const char *spec);
 void refnic_cable_detach(struct refnic_emu *emu);
-struct refnic_emu *refnic_cable_peer(const struct refnic_emu *emu);
+bool refnic_cable_link_up(const struct refnic_emu *emu);
+/* Carry a frame the port sent; flush once per batch. */
+void refnic_cable_tx(struct refnic_emu *emu, const struct refnic_frame *f);
+void refnic_cable_tx_flush(struct refnic_emu *emu);
+/* Bring in frames from outside the process; returns work done. */
+unsigned int refnic_cable_rx_service(struct refnic_emu *emu, uint64_t now);
 void refnic_cable_set_plugged(struct refnic_emu *emu, bool plugged);
+/* Engine sleep: fd to wait on (-1: none), -EAGAIN if frames wait; then end. */
+int refnic_cable_doze_prepare(struct refnic_emu *emu);
+void refnic_cable_doze_end(struct refnic_emu *emu);
 
 /* refnic_engine.c */
 int refnic_engine_get(void);	/* start with the first device */

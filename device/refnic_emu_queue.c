@@ -217,7 +217,6 @@ refnic_emu_tx_service(struct refnic_emu *emu, uint16_t qid, uint64_t now,
 	struct refnic_emu_txq *txq = &emu->txq[qid];
 	struct refnic_hw_queue_stats *qs = &emu->stats.q[qid];
 	uint32_t base = REFNIC_REG_TXQ(qid);
-	struct refnic_emu *peer;
 	unsigned int done = 0;
 	struct refnic_frame f;
 	uint16_t tail, idx;
@@ -239,7 +238,6 @@ refnic_emu_tx_service(struct refnic_emu *emu, uint16_t qid, uint64_t now,
 		txq->fetch_pending = false;
 	}
 
-	peer = refnic_cable_peer(emu);
 	idx = txq->head;
 	while (idx != tail && done < TX_BUDGET) {
 		uint16_t start = idx;
@@ -257,11 +255,9 @@ refnic_emu_tx_service(struct refnic_emu *emu, uint16_t qid, uint64_t now,
 		}
 		qs->tx_packets++;
 		qs->tx_bytes += f.len;
-		if (peer != NULL)
-			refnic_emu_rx_frame(peer, &f);
+		refnic_cable_tx(emu, &f);
 	}
-	if (peer != NULL)
-		refnic_emu_rx_publish(peer);
+	refnic_cable_tx_flush(emu);
 	if (idx == txq->head)
 		return 0;
 	txq->head = idx;

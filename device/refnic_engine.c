@@ -8,8 +8,9 @@
  * Under load it polls doorbells. With nothing to do it spins a little, then
  * dozes: it tells every device's link that it sleeps and waits on the kick
  * eventfd, which the emulated BAR writes when a trapped store lands (the
- * ioeventfd model), or until the next timed event (an admin command's or a
- * reset's completion time) is due.
+ * ioeventfd model), on the fds of cables that bring frames from outside the
+ * process (shm, TAP), or until the next timed event (an admin command's or
+ * a reset's completion time) is due.
  */
 
 #include <errno.h>
@@ -36,6 +37,7 @@
 #define ENGINE_MIN_DOZE_US	300	/* shorter waits are polled */
 #define ENGINE_MAX_DOZE_US	100000	/* re-check state at least this often */
 #define ENGINE_TIMER_SLACK_NS	1000	/* wake on time for microsecond events */
+#define ENGINE_MAX_CABLE_FDS	32	/* cables from outside it sleeps on */
 
 struct refnic_emu_list refnic_emu_devices = TAILQ_HEAD_INITIALIZER(refnic_emu_devices);
 
@@ -98,14 +100,56 @@ engine_set_dozing(uint32_t dozing)
 		__atomic_store_n(&emu->link->engine_dozing, dozing, __ATOMIC_SEQ_CST);
 }
 
+/*
+ * Cables that bring frames from outside (another process, the kernel) wake
+ * the engine through an fd of theirs. Returns how many fds were added after
+ * pfd[0], or -EAGAIN if a cable already has frames waiting.
+ */
+static int
+engine_cable_fds(struct pollfd *pfd, unsigned int max, uint64_t *wait_us)
+{
+	struct refnic_emu *emu;
+	unsigned int n = 0;
+	int fd, ret = 0;
+
+	TAILQ_FOREACH(emu, &refnic_emu_devices, next) {
+		fd = refnic_cable_doze_prepare(emu);
+		if (fd == -EAGAIN)
+			ret = -EAGAIN;
+		if (fd < 0)
+			continue;
+		if (n == max) {
+			/* No room to wait on it: look again soon instead. */
+			*wait_us = RTE_MIN(*wait_us, (uint64_t)ENGINE_MIN_DOZE_US);
+			continue;
+		}
+		pfd[n].fd = fd;
+		pfd[n].events = POLLIN;
+		n++;
+	}
+	return ret != 0 ? ret : (int)n;
+}
+
+static void
+engine_cable_doze_end(void)
+{
+	struct refnic_emu *emu;
+
+	TAILQ_FOREACH(emu, &refnic_emu_devices, next)
+		refnic_cable_doze_end(emu);
+}
+
 /* Sleep until kicked or until next_due_tsc; called with the lock held. */
 static void
 engine_doze(uint64_t now, uint64_t next_due_tsc)
 {
 	uint64_t wait_us = ENGINE_MAX_DOZE_US;
-	struct pollfd pfd = { .fd = engine_kick_fd, .events = POLLIN };
+	struct pollfd pfd[1 + ENGINE_MAX_CABLE_FDS] = {
+		{ .fd = engine_kick_fd, .events = POLLIN },
+	};
 	struct timespec ts;
 	eventfd_t drain;
+	int nb_cable_fds;
 
 	if (next_due_tsc != UINT64_MAX) {
 		if (next_due_tsc <= now)
@@ -117,14 +161,16 @@ engine_doze(uint64_t now, uint64_t next_due_tsc)
 	}
 	/* Dekker with the BAR accessor: it bumps write_seq then reads dozing. */
 	engine_set_dozing(1);
-	if (!engine_writes_pending()) {
+	nb_cable_fds = engine_cable_fds(&pfd[1], ENGINE_MAX_CABLE_FDS, &wait_us);
+	if (nb_cable_fds >= 0 && !engine_writes_pending()) {
 		ts.tv_sec = wait_us / 1000000;
 		ts.tv_nsec = (wait_us % 1000000) * 1000;
 		pthread_mutex_unlock(&refnic_emu_mutex);
-		if (ppoll(&pfd, 1, &ts, NULL) > 0)
+		if (ppoll(pfd, 1 + nb_cable_fds, &ts, NULL) > 0 && (pfd[0].revents & POLLIN))
 			eventfd_read(engine_kick_fd, &drain);
 		pthread_mutex_lock(&refnic_emu_mutex);
 	}
+	engine_cable_doze_end();
 	engine_set_dozing(0);
 }
 

@@ -95,6 +95,16 @@ test_hw_stats(const char *name, struct refnic_hw_stats *stats)
 		refnic_emu_read_stats(emu, stats);
 }
 
+uint64_t
+test_xstat(uint16_t port_id, const char *name)
+{
+	uint64_t id, value = UINT64_MAX;
+
+	if (rte_eth_xstats_get_id_by_name(port_id, name, &id) == 0)
+		rte_eth_xstats_get_by_id(port_id, &id, &value, 1);
+	return value;
+}
+
 static uint8_t
 payload_byte(uint32_t seed, uint32_t off)
 {

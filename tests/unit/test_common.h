@@ -35,6 +35,9 @@ int test_port_start_offloads(uint16_t port_id, uint64_t rx_offloads, uint64_t tx
 /* The device's own counters, read as a lab instrument would. */
 void test_hw_stats(const char *name, struct refnic_hw_stats *stats);
 
+/* An xstat of the port by name; UINT64_MAX if it has none. */
+uint64_t test_xstat(uint16_t port_id, const char *name);
+
 /* A frame of len bytes (in nb_segs segments) whose payload derives from seed. */
 struct rte_mbuf *test_make_pkt(const struct rte_ether_addr *dst, uint32_t len,
 			       uint32_t seed, uint16_t nb_segs);

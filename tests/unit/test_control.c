@@ -20,16 +20,6 @@
 #define CP_A	"net_refnic_cp0"
 #define CP_B	"net_refnic_cp1"
 
-static uint64_t
-xstat(uint16_t port, const char *name)
-{
-	uint64_t id, value = UINT64_MAX;
-
-	if (rte_eth_xstats_get_id_by_name(port, name, &id) == 0)
-		rte_eth_xstats_get_by_id(port, &id, &value, 1);
-	return value;
-}
-
 /*
  * Polls per admin command stay within what each policy allows for the time
  * the command took: counts derived from the measured wait, not timings.
@@ -53,9 +43,9 @@ test_poll_policies_bounded(void)
 		snprintf(args, sizeof(args), "profile=baremetal,%s", policies[i].arg);
 		TEST_ASSERT_SUCCESS(test_port_create(CP_A, args, &port), "%s", args);
 		TEST_ASSERT_SUCCESS(test_port_start(port, 0, 0), "%s", args);
-		cmds = xstat(port, "admin_commands");
-		polls = xstat(port, "admin_polls");
-		wait_us = xstat(port, "admin_wait_us");
+		cmds = test_xstat(port, "admin_commands");
+		polls = test_xstat(port, "admin_polls");
+		wait_us = test_xstat(port, "admin_wait_us");
 		test_port_destroy(CP_A);
 		TEST_ASSERT(cmds >= 5 && polls >= cmds, "%s: %" PRIu64 " commands, %" PRIu64
 			    " polls", args, cmds, polls);
@@ -97,7 +87,7 @@ test_admin_timeout_then_reset(void)
 	ret = test_port_start(a, 0, 0);
 	TEST_ASSERT_EQUAL(ret, -ETIMEDOUT, "start with a lost QUEUE_CREATE");
 	TEST_ASSERT_EQUAL(rte_eth_dev_start(a), -EIO, "a failed port fails fast");
-	TEST_ASSERT(xstat(a, "admin_commands") != UINT64_MAX, "xstats still answer");
+	TEST_ASSERT(test_xstat(a, "admin_commands") != UINT64_MAX, "xstats still answer");
 
 	TEST_ASSERT_SUCCESS(rte_eth_dev_reset(a), "reset");
 	TEST_ASSERT_SUCCESS(test_port_start(a, 0, 0), "start after reset");

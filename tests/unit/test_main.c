@@ -25,6 +25,7 @@ extern const struct unit_test_suite refnic_lifecycle_suite;
 extern const struct unit_test_suite refnic_control_suite;
 extern const struct unit_test_suite refnic_queues_suite;
 extern const struct unit_test_suite refnic_offload_suite;
+extern const struct unit_test_suite refnic_cables_suite;
 
 static const struct unit_test_suite *suites[] = {
 	&refnic_probe_suite,
@@ -33,6 +34,7 @@ static const struct unit_test_suite *suites[] = {
 	&refnic_control_suite,
 	&refnic_queues_suite,
 	&refnic_offload_suite,
+	&refnic_cables_suite,
 };
 
 static bool

@@ -57,7 +57,7 @@ test_probe_bad_devargs(void)
 {
 	static const char * const bad[] = {
 		"queues=0", "queues=65", "queues=abc", "queues=-1", "queues=4x",
-		"bogus=1", "profile=warp", "cable=", "cable=shm:x", "cable=a/b",
+		"bogus=1", "profile=warp", "cable=", "cable=shm:", "cable=a/b",
 		"admin_poll=fixed:0", "admin_poll=fixed", "admin_poll=exp:10",
 		"admin_poll=exp:500:10", "admin_poll=spin", "admin_poll=fixed:10:20",
 		"admin_latency_pct=100001", "admin_latency_pct=x", "fault_reset_fail=1001",

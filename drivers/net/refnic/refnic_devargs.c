@@ -10,6 +10,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,39 +109,70 @@ handle_fault_admin_timeout(const char *key, const char *value, void *opaque)
 	return 0;
 }
 
-/* A name users type: letters, digits, '_', '-', '.'; not empty. */
+/*
+ * A name users type: letters, digits, '_', '-', '.'; not empty. The name
+ * may be the part of the value after a prefix ("shm:NAME").
+ */
 static int
-parse_name(const char *key, const char *value, char *out, size_t len)
+parse_name_in(const char *key, const char *value, const char *name, char *out, size_t len)
 {
 	const char *p;
 
-	if (value == NULL || value[0] == '\0' || strlen(value) >= len) {
+	if (name[0] == '\0' || strlen(name) >= len) {
 		PMD_INIT_LOG(ERR, "invalid %s=%s: expected a name of 1 to %zu characters",
-			     key, value ? value : "", len - 1);
+			     key, value, len - 1);
 		return -EINVAL;
 	}
-	for (p = value; *p != '\0'; p++) {
+	for (p = name; *p != '\0'; p++) {
 		if (!isalnum((unsigned char)*p) && *p != '_' && *p != '-' && *p != '.') {
 			PMD_INIT_LOG(ERR, "invalid %s=%s: '%c' is not allowed in a name "
 				     "(letters, digits, '_', '-', '.')", key, value, *p);
 			return -EINVAL;
 		}
 	}
-	strlcpy(out, value, len);
+	strlcpy(out, name, len);
 	return 0;
 }
 
 static int
+parse_name(const char *key, const char *value, char *out, size_t len)
+{
+	return parse_name_in(key, value ? value : "", value ? value : "", out, len);
+}
+
+/*
+ * loopback | NAME (in this process) | shm:NAME (two processes) | tap:IFNAME.
+ * Names are checked here; whether the cable can be made, the device says.
+ */
+static int
 handle_cable(const char *key, const char *value, void *opaque)
 {
+	static const char *const kinds[] = { "shm:", "tap:" };
 	struct refnic_devargs *a = opaque;
+	/* Both kinds' prefixes have 4 characters. */
+	char name[REFNIC_ARG_NAME_LEN - 4];
+	size_t name_len = sizeof(name);
+	const char *colon;
+	unsigned int k;
 
-	if (value != NULL && strchr(value, ':') != NULL) {
-		PMD_INIT_LOG(ERR, "invalid %s=%s: only 'loopback' and in-process "
-			     "cable names are available in this version", key, value);
+	colon = value != NULL ? strchr(value, ':') : NULL;
+	if (colon == NULL)
+		return parse_name(key, value, a->cable, sizeof(a->cable));
+	for (k = 0; k < RTE_DIM(kinds); k++)
+		if (strncmp(value, kinds[k], strlen(kinds[k])) == 0)
+			break;
+	if (k == RTE_DIM(kinds)) {
+		PMD_INIT_LOG(ERR, "invalid %s=%s: expected loopback, NAME, shm:NAME or tap:IFNAME",
+			     key, value);
 		return -EINVAL;
 	}
-	return parse_name(key, value, a->cable, sizeof(a->cable));
+	/* A kernel interface name has at most IFNAMSIZ - 1 characters. */
+	if (strcmp(kinds[k], "tap:") == 0)
+		name_len = IFNAMSIZ;
+	if (parse_name_in(key, value, colon + 1, name, name_len) != 0)
+		return -EINVAL;
+	snprintf(a->cable, sizeof(a->cable), "%s%s", kinds[k], name);
+	return 0;
 }
 
 static int

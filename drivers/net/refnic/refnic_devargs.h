@@ -47,7 +47,7 @@ int refnic_devargs_parse(const char *name, const char *args, struct refnic_devar
 int refnic_poll_policy_format(const struct refnic_poll_policy *p, char *buf, size_t len);
 
 #define REFNIC_PARAM_STRING \
-	REFNIC_ARG_CABLE "=loopback|<name> " \
+	REFNIC_ARG_CABLE "=loopback|<name>|shm:<name>|tap:<ifname> " \
 	REFNIC_ARG_PROFILE "=ideal|baremetal|vm " \
 	REFNIC_ARG_QUEUES "=<1-64> " \
 	REFNIC_ARG_ADMIN_POLL "=backoff|fixed:<us>|exp:<min_us>:<max_us> " \

@@ -26,6 +26,8 @@ struct refnic_port_xstats {
 	uint64_t rx_oversize;
 	uint64_t tx_malformed;
 	uint64_t dma_errors;
+	uint64_t cable_tx_dropped;
+	uint64_t cable_rx_dropped;
 	uint64_t device_resets;
 };
 
@@ -47,6 +49,8 @@ static const struct refnic_xstat_def port_xstats[] = {
 	PORT_XSTAT(rx_oversize),
 	PORT_XSTAT(tx_malformed),
 	PORT_XSTAT(dma_errors),
+	PORT_XSTAT(cable_tx_dropped),
+	PORT_XSTAT(cable_rx_dropped),
 	PORT_XSTAT(device_resets),
 };
 
@@ -104,6 +108,8 @@ port_xstats_gather(const struct refnic_adapter *ad, const struct refnic_admin_st
 	x->rx_filtered = s->rx_filtered - b->rx_filtered;
 	x->rx_oversize = s->rx_oversize - b->rx_oversize;
 	x->dma_errors = s->dma_errors - b->dma_errors;
+	x->cable_tx_dropped = s->cable_tx_dropped - b->cable_tx_dropped;
+	x->cable_rx_dropped = s->cable_rx_dropped - b->cable_rx_dropped;
 	x->device_resets = s->resets;	/* all of them: the port's own come first */
 }
 

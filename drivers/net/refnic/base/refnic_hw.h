@@ -464,7 +464,11 @@ struct refnic_hw_stats {
 					 * by design: the floor of any wait */
 	uint64_t events_posted;		/* async events written */
 	uint64_t events_dropped;	/* async events lost: queue off or full */
-	uint64_t rsvd[4];
+	uint64_t cable_tx_dropped;	/* frames sent that the cable lost: no
+					 * link, far end full, kernel refused */
+	uint64_t cable_rx_dropped;	/* frames from the cable not taken:
+					 * malformed, or sent before a restart */
+	uint64_t rsvd[2];
 	struct refnic_hw_queue_stats q[REFNIC_MAX_QUEUES];
 };
 

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The refnic authors
+ */
+
+#ifndef _REFNIC_CABLE_H_
+#define _REFNIC_CABLE_H_
+
+/*
+ * What a kind of cable implements. A cable carries the frames a port sends
+ * to the far end, and brings frames from outside the process (another
+ * process, the kernel) to the port when the engine polls it. All calls come
+ * from the engine or from control paths holding the device lock.
+ */
+
+#include "refnic_emu_priv.h"
+
+struct refnic_cable;
+
+struct refnic_cable_ops {
+	/* A frame the port sent; then tx_flush once per batch. */
+	void (*tx)(struct refnic_cable *c, struct refnic_emu *emu,
+		   const struct refnic_frame *f);
+	void (*tx_flush)(struct refnic_cable *c, struct refnic_emu *emu);
+	/* Frames from outside, and far-end state changes; NULL if none. */
+	unsigned int (*rx_service)(struct refnic_cable *c, struct refnic_emu *emu,
+				   uint64_t now);
+	bool (*link_up)(const struct refnic_cable *c, const struct refnic_emu *emu);
+	/* Plug or pull: both ends see the link change. */
+	void (*set_plugged)(struct refnic_cable *c, struct refnic_emu *emu, bool plugged);
+	/*
+	 * The engine is about to sleep: arm the wake-up and return the fd it
+	 * should wait on (-1: none), or -EAGAIN if frames already wait.
+	 */
+	int (*doze_prepare)(struct refnic_cable *c);
+	void (*doze_end)(struct refnic_cable *c);
+	void (*detach)(struct refnic_cable *c, struct refnic_emu *emu);
+};
+
+struct refnic_cable {
+	const struct refnic_cable_ops *ops;
+};
+
+/* Prefixes of cable=... other than the in-process ones. */
+#define REFNIC_CABLE_SHM_PREFIX		"shm:"
+#define REFNIC_CABLE_TAP_PREFIX		"tap:"
+
+int refnic_cable_shm_attach(struct refnic_emu *emu, const char *name,
+			    struct refnic_cable **out);
+int refnic_cable_tap_attach(struct refnic_emu *emu, const char *ifname,
+			    struct refnic_cable **out);
+
+#endif /* _REFNIC_CABLE_H_ */

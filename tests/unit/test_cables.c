@@ -1,0 +1,260 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The refnic authors
+ */
+
+/*
+ * Cables that leave the process: shm (both of its ends in this process
+ * here; tests/integration has the two-process runs) and TAP (the kernel
+ * side through an AF_PACKET socket).
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/if_ether.h>
+#include <linux/if_packet.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <rte_bus_vdev.h>
+#include <rte_cycles.h>
+#include <rte_ether.h>
+
+#include "test_common.h"
+
+#define CB_A		"net_refnic_c0"
+#define CB_B		"net_refnic_c1"
+#define CB_C		"net_refnic_c2"
+#define CB_TAP		"net_refnic_ct"
+
+static struct rte_ether_addr any_dst = {{ 0x02, 0, 0, 0, 0, 9 }};
+
+/* Unique per run: other test runs may use shm cables at the same time. */
+static void
+cable_args(char *buf, size_t len, const char *kind)
+{
+	snprintf(buf, len, "cable=%s:ut%d,profile=ideal", kind, (int)(getpid() % 100000));
+}
+
+static bool
+link_wait(uint16_t port, uint16_t status)
+{
+	uint64_t deadline = rte_get_timer_cycles() + TEST_WAIT_S * rte_get_timer_hz();
+	struct rte_eth_link link;
+
+	do {
+		if (rte_eth_link_get_nowait(port, &link) == 0 && link.link_status == status)
+			return true;
+		rte_delay_ms(1);
+	} while (rte_get_timer_cycles() < deadline);
+	return false;
+}
+
+static void
+send_frames(uint16_t tx, uint16_t n, uint32_t seed, uint16_t nb_segs)
+{
+	struct rte_mbuf *pkts[TEST_BURST];
+	uint16_t i;
+
+	for (i = 0; i < n; i++)
+		pkts[i] = test_make_pkt(&any_dst, 200 + i, seed + i, nb_segs);
+	test_tx_all(tx, pkts, n);
+}
+
+/* Send n frames (seeds from seed) from tx; how many rx got byte-identical. */
+static uint16_t
+send_recv(uint16_t tx, uint16_t rx, uint16_t n, uint32_t seed, uint16_t nb_segs)
+{
+	struct rte_mbuf *pkts[TEST_BURST];
+	uint16_t i, got, ok = 0;
+
+	send_frames(tx, n, seed, nb_segs);
+	got = test_rx_wait(rx, pkts, n);
+	for (i = 0; i < got; i++) {
+		ok += test_pkt_matches(pkts[i], &any_dst, 200 + i, seed + i);
+		rte_pktmbuf_free(pkts[i]);
+	}
+	return ok;
+}
+
+/* Both ends of an shm cable: link, traffic both ways, a third end refused. */
+static int
+test_shm_both_ways(void)
+{
+	char args[64];
+	uint16_t a, b, c;
+	int ret;
+
+	cable_args(args, sizeof(args), "shm");
+	TEST_ASSERT_SUCCESS(test_port_create(CB_A, args, &a), "first end");
+	TEST_ASSERT_SUCCESS(test_port_start(a, 0, 0), "");
+	TEST_ASSERT(link_wait(a, RTE_ETH_LINK_DOWN), "no link without a far end");
+	TEST_ASSERT_SUCCESS(test_port_create(CB_B, args, &b), "second end");
+	TEST_ASSERT_SUCCESS(test_port_start(b, 0, 0), "");
+	TEST_ASSERT(link_wait(a, RTE_ETH_LINK_UP) && link_wait(b, RTE_ETH_LINK_UP), "link up");
+	ret = test_port_create(CB_C, args, &c);
+	TEST_ASSERT(ret != 0 && refnic_emu_lookup(CB_C) == NULL, "a third end was accepted");
+	TEST_ASSERT_EQUAL(send_recv(a, b, TEST_BURST, 100, 1), TEST_BURST, "A to B");
+	TEST_ASSERT_EQUAL(send_recv(b, a, TEST_BURST, 200, 3), TEST_BURST, "B to A, 3 segments");
+	test_pair_destroy(CB_A, CB_B);
+	return TEST_SUCCESS;
+}
+
+/*
+ * One end goes and comes back (a new attachment, as a restarted process
+ * makes): the other end's link goes down and up, and frames sent to the
+ * old attachment never reach the new one.
+ */
+static int
+test_shm_restart_drops_stale_frames(void)
+{
+	struct refnic_hw_stats hw;
+	char args[64];
+	uint16_t a, b;
+
+	cable_args(args, sizeof(args), "shm");
+	TEST_ASSERT_SUCCESS(test_port_create(CB_A, args, &a), "");
+	TEST_ASSERT_SUCCESS(test_port_create(CB_B, args, &b), "");
+	TEST_ASSERT_SUCCESS(test_port_start(a, 0, 0), "");
+	TEST_ASSERT_SUCCESS(test_port_start(b, 0, 0), "");
+	TEST_ASSERT(link_wait(a, RTE_ETH_LINK_UP), "link up");
+
+	/* B's device stalls: what A sends waits in the cable. */
+	refnic_emu_set_dataplane_paused(refnic_emu_lookup(CB_B), true);
+	send_frames(a, 8, 300, 1);
+	TEST_ASSERT_EQUAL(test_hw_counter_wait(CB_A, offsetof(struct refnic_hw_stats,
+							      q[0].tx_packets), 8), 8, "A sent them");
+	test_port_destroy(CB_B);
+	TEST_ASSERT(link_wait(a, RTE_ETH_LINK_DOWN), "link down when B goes");
+	/* Without a far end, frames are lost on the way, and counted. */
+	send_frames(a, 4, 350, 1);
+	TEST_ASSERT_EQUAL(test_hw_counter_wait(CB_A, offsetof(struct refnic_hw_stats,
+							      cable_tx_dropped), 4), 4, "");
+	TEST_ASSERT_EQUAL(test_xstat(a, "cable_tx_dropped"), 4, "xstat cable_tx_dropped");
+
+	TEST_ASSERT_SUCCESS(test_port_create(CB_B, args, &b), "B again");
+	TEST_ASSERT_SUCCESS(test_port_start(b, 0, 0), "");
+	TEST_ASSERT(link_wait(a, RTE_ETH_LINK_UP), "link up when B is back");
+	/* Only the new frames arrive, in order, and nothing else after them. */
+	TEST_ASSERT_EQUAL(send_recv(a, b, TEST_BURST, 400, 1), TEST_BURST, "new frames");
+	test_hw_stats(CB_B, &hw);
+	TEST_ASSERT_EQUAL(hw.q[0].rx_packets, TEST_BURST, "B received the stale frames");
+	test_pair_destroy(CB_A, CB_B);
+	return TEST_SUCCESS;
+}
+
+/* The kernel side of a TAP cable, seen through a packet socket. */
+static int
+tap_socket(const char *ifname)
+{
+	struct ifreq ifr = { .ifr_flags = 0 };
+	struct sockaddr_ll sll = { .sll_family = AF_PACKET };
+	struct timeval tv = { .tv_sec = TEST_WAIT_S };
+	int fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, htons(ETH_P_ALL));
+
+	if (fd < 0)
+		return -errno;
+	strlcpy(ifr.ifr_name, ifname, sizeof(ifr.ifr_name));
+	if (ioctl(fd, SIOCGIFFLAGS, &ifr) != 0)
+		goto fail;
+	ifr.ifr_flags |= IFF_UP;
+	if (ioctl(fd, SIOCSIFFLAGS, &ifr) != 0)
+		goto fail;
+	sll.sll_protocol = htons(ETH_P_ALL);
+	sll.sll_ifindex = if_nametoindex(ifname);
+	if (sll.sll_ifindex == 0 || bind(fd, (struct sockaddr *)&sll, sizeof(sll)) != 0)
+		goto fail;
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	return fd;
+fail:
+	close(fd);
+	return -errno;
+}
+
+/* Frames cross both ways between the port and the kernel's interface. */
+static int
+test_tap_both_ways(void)
+{
+	uint8_t frame[256], got[512];
+	struct rte_mbuf *m;
+	char args[64], ifname[IFNAMSIZ];
+	uint16_t port, i;
+	ssize_t len = 0;
+	bool found = false;
+	int fd, ret;
+
+	if (access("/dev/net/tun", R_OK | W_OK) != 0) {
+		printf("no /dev/net/tun here: TAP cable not tested\n");
+		return TEST_SKIPPED;
+	}
+	snprintf(ifname, sizeof(ifname), "rfut%d", (int)(getpid() % 100000));
+	snprintf(args, sizeof(args), "cable=tap:%s,profile=ideal", ifname);
+	TEST_ASSERT_SUCCESS(test_port_create(CB_TAP, args, &port), "TAP cable refused");
+	TEST_ASSERT_SUCCESS(test_port_start(port, 0, 0), "");
+	TEST_ASSERT(link_wait(port, RTE_ETH_LINK_UP), "link up");
+	fd = tap_socket(ifname);
+	if (fd < 0) {
+		test_port_destroy(CB_TAP);
+		TEST_ASSERT(false, "kernel side of %s: %s", ifname, strerror(-fd));
+	}
+
+	/* Kernel to port; the kernel may send its own frames (IPv6 DAD...). */
+	memset(frame, 0xff, RTE_ETHER_ADDR_LEN);
+	memset(frame + RTE_ETHER_ADDR_LEN, 0x02, RTE_ETHER_ADDR_LEN);
+	frame[12] = TEST_ETHERTYPE >> 8;
+	frame[13] = TEST_ETHERTYPE & 0xff;
+	for (i = 14; i < sizeof(frame); i++)
+		frame[i] = i;
+	ret = send(fd, frame, sizeof(frame), 0) == (ssize_t)sizeof(frame) ? 0 : -errno;
+	for (i = 0; ret == 0 && !found && i < 100 && test_rx_wait(port, &m, 1) == 1; i++) {
+		found = m->pkt_len == sizeof(frame) &&
+			memcmp(rte_pktmbuf_mtod(m, void *), frame, sizeof(frame)) == 0;
+		rte_pktmbuf_free(m);
+	}
+	TEST_ASSERT(ret == 0, "send on %s failed: %s", ifname, strerror(-ret));
+	TEST_ASSERT(found, "the kernel's frame did not reach the port");
+
+	/* Port to kernel. */
+	m = test_make_pkt(&any_dst, 300, 77, 2);
+	TEST_ASSERT_EQUAL(test_tx_all(port, &m, 1), 1, "");
+	while ((len = recv(fd, got, sizeof(got), 0)) > 0)
+		if (len == 300 && got[12] == TEST_ETHERTYPE >> 8 && got[13] == (TEST_ETHERTYPE & 0xff))
+			break;
+	close(fd);
+	test_port_destroy(CB_TAP);
+	TEST_ASSERT_EQUAL(len, 300, "the port's frame did not reach the kernel");
+	TEST_ASSERT(if_nametoindex(ifname) == 0, "%s outlived its port", ifname);
+	return TEST_SUCCESS;
+}
+
+/* Cables whose other end cannot be made fail the probe, leaving nothing. */
+static int
+test_bad_cables(void)
+{
+	static const char * const bad[] = {
+		"cable=shm:", "cable=tap:", "cable=usb:x", "cable=shm:a/b",
+		"cable=tap:name-far-too-long", "cable=shm:x:y",
+	};
+	uint16_t port;
+	unsigned int i;
+
+	for (i = 0; i < RTE_DIM(bad); i++) {
+		TEST_ASSERT(test_port_create(CB_C, bad[i], &port) != 0, "'%s' was accepted", bad[i]);
+		TEST_ASSERT(refnic_emu_lookup(CB_C) == NULL, "'%s' left a device", bad[i]);
+		rte_vdev_uninit(CB_C);
+	}
+	return TEST_SUCCESS;
+}
+
+const struct unit_test_suite refnic_cables_suite = {
+	.name = "cables",
+	.cases = {
+		TEST_CASE(test_shm_both_ways),
+		TEST_CASE(test_shm_restart_drops_stale_frames),
+		TEST_CASE(test_tap_both_ways),
+		TEST_CASE(test_bad_cables),
+		TEST_CASES_END()
+	},
+};
