@@ -217,20 +217,15 @@ def test_pingpong_memif_two_processes():
 
 
 def test_pingpong_refnic_shm_two_processes():
+    """Two processes over cable=shm:NAME. Each has its app lcore and its
+    device engine polling: four busy threads on this 2-core machine, so a
+    round trip waits for the scheduler (~20 ms) and the count stays small."""
     cable = "shm:" + unique("s")
-    # Does this driver know the cross-process cable? A port that names it
-    # alone either probes (and waits for a peer) or is refused at probe.
-    rc, out, err = run(["net_refnic0,cable=" + cable],
-                       ["--role", "server", "--duration", "0.1"])
-    if rc != 0 and "cable" in err:
-        line = [ln for ln in err.splitlines() if "cable" in ln][0]
-        raise Skip("net_refnic rejects cable=shm: (%s)" % line.strip())
-    assert rc == 0, err[-3000:]
     c, s = two_processes("net_refnic0,cable=" + cable, "net_refnic0,cable=" + cable,
-                         ["--count", "1000"])
-    assert c["samples"] == 1000 and c["driver"] == "net_refnic", c
+                         ["--count", "100", "--warmup", "10"])
+    assert c["samples"] == 100 and c["driver"] == "net_refnic", c
     assert_ordered(c)
-    assert s["reflected"] >= 1100, s
+    assert s["reflected"] >= 110 and s["server_driver"] == "net_refnic", s
 
 
 def test_pingpong_wait_intr_on_refnic_says_use_poll():
