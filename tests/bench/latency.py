@@ -148,13 +148,14 @@ def main():
                 results[name].append(measure(name, vdevs, sock, count, size, tmp))
     m = {name: merged(rs) for name, rs in results.items()}
     print("| system | samples | p50 us | p90 us | p99 us | p99.9 us | max us | "
-          "p99 per round us | p99 vs memif | VM steal |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: |")
+          "p50 per round us | p99 per round us | p99 vs memif | VM steal |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- | ---: | ---: |")
     for name, rs in results.items():
         s = m[name]
-        print("| %s | %d | %.2f | %.2f | %.2f | %.2f | %.1f | %s | %.2fx | %.1f%% |" % (
+        print("| %s | %d | %.2f | %.2f | %.2f | %.2f | %.1f | %s | %s | %.2fx | %.1f%% |" % (
             name, s["samples"], s["p50_ns"] / 1e3, s["p90_ns"] / 1e3, s["p99_ns"] / 1e3,
             s["p999_ns"] / 1e3, s["max_ns"] / 1e3,
+            " ".join("%.2f" % (r["p50_ns"] / 1e3) for r in rs),
             " ".join("%.2f" % (r["p99_ns"] / 1e3) for r in rs),
             s["p99_ns"] / m["memif"]["p99_ns"],
             100 * sum(r["steal"] for r in rs) / len(rs)))
@@ -163,6 +164,7 @@ def main():
                 "rounds": rounds, "count": count, "size": size}
         line.update(m[name])
         line["mean_ns"] = round(line["mean_ns"], 1)
+        line["p50_ns_rounds"] = [r["p50_ns"] for r in rs]
         line["p99_ns_rounds"] = [r["p99_ns"] for r in rs]
         line["lost"] = sum(r["lost"] for r in rs)
         line["p99_vs_memif"] = round(m[name]["p99_ns"] / m["memif"]["p99_ns"], 3)
