@@ -90,6 +90,7 @@ struct shm_cable {
 	int32_t peer_pid;
 	uint32_t peer_gen;
 	uint32_t tx_tail;		/* next slot to fill, not yet published */
+	rte_spinlock_t tx_lock;		/* one producer, whichever engine sends */
 	uint64_t next_liveness_tsc;
 };
 
@@ -181,9 +182,11 @@ shm_tx(struct refnic_cable *c, struct refnic_emu *emu, const struct refnic_frame
 	uint32_t off = 0;
 	uint16_t s;
 
+	rte_spinlock_lock(&sc->tx_lock);
 	if (!shm_link_up(c, emu) || f->len > SHM_SLOT_DATA ||
 	    sc->tx_tail - __atomic_load_n(&ring->head, __ATOMIC_ACQUIRE) >= SHM_SLOTS) {
-		emu->stats.cable_tx_dropped++;
+		rte_spinlock_unlock(&sc->tx_lock);
+		emu_stats(emu)->cable_tx_dropped++;
 		return;
 	}
 	slot = &ring->slot[sc->tx_tail % SHM_SLOTS];
@@ -195,6 +198,7 @@ shm_tx(struct refnic_cable *c, struct refnic_emu *emu, const struct refnic_frame
 	slot->src_gen = sc->my_gen;
 	slot->dst_gen = sc->peer_gen;
 	sc->tx_tail++;
+	rte_spinlock_unlock(&sc->tx_lock);
 }
 
 static void
@@ -203,11 +207,18 @@ shm_tx_flush(struct refnic_cable *c, struct refnic_emu *emu __rte_unused)
 	struct shm_cable *sc = (struct shm_cable *)c;
 	struct shm_ring *ring = &sc->shm->ring[peer_of(sc)];
 
-	if (sc->tx_tail == ring->tail)
+	bool kick;
+
+	rte_spinlock_lock(&sc->tx_lock);
+	if (sc->tx_tail == ring->tail) {
+		rte_spinlock_unlock(&sc->tx_lock);
 		return;
+	}
 	/* Dekker with the peer's doze: publish, then read its flag. */
 	__atomic_store_n(&ring->tail, sc->tx_tail, __ATOMIC_SEQ_CST);
-	if (__atomic_load_n(&sc->shm->end[peer_of(sc)].dozing, __ATOMIC_SEQ_CST))
+	kick = __atomic_load_n(&sc->shm->end[peer_of(sc)].dozing, __ATOMIC_SEQ_CST);
+	rte_spinlock_unlock(&sc->tx_lock);
+	if (kick)
 		shm_kick_peer(sc);
 }
 
@@ -226,7 +237,7 @@ shm_rx_service(struct refnic_cable *c, struct refnic_emu *emu, uint64_t now)
 	if (tail - head > SHM_SLOTS) {
 		EMU_LOG(ERR, "%s: shm cable ring corrupt (head %u, tail %u): emptied",
 			emu->name, head, tail);
-		emu->stats.cable_rx_dropped += SHM_SLOTS;
+		emu_stats(emu)->cable_rx_dropped += SHM_SLOTS;
 		__atomic_store_n(&ring->head, tail, __ATOMIC_RELEASE);
 		return 1;
 	}
@@ -236,7 +247,7 @@ shm_rx_service(struct refnic_cable *c, struct refnic_emu *emu, uint64_t now)
 
 		if (!sc->peer_up || slot->src_gen != sc->peer_gen ||
 		    slot->dst_gen != sc->my_gen || len < EMU_ETH_HLEN || len > SHM_SLOT_DATA) {
-			emu->stats.cable_rx_dropped++;
+			emu_stats(emu)->cable_rx_dropped++;
 		} else {
 			f.len = len;
 			f.seg[0] = slot->data;
@@ -405,6 +416,7 @@ refnic_cable_shm_attach(struct refnic_emu *emu, const char *name, struct refnic_
 	if (sc == NULL)
 		return -ENOMEM;
 	sc->c.ops = &shm_cable_ops;
+	rte_spinlock_init(&sc->tx_lock);
 	sc->fd = -1;
 	sc->sock = -1;
 	snprintf(sc->path, sizeof(sc->path), "/refnic-cable-%s", name);

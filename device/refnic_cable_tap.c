@@ -43,7 +43,7 @@ tap_tx(struct refnic_cable *c, struct refnic_emu *emu, const struct refnic_frame
 	uint16_t s;
 
 	if (tc->unplugged) {
-		emu->stats.cable_tx_dropped++;
+		emu_stats(emu)->cable_tx_dropped++;
 		return;
 	}
 	for (s = 0; s < f->nb_segs; s++) {
@@ -53,7 +53,7 @@ tap_tx(struct refnic_cable *c, struct refnic_emu *emu, const struct refnic_frame
 	/* The kernel refuses frames while the interface is down (EIO), or
 	 * when its queue is full: the frame is lost, as on a wire. */
 	if (writev(tc->fd, iov, f->nb_segs) != (ssize_t)f->len)
-		emu->stats.cable_tx_dropped++;
+		emu_stats(emu)->cable_tx_dropped++;
 }
 
 static void
@@ -74,7 +74,7 @@ tap_rx_service(struct refnic_cable *c, struct refnic_emu *emu, uint64_t now __rt
 		if (len <= 0)
 			break;
 		if (tc->unplugged || len < EMU_ETH_HLEN) {
-			emu->stats.cable_rx_dropped++;
+			emu_stats(emu)->cable_rx_dropped++;
 			continue;
 		}
 		f.len = len;

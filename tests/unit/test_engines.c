@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The refnic authors
+ */
+
+/*
+ * engines=N: a device's queues spread over N engine threads. Queue q is
+ * served by engine q % N; every engine may deliver to any RX queue of the
+ * far end, so all of them may fill the same RX queue at once.
+ */
+
+#include <dirent.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "test_common.h"
+
+#define EN_A		"net_refnic_e0"
+#define EN_B		"net_refnic_e1"
+#define EN_ENGINES	2
+#define EN_QUEUES	4
+#define EN_ROUNDS	40
+
+static uint16_t port_a, port_b;
+static struct rte_ether_addr any_dst = {{ 0x02, 0, 0, 0, 0, 7 }};
+
+/* Threads of this process whose name starts with "refnic-engine". */
+static unsigned int
+engine_threads(void)
+{
+	struct dirent *de;
+	unsigned int n = 0;
+	char path[300], comm[32];
+	DIR *dir = opendir("/proc/self/task");
+	FILE *f;
+
+	while (dir != NULL && (de = readdir(dir)) != NULL) {
+		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", de->d_name);
+		f = fopen(path, "r");
+		if (f == NULL)
+			continue;
+		if (fgets(comm, sizeof(comm), f) != NULL &&
+		    strncmp(comm, "refnic-engine", strlen("refnic-engine")) == 0)
+			n++;
+		fclose(f);
+	}
+	if (dir != NULL)
+		closedir(dir);
+	return n;
+}
+
+/* EN_QUEUES queue pairs, no RSS: every frame lands on RX queue 0. */
+static int
+en_port_start(uint16_t port)
+{
+	struct rte_eth_conf conf = { .rxmode = { .mq_mode = RTE_ETH_MQ_RX_NONE } };
+	uint16_t q;
+	int ret;
+
+	ret = rte_eth_dev_configure(port, EN_QUEUES, EN_QUEUES, &conf);
+	for (q = 0; ret == 0 && q < EN_QUEUES; q++)
+		ret = rte_eth_rx_queue_setup(port, q, TEST_RING_SIZE, SOCKET_ID_ANY, NULL,
+					     test_pool);
+	for (q = 0; ret == 0 && q < EN_QUEUES; q++)
+		ret = rte_eth_tx_queue_setup(port, q, TEST_RING_SIZE, SOCKET_ID_ANY, NULL);
+	if (ret == 0)
+		ret = rte_eth_dev_start(port);
+	if (ret == 0)
+		ret = rte_eth_promiscuous_enable(port);
+	return ret;
+}
+
+static int
+en_setup(void)
+{
+	char args[96];
+
+	snprintf(args, sizeof(args), "cable=%s,profile=ideal,queues=%u,engines=%u",
+		 EN_A, EN_QUEUES, EN_ENGINES);
+	if (test_port_create(EN_A, args, &port_a) != 0)
+		return TEST_FAILED;
+	if (test_port_create(EN_B, args, &port_b) != 0) {
+		test_port_destroy(EN_A);
+		return TEST_FAILED;
+	}
+	if (en_port_start(port_a) != 0 || en_port_start(port_b) != 0) {
+		test_pair_destroy(EN_A, EN_B);
+		return TEST_FAILED;
+	}
+	return TEST_SUCCESS;
+}
+
+static void
+en_teardown(void)
+{
+	test_pair_destroy(EN_A, EN_B);
+}
+
+/*
+ * Bursts on all four TX queues of A: two engines deliver them into B's RX
+ * queue 0 at the same time. Every frame arrives once and intact; each
+ * engine carried the queues that are its own.
+ */
+static int
+test_engines_share_an_rx_queue(void)
+{
+	static struct rte_mbuf *rx[EN_ROUNDS * EN_QUEUES * 8];
+	struct rte_mbuf *pkts[8];
+	struct refnic_hw_stats e0, e1;
+	unsigned int round, q, i, got = 0, intact = 0;
+	uint32_t seed;
+	bool seen[EN_ROUNDS * EN_QUEUES * 8] = { false };
+	const unsigned int total = RTE_DIM(rx);
+
+	TEST_ASSERT_EQUAL(engine_threads(), EN_ENGINES, "engine threads running");
+	for (round = 0; round < EN_ROUNDS; round++) {
+		for (q = 0; q < EN_QUEUES; q++) {
+			for (i = 0; i < RTE_DIM(pkts); i++) {
+				seed = (round * EN_QUEUES + q) * RTE_DIM(pkts) + i;
+				pkts[i] = test_make_pkt(&any_dst, 64 + seed % 512, seed, 1);
+			}
+			i = 0;
+			while (i < RTE_DIM(pkts))
+				i += rte_eth_tx_burst(port_a, q, pkts + i, RTE_DIM(pkts) - i);
+		}
+		/* One round at a time: more would overflow B's ring. */
+		got += test_rx_wait(port_b, rx + got, (round + 1) * EN_QUEUES * RTE_DIM(pkts) - got);
+	}
+	TEST_ASSERT_EQUAL(got, total, "frames received");
+	for (i = 0; i < got; i++) {
+		/* The frame length tells its seed's residue; find the seed. */
+		for (seed = (rx[i]->pkt_len - 64); seed < total; seed += 512) {
+			if (!seen[seed] && test_pkt_matches(rx[i], &any_dst, 64 + seed % 512, seed)) {
+				seen[seed] = true;
+				intact++;
+				break;
+			}
+		}
+		rte_pktmbuf_free(rx[i]);
+	}
+	TEST_ASSERT_EQUAL(intact, total, "frames intact, each once");
+
+	TEST_ASSERT_SUCCESS(refnic_emu_read_engine_stats(refnic_emu_lookup(EN_A), 0, &e0), "");
+	TEST_ASSERT_SUCCESS(refnic_emu_read_engine_stats(refnic_emu_lookup(EN_A), 1, &e1), "");
+	for (q = 0; q < EN_QUEUES; q++) {
+		const struct refnic_hw_stats *own = q % EN_ENGINES == 0 ? &e0 : &e1;
+		const struct refnic_hw_stats *other = q % EN_ENGINES == 0 ? &e1 : &e0;
+
+		TEST_ASSERT_EQUAL(own->q[q].tx_packets, EN_ROUNDS * RTE_DIM(pkts),
+				  "TX queue %u carried by engine %u", q, q % EN_ENGINES);
+		TEST_ASSERT_EQUAL(other->q[q].tx_packets, 0, "TX queue %u carried twice", q);
+	}
+	return TEST_SUCCESS;
+}
+
+/* The engines stop with the last device; a bad count fails the probe. */
+static int
+test_engines_devarg(void)
+{
+	uint16_t port;
+
+	en_teardown();
+	TEST_ASSERT_EQUAL(engine_threads(), 0, "engines left running");
+	TEST_ASSERT(test_port_create("net_refnic_e2", "engines=9", &port) != 0, "engines=9");
+	TEST_ASSERT(test_port_create("net_refnic_e2", "engines=0", &port) != 0, "engines=0");
+	TEST_ASSERT(refnic_emu_lookup("net_refnic_e2") == NULL, "a device was left");
+	return en_setup();
+}
+
+const struct unit_test_suite refnic_engines_suite = {
+	.name = "engines",
+	.setup = en_setup,
+	.teardown = en_teardown,
+	.cases = {
+		TEST_CASE(test_engines_share_an_rx_queue),
+		TEST_CASE(test_engines_devarg),
+		TEST_CASES_END()
+	},
+};
