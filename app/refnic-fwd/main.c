@@ -109,7 +109,6 @@ usage(FILE *f)
 static void
 usage_hook(const char *prgname __rte_unused)
 {
-	printf("\n");
 	usage(stdout);
 }
 
@@ -373,7 +372,7 @@ create_pool(uint16_t nb_ports, unsigned int nb_fwd_lcores, unsigned int nb_strea
 	n = fwd_cfg.nb_mbufs != 0 ? fwd_cfg.nb_mbufs : RTE_MAX(need, (uint32_t)MIN_MBUFS);
 	if (n < need) {
 		fprintf(stderr, "%s: --mbufs %u is fewer than the %u the rings, caches and "
-			"bursts can hold: forwarding would stall\n", prog, n, need);
+			"bursts can hold: forwarding would stall (see --help)\n", prog, n, need);
 		return NULL;
 	}
 	/* A generated frame fits in one mbuf, with room for the FCS and two VLAN tags. */
@@ -603,7 +602,7 @@ main(int argc, char **argv)
 	nb_fwd = rte_lcore_count() - 1;
 	if (nb_fwd == 0) {
 		fprintf(stderr, "%s: needs two lcores or more (e.g. -l 0,1): the main lcore "
-			"prints stats, the others forward\n", prog);
+			"prints stats, the others forward (see --help)\n", prog);
 		status = EXIT_USAGE;
 		goto out;
 	}

@@ -23,6 +23,9 @@
 
 #include "fwd.h"
 
+#define SETTLE_MS	1000
+#define SETTLE_STEP_US	20000
+
 static struct rte_eth_stats base[RTE_MAX_ETHPORTS];
 static struct rte_eth_stats last[RTE_MAX_ETHPORTS];
 static uint64_t last_tsc;
@@ -148,6 +151,34 @@ json_string(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+/*
+ * Frames handed to a port just before the stop may still be on their way
+ * (a software device works beside the app, a NIC drains its rings): read
+ * the counters until two reads agree, for at most SETTLE_MS.
+ */
+static void
+settle(struct rte_eth_stats *st)
+{
+	static struct rte_eth_stats prev[RTE_MAX_ETHPORTS];
+	uint64_t deadline = rte_get_timer_cycles() + rte_get_timer_hz() * SETTLE_MS / 1000;
+	bool same;
+	uint16_t port;
+
+	do {
+		same = true;
+		RTE_ETH_FOREACH_DEV(port) {
+			if (!fwd_ports[port].used)
+				continue;
+			prev[port] = st[port];
+			read_stats(port, &st[port]);
+			if (memcmp(&prev[port], &st[port], sizeof(st[port])) != 0)
+				same = false;
+		}
+		if (!same)
+			rte_delay_us_sleep(SETTLE_STEP_US);
+	} while (!same && rte_get_timer_cycles() < deadline);
+}
+
 struct port_totals {
 	struct rte_eth_stats d;	/* since stats_begin() */
 	uint64_t tx_dropped;	/* refused by TX, freed by the app */
@@ -200,7 +231,7 @@ stats_end(double elapsed_s, const char *stopped_by, const struct fwd_lcore *lcor
 	  unsigned int nb_lcores)
 {
 	static struct port_totals tot[RTE_MAX_ETHPORTS];
-	struct rte_eth_stats st;
+	static struct rte_eth_stats final[RTE_MAX_ETHPORTS];
 	unsigned int l;
 	uint16_t port, i;
 
@@ -210,21 +241,22 @@ stats_end(double elapsed_s, const char *stopped_by, const struct fwd_lcore *lcor
 			tot[lcores[l].streams[i]->tx_port].tx_dropped +=
 				lcores[l].streams[i]->tx_dropped;
 
+	settle(final);
 	fprintf(fwd_out, "totals after %.2f s (%s):\n", elapsed_s, stopped_by);
 	RTE_ETH_FOREACH_DEV(port) {
 		struct port_totals *t = &tot[port];
+		const struct rte_eth_stats *st = &final[port];
 
 		if (!fwd_ports[port].used)
 			continue;
-		read_stats(port, &st);
-		t->d.ipackets = st.ipackets - base[port].ipackets;
-		t->d.ibytes = st.ibytes - base[port].ibytes;
-		t->d.opackets = st.opackets - base[port].opackets;
-		t->d.obytes = st.obytes - base[port].obytes;
-		t->d.imissed = st.imissed - base[port].imissed;
-		t->d.ierrors = st.ierrors - base[port].ierrors;
-		t->d.oerrors = st.oerrors - base[port].oerrors;
-		t->d.rx_nombuf = st.rx_nombuf - base[port].rx_nombuf;
+		t->d.ipackets = st->ipackets - base[port].ipackets;
+		t->d.ibytes = st->ibytes - base[port].ibytes;
+		t->d.opackets = st->opackets - base[port].opackets;
+		t->d.obytes = st->obytes - base[port].obytes;
+		t->d.imissed = st->imissed - base[port].imissed;
+		t->d.ierrors = st->ierrors - base[port].ierrors;
+		t->d.oerrors = st->oerrors - base[port].oerrors;
+		t->d.rx_nombuf = st->rx_nombuf - base[port].rx_nombuf;
 		t->dropped = t->d.imissed + t->tx_dropped;
 		fprintf(fwd_out, "port %u: rx %" PRIu64 " packets %" PRIu64 " bytes, "
 			"tx %" PRIu64 " packets %" PRIu64 " bytes, "
