@@ -83,8 +83,8 @@ usage(FILE *f)
 		"  --tx-first             io, mac, macswap: each stream sends one burst of\n"
 		"                         generated frames first, to start a loop between ports\n"
 		"  --burst N              frames per RX/TX burst, 1 to %u (default %u)\n"
-		"  --rxq N, --txq N       RX/TX queues per port, 1 to %u (default 1); each port's\n"
-		"                         first min(rxq, txq) queues are forwarded\n"
+		"  --rxq N, --txq N       RX/TX queues per port, 1 to %u (default 1); frames\n"
+		"                         received on queue q leave on queue q %% txq\n"
 		"  --rxd N, --txd N       descriptors per RX/TX queue, 1 to 32768 (default %u;\n"
 		"                         the port rounds to its limits)\n"
 		"  --mbufs N              mbufs in the pool (default: what the rings and bursts\n"
@@ -388,15 +388,16 @@ create_pool(uint16_t nb_ports, unsigned int nb_fwd_lcores, unsigned int nb_strea
 }
 
 /*
- * Streams: one per port and queue, spread over the forwarding lcores. Two
- * streams that send on the same TX queue (a txonly port whose peer forwards
- * to it) go to the same lcore: TX queues are not thread safe.
+ * Streams: one per port and RX queue, spread over the forwarding lcores.
+ * Streams that send on the same TX queue (a txonly port whose peer forwards
+ * to it, more RX than TX queues) go to the same lcore: TX queues are not
+ * thread safe.
  */
 static struct fwd_lcore *
 setup_streams(uint16_t nb_ports, unsigned int nb_fwd, struct rte_mempool *mp,
 	      unsigned int *nb_lcores_used)
 {
-	uint16_t nq = RTE_MIN(fwd_cfg.nb_rxq, fwd_cfg.nb_txq);
+	uint16_t nq = fwd_cfg.nb_rxq;
 	unsigned int nb = nb_ports * nq, i, j, nb_units = 0, lcore_id, l;
 	struct fwd_stream **streams = calloc(nb, sizeof(*streams));
 	unsigned int *unit = calloc(nb, sizeof(*unit));
@@ -417,7 +418,7 @@ setup_streams(uint16_t nb_ports, unsigned int nb_fwd, struct rte_mempool *mp,
 			s->rx_port = port;
 			s->rx_queue = q;
 			s->tx_port = mode_forwards(p->mode) ? p->peer : port;
-			s->tx_queue = q;
+			s->tx_queue = q % fwd_cfg.nb_txq;
 			s->mode = p->mode;
 			s->pool = mp;
 			fwd_stream_init(s);
@@ -427,7 +428,8 @@ setup_streams(uint16_t nb_ports, unsigned int nb_fwd, struct rte_mempool *mp,
 			unit[i] = nb_units;
 			for (j = 0; j < i && s->mode != FWD_RXONLY; j++) {
 				if (streams[j]->mode != FWD_RXONLY &&
-				    streams[j]->tx_port == s->tx_port && streams[j]->tx_queue == q) {
+				    streams[j]->tx_port == s->tx_port &&
+				    streams[j]->tx_queue == s->tx_queue) {
 					unit[i] = unit[j];
 					break;
 				}
@@ -606,7 +608,7 @@ main(int argc, char **argv)
 		status = EXIT_USAGE;
 		goto out;
 	}
-	mp = create_pool(nb_ports, nb_fwd, nb_ports * RTE_MIN(fwd_cfg.nb_rxq, fwd_cfg.nb_txq));
+	mp = create_pool(nb_ports, nb_fwd, nb_ports * fwd_cfg.nb_rxq);
 	if (mp == NULL) {
 		status = fwd_cfg.nb_mbufs != 0 ? EXIT_USAGE : 1;
 		goto out;
