@@ -54,12 +54,12 @@ struct fwd_stream {
 	uint64_t tx_left;
 	/* Headers of the first print_left received frames are printed. */
 	uint64_t print_left;
-	/* Frames TX refused and the app freed (io, mac, macswap, --tx-first). */
+	/* Frames TX refused and the app freed (io, mac, macswap). */
 	uint64_t tx_dropped;
 	/* mac: the source (TX port's) and destination (its peer's) addresses. */
 	struct rte_ether_addr eth_src;
 	struct rte_ether_addr eth_dst;
-	/* txonly: a built frame's headers, and frames TX has not taken yet. */
+	/* A generated frame's headers, and generated frames TX has not taken yet. */
 	uint8_t hdr[FWD_TXONLY_HDR_LEN];
 	uint16_t pkt_size;
 	uint16_t nb_pending;

@@ -8,8 +8,9 @@
  *
  * io, mac and macswap drop (free, count) what TX refuses, as testpmd does
  * without retries: holding them would stall the RX queue behind a slow peer.
- * txonly keeps refused frames and offers them again, so that --count frames
- * are really sent.
+ * Generated frames (txonly, --tx-first) that TX refuses are kept and offered
+ * again, so that --count frames are really sent and a --tx-first burst sent
+ * as a link comes up (memif) is not lost.
  */
 
 #include <string.h>
@@ -168,6 +169,20 @@ tx_or_drop(struct fwd_stream *s, struct rte_mbuf **pkts, uint16_t n)
 	}
 }
 
+/* Offer the kept generated frames again; those TX refuses stay, oldest first. */
+static void
+tx_pending(struct fwd_stream *s)
+{
+	uint16_t sent = rte_eth_tx_burst(s->tx_port, s->tx_queue, s->pending, s->nb_pending);
+
+	if (sent == 0)
+		return;
+	if (s->tx_left != UINT64_MAX)
+		s->tx_left -= sent;
+	s->nb_pending -= sent;
+	memmove(s->pending, &s->pending[sent], s->nb_pending * sizeof(s->pending[0]));
+}
+
 /* Frames too short for an Ethernet header go out untouched. */
 static inline struct rte_ether_hdr *
 eth_hdr(struct rte_mbuf *m)
@@ -181,7 +196,11 @@ static void
 fwd_io(struct fwd_stream *s)
 {
 	struct rte_mbuf *pkts[FWD_MAX_BURST];
-	uint16_t n = rx_burst(s, pkts);
+	uint16_t n;
+
+	if (unlikely(s->nb_pending > 0))
+		tx_pending(s);
+	n = rx_burst(s, pkts);
 
 	if (n > 0)
 		tx_or_drop(s, pkts, n);
@@ -192,8 +211,11 @@ fwd_mac(struct fwd_stream *s)
 {
 	struct rte_mbuf *pkts[FWD_MAX_BURST];
 	struct rte_ether_hdr *eth;
-	uint16_t n = rx_burst(s, pkts), i;
+	uint16_t n, i;
 
+	if (unlikely(s->nb_pending > 0))
+		tx_pending(s);
+	n = rx_burst(s, pkts);
 	if (n == 0)
 		return;
 	for (i = 0; i < n; i++) {
@@ -212,8 +234,11 @@ fwd_macswap(struct fwd_stream *s)
 	struct rte_mbuf *pkts[FWD_MAX_BURST];
 	struct rte_ether_hdr *eth;
 	struct rte_ether_addr tmp;
-	uint16_t n = rx_burst(s, pkts), i;
+	uint16_t n, i;
 
+	if (unlikely(s->nb_pending > 0))
+		tx_pending(s);
+	n = rx_burst(s, pkts);
 	if (n == 0)
 		return;
 	for (i = 0; i < n; i++) {
@@ -240,7 +265,7 @@ fwd_rxonly(struct fwd_stream *s)
 static void
 fwd_txonly(struct fwd_stream *s)
 {
-	uint16_t want, sent;
+	uint16_t want;
 
 	/* Drain what arrives, as rxonly, so the port's RX never backs up. */
 	fwd_rxonly(s);
@@ -248,16 +273,8 @@ fwd_txonly(struct fwd_stream *s)
 	want = RTE_MIN((uint64_t)(fwd_cfg.burst - s->nb_pending), s->tx_left - s->nb_pending);
 	if (want > 0 && build_frames(s, &s->pending[s->nb_pending], want) == 0)
 		s->nb_pending += want;
-	if (s->nb_pending == 0)
-		return;
-	sent = rte_eth_tx_burst(s->tx_port, s->tx_queue, s->pending, s->nb_pending);
-	if (sent == 0)
-		return;
-	if (s->tx_left != UINT64_MAX)
-		s->tx_left -= sent;
-	s->nb_pending -= sent;
-	/* Refused frames stay, oldest first, for the next call. */
-	memmove(s->pending, &s->pending[sent], s->nb_pending * sizeof(s->pending[0]));
+	if (s->nb_pending > 0)
+		tx_pending(s);
 }
 
 static void (* const fwd_burst[FWD_MODE_COUNT])(struct fwd_stream *s) = {
@@ -272,10 +289,10 @@ static void (* const fwd_burst[FWD_MODE_COUNT])(struct fwd_stream *s) = {
 static void
 tx_first(struct fwd_stream *s)
 {
-	struct rte_mbuf *pkts[FWD_MAX_BURST];
-
-	if (build_frames(s, pkts, fwd_cfg.burst) == 0)
-		tx_or_drop(s, pkts, fwd_cfg.burst);
+	if (build_frames(s, s->pending, fwd_cfg.burst) != 0)
+		return;
+	s->nb_pending = fwd_cfg.burst;
+	tx_pending(s);
 }
 
 int

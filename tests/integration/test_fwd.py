@@ -197,21 +197,36 @@ def test_fwd_null_io_forwards_every_frame():
     assert port(summary, 0)["rx_gbps"] is None, summary
 
 
-def test_fwd_memif_txonly_count_reaches_rxonly_port():
-    sock = "/run/refnic-fwd-test-%d-%d.sock" % (os.getpid(), next(_seq))
+def memif_pair():
     if not os.access("/run", os.W_OK):
         raise Skip("/run is not writable for the memif socket")
+    sock = "/run/refnic-fwd-test-%d-%d.sock" % (os.getpid(), next(_seq))
+    return sock, ["net_memif0,role=server,socket=" + sock, "net_memif1,role=client,socket=" + sock]
+
+
+def test_fwd_memif_txonly_count_reaches_rxonly_port():
+    sock, vdevs = memif_pair()
     n = 3000
     try:
-        summary, _ = run_json(["net_memif0,role=server,socket=" + sock,
-                               "net_memif1,role=client,socket=" + sock],
-                              ["--mode", "rxonly", "--port-mode", "0,txonly",
-                               "--count", str(n), "--duration", "2"])
+        summary, _ = run_json(vdevs, ["--mode", "rxonly", "--port-mode", "0,txonly",
+                                      "--count", str(n), "--duration", "2"])
     finally:
         if os.path.exists(sock):
             os.unlink(sock)
     assert port(summary, 0)["tx_packets"] == n, summary
     assert port(summary, 1)["rx_packets"] == n, summary
+
+
+def test_fwd_memif_tx_first_starts_both_loops():
+    """A --tx-first burst TX refuses while memif connects is kept, not lost."""
+    sock, vdevs = memif_pair()
+    try:
+        summary, _ = run_json(vdevs, ["--tx-first", "--duration", "1"])
+    finally:
+        if os.path.exists(sock):
+            os.unlink(sock)
+    for p in summary["ports"]:
+        assert p["rx_packets"] > 0 and p["tx_packets"] > 0 and p["dropped"] == 0, summary
 
 
 def test_fwd_tap_txonly_count():
