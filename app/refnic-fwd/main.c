@@ -491,6 +491,8 @@ static void
 print_setup(uint16_t nb_ports, const struct fwd_lcore *lcores, unsigned int nb_lcores)
 {
 	char mac[RTE_ETHER_ADDR_FMT_SIZE], peer[RTE_ETHER_ADDR_FMT_SIZE];
+	struct rte_eth_rxq_info rxq;
+	struct rte_eth_txq_info txq;
 	unsigned int l;
 	uint16_t port, i;
 
@@ -505,7 +507,13 @@ print_setup(uint16_t nb_ports, const struct fwd_lcore *lcores, unsigned int nb_l
 		fprintf(fwd_out, "port %u: %s %s, %s", port, p->name, mac, fwd_mode_name(p->mode));
 		if (mode_forwards(p->mode))
 			fprintf(fwd_out, " to port %u", p->peer);
-		fprintf(fwd_out, ", peer address %s\n", peer);
+		fprintf(fwd_out, ", peer address %s", peer);
+		/* What the port made of --rxd/--txd, where it says. */
+		if (rte_eth_rx_queue_info_get(port, 0, &rxq) == 0 &&
+		    rte_eth_tx_queue_info_get(port, 0, &txq) == 0)
+			fprintf(fwd_out, ", %u RX and %u TX descriptors per queue",
+				rxq.nb_desc, txq.nb_desc);
+		fprintf(fwd_out, "\n");
 	}
 	for (l = 0; l < nb_lcores; l++) {
 		fprintf(fwd_out, "lcore %u:", lcores[l].lcore_id);
