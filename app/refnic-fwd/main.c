@@ -251,10 +251,12 @@ parse_args(int argc, char **argv)
 			ret = parse_u16("--burst", optarg, 1, FWD_MAX_BURST, &fwd_cfg.burst);
 			break;
 		case OPT_RXQ:
-			ret = parse_u16("--rxq", optarg, 1, RTE_MAX_QUEUES_PER_PORT, &fwd_cfg.nb_rxq);
+			ret = parse_u16("--rxq", optarg, 1, RTE_MAX_QUEUES_PER_PORT,
+					&fwd_cfg.nb_rxq);
 			break;
 		case OPT_TXQ:
-			ret = parse_u16("--txq", optarg, 1, RTE_MAX_QUEUES_PER_PORT, &fwd_cfg.nb_txq);
+			ret = parse_u16("--txq", optarg, 1, RTE_MAX_QUEUES_PER_PORT,
+					&fwd_cfg.nb_txq);
 			break;
 		case OPT_RXD:
 			ret = parse_u16("--rxd", optarg, 1, 32768, &fwd_cfg.nb_rxd);
@@ -359,22 +361,21 @@ init_ports(void)
 	return nb;
 }
 
-static struct rte_mempool *
-create_pool(uint16_t nb_ports, unsigned int nb_fwd_lcores, unsigned int nb_streams)
+/* Full rings, per-lcore caches, two bursts per stream (received; generated, kept). */
+static uint32_t
+mbufs_needed(uint16_t nb_ports, unsigned int nb_fwd_lcores, unsigned int nb_streams)
 {
-	uint32_t need, n;
+	return (uint32_t)nb_ports *
+		(fwd_cfg.nb_rxq * fwd_cfg.nb_rxd + fwd_cfg.nb_txq * fwd_cfg.nb_txd) +
+		(nb_fwd_lcores + 1) * MBUF_CACHE + nb_streams * 2 * fwd_cfg.burst;
+}
+
+static struct rte_mempool *
+create_pool(uint32_t n)
+{
 	uint16_t room = RTE_MBUF_DEFAULT_BUF_SIZE;
 	struct rte_mempool *mp;
 
-	/* Full rings, per-lcore caches, and a burst in hand (two for txonly) per stream. */
-	need = (uint32_t)nb_ports * (fwd_cfg.nb_rxq * fwd_cfg.nb_rxd + fwd_cfg.nb_txq * fwd_cfg.nb_txd)
-		+ (nb_fwd_lcores + 1) * MBUF_CACHE + nb_streams * 2 * fwd_cfg.burst;
-	n = fwd_cfg.nb_mbufs != 0 ? fwd_cfg.nb_mbufs : RTE_MAX(need, (uint32_t)MIN_MBUFS);
-	if (n < need) {
-		fprintf(stderr, "%s: --mbufs %u is fewer than the %u the rings, caches and "
-			"bursts can hold: forwarding would stall (see --help)\n", prog, n, need);
-		return NULL;
-	}
 	/* A generated frame fits in one mbuf, with room for the FCS and two VLAN tags. */
 	if (fwd_cfg.pkt_size + RTE_ETHER_CRC_LEN + 2 * RTE_VLAN_HLEN > RTE_MBUF_DEFAULT_DATAROOM)
 		room = RTE_PKTMBUF_HEADROOM + fwd_cfg.pkt_size + RTE_ETHER_CRC_LEN +
@@ -520,7 +521,8 @@ print_setup(uint16_t nb_ports, const struct fwd_lcore *lcores, unsigned int nb_l
 		for (i = 0; i < lcores[l].nb_streams; i++) {
 			const struct fwd_stream *s = lcores[l].streams[i];
 
-			fprintf(fwd_out, "%s port %u rxq %u", i ? "," : "", s->rx_port, s->rx_queue);
+			fprintf(fwd_out, "%s port %u rxq %u", i ? "," : "", s->rx_port,
+				s->rx_queue);
 			if (s->mode != FWD_RXONLY)
 				fprintf(fwd_out, " -> port %u txq %u", s->tx_port, s->tx_queue);
 		}
@@ -572,6 +574,7 @@ main(int argc, char **argv)
 	struct rte_mempool *mp = NULL;
 	unsigned int nb_fwd, nb_lcores = 0, l;
 	const char *stopped_by;
+	uint32_t need;
 	uint16_t nb_ports, port;
 	double elapsed;
 	int ret, status = 1;
@@ -616,11 +619,18 @@ main(int argc, char **argv)
 		status = EXIT_USAGE;
 		goto out;
 	}
-	mp = create_pool(nb_ports, nb_fwd, nb_ports * fwd_cfg.nb_rxq);
-	if (mp == NULL) {
-		status = fwd_cfg.nb_mbufs != 0 ? EXIT_USAGE : 1;
+	need = mbufs_needed(nb_ports, nb_fwd, nb_ports * fwd_cfg.nb_rxq);
+	if (fwd_cfg.nb_mbufs != 0 && fwd_cfg.nb_mbufs < need) {
+		fprintf(stderr, "%s: --mbufs %u is fewer than the %u the rings, caches and "
+			"bursts can hold: forwarding would stall (see --help)\n", prog,
+			fwd_cfg.nb_mbufs, need);
+		status = EXIT_USAGE;
 		goto out;
 	}
+	mp = create_pool(fwd_cfg.nb_mbufs != 0 ? fwd_cfg.nb_mbufs :
+			 RTE_MAX(need, (uint32_t)MIN_MBUFS));
+	if (mp == NULL)
+		goto out;
 	port_conf = (struct app_port_conf){
 		.nb_rxq = fwd_cfg.nb_rxq,
 		.nb_txq = fwd_cfg.nb_txq,

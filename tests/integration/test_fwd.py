@@ -352,6 +352,9 @@ def test_fwd_bad_arguments_print_usage_and_exit_2():
     # A port named that does not exist: found once EAL has probed.
     res = Fwd(["net_null0"], ["--port-mode", "3,txonly"]).run()
     assert res.returncode == 2 and "no such port" in res.stderr, report(res)
+    # Too few mbufs for the rings would stall forwarding: refused.
+    res = Fwd(["net_null0"], ["--mbufs", "100"]).run()
+    assert res.returncode == 2 and "--mbufs 100 is fewer than" in res.stderr, report(res)
 
 
 def test_fwd_help_and_eal_errors():
