@@ -13,6 +13,7 @@
  * as a link comes up (memif) is not lost.
  */
 
+#include <errno.h>
 #include <string.h>
 
 #include <rte_branch_prediction.h>
