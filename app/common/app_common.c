@@ -48,6 +48,8 @@ app_port_start(uint16_t port, const struct app_port_conf *conf, struct rte_mempo
 		eth_conf.rx_adv_conf.rss_conf.rss_hf = info.flow_type_rss_offloads &
 			(RTE_ETH_RSS_IP | RTE_ETH_RSS_TCP | RTE_ETH_RSS_UDP);
 	}
+	if (conf->mtu != 0)
+		eth_conf.rxmode.mtu = conf->mtu;
 	if (info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE)
 		eth_conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE;
 	ret = rte_eth_dev_configure(port, conf->nb_rxq, conf->nb_txq, &eth_conf);

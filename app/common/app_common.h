@@ -23,6 +23,7 @@ struct app_port_conf {
 	uint16_t nb_rxd;
 	uint16_t nb_txd;
 	bool promisc;
+	uint16_t mtu;		/* 0: the port's default */
 };
 
 /*
