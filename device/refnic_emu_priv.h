@@ -172,16 +172,18 @@ struct refnic_emu {
 
 /*
  * The engine thread running this code: 0 for the first engine and for
- * control threads, which hold every engine's lock.
+ * control threads, which hold every engine's lock. Read per frame: the
+ * initial-exec model makes it one load, not a call.
  */
-RTE_DECLARE_PER_LCORE(unsigned int, refnic_engine_id);
+extern __thread unsigned int refnic_engine_id
+	__attribute__((tls_model("initial-exec")));
 /* More than one engine thread runs: RX queues need their locks. */
 extern bool refnic_engines_shared;
 
 static inline struct refnic_emu_shard *
 emu_shard(struct refnic_emu *emu)
 {
-	return &emu->shard[RTE_PER_LCORE(refnic_engine_id)];
+	return &emu->shard[refnic_engine_id];
 }
 
 static inline struct refnic_hw_stats *

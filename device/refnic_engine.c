@@ -57,7 +57,7 @@ static unsigned int engine_users;	/* devices */
 static bool engine_stop;
 static int engine_kick_fd = -1;
 
-RTE_DEFINE_PER_LCORE(unsigned int, refnic_engine_id);
+__thread unsigned int refnic_engine_id __attribute__((tls_model("initial-exec")));
 static RTE_DEFINE_PER_LCORE(bool, is_engine);
 bool refnic_engines_shared;
 
@@ -248,7 +248,7 @@ engine_main(void *arg)
 	uint64_t last_work = rte_get_tsc_cycles();
 	unsigned int k = (uintptr_t)arg;
 
-	RTE_PER_LCORE(refnic_engine_id) = k;
+	refnic_engine_id = k;
 	RTE_PER_LCORE(is_engine) = true;
 	prctl(PR_SET_TIMERSLACK, ENGINE_TIMER_SLACK_NS);
 	pthread_mutex_lock(&engines[k].mutex);
