@@ -32,7 +32,7 @@ struct tap_cable {
 	int fd;
 	bool unplugged;
 	char ifname[IFNAMSIZ];
-	uint8_t buf[REFNIC_MAX_FRAME_LEN];
+	uint8_t buf[REFNIC_MAX_FRAME_LEN + 1];	/* one more: longer frames show */
 };
 
 static void
@@ -73,7 +73,9 @@ tap_rx_service(struct refnic_cable *c, struct refnic_emu *emu, uint64_t now __rt
 		len = read(tc->fd, tc->buf, sizeof(tc->buf));
 		if (len <= 0)
 			break;
-		if (tc->unplugged || len < EMU_ETH_HLEN) {
+		/* The kernel cuts what does not fit: a frame longer than any
+		 * the port takes is dropped, not delivered cut. */
+		if (tc->unplugged || len < EMU_ETH_HLEN || len > REFNIC_MAX_FRAME_LEN) {
 			emu_stats(emu)->cable_rx_dropped++;
 			continue;
 		}
@@ -113,7 +115,8 @@ tap_detach(struct refnic_cable *c, struct refnic_emu *emu __rte_unused)
 {
 	struct tap_cable *tc = (struct tap_cable *)c;
 
-	/* The kernel removes the interface with its last fd. */
+	/* The kernel removes the interface with its last fd, unless it was
+	 * made persistent (ip tuntap add) before. */
 	close(tc->fd);
 	free(tc);
 }

@@ -309,17 +309,15 @@ refnic_emu_create(const char *name, const struct refnic_emu_params *params,
 	ret = refnic_engine_get(params->engines);
 	if (ret != 0)
 		goto fail_unlock;
-	emu->link->kick_fd = refnic_engine_kick_fd();
 	ret = refnic_cable_attach(emu, params->cable);
 	if (ret != 0) {
 		refnic_engine_put();
 		goto fail_unlock;
 	}
-	/* Dozing engines have not flagged this link yet: assume they doze, and
-	 * wake them so that they look at the new device. */
-	emu->link->engine_dozing = refnic_engine_all_dozing();
+	refnic_engine_link_init(emu);
 	TAILQ_INSERT_TAIL(&refnic_emu_devices, emu, next);
-	eventfd_write(emu->link->kick_fd, 1);
+	/* Dozing engines look at the new device. */
+	refnic_engine_kick_all();
 	refnic_emu_unlock();
 
 	EMU_LOG(INFO, "%s: created, profile %s, %u queue pairs, %u engine%s, cable %s",

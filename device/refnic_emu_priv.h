@@ -312,8 +312,8 @@ void refnic_emu_unlock(void);
 /* The first engine, changing what the others read: their locks too. */
 void refnic_engine_lock_others(void);
 void refnic_engine_unlock_others(void);
-int refnic_engine_kick_fd(void);
-/* engine_dozing value that makes the next trapped write kick every engine. */
-uint32_t refnic_engine_all_dozing(void);
+/* A new device's link: the engines' kick fds; then kick them all. */
+void refnic_engine_link_init(struct refnic_emu *emu);
+void refnic_engine_kick_all(void);
 
 #endif /* _REFNIC_EMU_PRIV_H_ */

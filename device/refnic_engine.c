@@ -14,9 +14,10 @@
  */
 
 #include <errno.h>
-#include <stdio.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
 #include <sys/eventfd.h>
 #include <sys/prctl.h>
 #include <unistd.h>
@@ -42,24 +43,33 @@
 
 struct refnic_emu_list refnic_emu_devices = TAILQ_HEAD_INITIALIZER(refnic_emu_devices);
 
-/* One engine thread. Its lock is held while it works, dropped while it dozes. */
+/*
+ * One engine thread. Its lock is held while it works, dropped while it
+ * dozes on its own kick eventfd, which the emulated BAR writes when the
+ * engine's bit is set in a link's engine_dozing.
+ */
 struct engine {
 	pthread_mutex_t mutex;
 	unsigned int lock_waiters;	/* threads waiting for its lock */
+	int kick_fd;
 	pthread_t thread;
 } __rte_cache_aligned;
 
 static struct engine engines[REFNIC_EMU_MAX_ENGINES] = {
-	[0 ... REFNIC_EMU_MAX_ENGINES - 1] = { .mutex = PTHREAD_MUTEX_INITIALIZER },
+	[0 ... REFNIC_EMU_MAX_ENGINES - 1] = { .mutex = PTHREAD_MUTEX_INITIALIZER, .kick_fd = -1 },
 };
+/* Control threads, one at a time: held across an engine shutdown too. */
+static pthread_mutex_t control_mutex = PTHREAD_MUTEX_INITIALIZER;
 static unsigned int nb_engines;		/* threads running */
 static unsigned int engine_users;	/* devices */
 static bool engine_stop;
-static int engine_kick_fd = -1;
 
 __thread unsigned int refnic_engine_id __attribute__((tls_model("initial-exec")));
 static RTE_DEFINE_PER_LCORE(bool, is_engine);
 bool refnic_engines_shared;
+
+_Static_assert(REFNIC_EMU_MAX_ENGINES <= REFNIC_EMU_LINK_MAX_ENGINES,
+	       "every engine has a kick fd in the link");
 
 /* Waiters announce themselves so that a busy engine lets them in. */
 static void
@@ -70,18 +80,18 @@ engine_lock(unsigned int k)
 	__atomic_fetch_sub(&engines[k].lock_waiters, 1, __ATOMIC_RELAXED);
 }
 
+/* The waiter may share the engine's CPU: give it the CPU, not just the lock. */
 static void
 engine_yield_lock(unsigned int k)
 {
 	pthread_mutex_unlock(&engines[k].mutex);
 	while (__atomic_load_n(&engines[k].lock_waiters, __ATOMIC_RELAXED) != 0)
-		rte_pause();
+		sched_yield();
 	pthread_mutex_lock(&engines[k].mutex);
 }
 
-/* Control threads hold every engine's lock, taken in order: nothing runs. */
-void
-refnic_emu_lock(void)
+static void
+engines_lock_all(void)
 {
 	unsigned int k;
 
@@ -89,13 +99,28 @@ refnic_emu_lock(void)
 		engine_lock(k);
 }
 
-void
-refnic_emu_unlock(void)
+static void
+engines_unlock_all(void)
 {
 	unsigned int k = REFNIC_EMU_MAX_ENGINES;
 
 	while (k-- > 0)
 		pthread_mutex_unlock(&engines[k].mutex);
+}
+
+/* Control threads hold every engine's lock, taken in order: nothing runs. */
+void
+refnic_emu_lock(void)
+{
+	pthread_mutex_lock(&control_mutex);
+	engines_lock_all();
+}
+
+void
+refnic_emu_unlock(void)
+{
+	engines_unlock_all();
+	pthread_mutex_unlock(&control_mutex);
 }
 
 /*
@@ -109,9 +134,11 @@ refnic_engine_lock_others(void)
 {
 	unsigned int k;
 
-	if (RTE_PER_LCORE(is_engine))
-		for (k = 1; k < nb_engines; k++)
-			engine_lock(k);
+	if (!RTE_PER_LCORE(is_engine))
+		return;
+	RTE_VERIFY(refnic_engine_id == 0);
+	for (k = 1; k < nb_engines; k++)
+		engine_lock(k);
 }
 
 void
@@ -119,15 +146,17 @@ refnic_engine_unlock_others(void)
 {
 	unsigned int k;
 
-	if (RTE_PER_LCORE(is_engine))
-		for (k = nb_engines; k-- > 1;)
-			pthread_mutex_unlock(&engines[k].mutex);
+	if (!RTE_PER_LCORE(is_engine))
+		return;
+	for (k = nb_engines; k-- > 1;)
+		pthread_mutex_unlock(&engines[k].mutex);
 }
 
-int
-refnic_engine_kick_fd(void)
+/* Engine k serves the device: all of them serve control, some its queues. */
+static inline bool
+engine_serves(unsigned int k, const struct refnic_emu *emu)
 {
-	return engine_kick_fd;
+	return k < emu->params.engines;
 }
 
 /* Any trapped write since engine k's last pass? Called with its lock held. */
@@ -137,30 +166,49 @@ engine_writes_pending(unsigned int k)
 	struct refnic_emu *emu;
 
 	TAILQ_FOREACH(emu, &refnic_emu_devices, next)
-		if (__atomic_load_n(&emu->link->write_seq, __ATOMIC_SEQ_CST) !=
+		if (engine_serves(k, emu) &&
+		    __atomic_load_n(&emu->link->write_seq, __ATOMIC_SEQ_CST) !=
 		    emu->shard[k].write_seq_seen)
 			return true;
 	return false;
 }
 
-/* Each engine has a bit in every link's engine_dozing: any bit set, the
- * BAR accessor kicks. */
+/* Engine k's bit in the engine_dozing of the links it serves: any bit set,
+ * the BAR accessor kicks that engine. */
 static void
 engine_set_dozing(unsigned int k, bool dozing)
 {
 	struct refnic_emu *emu;
 
-	TAILQ_FOREACH(emu, &refnic_emu_devices, next)
+	TAILQ_FOREACH(emu, &refnic_emu_devices, next) {
+		if (!engine_serves(k, emu))
+			continue;
 		if (dozing)
 			__atomic_fetch_or(&emu->link->engine_dozing, 1u << k, __ATOMIC_SEQ_CST);
 		else
 			__atomic_fetch_and(&emu->link->engine_dozing, ~(1u << k), __ATOMIC_SEQ_CST);
+	}
 }
 
-uint32_t
-refnic_engine_all_dozing(void)
+/* A new device's link: where to kick each engine. Dozing engines have not
+ * flagged it yet, so they count as dozing; the caller kicks them. */
+void
+refnic_engine_link_init(struct refnic_emu *emu)
 {
-	return (1u << nb_engines) - 1;
+	unsigned int k;
+
+	for (k = 0; k < REFNIC_EMU_LINK_MAX_ENGINES; k++)
+		emu->link->kick_fd[k] = k < nb_engines ? engines[k].kick_fd : -1;
+	emu->link->engine_dozing = (1u << RTE_MIN(nb_engines, emu->params.engines)) - 1;
+}
+
+void
+refnic_engine_kick_all(void)
+{
+	unsigned int k;
+
+	for (k = 0; k < nb_engines; k++)
+		eventfd_write(engines[k].kick_fd, 1);
 }
 
 /*
@@ -208,7 +256,7 @@ engine_doze(unsigned int k, uint64_t now, uint64_t next_due_tsc)
 {
 	uint64_t wait_us = ENGINE_MAX_DOZE_US;
 	struct pollfd pfd[1 + ENGINE_MAX_CABLE_FDS] = {
-		{ .fd = engine_kick_fd, .events = POLLIN },
+		{ .fd = engines[k].kick_fd, .events = POLLIN },
 	};
 	struct timespec ts;
 	eventfd_t drain;
@@ -231,9 +279,8 @@ engine_doze(unsigned int k, uint64_t now, uint64_t next_due_tsc)
 		ts.tv_sec = wait_us / 1000000;
 		ts.tv_nsec = (wait_us % 1000000) * 1000;
 		pthread_mutex_unlock(&engines[k].mutex);
-		/* Every dozing engine wakes on a kick; one of them drains it. */
 		if (ppoll(pfd, 1 + nb_cable_fds, &ts, NULL) > 0 && (pfd[0].revents & POLLIN))
-			eventfd_read(engine_kick_fd, &drain);
+			eventfd_read(engines[k].kick_fd, &drain);
 		pthread_mutex_lock(&engines[k].mutex);
 	}
 	if (k == 0)
@@ -332,22 +379,48 @@ engine_start(unsigned int k)
 	return 0;
 }
 
-/* Stop every engine; called with all locks held, drops them meanwhile. */
+/* Stop every engine; called with all locks held. The engines' own locks
+ * are dropped while they wind down; the control lock is kept, so no other
+ * control thread starts engines meanwhile. */
 static void
 engines_stop(void)
 {
 	unsigned int k;
 
 	engine_stop = true;
-	eventfd_write(engine_kick_fd, 1);
-	refnic_emu_unlock();
+	refnic_engine_kick_all();
+	engines_unlock_all();
 	for (k = 0; k < nb_engines; k++)
 		pthread_join(engines[k].thread, NULL);
-	refnic_emu_lock();
+	engines_lock_all();
+	for (k = 0; k < nb_engines; k++) {
+		close(engines[k].kick_fd);
+		engines[k].kick_fd = -1;
+	}
 	nb_engines = 0;
 	refnic_engines_shared = false;
-	close(engine_kick_fd);
-	engine_kick_fd = -1;
+}
+
+/* Start engine k, and tell the links there is one more engine to kick. */
+static int
+engine_add(unsigned int k)
+{
+	struct refnic_emu *emu;
+	int ret;
+
+	engines[k].kick_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (engines[k].kick_fd < 0)
+		return -errno;
+	/* Born on its cores: not a moment on the creator's, where it may spin. */
+	ret = engine_start(k);
+	if (ret != 0) {
+		close(engines[k].kick_fd);
+		engines[k].kick_fd = -1;
+		return ret;
+	}
+	TAILQ_FOREACH(emu, &refnic_emu_devices, next)
+		emu->link->kick_fd[k] = engines[k].kick_fd;
+	return 0;
 }
 
 /* A device served by `want` engines arrives; called with all locks held. */
@@ -356,18 +429,10 @@ refnic_engine_get(unsigned int want)
 {
 	int ret = 0;
 
-	if (engine_users == 0) {
-		engine_kick_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-		if (engine_kick_fd < 0) {
-			ret = -errno;
-			EMU_LOG(ERR, "cannot start the device engine: %s", strerror(-ret));
-			return ret;
-		}
+	if (engine_users == 0)
 		engine_stop = false;
-	}
-	/* Born on its cores: not a moment on the creator's, where it may spin. */
 	while (nb_engines < want) {
-		ret = engine_start(nb_engines);
+		ret = engine_add(nb_engines);
 		if (ret != 0)
 			break;
 		nb_engines++;
@@ -383,7 +448,7 @@ refnic_engine_get(unsigned int want)
 	return 0;
 }
 
-/* Called with all locks held; drops them while the engines wind down. */
+/* Called with all locks held; the engines go with the last device. */
 void
 refnic_engine_put(void)
 {
