@@ -25,7 +25,8 @@ on_signal(int sig __rte_unused)
 void
 app_signals_install(void)
 {
-	struct sigaction sa = { .sa_handler = on_signal };
+	/* A second signal is not caught: it ends a stop that hangs. */
+	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESETHAND };
 
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);

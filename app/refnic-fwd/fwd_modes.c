@@ -193,64 +193,62 @@ eth_hdr(struct rte_mbuf *m)
 	return rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
 }
 
-static void
-fwd_io(struct fwd_stream *s)
+/* mac: the TX port's address as source, its peer's as destination. */
+static inline void
+rewrite_mac(const struct fwd_stream *s, struct rte_ether_hdr *eth)
+{
+	rte_ether_addr_copy(&s->eth_dst, &eth->dst_addr);
+	rte_ether_addr_copy(&s->eth_src, &eth->src_addr);
+}
+
+static inline void
+rewrite_macswap(const struct fwd_stream *s __rte_unused, struct rte_ether_hdr *eth)
+{
+	struct rte_ether_addr tmp;
+
+	rte_ether_addr_copy(&eth->dst_addr, &tmp);
+	rte_ether_addr_copy(&eth->src_addr, &eth->dst_addr);
+	rte_ether_addr_copy(&tmp, &eth->src_addr);
+}
+
+/* Receive a burst, rewrite each frame's Ethernet header (if asked), send it on. */
+static inline void
+fwd_rewrite(struct fwd_stream *s,
+	    void (*rewrite)(const struct fwd_stream *, struct rte_ether_hdr *))
 {
 	struct rte_mbuf *pkts[FWD_MAX_BURST];
-	uint16_t n;
+	struct rte_ether_hdr *eth;
+	uint16_t n, i;
 
 	if (unlikely(s->nb_pending > 0))
 		tx_pending(s);
 	n = rx_burst(s, pkts);
+	if (n == 0)
+		return;
+	for (i = 0; rewrite != NULL && i < n; i++) {
+		eth = eth_hdr(pkts[i]);
+		if (eth != NULL)
+			rewrite(s, eth);
+	}
+	tx_or_drop(s, pkts, n);
+}
 
-	if (n > 0)
-		tx_or_drop(s, pkts, n);
+static void
+fwd_io(struct fwd_stream *s)
+{
+	fwd_rewrite(s, NULL);
 }
 
 static void
 fwd_mac(struct fwd_stream *s)
 {
-	struct rte_mbuf *pkts[FWD_MAX_BURST];
-	struct rte_ether_hdr *eth;
-	uint16_t n, i;
-
-	if (unlikely(s->nb_pending > 0))
-		tx_pending(s);
-	n = rx_burst(s, pkts);
-	if (n == 0)
-		return;
-	for (i = 0; i < n; i++) {
-		eth = eth_hdr(pkts[i]);
-		if (eth == NULL)
-			continue;
-		rte_ether_addr_copy(&s->eth_dst, &eth->dst_addr);
-		rte_ether_addr_copy(&s->eth_src, &eth->src_addr);
-	}
-	tx_or_drop(s, pkts, n);
+	fwd_rewrite(s, rewrite_mac);
 }
 
 static void
 fwd_macswap(struct fwd_stream *s)
 {
-	struct rte_mbuf *pkts[FWD_MAX_BURST];
-	struct rte_ether_hdr *eth;
-	struct rte_ether_addr tmp;
-	uint16_t n, i;
-
-	if (unlikely(s->nb_pending > 0))
-		tx_pending(s);
-	n = rx_burst(s, pkts);
-	if (n == 0)
-		return;
-	for (i = 0; i < n; i++) {
-		eth = eth_hdr(pkts[i]);
-		if (eth == NULL)
-			continue;
-		rte_ether_addr_copy(&eth->dst_addr, &tmp);
-		rte_ether_addr_copy(&eth->src_addr, &eth->dst_addr);
-		rte_ether_addr_copy(&tmp, &eth->src_addr);
-	}
-	tx_or_drop(s, pkts, n);
+	fwd_rewrite(s, rewrite_macswap);
 }
 
 static void

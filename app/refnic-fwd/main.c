@@ -362,12 +362,14 @@ init_ports(void)
 }
 
 /* Full rings, per-lcore caches, two bursts per stream (received; generated, kept). */
-static uint32_t
+static uint64_t
 mbufs_needed(uint16_t nb_ports, unsigned int nb_fwd_lcores, unsigned int nb_streams)
 {
-	return (uint32_t)nb_ports *
-		(fwd_cfg.nb_rxq * fwd_cfg.nb_rxd + fwd_cfg.nb_txq * fwd_cfg.nb_txd) +
-		(nb_fwd_lcores + 1) * MBUF_CACHE + nb_streams * 2 * fwd_cfg.burst;
+	return (uint64_t)nb_ports *
+		((uint64_t)fwd_cfg.nb_rxq * fwd_cfg.nb_rxd +
+		 (uint64_t)fwd_cfg.nb_txq * fwd_cfg.nb_txd) +
+		(uint64_t)(nb_fwd_lcores + 1) * MBUF_CACHE +
+		(uint64_t)nb_streams * 2 * fwd_cfg.burst;
 }
 
 static struct rte_mempool *
@@ -574,7 +576,7 @@ main(int argc, char **argv)
 	struct rte_mempool *mp = NULL;
 	unsigned int nb_fwd, nb_lcores = 0, l;
 	const char *stopped_by;
-	uint32_t need;
+	uint64_t need;
 	uint16_t nb_ports, port;
 	double elapsed;
 	int ret, status = 1;
@@ -621,14 +623,20 @@ main(int argc, char **argv)
 	}
 	need = mbufs_needed(nb_ports, nb_fwd, nb_ports * fwd_cfg.nb_rxq);
 	if (fwd_cfg.nb_mbufs != 0 && fwd_cfg.nb_mbufs < need) {
-		fprintf(stderr, "%s: --mbufs %u is fewer than the %u the rings, caches and "
-			"bursts can hold: forwarding would stall (see --help)\n", prog,
+		fprintf(stderr, "%s: --mbufs %u is fewer than the %" PRIu64 " the rings, caches "
+			"and bursts can hold: forwarding would stall (see --help)\n", prog,
 			fwd_cfg.nb_mbufs, need);
 		status = EXIT_USAGE;
 		goto out;
 	}
+	if (need > UINT32_MAX) {
+		fprintf(stderr, "%s: the rings, caches and bursts would hold %" PRIu64
+			" mbufs: too many for one pool\n", prog, need);
+		status = EXIT_USAGE;
+		goto out;
+	}
 	mp = create_pool(fwd_cfg.nb_mbufs != 0 ? fwd_cfg.nb_mbufs :
-			 RTE_MAX(need, (uint32_t)MIN_MBUFS));
+			 RTE_MAX((uint32_t)need, (uint32_t)MIN_MBUFS));
 	if (mp == NULL)
 		goto out;
 	port_conf = (struct app_port_conf){
