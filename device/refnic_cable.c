@@ -51,7 +51,7 @@ local_tx(struct refnic_cable *c, struct refnic_emu *emu, const struct refnic_fra
 	struct refnic_emu *peer = local_peer((struct local_cable *)c, emu);
 
 	if (peer == NULL)
-		emu->stats.cable_tx_dropped++;
+		emu_stats(emu)->cable_tx_dropped++;
 	else
 		refnic_emu_rx_frame(peer, f);
 }

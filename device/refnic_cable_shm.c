@@ -8,12 +8,16 @@
  * single-consumer ring of frame slots, lock-free: the sending engine owns
  * its tail, the receiving engine its head.
  *
- * The first two ports to name the cable take its two ends. An end whose
- * process is gone (even killed) is free again, so either side may restart:
- * the other side sees its link go down when the process goes, and down and
- * up when a new one takes the end. Every slot says which attachment of each
- * end it was sent from and to (generation numbers), so a frame sent by or
- * to a previous process is never delivered.
+ * The first two ports to name the cable take its two ends. Holding an end
+ * is holding a lock on its byte of the file (an open file description
+ * lock): the kernel drops it when the process goes, even killed, so the end
+ * is free again and either side may restart. The other side sees its link
+ * go down when the process goes, and down and up when a new one takes the
+ * end. Every slot says which attachment of each end it was sent from and to
+ * (generation numbers), so a frame sent by or to a previous process is
+ * never delivered. Everything in the file is the other process's to
+ * scribble on: it is checked, and frames are copied out before they are
+ * looked at.
  *
  * An engine that dozes is woken by a datagram on an abstract unix socket of
  * its end, sent by the other engine only when the end says it dozes.
@@ -21,7 +25,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +47,8 @@
 #define SHM_SLOT_DATA		RTE_ALIGN_CEIL(REFNIC_MAX_FRAME_LEN, 64)
 #define SHM_RX_BUDGET		64		/* frames per engine pass */
 #define SHM_LIVENESS_US		20000		/* how often a silent peer is checked */
+#define SHM_OPEN_TRIES		3		/* the file removed while we opened it */
+#define SHM_WAKE_DRAIN		64		/* wake-ups read per doze, at most */
 
 struct shm_slot {
 	uint32_t len;
@@ -61,7 +66,7 @@ struct shm_ring {
 };
 
 struct shm_end {
-	int32_t pid;			/* process holding the end, 0: free */
+	int32_t pid;			/* process holding the end, 0: free (for logs) */
 	uint32_t gen;			/* bumped by every attachment */
 	uint32_t dozing;		/* its engine sleeps: send a wake-up */
 } __rte_cache_aligned;
@@ -71,6 +76,7 @@ struct shm_layout {
 	uint32_t version;
 	uint32_t nb_slots;
 	uint32_t slot_size;
+	uint64_t size;			/* of the whole layout */
 	uint32_t unplugged;		/* pulled, by either side */
 	struct shm_end end[2] __rte_cache_aligned;
 	struct shm_ring ring[2];	/* ring[i]: frames to end i */
@@ -87,10 +93,14 @@ struct shm_cable {
 	unsigned int me;		/* our end: 0 or 1 */
 	uint32_t my_gen;
 	bool peer_up;			/* as last seen */
-	int32_t peer_pid;
 	uint32_t peer_gen;
 	uint32_t tx_tail;		/* next slot to fill, not yet published */
+	/* One producer, whichever engine sends; peer_up and peer_gen, which
+	 * senders read, change under it too. */
+	rte_spinlock_t tx_lock;
 	uint64_t next_liveness_tsc;
+	bool corrupt_logged;
+	uint8_t rx_buf[SHM_SLOT_DATA];	/* a frame, out of the peer's reach */
 };
 
 static inline unsigned int
@@ -99,10 +109,22 @@ peer_of(const struct shm_cable *sc)
 	return sc->me ^ 1;
 }
 
-static bool
-process_alive(int32_t pid)
+/* Take (F_WRLCK) or give back (F_UNLCK) end e: a lock on byte e. */
+static int
+end_lock(int fd, unsigned int e, short type)
 {
-	return pid > 0 && (kill(pid, 0) == 0 || errno != ESRCH);
+	struct flock fl = { .l_type = type, .l_whence = SEEK_SET, .l_start = e, .l_len = 1 };
+
+	return fcntl(fd, F_OFD_SETLK, &fl) == 0 ? 0 : -errno;
+}
+
+/* Does another open file description hold end e? Its process is alive. */
+static bool
+end_held(int fd, unsigned int e)
+{
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = e, .l_len = 1 };
+
+	return fcntl(fd, F_OFD_GETLK, &fl) == 0 && fl.l_type != F_UNLCK;
 }
 
 /* The abstract socket address of an end: no file to clean up, freed by
@@ -149,24 +171,28 @@ shm_check_peer(struct shm_cable *sc, struct refnic_emu *emu, uint64_t now)
 	const struct shm_end *pe = &sc->shm->end[peer_of(sc)];
 	int32_t pid = __atomic_load_n(&pe->pid, __ATOMIC_ACQUIRE);
 	uint32_t gen = __atomic_load_n(&pe->gen, __ATOMIC_ACQUIRE);
-	bool replaced = pid != sc->peer_pid || gen != sc->peer_gen;
+	bool replaced = gen != sc->peer_gen;
 	bool up = sc->peer_up;
 
 	if (pid == 0) {
 		up = false;
 	} else if (replaced || now >= sc->next_liveness_tsc) {
-		/* A killed process leaves its pid behind: ask the kernel. */
+		/* A killed process cannot say it left: is its end still held? */
 		sc->next_liveness_tsc = now + refnic_emu_us_to_tsc(SHM_LIVENESS_US);
-		up = process_alive(pid);
+		up = end_held(sc->fd, peer_of(sc));
 	}
+	if (up == sc->peer_up && !replaced)
+		goto link;
+	rte_spinlock_lock(&sc->tx_lock);
 	if (replaced && up && sc->peer_up) {
 		/* Restarted between two looks: the port still sees it go. */
 		sc->peer_up = false;
 		refnic_emu_update_link(emu);
 	}
-	sc->peer_pid = pid;
 	sc->peer_gen = gen;
 	sc->peer_up = up;
+	rte_spinlock_unlock(&sc->tx_lock);
+link:
 	/* Also follows a cable pulled on the other side. */
 	if (emu->link_up != shm_link_up(&sc->c, emu))
 		refnic_emu_update_link(emu);
@@ -181,9 +207,11 @@ shm_tx(struct refnic_cable *c, struct refnic_emu *emu, const struct refnic_frame
 	uint32_t off = 0;
 	uint16_t s;
 
+	rte_spinlock_lock(&sc->tx_lock);
 	if (!shm_link_up(c, emu) || f->len > SHM_SLOT_DATA ||
 	    sc->tx_tail - __atomic_load_n(&ring->head, __ATOMIC_ACQUIRE) >= SHM_SLOTS) {
-		emu->stats.cable_tx_dropped++;
+		rte_spinlock_unlock(&sc->tx_lock);
+		emu_stats(emu)->cable_tx_dropped++;
 		return;
 	}
 	slot = &ring->slot[sc->tx_tail % SHM_SLOTS];
@@ -195,6 +223,7 @@ shm_tx(struct refnic_cable *c, struct refnic_emu *emu, const struct refnic_frame
 	slot->src_gen = sc->my_gen;
 	slot->dst_gen = sc->peer_gen;
 	sc->tx_tail++;
+	rte_spinlock_unlock(&sc->tx_lock);
 }
 
 static void
@@ -203,11 +232,18 @@ shm_tx_flush(struct refnic_cable *c, struct refnic_emu *emu __rte_unused)
 	struct shm_cable *sc = (struct shm_cable *)c;
 	struct shm_ring *ring = &sc->shm->ring[peer_of(sc)];
 
-	if (sc->tx_tail == ring->tail)
+	bool kick;
+
+	rte_spinlock_lock(&sc->tx_lock);
+	if (sc->tx_tail == ring->tail) {
+		rte_spinlock_unlock(&sc->tx_lock);
 		return;
+	}
 	/* Dekker with the peer's doze: publish, then read its flag. */
 	__atomic_store_n(&ring->tail, sc->tx_tail, __ATOMIC_SEQ_CST);
-	if (__atomic_load_n(&sc->shm->end[peer_of(sc)].dozing, __ATOMIC_SEQ_CST))
+	kick = __atomic_load_n(&sc->shm->end[peer_of(sc)].dozing, __ATOMIC_SEQ_CST);
+	rte_spinlock_unlock(&sc->tx_lock);
+	if (kick)
 		shm_kick_peer(sc);
 }
 
@@ -224,22 +260,27 @@ shm_rx_service(struct refnic_cable *c, struct refnic_emu *emu, uint64_t now)
 	tail = __atomic_load_n(&ring->tail, __ATOMIC_ACQUIRE);
 	shm_check_peer(sc, emu, now);
 	if (tail - head > SHM_SLOTS) {
-		EMU_LOG(ERR, "%s: shm cable ring corrupt (head %u, tail %u): emptied",
-			emu->name, head, tail);
-		emu->stats.cable_rx_dropped += SHM_SLOTS;
+		if (!sc->corrupt_logged)
+			EMU_LOG(ERR, "%s: shm cable ring corrupt (head %u, tail %u): emptied",
+				emu->name, head, tail);
+		sc->corrupt_logged = true;
+		emu_stats(emu)->cable_rx_dropped += SHM_SLOTS;
 		__atomic_store_n(&ring->head, tail, __ATOMIC_RELEASE);
 		return 1;
 	}
 	while (head != tail && n < SHM_RX_BUDGET) {
 		const struct shm_slot *slot = &ring->slot[head % SHM_SLOTS];
-		uint32_t len = slot->len;
+		uint32_t len = __atomic_load_n(&slot->len, __ATOMIC_RELAXED);
 
-		if (!sc->peer_up || slot->src_gen != sc->peer_gen ||
-		    slot->dst_gen != sc->my_gen || len < EMU_ETH_HLEN || len > SHM_SLOT_DATA) {
-			emu->stats.cable_rx_dropped++;
+		if (!sc->peer_up || len < EMU_ETH_HLEN || len > SHM_SLOT_DATA ||
+		    __atomic_load_n(&slot->src_gen, __ATOMIC_RELAXED) != sc->peer_gen ||
+		    __atomic_load_n(&slot->dst_gen, __ATOMIC_RELAXED) != sc->my_gen) {
+			emu_stats(emu)->cable_rx_dropped++;
 		} else {
+			/* Parsed once, as copied: the peer may write the slot. */
+			memcpy(sc->rx_buf, slot->data, len);
 			f.len = len;
-			f.seg[0] = slot->data;
+			f.seg[0] = sc->rx_buf;
 			f.seg_len[0] = len;
 			refnic_emu_rx_frame(emu, &f);
 		}
@@ -281,8 +322,11 @@ shm_doze_end(struct refnic_cable *c)
 	struct shm_cable *sc = (struct shm_cable *)c;
 	char buf[64];
 
+	unsigned int n = 0;
+
 	__atomic_store_n(&sc->shm->end[sc->me].dozing, 0, __ATOMIC_RELAXED);
-	while (recv(sc->sock, buf, sizeof(buf), MSG_DONTWAIT) > 0)
+	/* Anyone may send to an abstract socket: read a bounded number. */
+	while (n++ < SHM_WAKE_DRAIN && recv(sc->sock, buf, sizeof(buf), MSG_DONTWAIT) > 0)
 		;
 }
 
@@ -306,8 +350,9 @@ shm_detach(struct refnic_cable *c, struct refnic_emu *emu __rte_unused)
 
 	flock(sc->fd, LOCK_EX);
 	__atomic_store_n(&mine->pid, 0, __ATOMIC_RELEASE);
+	end_lock(sc->fd, sc->me, F_UNLCK);
 	/* The last one out removes the cable; a restarting side makes a new one. */
-	if (!process_alive(__atomic_load_n(&sc->shm->end[peer_of(sc)].pid, __ATOMIC_ACQUIRE)))
+	if (!end_held(sc->fd, peer_of(sc)))
 		shm_unlink(sc->path);
 	flock(sc->fd, LOCK_UN);
 	shm_kick_peer(sc);
@@ -325,17 +370,45 @@ static const struct refnic_cable_ops shm_cable_ops = {
 	.detach = shm_detach,
 };
 
+static bool
+shm_in_use(int fd)
+{
+	return end_held(fd, 0) || end_held(fd, 1);
+}
+
+/*
+ * Called with the file locked, before it is mapped: size it, and refuse a
+ * cable a process with another layout uses (resizing it under that process
+ * would kill it).
+ */
+static int
+shm_size_check(struct shm_cable *sc, const char *emu_name)
+{
+	struct stat st;
+
+	if (fstat(sc->fd, &st) != 0)
+		return -errno;
+	if ((uint64_t)st.st_size == sizeof(struct shm_layout))
+		return 0;
+	if (st.st_size != 0 && shm_in_use(sc->fd)) {
+		EMU_LOG(ERR, "%s: /dev/shm%s is in use with another layout "
+			"(a different refnic version?)", emu_name, sc->path);
+		return -EPROTO;
+	}
+	return ftruncate(sc->fd, sizeof(struct shm_layout)) == 0 ? 0 : -errno;
+}
+
 /* Called with the file locked: lay the cable out if nobody uses it. */
 static int
 shm_layout_check(struct shm_cable *sc, const char *emu_name)
 {
 	struct shm_layout *shm = sc->shm;
-	bool in_use = process_alive(shm->end[0].pid) || process_alive(shm->end[1].pid);
 
 	if (shm->magic == SHM_MAGIC && shm->version == SHM_VERSION &&
-	    shm->nb_slots == SHM_SLOTS && shm->slot_size == sizeof(struct shm_slot))
+	    shm->nb_slots == SHM_SLOTS && shm->slot_size == sizeof(struct shm_slot) &&
+	    shm->size == sizeof(*shm))
 		return 0;
-	if (shm->magic != 0 && in_use) {
+	if (shm->magic != 0 && shm_in_use(sc->fd)) {
 		EMU_LOG(ERR, "%s: /dev/shm%s is in use with another layout "
 			"(a different refnic version?)", emu_name, sc->path);
 		return -EPROTO;
@@ -346,11 +419,12 @@ shm_layout_check(struct shm_cable *sc, const char *emu_name)
 	shm->version = SHM_VERSION;
 	shm->nb_slots = SHM_SLOTS;
 	shm->slot_size = sizeof(struct shm_slot);
+	shm->size = sizeof(*shm);
 	__atomic_store_n(&shm->magic, SHM_MAGIC, __ATOMIC_RELEASE);
 	return 0;
 }
 
-/* Called with the file locked: take a free end, or one whose process died. */
+/* Called with the file locked: take a free end (its byte lock). */
 static int
 shm_take_end(struct shm_cable *sc, const char *emu_name, const char *name)
 {
@@ -359,7 +433,7 @@ shm_take_end(struct shm_cable *sc, const char *emu_name, const char *name)
 	unsigned int e;
 
 	for (e = 0; e < 2; e++)
-		if (!process_alive(shm->end[e].pid))
+		if (end_lock(sc->fd, e, F_WRLCK) == 0)
 			break;
 	if (e == 2) {
 		EMU_LOG(ERR, "%s: cable shm:%s already connects processes %d and %d",
@@ -373,6 +447,9 @@ shm_take_end(struct shm_cable *sc, const char *emu_name, const char *name)
 	__atomic_store_n(&shm->ring[e].head,
 			 __atomic_load_n(&shm->ring[e].tail, __ATOMIC_ACQUIRE), __ATOMIC_RELEASE);
 	sc->tx_tail = shm->ring[peer_of(sc)].tail;
+	/* A cable pulled by processes that are all gone is plugged again. */
+	if (!end_held(sc->fd, peer_of(sc)))
+		shm->unplugged = 0;
 	mine->dozing = 0;
 	__atomic_store_n(&mine->gen, sc->my_gen, __ATOMIC_RELEASE);
 	__atomic_store_n(&mine->pid, (int32_t)getpid(), __ATOMIC_RELEASE);
@@ -395,6 +472,29 @@ shm_open_socket(struct shm_cable *sc, const char *emu_name, const char *name)
 	return 0;
 }
 
+/*
+ * Open the cable's file and lock it. The last process out may remove the
+ * file between our open and our lock: then open again, a new one.
+ */
+static int
+shm_open_locked(struct shm_cable *sc)
+{
+	struct stat st;
+	int tries;
+
+	for (tries = 0; tries < SHM_OPEN_TRIES; tries++) {
+		sc->fd = shm_open(sc->path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+		if (sc->fd < 0)
+			return -errno;
+		flock(sc->fd, LOCK_EX);
+		if (fstat(sc->fd, &st) == 0 && st.st_nlink > 0)
+			return 0;
+		close(sc->fd);
+		sc->fd = -1;
+	}
+	return -EAGAIN;
+}
+
 int
 refnic_cable_shm_attach(struct refnic_emu *emu, const char *name, struct refnic_cable **out)
 {
@@ -405,24 +505,27 @@ refnic_cable_shm_attach(struct refnic_emu *emu, const char *name, struct refnic_
 	if (sc == NULL)
 		return -ENOMEM;
 	sc->c.ops = &shm_cable_ops;
+	rte_spinlock_init(&sc->tx_lock);
 	sc->fd = -1;
 	sc->sock = -1;
 	snprintf(sc->path, sizeof(sc->path), "/refnic-cable-%s", name);
-	sc->fd = shm_open(sc->path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-	if (sc->fd < 0 || ftruncate(sc->fd, sizeof(*sc->shm)) != 0) {
-		ret = -errno;
-		EMU_LOG(ERR, "%s: cable shm:%s: cannot create /dev/shm%s: %s",
-			emu->name, name, sc->path, strerror(errno));
+	ret = shm_open_locked(sc);
+	if (ret != 0) {
+		EMU_LOG(ERR, "%s: cable shm:%s: cannot open /dev/shm%s: %s",
+			emu->name, name, sc->path, strerror(-ret));
 		goto fail;
 	}
-	sc->shm = mmap(NULL, sizeof(*sc->shm), PROT_READ | PROT_WRITE, MAP_SHARED, sc->fd, 0);
-	if (sc->shm == MAP_FAILED) {
-		sc->shm = NULL;
-		ret = -errno;
-		goto fail;
+	ret = shm_size_check(sc, emu->name);
+	if (ret == 0) {
+		sc->shm = mmap(NULL, sizeof(*sc->shm), PROT_READ | PROT_WRITE, MAP_SHARED,
+			       sc->fd, 0);
+		if (sc->shm == MAP_FAILED) {
+			sc->shm = NULL;
+			ret = -errno;
+		}
 	}
-	flock(sc->fd, LOCK_EX);
-	ret = shm_layout_check(sc, emu->name);
+	if (ret == 0)
+		ret = shm_layout_check(sc, emu->name);
 	if (ret == 0)
 		ret = shm_take_end(sc, emu->name, name);
 	flock(sc->fd, LOCK_UN);

@@ -32,7 +32,7 @@ struct tap_cable {
 	int fd;
 	bool unplugged;
 	char ifname[IFNAMSIZ];
-	uint8_t buf[REFNIC_MAX_FRAME_LEN];
+	uint8_t buf[REFNIC_MAX_FRAME_LEN + 1];	/* one more: longer frames show */
 };
 
 static void
@@ -43,7 +43,7 @@ tap_tx(struct refnic_cable *c, struct refnic_emu *emu, const struct refnic_frame
 	uint16_t s;
 
 	if (tc->unplugged) {
-		emu->stats.cable_tx_dropped++;
+		emu_stats(emu)->cable_tx_dropped++;
 		return;
 	}
 	for (s = 0; s < f->nb_segs; s++) {
@@ -53,7 +53,7 @@ tap_tx(struct refnic_cable *c, struct refnic_emu *emu, const struct refnic_frame
 	/* The kernel refuses frames while the interface is down (EIO), or
 	 * when its queue is full: the frame is lost, as on a wire. */
 	if (writev(tc->fd, iov, f->nb_segs) != (ssize_t)f->len)
-		emu->stats.cable_tx_dropped++;
+		emu_stats(emu)->cable_tx_dropped++;
 }
 
 static void
@@ -73,8 +73,10 @@ tap_rx_service(struct refnic_cable *c, struct refnic_emu *emu, uint64_t now __rt
 		len = read(tc->fd, tc->buf, sizeof(tc->buf));
 		if (len <= 0)
 			break;
-		if (tc->unplugged || len < EMU_ETH_HLEN) {
-			emu->stats.cable_rx_dropped++;
+		/* The kernel cuts what does not fit: a frame longer than any
+		 * the port takes is dropped, not delivered cut. */
+		if (tc->unplugged || len < EMU_ETH_HLEN || len > REFNIC_MAX_FRAME_LEN) {
+			emu_stats(emu)->cable_rx_dropped++;
 			continue;
 		}
 		f.len = len;
@@ -113,7 +115,8 @@ tap_detach(struct refnic_cable *c, struct refnic_emu *emu __rte_unused)
 {
 	struct tap_cable *tc = (struct tap_cable *)c;
 
-	/* The kernel removes the interface with its last fd. */
+	/* The kernel removes the interface with its last fd, unless it was
+	 * made persistent (ip tuntap add) before. */
 	close(tc->fd);
 	free(tc);
 }

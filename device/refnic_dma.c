@@ -38,14 +38,19 @@ dma_load_ranges(struct refnic_dma_cache *dma)
 	rte_memseg_list_walk(dma_add_range, dma);
 }
 
+/* Each engine has a cache of its own: translations are filled in on misses. */
 void
 refnic_dma_init(struct refnic_emu *emu)
 {
-	struct refnic_dma_cache *dma = &emu->dma;
+	unsigned int e;
 
-	memset(dma, 0, sizeof(*dma));
-	dma->iova_is_va = rte_eal_iova_mode() == RTE_IOVA_VA;
-	dma_load_ranges(dma);
+	for (e = 0; e < RTE_DIM(emu->shard); e++) {
+		struct refnic_dma_cache *dma = &emu->shard[e].dma;
+
+		memset(dma, 0, sizeof(*dma));
+		dma->iova_is_va = rte_eal_iova_mode() == RTE_IOVA_VA;
+		dma_load_ranges(dma);
+	}
 }
 
 /*
@@ -145,16 +150,17 @@ dma_map_pa(struct refnic_dma_cache *dma, uint64_t iova, uint64_t len)
 void *
 refnic_dma_map(struct refnic_emu *emu, uint64_t iova, uint64_t len)
 {
+	struct refnic_dma_cache *dma = &emu_shard(emu)->dma;
 	void *va;
 
 	if (len == 0)
 		return NULL;
-	if (emu->dma.iova_is_va)
-		va = dma_map_va(&emu->dma, iova, len);
+	if (dma->iova_is_va)
+		va = dma_map_va(dma, iova, len);
 	else
-		va = dma_map_pa(&emu->dma, iova, len);
+		va = dma_map_pa(dma, iova, len);
 	if (va == NULL) {
-		emu->stats.dma_errors++;
+		emu_stats(emu)->dma_errors++;
 		EMU_LOG(ERR, "%s: DMA to unmapped IOVA 0x%" PRIx64 " len %" PRIu64,
 			emu->name, iova, len);
 	}

@@ -39,6 +39,7 @@ refnic_emu_params_default(struct refnic_emu_params *params)
 	strlcpy(params->cable, "loopback", sizeof(params->cable));
 	params->profile = REFNIC_PROFILE_BAREMETAL;
 	params->max_queues = REFNIC_EMU_DEFAULT_QUEUES;
+	params->engines = 1;
 	params->admin_latency_pct = 100;
 	params->faults.admin_timeout_opcode = REFNIC_EMU_FAULT_ANY_OPCODE;
 }
@@ -116,7 +117,7 @@ emu_start_reset(struct refnic_emu *emu, uint64_t now)
 {
 	emu_load_defaults(emu);
 	emu_set_status(emu, REFNIC_STATE_RESETTING);
-	emu->stats.resets++;
+	emu_stats(emu)->resets++;
 	if (emu->faults.reset_fail_times > 0) {
 		/* fault_reset_fail: this reset never finishes. */
 		emu->faults.reset_fail_times--;
@@ -124,7 +125,7 @@ emu_start_reset(struct refnic_emu *emu, uint64_t now)
 		EMU_LOG(INFO, "%s: reset hangs (fault injection)", emu->name);
 		return;
 	}
-	emu->stats.control_latency_us += emu->profile->reset_latency_us;
+	emu_stats(emu)->control_latency_us += emu->profile->reset_latency_us;
 	emu->reset_done_tsc = now + refnic_emu_us_to_tsc(emu->profile->reset_latency_us);
 }
 
@@ -140,41 +141,66 @@ emu_reset_requested(struct refnic_emu *emu)
 	return emu_reg_read(emu, REFNIC_REG_RESET) == REFNIC_RESET_REQUEST;
 }
 
-unsigned int
-refnic_emu_service(struct refnic_emu *emu, uint64_t now, uint64_t *next_due_tsc)
+/*
+ * What only the first engine does: frames from outside, resets, admin
+ * commands, events. Returns false while the device is not ready for its
+ * data path. Whatever changes the state other engines read (queues, the
+ * device state) is done with their locks held.
+ */
+static bool
+emu_service_control(struct refnic_emu *emu, uint64_t now, uint64_t *next_due_tsc,
+		    unsigned int *work)
 {
-	unsigned int work = 0;
-	uint16_t q;
-
-	emu->write_seq_seen = __atomic_load_n(&emu->link->write_seq, __ATOMIC_ACQUIRE);
 	/* Frames from outside come in even while the port is down: a port
 	 * that is not ready drops them, as a NIC does, instead of keeping
 	 * them for later. A stalled data path leaves them waiting. */
 	if (!emu->dataplane_paused)
-		work += refnic_cable_rx_service(emu, now);
+		*work += refnic_cable_rx_service(emu, now);
 	if (emu_reset_requested(emu)) {
+		refnic_engine_lock_others();
 		emu_start_reset(emu, now);
-		work++;
+		refnic_engine_unlock_others();
+		(*work)++;
 	}
 	if (emu->state == REFNIC_STATE_RESETTING) {
 		if (now < emu->reset_done_tsc) {
 			if (emu->reset_done_tsc != UINT64_MAX)
 				*next_due_tsc = RTE_MIN(*next_due_tsc, emu->reset_done_tsc);
-			return work;
+			return false;
 		}
+		refnic_engine_lock_others();
 		emu_set_status(emu, REFNIC_STATE_READY);
+		refnic_engine_unlock_others();
 		emu_reg_write(emu, REFNIC_REG_RESET_GEN,
 			      emu_reg_read(emu, REFNIC_REG_RESET_GEN) + 1);
-		work++;
+		(*work)++;
 	}
 	if (emu->state != REFNIC_STATE_READY)
-		return work;
+		return false;
+	*work += refnic_emu_admin_service(emu, now, next_due_tsc);
+	*work += refnic_emu_aeq_service(emu);
+	return emu->state == REFNIC_STATE_READY;
+}
 
-	work += refnic_emu_admin_service(emu, now, next_due_tsc);
-	work += refnic_emu_aeq_service(emu);
+unsigned int
+refnic_emu_service(struct refnic_emu *emu, unsigned int engine, uint64_t now,
+		   uint64_t *next_due_tsc)
+{
+	uint16_t nb_engines = emu->params.engines, q;
+	unsigned int work = 0;
+
+	emu->shard[engine].write_seq_seen =
+		__atomic_load_n(&emu->link->write_seq, __ATOMIC_ACQUIRE);
+	if (engine == 0) {
+		if (!emu_service_control(emu, now, next_due_tsc, &work))
+			return work;
+	} else if (engine >= nb_engines || emu->state != REFNIC_STATE_READY) {
+		return 0;
+	}
 	if (emu->dataplane_paused)
 		return work;
-	for (q = 0; q < emu->params.max_queues; q++) {
+	/* Queue q is this engine's if q % engines == engine. */
+	for (q = engine; q < emu->params.max_queues; q += nb_engines) {
 		if (emu->rxq[q].enabled)
 			refnic_emu_rx_count_doorbells(emu, q);
 		if (emu->txq[q].enabled)
@@ -182,7 +208,7 @@ refnic_emu_service(struct refnic_emu *emu, uint64_t now, uint64_t *next_due_tsc)
 	}
 	/* Frames may have landed on any RX queue, of this device or its peer. */
 	if (work == 0)
-		for (q = 0; q < emu->params.max_queues; q++)
+		for (q = engine; q < emu->params.max_queues; q += nb_engines)
 			refnic_emu_queues_publish_heads(emu, q);
 	return work;
 }
@@ -248,6 +274,7 @@ refnic_emu_create(const char *name, const struct refnic_emu_params *params,
 	int ret;
 
 	if (params->max_queues == 0 || params->max_queues > REFNIC_MAX_QUEUES ||
+	    params->engines == 0 || params->engines > REFNIC_EMU_MAX_ENGINES ||
 	    refnic_profile_get(params->profile) == NULL)
 		return -EINVAL;
 	emu = calloc(1, sizeof(*emu));
@@ -279,24 +306,23 @@ refnic_emu_create(const char *name, const struct refnic_emu_params *params,
 		ret = -EEXIST;
 		goto fail_unlock;
 	}
-	ret = refnic_engine_get();
+	ret = refnic_engine_get(params->engines);
 	if (ret != 0)
 		goto fail_unlock;
-	emu->link->kick_fd = refnic_engine_kick_fd();
 	ret = refnic_cable_attach(emu, params->cable);
 	if (ret != 0) {
 		refnic_engine_put();
 		goto fail_unlock;
 	}
-	/* A dozing engine has not flagged this link yet: assume it dozes, and
-	 * wake it so that it looks at the new device. */
-	emu->link->engine_dozing = 1;
+	refnic_engine_link_init(emu);
 	TAILQ_INSERT_TAIL(&refnic_emu_devices, emu, next);
-	eventfd_write(emu->link->kick_fd, 1);
+	/* Dozing engines look at the new device. */
+	refnic_engine_kick_all();
 	refnic_emu_unlock();
 
-	EMU_LOG(INFO, "%s: created, profile %s, %u queue pairs, cable %s",
-		name, emu->profile->name, params->max_queues, params->cable);
+	EMU_LOG(INFO, "%s: created, profile %s, %u queue pairs, %u engine%s, cable %s",
+		name, emu->profile->name, params->max_queues, params->engines,
+		params->engines == 1 ? "" : "s", params->cable);
 	*out = emu;
 	return 0;
 
@@ -377,9 +403,38 @@ refnic_emu_set_cable_plugged(struct refnic_emu *emu, bool plugged)
 }
 
 void
+refnic_emu_stats_sum(const struct refnic_emu *emu, struct refnic_hw_stats *sum)
+{
+	const size_t words = sizeof(*sum) / sizeof(uint64_t);
+	uint64_t *out = (uint64_t *)sum;
+	unsigned int e;
+	size_t w;
+
+	memset(sum, 0, sizeof(*sum));
+	for (e = 0; e < RTE_DIM(emu->shard); e++) {
+		const uint64_t *in = (const uint64_t *)&emu->shard[e].stats;
+
+		for (w = 0; w < words; w++)
+			out[w] += in[w];
+	}
+}
+
+void
 refnic_emu_read_stats(struct refnic_emu *emu, struct refnic_hw_stats *stats)
 {
 	refnic_emu_lock();
-	*stats = emu->stats;
+	refnic_emu_stats_sum(emu, stats);
 	refnic_emu_unlock();
+}
+
+int
+refnic_emu_read_engine_stats(struct refnic_emu *emu, unsigned int engine,
+			     struct refnic_hw_stats *stats)
+{
+	if (engine >= emu->params.engines)
+		return -EINVAL;
+	refnic_emu_lock();
+	*stats = emu->shard[engine].stats;
+	refnic_emu_unlock();
+	return 0;
 }

@@ -19,6 +19,7 @@
 #include "refnic_emu_bar.h"
 
 #define REFNIC_EMU_NAME_LEN		64
+#define REFNIC_EMU_MAX_ENGINES		8	/* engine threads per process */
 
 /* Timing profiles: what the modelled platform charges. See refnic_profile.c. */
 enum refnic_emu_profile {
@@ -43,6 +44,8 @@ struct refnic_emu_params {
 	char cable[REFNIC_EMU_NAME_LEN];
 	enum refnic_emu_profile profile;
 	uint16_t max_queues;		/* queue pairs the device offers */
+	uint16_t engines;		/* engine threads its queues are spread over:
+					 * queue q is served by engine q % engines */
 	uint32_t admin_latency_pct;	/* scales admin latencies, 100 = as profiled */
 	struct refnic_emu_faults faults;
 };
@@ -78,6 +81,9 @@ void refnic_emu_get_resources(const struct refnic_emu *emu,
 /* Lab access for tests, as an instrument next to a real NIC would have it. */
 struct refnic_emu *refnic_emu_lookup(const char *name);
 void refnic_emu_read_stats(struct refnic_emu *emu, struct refnic_hw_stats *stats);
+/* The part of them counted by one engine thread; -EINVAL if no such engine. */
+int refnic_emu_read_engine_stats(struct refnic_emu *emu, unsigned int engine,
+				 struct refnic_hw_stats *stats);
 void refnic_emu_set_faults(struct refnic_emu *emu, const struct refnic_emu_faults *faults);
 /* The device fails: state FATAL with REFNIC_FATAL_INJECTED, and an event says so. */
 void refnic_emu_inject_fatal(struct refnic_emu *emu);

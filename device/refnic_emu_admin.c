@@ -61,7 +61,9 @@ refnic_emu_fatal(struct refnic_emu *emu, uint32_t code)
 	status = (status & ~REFNIC_STATUS_STATE_MASK) | REFNIC_STATE_FATAL |
 		 REFNIC_STATUS_FATAL;
 	emu_reg_write(emu, REFNIC_REG_STATUS, status);
+	refnic_engine_lock_others();
 	emu->state = REFNIC_STATE_FATAL;
+	refnic_engine_unlock_others();
 	refnic_emu_post_event(emu, REFNIC_EVENT_FATAL, code);
 }
 
@@ -77,7 +79,7 @@ admin_dma_to_host(struct refnic_emu *emu, const struct refnic_admin_buf *buf,
 	if (dst == NULL)
 		return REFNIC_ADMIN_STS_DMA_ERROR;
 	memcpy(dst, data, len);
-	emu->stats.dma_writes++;
+	emu_stats(emu)->dma_writes++;
 	return REFNIC_ADMIN_STS_OK;
 }
 
@@ -152,8 +154,19 @@ bad:
 }
 
 static uint16_t
+admin_stats_get(struct refnic_emu *emu, const struct refnic_admin_cmd *cmd)
+{
+	struct refnic_hw_stats sum;
+
+	refnic_emu_stats_sum(emu, &sum);
+	return admin_dma_to_host(emu, &cmd->buf, &sum, sizeof(sum));
+}
+
+static uint16_t
 admin_execute(struct refnic_emu *emu, const struct refnic_admin_cmd *cmd, uint32_t *result)
 {
+	unsigned int e;
+
 	*result = 0;
 	switch (cmd->opcode) {
 	case REFNIC_ADMIN_NOP:
@@ -203,9 +216,10 @@ admin_execute(struct refnic_emu *emu, const struct refnic_admin_cmd *cmd, uint32
 		return refnic_emu_queue_destroy(emu, cmd->qdestroy.type, cmd->qdestroy.qid) == 0 ?
 			REFNIC_ADMIN_STS_OK : REFNIC_ADMIN_STS_NOT_FOUND;
 	case REFNIC_ADMIN_STATS_GET:
-		return admin_dma_to_host(emu, &cmd->buf, &emu->stats, sizeof(emu->stats));
+		return admin_stats_get(emu, cmd);
 	case REFNIC_ADMIN_STATS_CLEAR:
-		memset(&emu->stats, 0, sizeof(emu->stats));
+		for (e = 0; e < RTE_DIM(emu->shard); e++)
+			memset(&emu->shard[e].stats, 0, sizeof(emu->shard[e].stats));
 		return REFNIC_ADMIN_STS_OK;
 	case REFNIC_ADMIN_FW_VERSION:
 		return admin_dma_to_host(emu, &cmd->buf, REFNIC_EMU_FW_VERSION,
@@ -228,7 +242,10 @@ admin_complete(struct refnic_emu *emu)
 	uint32_t result;
 	uint16_t status;
 
+	/* Commands change queues and settings the other engines read. */
+	refnic_engine_lock_others();
 	status = admin_execute(emu, &aq->cmd, &result);
+	refnic_engine_unlock_others();
 	cpl->cmd_id = aq->cmd.cmd_id;
 	cpl->status = status;
 	cpl->result = result;
@@ -237,8 +254,8 @@ admin_complete(struct refnic_emu *emu)
 	if (slot == aq->depth - 1)
 		aq->cq_phase ^= REFNIC_PHASE_BIT;
 	aq->busy = false;
-	emu->stats.admin_commands++;
-	emu->stats.dma_writes++;
+	emu_stats(emu)->admin_commands++;
+	emu_stats(emu)->dma_writes++;
 }
 
 static uint64_t
@@ -276,7 +293,7 @@ refnic_emu_admin_service(struct refnic_emu *emu, uint64_t now, uint64_t *next_du
 	uint32_t tail;
 
 	if (writes != aq->db_seen) {
-		emu->stats.admin_doorbells += writes - aq->db_seen;
+		emu_stats(emu)->admin_doorbells += writes - aq->db_seen;
 		aq->db_seen = writes;
 		if (!aq->configured && !admin_latch(emu)) {
 			refnic_emu_fatal(emu, REFNIC_FATAL_QUEUE);
@@ -305,7 +322,7 @@ refnic_emu_admin_service(struct refnic_emu *emu, uint64_t now, uint64_t *next_du
 		if (aq->head == tail)
 			return work;
 		aq->cmd = aq->sq[aq->head];
-		emu->stats.dma_reads++;
+		emu_stats(emu)->dma_reads++;
 		emu->admin_fetched++;
 		aq->head = (aq->head + 1) & (aq->depth - 1);
 		emu_reg_write(emu, REFNIC_REG_AQ_HEAD, aq->head);
@@ -319,7 +336,7 @@ refnic_emu_admin_service(struct refnic_emu *emu, uint64_t now, uint64_t *next_du
 			continue;
 		}
 		aq->due_tsc = now + refnic_emu_us_to_tsc(admin_latency_us(emu, aq->cmd.opcode));
-		emu->stats.control_latency_us += admin_latency_us(emu, aq->cmd.opcode);
+		emu_stats(emu)->control_latency_us += admin_latency_us(emu, aq->cmd.opcode);
 		aq->busy = true;
 	}
 }

@@ -24,7 +24,7 @@ refnic_emu_raise_vector(struct refnic_emu *emu, uint16_t vector)
 	    (emu_reg_read(emu, vec + REFNIC_VEC_CTRL) & REFNIC_VEC_CTRL_MASKED))
 		return;
 	emu_reg_write(emu, vec + REFNIC_VEC_RAISED, emu_reg_read(emu, vec + REFNIC_VEC_RAISED) + 1);
-	emu->stats.interrupts++;
+	emu_stats(emu)->interrupts++;
 	eventfd_write(emu->vector_fd[vector], 1);
 }
 
@@ -71,7 +71,7 @@ refnic_emu_post_event(struct refnic_emu *emu, uint16_t type, uint32_t data)
 	/* A driver that does not read its events loses the newest, not the device. */
 	if (!aeq->enabled || head >= aeq->depth ||
 	    ((aeq->tail + 1u) & (aeq->depth - 1u)) == head) {
-		emu->stats.events_dropped++;
+		emu_stats(emu)->events_dropped++;
 		return;
 	}
 	ev = &aeq->ring[aeq->tail];
@@ -81,7 +81,7 @@ refnic_emu_post_event(struct refnic_emu *emu, uint16_t type, uint32_t data)
 	aeq->tail = (aeq->tail + 1) & (aeq->depth - 1);
 	if (aeq->tail == 0)
 		aeq->phase ^= REFNIC_PHASE_BIT;
-	emu->stats.events_posted++;
-	emu->stats.dma_writes++;
+	emu_stats(emu)->events_posted++;
+	emu_stats(emu)->dma_writes++;
 	refnic_emu_raise_vector(emu, REFNIC_ADMIN_VECTOR);
 }

@@ -115,7 +115,7 @@ mc_list_set(struct refnic_emu *emu, const struct refnic_admin_buf *buf)
 	addrs = refnic_dma_map(emu, buf->iova, buf->len);
 	if (addrs == NULL)
 		return REFNIC_ADMIN_STS_DMA_ERROR;
-	emu->stats.dma_reads++;
+	emu_stats(emu)->dma_reads++;
 	for (i = 0; i < n; i++)
 		if (!(addrs[i * ETH_ALEN] & 0x01))
 			return REFNIC_ADMIN_STS_INVALID;

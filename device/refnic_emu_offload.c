@@ -20,9 +20,26 @@
 #define TCP_CSUM_OFF	16
 #define UDP_CSUM_OFF	6
 
-/* The engine's scratch frames: one engine thread, one frame at a time each. */
-static uint8_t tx_scratch[REFNIC_MAX_FRAME_LEN + 4];
-static uint8_t rx_scratch[REFNIC_MAX_FRAME_LEN + 4];
+/*
+ * Each engine's scratch frames, one frame at a time each: a TX frame stays
+ * in its scratch until the cable has copied it out, while other engines
+ * work on theirs.
+ */
+#define SCRATCH_LEN	(REFNIC_MAX_FRAME_LEN + 4)
+static uint8_t tx_scratch_of[REFNIC_EMU_MAX_ENGINES][SCRATCH_LEN];
+static uint8_t rx_scratch_of[REFNIC_EMU_MAX_ENGINES][SCRATCH_LEN];
+
+static inline uint8_t *
+tx_scratch(void)
+{
+	return tx_scratch_of[refnic_engine_id];
+}
+
+static inline uint8_t *
+rx_scratch(void)
+{
+	return rx_scratch_of[refnic_engine_id];
+}
 
 static void
 frame_linearize(const struct refnic_frame *f, uint8_t *dst)
@@ -96,10 +113,10 @@ refnic_emu_tx_offload(struct refnic_frame *f)
 	uint32_t l2 = f->hdr_lens & REFNIC_TXD_L2_LEN_MASK;
 	uint32_t l3_len = f->hdr_lens >> REFNIC_TXD_L3_LEN_SHIFT;
 	uint32_t len = f->len, l3, l4;
-	uint8_t *p = tx_scratch;
+	uint8_t *p = tx_scratch();
 
 	if (f->offload & REFNIC_TXD_VLAN_INSERT) {
-		if (len < EMU_ETH_HLEN || len + 4 > sizeof(tx_scratch))
+		if (len < EMU_ETH_HLEN || len + 4 > SCRATCH_LEN)
 			return false;
 		frame_linearize(f, p + 4);
 		memmove(p, p + 4, 12);			/* addresses first */
@@ -163,8 +180,8 @@ refnic_emu_rx_csum(const struct refnic_frame *f, const struct refnic_pkt_hdrs *h
 	if (h.ip_version == 0)
 		return 0;
 	if (f->nb_segs > 1) {
-		frame_linearize(f, rx_scratch);
-		p = rx_scratch;
+		frame_linearize(f, rx_scratch());
+		p = rx_scratch();
 	}
 	if (h.ip_version == 4)
 		flags |= csum_fold(rte_raw_cksum(p + h.l3, h.l4 - h.l3)) == 0 ?
@@ -203,8 +220,8 @@ refnic_emu_vlan_strip(const struct refnic_frame *f, struct refnic_frame *out, ui
 	if (f->seg_len[0] >= sizeof(hdr)) {
 		memcpy(hdr, f->seg[0], sizeof(hdr));
 	} else {
-		frame_linearize(f, rx_scratch);
-		memcpy(hdr, rx_scratch, sizeof(hdr));
+		frame_linearize(f, rx_scratch());
+		memcpy(hdr, rx_scratch(), sizeof(hdr));
 	}
 	if ((hdr[12] << 8 | hdr[13]) != EMU_ETH_P_VLAN)
 		return false;

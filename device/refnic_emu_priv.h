@@ -14,6 +14,8 @@
 #include <sys/queue.h>
 
 #include <rte_log.h>
+#include <rte_per_lcore.h>
+#include <rte_spinlock.h>
 
 #include "refnic_emu.h"
 
@@ -67,6 +69,9 @@ struct refnic_emu_txq {
 };
 
 struct refnic_emu_rxq {
+	/* Taken while frames are delivered, when more than one engine may
+	 * deliver to this queue (refnic_engines_shared). */
+	rte_spinlock_t lock;
 	bool enabled;
 	uint16_t size;
 	uint16_t head;			/* next posted buffer to fill */
@@ -113,6 +118,17 @@ struct refnic_dma_cache {
 	struct { uint64_t iova; uintptr_t va; uint64_t len; } page[REFNIC_DMA_PAGE_CACHE];
 };
 
+/*
+ * What each engine thread keeps of a device for itself, so that engines
+ * never write the same lines: counters (summed when read) and the DMA
+ * translation cache.
+ */
+struct refnic_emu_shard {
+	struct refnic_hw_stats stats;
+	struct refnic_dma_cache dma;
+	uint32_t write_seq_seen;	/* link write_seq at this engine's last pass */
+} __rte_cache_aligned;
+
 struct refnic_emu {
 	TAILQ_ENTRY(refnic_emu) next;
 	char name[REFNIC_EMU_NAME_LEN];
@@ -121,7 +137,6 @@ struct refnic_emu {
 
 	uint8_t *bar0;
 	struct refnic_emu_link *link;
-	uint32_t write_seq_seen;
 	uint16_t nb_vectors;
 	int vector_fd[REFNIC_MAX_VECTORS];
 
@@ -152,9 +167,33 @@ struct refnic_emu {
 	bool dataplane_paused;		/* lab: queues not serviced */
 
 	struct refnic_cable *cable;
-	struct refnic_hw_stats stats;	/* engine-owned */
-	struct refnic_dma_cache dma;
+	struct refnic_emu_shard shard[REFNIC_EMU_MAX_ENGINES];
 };
+
+/*
+ * The engine thread running this code: 0 for the first engine and for
+ * control threads, which hold every engine's lock. Read per frame: the
+ * initial-exec model makes it one load, not a call.
+ */
+extern __thread unsigned int refnic_engine_id
+	__attribute__((tls_model("initial-exec")));
+/* More than one engine thread runs: RX queues need their locks. */
+extern bool refnic_engines_shared;
+
+static inline struct refnic_emu_shard *
+emu_shard(struct refnic_emu *emu)
+{
+	return &emu->shard[refnic_engine_id];
+}
+
+static inline struct refnic_hw_stats *
+emu_stats(struct refnic_emu *emu)
+{
+	return &emu_shard(emu)->stats;
+}
+
+/* The device's counters: every engine's, added up. */
+void refnic_emu_stats_sum(const struct refnic_emu *emu, struct refnic_hw_stats *sum);
 
 /* refnic_emu.c: registers and state, called by the engine. */
 static inline uint32_t
@@ -179,7 +218,7 @@ emu_reg_writes(const struct refnic_emu *emu, uint32_t off)
 uint64_t refnic_emu_us_to_tsc(uint64_t us);
 void refnic_emu_update_link(struct refnic_emu *emu);
 /* One engine pass over a device; returns work done, lowers *next_due_tsc. */
-unsigned int refnic_emu_service(struct refnic_emu *emu, uint64_t now,
+unsigned int refnic_emu_service(struct refnic_emu *emu, unsigned int engine, uint64_t now,
 				uint64_t *next_due_tsc);
 void refnic_emu_queues_reset(struct refnic_emu *emu);
 
@@ -262,12 +301,19 @@ void refnic_cable_set_plugged(struct refnic_emu *emu, bool plugged);
 int refnic_cable_doze_prepare(struct refnic_emu *emu);
 void refnic_cable_doze_end(struct refnic_emu *emu);
 
-/* refnic_engine.c */
-int refnic_engine_get(void);	/* start with the first device */
-void refnic_engine_put(void);	/* stop with the last */
+/* refnic_engine.c: the engine threads, started with the first device that
+ * needs them, stopped with the last device. */
+int refnic_engine_get(unsigned int nb_engines);
+void refnic_engine_put(void);
 extern TAILQ_HEAD(refnic_emu_list, refnic_emu) refnic_emu_devices;
+/* Control threads: every engine's lock. */
 void refnic_emu_lock(void);
 void refnic_emu_unlock(void);
-int refnic_engine_kick_fd(void);
+/* The first engine, changing what the others read: their locks too. */
+void refnic_engine_lock_others(void);
+void refnic_engine_unlock_others(void);
+/* A new device's link: the engines' kick fds; then kick them all. */
+void refnic_engine_link_init(struct refnic_emu *emu);
+void refnic_engine_kick_all(void);
 
 #endif /* _REFNIC_EMU_PRIV_H_ */

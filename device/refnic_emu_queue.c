@@ -144,7 +144,7 @@ tx_note_doorbells(struct refnic_emu *emu, uint16_t qid, uint64_t now)
 
 	if (writes == txq->db_seen)
 		return;
-	emu->stats.q[qid].tx_doorbells += writes - txq->db_seen;
+	emu_stats(emu)->q[qid].tx_doorbells += writes - txq->db_seen;
 	txq->db_seen = writes;
 	if (!txq->fetch_pending && emu->profile->desc_fetch_ns != 0) {
 		txq->fetch_pending = true;
@@ -187,7 +187,7 @@ tx_gather(struct refnic_emu *emu, struct refnic_emu_txq *txq, uint16_t *idx,
 			*malformed = true;
 			continue;
 		}
-		emu->stats.dma_reads++;
+		emu_stats(emu)->dma_reads++;
 		f->seg_len[f->nb_segs++] = d.len;
 		f->len += d.len;
 	} while (!(d.flags & REFNIC_TXD_EOP));
@@ -215,7 +215,7 @@ refnic_emu_tx_service(struct refnic_emu *emu, uint16_t qid, uint64_t now,
 		      uint64_t *next_due_tsc)
 {
 	struct refnic_emu_txq *txq = &emu->txq[qid];
-	struct refnic_hw_queue_stats *qs = &emu->stats.q[qid];
+	struct refnic_hw_queue_stats *qs = &emu_stats(emu)->q[qid];
 	uint32_t base = REFNIC_REG_TXQ(qid);
 	unsigned int done = 0;
 	struct refnic_frame f;
@@ -262,8 +262,23 @@ refnic_emu_tx_service(struct refnic_emu *emu, uint16_t qid, uint64_t now,
 		return 0;
 	txq->head = idx;
 	tx_post_completion(txq, idx);
-	emu->stats.dma_writes++;
+	emu_stats(emu)->dma_writes++;
 	return done;
+}
+
+/* Any engine may deliver to any RX queue; with one engine, nobody else does. */
+static inline void
+rxq_lock(struct refnic_emu_rxq *rxq)
+{
+	if (refnic_engines_shared)
+		rte_spinlock_lock(&rxq->lock);
+}
+
+static inline void
+rxq_unlock(struct refnic_emu_rxq *rxq)
+{
+	if (refnic_engines_shared)
+		rte_spinlock_unlock(&rxq->lock);
 }
 
 /*
@@ -281,6 +296,7 @@ refnic_emu_rx_publish(struct refnic_emu *emu)
 
 		if (!rxq->enabled)
 			continue;
+		rxq_lock(rxq);
 		while (rxq->pub != rxq->head) {
 			__atomic_store_n(&rxq->cq[rxq->pub].phase, rxq->pub_phase,
 					 __ATOMIC_RELEASE);
@@ -288,6 +304,7 @@ refnic_emu_rx_publish(struct refnic_emu *emu)
 			if (rxq->pub == 0)
 				rxq->pub_phase ^= REFNIC_PHASE_BIT;
 		}
+		rxq_unlock(rxq);
 	}
 }
 
@@ -306,10 +323,15 @@ head_publish(struct refnic_emu *emu, uint32_t reg, uint16_t head)
 void
 refnic_emu_queues_publish_heads(struct refnic_emu *emu, uint16_t qid)
 {
+	struct refnic_emu_rxq *rxq = &emu->rxq[qid];
+
 	if (emu->txq[qid].enabled)
 		head_publish(emu, REFNIC_REG_TXQ(qid) + REFNIC_Q_HEAD, emu->txq[qid].head);
-	if (emu->rxq[qid].enabled)
-		head_publish(emu, REFNIC_REG_RXQ(qid) + REFNIC_Q_HEAD, emu->rxq[qid].head);
+	if (rxq->enabled) {
+		rxq_lock(rxq);
+		head_publish(emu, REFNIC_REG_RXQ(qid) + REFNIC_Q_HEAD, rxq->head);
+		rxq_unlock(rxq);
+	}
 }
 
 void
@@ -318,7 +340,7 @@ refnic_emu_rx_count_doorbells(struct refnic_emu *emu, uint16_t qid)
 	struct refnic_emu_rxq *rxq = &emu->rxq[qid];
 	uint32_t writes = emu_reg_writes(emu, REFNIC_REG_RXQ(qid) + REFNIC_Q_TAIL);
 
-	emu->stats.q[qid].rx_doorbells += writes - rxq->db_seen;
+	emu_stats(emu)->q[qid].rx_doorbells += writes - rxq->db_seen;
 	rxq->db_seen = writes;
 }
 
@@ -411,7 +433,7 @@ rx_scatter(struct refnic_emu *emu, struct refnic_emu_rxq *rxq, const struct refn
 			}
 		}
 		left -= chunk;
-		emu->stats.dma_writes += 2;
+		emu_stats(emu)->dma_writes += 2;
 
 		cpl->rss_hash = meta->hash;
 		cpl->desc_idx = idx;
@@ -437,6 +459,7 @@ refnic_emu_rx_frame(struct refnic_emu *emu, const struct refnic_frame *f)
 	struct rx_meta meta = { .hash = 0 };
 	struct refnic_pkt_hdrs hdrs;
 	struct refnic_frame stripped;
+	struct refnic_hw_queue_stats *qs;
 	struct refnic_emu_rxq *rxq;
 	const uint8_t *hdr;
 	uint16_t qid, tail, n;
@@ -451,11 +474,11 @@ refnic_emu_rx_frame(struct refnic_emu *emu, const struct refnic_frame *f)
 		hdr = hdr_copy;
 	}
 	if (!refnic_emu_rx_accept(emu, hdr, hdr_len)) {
-		emu->stats.rx_filtered++;
+		emu_stats(emu)->rx_filtered++;
 		return false;
 	}
 	if (f->len > emu->mtu + REFNIC_ETH_OVERHEAD) {
-		emu->stats.rx_oversize++;
+		emu_stats(emu)->rx_oversize++;
 		return false;
 	}
 	refnic_emu_parse(hdr, hdr_len, &hdrs);
@@ -470,25 +493,31 @@ refnic_emu_rx_frame(struct refnic_emu *emu, const struct refnic_frame *f)
 	}
 	base = REFNIC_REG_RXQ(qid);
 	rxq = &emu->rxq[qid];
+	qs = &emu_stats(emu)->q[qid];
+	rxq_lock(rxq);
 	if (!rxq->enabled) {
-		emu->stats.q[qid].rx_no_buffer++;
-		return false;
+		qs->rx_no_buffer++;
+		goto drop;
 	}
 	tail = emu_reg_read(emu, base + REFNIC_Q_TAIL);
 	if (tail >= rxq->size) {
 		queue_error(emu, base, &rxq->enabled, "RX tail beyond ring");
-		return false;
+		goto drop;
 	}
 	n = rx_buffers_needed(rxq, tail, f->len);
 	if (n == 0) {
-		emu->stats.q[qid].rx_no_buffer++;
-		return false;
+		qs->rx_no_buffer++;
+		goto drop;
 	}
 	if (!rx_scatter(emu, rxq, f, n, &meta)) {
 		queue_error(emu, base, &rxq->enabled, "RX buffer DMA error");
-		return false;
+		goto drop;
 	}
-	emu->stats.q[qid].rx_packets++;
-	emu->stats.q[qid].rx_bytes += f->len;
+	rxq_unlock(rxq);
+	qs->rx_packets++;
+	qs->rx_bytes += f->len;
 	return true;
+drop:
+	rxq_unlock(rxq);
+	return false;
 }

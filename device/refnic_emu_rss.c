@@ -91,7 +91,7 @@ rss_set(struct refnic_emu *emu, const struct refnic_admin_buf *buf)
 		return REFNIC_ADMIN_STS_DMA_ERROR;
 	/* One read of host memory; what is checked is what is used. */
 	cfg = *host;
-	emu->stats.dma_reads++;
+	emu_stats(emu)->dma_reads++;
 	if (cfg.hash_types & ~RSS_HASH_ALL)
 		return REFNIC_ADMIN_STS_INVALID;
 	for (i = 0; i < REFNIC_RSS_RETA_SIZE; i++)
@@ -112,7 +112,7 @@ rss_get(struct refnic_emu *emu, const struct refnic_admin_buf *buf)
 	if (dst == NULL)
 		return REFNIC_ADMIN_STS_DMA_ERROR;
 	memcpy(dst, &emu->rss, sizeof(emu->rss));
-	emu->stats.dma_writes++;
+	emu_stats(emu)->dma_writes++;
 	return REFNIC_ADMIN_STS_OK;
 }
 

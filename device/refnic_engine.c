@@ -16,6 +16,8 @@
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
 #include <sys/eventfd.h>
 #include <sys/prctl.h>
 #include <unistd.h>
@@ -41,63 +43,172 @@
 
 struct refnic_emu_list refnic_emu_devices = TAILQ_HEAD_INITIALIZER(refnic_emu_devices);
 
-static pthread_mutex_t refnic_emu_mutex = PTHREAD_MUTEX_INITIALIZER;
-static unsigned int lock_waiters;	/* control threads waiting for the lock */
-static pthread_t engine_thread;
-static unsigned int engine_users;
-static bool engine_stop;
-static int engine_kick_fd = -1;
+/*
+ * One engine thread. Its lock is held while it works, dropped while it
+ * dozes on its own kick eventfd, which the emulated BAR writes when the
+ * engine's bit is set in a link's engine_dozing.
+ */
+struct engine {
+	pthread_mutex_t mutex;
+	unsigned int lock_waiters;	/* threads waiting for its lock */
+	int kick_fd;
+	pthread_t thread;
+} __rte_cache_aligned;
 
-/* Control threads announce themselves so that a busy engine lets them in. */
-void
-refnic_emu_lock(void)
+static struct engine engines[REFNIC_EMU_MAX_ENGINES] = {
+	[0 ... REFNIC_EMU_MAX_ENGINES - 1] = { .mutex = PTHREAD_MUTEX_INITIALIZER, .kick_fd = -1 },
+};
+/* Control threads, one at a time: held across an engine shutdown too. */
+static pthread_mutex_t control_mutex = PTHREAD_MUTEX_INITIALIZER;
+static unsigned int nb_engines;		/* threads running */
+static unsigned int engine_users;	/* devices */
+static bool engine_stop;
+
+__thread unsigned int refnic_engine_id __attribute__((tls_model("initial-exec")));
+static RTE_DEFINE_PER_LCORE(bool, is_engine);
+bool refnic_engines_shared;
+
+_Static_assert(REFNIC_EMU_MAX_ENGINES <= REFNIC_EMU_LINK_MAX_ENGINES,
+	       "every engine has a kick fd in the link");
+
+/* Waiters announce themselves so that a busy engine lets them in. */
+static void
+engine_lock(unsigned int k)
 {
-	__atomic_fetch_add(&lock_waiters, 1, __ATOMIC_RELAXED);
-	pthread_mutex_lock(&refnic_emu_mutex);
-	__atomic_fetch_sub(&lock_waiters, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&engines[k].lock_waiters, 1, __ATOMIC_RELAXED);
+	pthread_mutex_lock(&engines[k].mutex);
+	__atomic_fetch_sub(&engines[k].lock_waiters, 1, __ATOMIC_RELAXED);
+}
+
+/* The waiter may share the engine's CPU: give it the CPU, not just the lock. */
+static void
+engine_yield_lock(unsigned int k)
+{
+	pthread_mutex_unlock(&engines[k].mutex);
+	while (__atomic_load_n(&engines[k].lock_waiters, __ATOMIC_RELAXED) != 0)
+		sched_yield();
+	pthread_mutex_lock(&engines[k].mutex);
 }
 
 static void
-engine_yield_lock(void)
+engines_lock_all(void)
 {
-	pthread_mutex_unlock(&refnic_emu_mutex);
-	while (__atomic_load_n(&lock_waiters, __ATOMIC_RELAXED) != 0)
-		rte_pause();
-	pthread_mutex_lock(&refnic_emu_mutex);
+	unsigned int k;
+
+	for (k = 0; k < REFNIC_EMU_MAX_ENGINES; k++)
+		engine_lock(k);
+}
+
+static void
+engines_unlock_all(void)
+{
+	unsigned int k = REFNIC_EMU_MAX_ENGINES;
+
+	while (k-- > 0)
+		pthread_mutex_unlock(&engines[k].mutex);
+}
+
+/* Control threads hold every engine's lock, taken in order: nothing runs. */
+void
+refnic_emu_lock(void)
+{
+	pthread_mutex_lock(&control_mutex);
+	engines_lock_all();
 }
 
 void
 refnic_emu_unlock(void)
 {
-	pthread_mutex_unlock(&refnic_emu_mutex);
+	engines_unlock_all();
+	pthread_mutex_unlock(&control_mutex);
 }
 
-int
-refnic_engine_kick_fd(void)
+/*
+ * The first engine changes what the others read (queues, device state)
+ * only with their locks held too. It already holds its own, and the others
+ * never wait for it, so the order is deadlock-free. Control threads hold
+ * them all already.
+ */
+void
+refnic_engine_lock_others(void)
 {
-	return engine_kick_fd;
+	unsigned int k;
+
+	if (!RTE_PER_LCORE(is_engine))
+		return;
+	RTE_VERIFY(refnic_engine_id == 0);
+	for (k = 1; k < nb_engines; k++)
+		engine_lock(k);
 }
 
-/* Any trapped write since the last pass? Called with the lock held. */
+void
+refnic_engine_unlock_others(void)
+{
+	unsigned int k;
+
+	if (!RTE_PER_LCORE(is_engine))
+		return;
+	for (k = nb_engines; k-- > 1;)
+		pthread_mutex_unlock(&engines[k].mutex);
+}
+
+/* Engine k serves the device: all of them serve control, some its queues. */
+static inline bool
+engine_serves(unsigned int k, const struct refnic_emu *emu)
+{
+	return k < emu->params.engines;
+}
+
+/* Any trapped write since engine k's last pass? Called with its lock held. */
 static bool
-engine_writes_pending(void)
+engine_writes_pending(unsigned int k)
 {
 	struct refnic_emu *emu;
 
 	TAILQ_FOREACH(emu, &refnic_emu_devices, next)
-		if (__atomic_load_n(&emu->link->write_seq, __ATOMIC_SEQ_CST) !=
-		    emu->write_seq_seen)
+		if (engine_serves(k, emu) &&
+		    __atomic_load_n(&emu->link->write_seq, __ATOMIC_SEQ_CST) !=
+		    emu->shard[k].write_seq_seen)
 			return true;
 	return false;
 }
 
+/* Engine k's bit in the engine_dozing of the links it serves: any bit set,
+ * the BAR accessor kicks that engine. */
 static void
-engine_set_dozing(uint32_t dozing)
+engine_set_dozing(unsigned int k, bool dozing)
 {
 	struct refnic_emu *emu;
 
-	TAILQ_FOREACH(emu, &refnic_emu_devices, next)
-		__atomic_store_n(&emu->link->engine_dozing, dozing, __ATOMIC_SEQ_CST);
+	TAILQ_FOREACH(emu, &refnic_emu_devices, next) {
+		if (!engine_serves(k, emu))
+			continue;
+		if (dozing)
+			__atomic_fetch_or(&emu->link->engine_dozing, 1u << k, __ATOMIC_SEQ_CST);
+		else
+			__atomic_fetch_and(&emu->link->engine_dozing, ~(1u << k), __ATOMIC_SEQ_CST);
+	}
+}
+
+/* A new device's link: where to kick each engine. Dozing engines have not
+ * flagged it yet, so they count as dozing; the caller kicks them. */
+void
+refnic_engine_link_init(struct refnic_emu *emu)
+{
+	unsigned int k;
+
+	for (k = 0; k < REFNIC_EMU_LINK_MAX_ENGINES; k++)
+		emu->link->kick_fd[k] = k < nb_engines ? engines[k].kick_fd : -1;
+	emu->link->engine_dozing = (1u << RTE_MIN(nb_engines, emu->params.engines)) - 1;
+}
+
+void
+refnic_engine_kick_all(void)
+{
+	unsigned int k;
+
+	for (k = 0; k < nb_engines; k++)
+		eventfd_write(engines[k].kick_fd, 1);
 }
 
 /*
@@ -139,17 +250,17 @@ engine_cable_doze_end(void)
 		refnic_cable_doze_end(emu);
 }
 
-/* Sleep until kicked or until next_due_tsc; called with the lock held. */
+/* Engine k sleeps until kicked or until next_due_tsc; called with its lock held. */
 static void
-engine_doze(uint64_t now, uint64_t next_due_tsc)
+engine_doze(unsigned int k, uint64_t now, uint64_t next_due_tsc)
 {
 	uint64_t wait_us = ENGINE_MAX_DOZE_US;
 	struct pollfd pfd[1 + ENGINE_MAX_CABLE_FDS] = {
-		{ .fd = engine_kick_fd, .events = POLLIN },
+		{ .fd = engines[k].kick_fd, .events = POLLIN },
 	};
 	struct timespec ts;
 	eventfd_t drain;
-	int nb_cable_fds;
+	int nb_cable_fds = 0;
 
 	if (next_due_tsc != UINT64_MAX) {
 		if (next_due_tsc <= now)
@@ -160,28 +271,34 @@ engine_doze(uint64_t now, uint64_t next_due_tsc)
 			return;
 	}
 	/* Dekker with the BAR accessor: it bumps write_seq then reads dozing. */
-	engine_set_dozing(1);
-	nb_cable_fds = engine_cable_fds(&pfd[1], ENGINE_MAX_CABLE_FDS, &wait_us);
-	if (nb_cable_fds >= 0 && !engine_writes_pending()) {
+	engine_set_dozing(k, true);
+	/* Cables are served by the first engine. */
+	if (k == 0)
+		nb_cable_fds = engine_cable_fds(&pfd[1], ENGINE_MAX_CABLE_FDS, &wait_us);
+	if (nb_cable_fds >= 0 && !engine_writes_pending(k)) {
 		ts.tv_sec = wait_us / 1000000;
 		ts.tv_nsec = (wait_us % 1000000) * 1000;
-		pthread_mutex_unlock(&refnic_emu_mutex);
+		pthread_mutex_unlock(&engines[k].mutex);
 		if (ppoll(pfd, 1 + nb_cable_fds, &ts, NULL) > 0 && (pfd[0].revents & POLLIN))
-			eventfd_read(engine_kick_fd, &drain);
-		pthread_mutex_lock(&refnic_emu_mutex);
+			eventfd_read(engines[k].kick_fd, &drain);
+		pthread_mutex_lock(&engines[k].mutex);
 	}
-	engine_cable_doze_end();
-	engine_set_dozing(0);
+	if (k == 0)
+		engine_cable_doze_end();
+	engine_set_dozing(k, false);
 }
 
 static void *
-engine_main(void *arg __rte_unused)
+engine_main(void *arg)
 {
 	uint64_t idle_poll_tsc = ENGINE_IDLE_POLL_US * rte_get_tsc_hz() / 1000000;
 	uint64_t last_work = rte_get_tsc_cycles();
+	unsigned int k = (uintptr_t)arg;
 
+	refnic_engine_id = k;
+	RTE_PER_LCORE(is_engine) = true;
 	prctl(PR_SET_TIMERSLACK, ENGINE_TIMER_SLACK_NS);
-	pthread_mutex_lock(&refnic_emu_mutex);
+	pthread_mutex_lock(&engines[k].mutex);
 	while (!engine_stop) {
 		uint64_t next_due_tsc = UINT64_MAX;
 		uint64_t now = rte_get_tsc_cycles();
@@ -189,19 +306,19 @@ engine_main(void *arg __rte_unused)
 		struct refnic_emu *emu;
 
 		TAILQ_FOREACH(emu, &refnic_emu_devices, next)
-			work += refnic_emu_service(emu, now, &next_due_tsc);
-		if (__atomic_load_n(&lock_waiters, __ATOMIC_RELAXED) != 0)
-			engine_yield_lock();
+			work += refnic_emu_service(emu, k, now, &next_due_tsc);
+		if (__atomic_load_n(&engines[k].lock_waiters, __ATOMIC_RELAXED) != 0)
+			engine_yield_lock(k);
 		if (work != 0) {
 			last_work = now;
 		} else if (now - last_work < idle_poll_tsc) {
 			rte_pause();
 		} else {
-			engine_doze(now, next_due_tsc);
+			engine_doze(k, now, next_due_tsc);
 			last_work = rte_get_tsc_cycles();
 		}
 	}
-	pthread_mutex_unlock(&refnic_emu_mutex);
+	pthread_mutex_unlock(&engines[k].mutex);
 	return NULL;
 }
 
@@ -233,12 +350,15 @@ engine_cpuset(cpu_set_t *set)
 		*set = rte_lcore_cpuset(rte_get_main_lcore());
 }
 
-/* Start the engine on its cores; where the process may not use them
+/* Start engine k on its cores; where the process may not use them
  * (a restricted cpuset), on the main lcore's. */
 static int
-engine_start(void)
+engine_start(unsigned int k)
 {
 	rte_cpuset_t main_set = rte_lcore_cpuset(rte_get_main_lcore());
+	pthread_t *thread = &engines[k].thread;
+	void *arg = (void *)(uintptr_t)k;
+	char name[16];
 	pthread_attr_t attr;
 	cpu_set_t set;
 	int ret;
@@ -246,55 +366,92 @@ engine_start(void)
 	engine_cpuset(&set);
 	pthread_attr_init(&attr);
 	pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
-	ret = pthread_create(&engine_thread, &attr, engine_main, NULL);
+	ret = pthread_create(thread, &attr, engine_main, arg);
 	if (ret == EINVAL) {
 		pthread_attr_setaffinity_np(&attr, sizeof(main_set), &main_set);
-		ret = pthread_create(&engine_thread, &attr, engine_main, NULL);
+		ret = pthread_create(thread, &attr, engine_main, arg);
 	}
 	pthread_attr_destroy(&attr);
-	return -ret;
+	if (ret != 0)
+		return -ret;
+	snprintf(name, sizeof(name), k == 0 ? "refnic-engine" : "refnic-engine%u", k);
+	pthread_setname_np(*thread, name);
+	return 0;
 }
 
-/* Called with the lock held. */
-int
-refnic_engine_get(void)
+/* Stop every engine; called with all locks held. The engines' own locks
+ * are dropped while they wind down; the control lock is kept, so no other
+ * control thread starts engines meanwhile. */
+static void
+engines_stop(void)
 {
+	unsigned int k;
+
+	engine_stop = true;
+	refnic_engine_kick_all();
+	engines_unlock_all();
+	for (k = 0; k < nb_engines; k++)
+		pthread_join(engines[k].thread, NULL);
+	engines_lock_all();
+	for (k = 0; k < nb_engines; k++) {
+		close(engines[k].kick_fd);
+		engines[k].kick_fd = -1;
+	}
+	nb_engines = 0;
+	refnic_engines_shared = false;
+}
+
+/* Start engine k, and tell the links there is one more engine to kick. */
+static int
+engine_add(unsigned int k)
+{
+	struct refnic_emu *emu;
 	int ret;
 
-	if (engine_users++ > 0)
-		return 0;
-	engine_kick_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (engine_kick_fd < 0) {
-		ret = -errno;
-		goto fail;
-	}
-	engine_stop = false;
+	engines[k].kick_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (engines[k].kick_fd < 0)
+		return -errno;
 	/* Born on its cores: not a moment on the creator's, where it may spin. */
-	ret = engine_start();
+	ret = engine_start(k);
 	if (ret != 0) {
-		close(engine_kick_fd);
-		goto fail;
+		close(engines[k].kick_fd);
+		engines[k].kick_fd = -1;
+		return ret;
 	}
-	pthread_setname_np(engine_thread, "refnic-engine");
+	TAILQ_FOREACH(emu, &refnic_emu_devices, next)
+		emu->link->kick_fd[k] = engines[k].kick_fd;
 	return 0;
-fail:
-	engine_users--;
-	engine_kick_fd = -1;
-	EMU_LOG(ERR, "cannot start the device engine: %s", strerror(-ret));
-	return ret;
 }
 
-/* Called with the lock held; drops it while the engine winds down. */
+/* A device served by `want` engines arrives; called with all locks held. */
+int
+refnic_engine_get(unsigned int want)
+{
+	int ret = 0;
+
+	if (engine_users == 0)
+		engine_stop = false;
+	while (nb_engines < want) {
+		ret = engine_add(nb_engines);
+		if (ret != 0)
+			break;
+		nb_engines++;
+	}
+	refnic_engines_shared = nb_engines > 1;
+	if (ret != 0) {
+		EMU_LOG(ERR, "cannot start device engine %u: %s", nb_engines, strerror(-ret));
+		if (engine_users == 0)
+			engines_stop();
+		return ret;
+	}
+	engine_users++;
+	return 0;
+}
+
+/* Called with all locks held; the engines go with the last device. */
 void
 refnic_engine_put(void)
 {
-	if (--engine_users > 0)
-		return;
-	engine_stop = true;
-	eventfd_write(engine_kick_fd, 1);
-	refnic_emu_unlock();
-	pthread_join(engine_thread, NULL);
-	refnic_emu_lock();
-	close(engine_kick_fd);
-	engine_kick_fd = -1;
+	if (--engine_users == 0)
+		engines_stop();
 }

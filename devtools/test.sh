@@ -47,6 +47,11 @@ run_suite() {
 
 if [ $# -eq 0 ]; then
 	run_suite unit timeout 600 "$REFNIC_BUILD/tests/refnic-unit-test"
+	# Again the engines suite, its lcore free to float over two CPUs: the
+	# engines then take both and run truly in parallel.
+	run_suite unit-engines-in-parallel timeout 600 "$REFNIC_BUILD/tests/refnic-unit-test" \
+		--no-huge -m 512 --no-pci --no-shconf --no-telemetry --lcores '0@(0-1)' \
+		--log-level='pmd.net.refnic.*:error' -- engines
 fi
 run_suite integration timeout 1800 python3 "$REFNIC_TOP/tests/integration/run.py" "$@"
 

@@ -25,7 +25,8 @@ on_signal(int sig __rte_unused)
 void
 app_signals_install(void)
 {
-	struct sigaction sa = { .sa_handler = on_signal };
+	/* A second signal is not caught: it ends a stop that hangs. */
+	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESETHAND };
 
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
@@ -49,6 +50,8 @@ app_port_start(uint16_t port, const struct app_port_conf *conf, struct rte_mempo
 			(RTE_ETH_RSS_IP | RTE_ETH_RSS_TCP | RTE_ETH_RSS_UDP);
 	}
 	eth_conf.intr_conf.rxq = conf->rx_intr;
+	if (conf->mtu != 0)
+		eth_conf.rxmode.mtu = conf->mtu;
 	if (info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE)
 		eth_conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE;
 	ret = rte_eth_dev_configure(port, conf->nb_rxq, conf->nb_txq, &eth_conf);

@@ -23,7 +23,8 @@ struct app_port_conf {
 	uint16_t nb_rxd;
 	uint16_t nb_txd;
 	bool promisc;
-	bool rx_intr;	/* intr_conf.rxq: Rx queue interrupts wanted */
+	uint16_t mtu;		/* 0: the port's default */
+	bool rx_intr;		/* intr_conf.rxq: Rx queue interrupts wanted */
 };
 
 /*

@@ -172,11 +172,17 @@ test_pkt_matches(const struct rte_mbuf *m, const struct rte_ether_addr *dst,
 uint16_t
 test_tx_all(uint16_t port_id, struct rte_mbuf **pkts, uint16_t n)
 {
+	return test_tx_all_queue(port_id, 0, pkts, n);
+}
+
+uint16_t
+test_tx_all_queue(uint16_t port_id, uint16_t queue, struct rte_mbuf **pkts, uint16_t n)
+{
 	uint64_t deadline = rte_get_timer_cycles() + TEST_WAIT_S * rte_get_timer_hz();
 	uint16_t sent = 0, i;
 
 	while (sent < n && rte_get_timer_cycles() < deadline)
-		sent += rte_eth_tx_burst(port_id, 0, pkts + sent, n - sent);
+		sent += rte_eth_tx_burst(port_id, queue, pkts + sent, n - sent);
 	for (i = sent; i < n; i++)
 		rte_pktmbuf_free(pkts[i]);
 	return sent;

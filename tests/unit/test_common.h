@@ -47,6 +47,8 @@ bool test_pkt_matches(const struct rte_mbuf *m, const struct rte_ether_addr *dst
 
 /* Send all n packets, retrying while the ring is full; returns the count sent. */
 uint16_t test_tx_all(uint16_t port_id, struct rte_mbuf **pkts, uint16_t n);
+/* The same on TX queue queue. */
+uint16_t test_tx_all_queue(uint16_t port_id, uint16_t queue, struct rte_mbuf **pkts, uint16_t n);
 /* Receive until n packets arrived or TEST_WAIT_S passed; returns the count. */
 uint16_t test_rx_wait(uint16_t port_id, struct rte_mbuf **pkts, uint16_t n);
 /* Wait until one of the device's counters (offset in refnic_hw_stats) reaches

@@ -26,6 +26,7 @@ extern const struct unit_test_suite refnic_control_suite;
 extern const struct unit_test_suite refnic_queues_suite;
 extern const struct unit_test_suite refnic_offload_suite;
 extern const struct unit_test_suite refnic_cables_suite;
+extern const struct unit_test_suite refnic_engines_suite;
 
 static const struct unit_test_suite *suites[] = {
 	&refnic_probe_suite,
@@ -35,6 +36,7 @@ static const struct unit_test_suite *suites[] = {
 	&refnic_queues_suite,
 	&refnic_offload_suite,
 	&refnic_cables_suite,
+	&refnic_engines_suite,
 };
 
 static bool

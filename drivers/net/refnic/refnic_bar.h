@@ -41,11 +41,13 @@ static inline void
 refnic_emu_bar_trap(struct refnic_emu_link *link, uint32_t off)
 {
 	uint32_t cost_ns = link->trap_cost_ns;
+	uint32_t dozing;
 
 	__atomic_fetch_add(&link->write_count[off / 4], 1, __ATOMIC_RELEASE);
 	__atomic_fetch_add(&link->write_seq, 1, __ATOMIC_SEQ_CST);
-	if (__atomic_load_n(&link->engine_dozing, __ATOMIC_SEQ_CST))
-		eventfd_write(link->kick_fd, 1);
+	dozing = __atomic_load_n(&link->engine_dozing, __ATOMIC_SEQ_CST);
+	for (; dozing != 0; dozing &= dozing - 1)
+		eventfd_write(link->kick_fd[rte_bsf32(dozing)], 1);
 	if (cost_ns != 0) {
 		uint64_t end = rte_get_tsc_cycles() + cost_ns * rte_get_tsc_hz() / 1000000000;
 

@@ -28,6 +28,7 @@ static const char * const refnic_valid_args[] = {
 	REFNIC_ARG_CABLE,
 	REFNIC_ARG_PROFILE,
 	REFNIC_ARG_QUEUES,
+	REFNIC_ARG_ENGINES,
 	REFNIC_ARG_ADMIN_POLL,
 	REFNIC_ARG_ADMIN_LATENCY_PCT,
 	REFNIC_ARG_FAULT_ADMIN_TIMEOUT,
@@ -52,19 +53,32 @@ parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out)
 	return 0;
 }
 
+/* A count from 1 to max. */
+static int
+parse_count(const char *key, const char *value, uint32_t max, uint16_t *out)
+{
+	uint32_t v;
+
+	if (parse_u32(value, 1, max, &v) != 0) {
+		PMD_INIT_LOG(ERR, "invalid %s=%s: expected an integer from 1 to %u",
+			     key, value ? value : "", max);
+		return -EINVAL;
+	}
+	*out = v;
+	return 0;
+}
+
 static int
 handle_queues(const char *key, const char *value, void *opaque)
 {
-	struct refnic_devargs *a = opaque;
-	uint32_t v;
+	return parse_count(key, value, REFNIC_MAX_QUEUES, &((struct refnic_devargs *)opaque)->queues);
+}
 
-	if (parse_u32(value, 1, REFNIC_MAX_QUEUES, &v) != 0) {
-		PMD_INIT_LOG(ERR, "invalid %s=%s: expected an integer from 1 to %u",
-			     key, value, REFNIC_MAX_QUEUES);
-		return -EINVAL;
-	}
-	a->queues = v;
-	return 0;
+static int
+handle_engines(const char *key, const char *value, void *opaque)
+{
+	return parse_count(key, value, REFNIC_ARG_ENGINES_MAX,
+			   &((struct refnic_devargs *)opaque)->engines);
 }
 
 static int
@@ -272,6 +286,7 @@ refnic_devargs_parse(const char *name, const char *args, struct refnic_devargs *
 	if (rte_kvargs_process(kvlist, REFNIC_ARG_CABLE, handle_cable, out) != 0 ||
 	    rte_kvargs_process(kvlist, REFNIC_ARG_PROFILE, handle_profile, out) != 0 ||
 	    rte_kvargs_process(kvlist, REFNIC_ARG_QUEUES, handle_queues, out) != 0 ||
+	    rte_kvargs_process(kvlist, REFNIC_ARG_ENGINES, handle_engines, out) != 0 ||
 	    rte_kvargs_process(kvlist, REFNIC_ARG_ADMIN_POLL, handle_admin_poll, out) != 0 ||
 	    rte_kvargs_process(kvlist, REFNIC_ARG_ADMIN_LATENCY_PCT,
 			       handle_admin_latency_pct, out) != 0 ||

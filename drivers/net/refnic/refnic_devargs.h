@@ -12,6 +12,8 @@
 #define REFNIC_ARG_CABLE		"cable"
 #define REFNIC_ARG_PROFILE		"profile"
 #define REFNIC_ARG_QUEUES		"queues"
+#define REFNIC_ARG_ENGINES		"engines"
+#define REFNIC_ARG_ENGINES_MAX		8	/* device engine threads per process */
 #define REFNIC_ARG_ADMIN_POLL		"admin_poll"
 #define REFNIC_ARG_ADMIN_LATENCY_PCT	"admin_latency_pct"
 #define REFNIC_ARG_FAULT_ADMIN_TIMEOUT	"fault_admin_timeout"
@@ -38,6 +40,7 @@ struct refnic_devargs {
 	char cable[REFNIC_ARG_NAME_LEN];
 	char profile[REFNIC_ARG_NAME_LEN];	/* empty: the device's default */
 	uint16_t queues;			/* 0: the device's default */
+	uint16_t engines;			/* 0: the device's default */
 	int32_t admin_latency_pct;		/* -1: the device's default */
 	char fault_admin_timeout[REFNIC_ARG_NAME_LEN];	/* checked by the device */
 	uint32_t fault_reset_fail;
@@ -50,6 +53,7 @@ int refnic_poll_policy_format(const struct refnic_poll_policy *p, char *buf, siz
 	REFNIC_ARG_CABLE "=loopback|<name>|shm:<name>|tap:<ifname> " \
 	REFNIC_ARG_PROFILE "=ideal|baremetal|vm " \
 	REFNIC_ARG_QUEUES "=<1-64> " \
+	REFNIC_ARG_ENGINES "=<1-8> " \
 	REFNIC_ARG_ADMIN_POLL "=backoff|fixed:<us>|exp:<min_us>:<max_us> " \
 	REFNIC_ARG_ADMIN_LATENCY_PCT "=<0-100000> " \
 	REFNIC_ARG_FAULT_ADMIN_TIMEOUT "=<command>[:<times>]|any[:<times>]|every:<n> " \

@@ -28,6 +28,9 @@ static const struct refnic_bus_ops refnic_vdev_bus_ops = {
 	.release = refnic_vdev_release,
 };
 
+_Static_assert(REFNIC_ARG_ENGINES_MAX == REFNIC_EMU_MAX_ENGINES,
+	       "engines=N allows what the device offers");
+
 static int
 refnic_vdev_emu_params(const char *name, const struct refnic_devargs *args,
 		       struct refnic_emu_params *params)
@@ -36,6 +39,8 @@ refnic_vdev_emu_params(const char *name, const struct refnic_devargs *args,
 	strlcpy(params->cable, args->cable, sizeof(params->cable));
 	if (args->queues != 0)
 		params->max_queues = args->queues;
+	if (args->engines != 0)
+		params->engines = args->engines;
 	if (args->admin_latency_pct >= 0)
 		params->admin_latency_pct = args->admin_latency_pct;
 	params->faults.reset_fail_times = args->fault_reset_fail;

@@ -28,15 +28,17 @@
 #include "refnic_hw.h"
 
 #define REFNIC_EMU_LINK_MAGIC		0x4b4e4c45u /* "ELNK" */
+#define REFNIC_EMU_LINK_MAX_ENGINES	8
 
 struct refnic_emu_link {
 	uint32_t magic;
 	uint32_t write_seq;		/* bumped after every counted write */
-	uint32_t engine_dozing;		/* device: set before it sleeps */
+	uint32_t engine_dozing;		/* device: bit k set before engine k sleeps */
 	uint32_t trap_cost_ns;		/* device: cost of one BAR store */
 	uint32_t wc_available;		/* platform: push window is WC */
-	int32_t kick_fd;		/* eventfd to write when engine_dozing */
-	uint32_t rsvd[10];
+	int32_t kick_fd[REFNIC_EMU_LINK_MAX_ENGINES]; /* eventfd per engine: write
+						       * those whose bit is set */
+	uint32_t rsvd[3];
 	uint32_t write_count[REFNIC_BAR0_SIZE / 4]; /* by register offset / 4 */
 };
 

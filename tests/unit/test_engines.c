@@ -1,0 +1,246 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The refnic authors
+ */
+
+/*
+ * engines=N: a device's queues spread over N engine threads. Queue q is
+ * served by engine q % N; every engine may deliver to any RX queue of the
+ * far end, so all of them may fill the same RX queue at once.
+ */
+
+#include <dirent.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "test_common.h"
+
+#define EN_A		"net_refnic_e0"
+#define EN_B		"net_refnic_e1"
+#define EN_ENGINES	2
+#define EN_QUEUES	4
+
+static uint16_t port_a, port_b;
+static struct rte_ether_addr any_dst = {{ 0x02, 0, 0, 0, 0, 7 }};
+
+/* Threads of this process whose name starts with "refnic-engine". */
+static unsigned int
+engine_threads(void)
+{
+	struct dirent *de;
+	unsigned int n = 0;
+	char path[300], comm[32];
+	DIR *dir = opendir("/proc/self/task");
+	FILE *f;
+
+	while (dir != NULL && (de = readdir(dir)) != NULL) {
+		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", de->d_name);
+		f = fopen(path, "r");
+		if (f == NULL)
+			continue;
+		if (fgets(comm, sizeof(comm), f) != NULL &&
+		    strncmp(comm, "refnic-engine", strlen("refnic-engine")) == 0)
+			n++;
+		fclose(f);
+	}
+	if (dir != NULL)
+		closedir(dir);
+	return n;
+}
+
+/* EN_QUEUES queue pairs, no RSS: every frame lands on RX queue 0. */
+static int
+en_port_start(uint16_t port, uint64_t rx_offloads, uint64_t tx_offloads)
+{
+	struct rte_eth_conf conf = {
+		.rxmode = { .mq_mode = RTE_ETH_MQ_RX_NONE, .offloads = rx_offloads },
+		.txmode = { .offloads = tx_offloads },
+	};
+	uint16_t q;
+	int ret;
+
+	rte_eth_dev_stop(port);
+	ret = rte_eth_dev_configure(port, EN_QUEUES, EN_QUEUES, &conf);
+	for (q = 0; ret == 0 && q < EN_QUEUES; q++)
+		ret = rte_eth_rx_queue_setup(port, q, TEST_RING_SIZE, SOCKET_ID_ANY, NULL,
+					     test_pool);
+	for (q = 0; ret == 0 && q < EN_QUEUES; q++)
+		ret = rte_eth_tx_queue_setup(port, q, TEST_RING_SIZE, SOCKET_ID_ANY, NULL);
+	if (ret == 0)
+		ret = rte_eth_dev_start(port);
+	if (ret == 0)
+		ret = rte_eth_promiscuous_enable(port);
+	return ret;
+}
+
+static int
+en_ports_start(uint64_t rx_offloads, uint64_t tx_offloads)
+{
+	int ret = en_port_start(port_a, rx_offloads, tx_offloads);
+
+	return ret != 0 ? ret : en_port_start(port_b, rx_offloads, tx_offloads);
+}
+
+static int
+en_setup(void)
+{
+	char args[96];
+
+	snprintf(args, sizeof(args), "cable=%s,profile=ideal,queues=%u,engines=%u",
+		 EN_A, EN_QUEUES, EN_ENGINES);
+	if (test_port_create(EN_A, args, &port_a) != 0)
+		return TEST_FAILED;
+	if (test_port_create(EN_B, args, &port_b) != 0) {
+		test_port_destroy(EN_A);
+		return TEST_FAILED;
+	}
+	if (en_ports_start(0, 0) != 0) {
+		test_pair_destroy(EN_A, EN_B);
+		return TEST_FAILED;
+	}
+	return TEST_SUCCESS;
+}
+
+static void
+en_teardown(void)
+{
+	test_pair_destroy(EN_A, EN_B);
+}
+
+#define EN_BURST	32		/* frames per TX queue per round */
+#define EN_MAX_FRAMES	(600 * EN_QUEUES * EN_BURST)
+
+/* The VLAN tag a frame is sent with, when tagging: derived from its seed. */
+static uint16_t
+en_tci(uint32_t seed)
+{
+	return 1 + seed % 4000;
+}
+
+/*
+ * Rounds of bursts on all four TX queues of A, each round received before
+ * the next (more would overflow B's ring); two engines deliver them into
+ * B's RX queue 0 at once. en_traffic() returns how many arrived intact, each
+ * once (and with their tag, when tagged by the device on TX and stripped on
+ * RX); en_check() checks and frees what one round received.
+ */
+static unsigned int
+en_check(struct rte_mbuf **rx, unsigned int n, unsigned int total, bool vlan, bool *seen)
+{
+	unsigned int i, intact = 0;
+	uint32_t seed;
+
+	for (i = 0; i < n; i++) {
+		/* The frame length tells its seed's residue; find the seed. */
+		for (seed = rx[i]->pkt_len - 64; seed < total; seed += 512) {
+			if (!seen[seed] && test_pkt_matches(rx[i], &any_dst, 64 + seed % 512, seed) &&
+			    (!vlan || ((rx[i]->ol_flags & RTE_MBUF_F_RX_VLAN_STRIPPED) &&
+				       rx[i]->vlan_tci == en_tci(seed)))) {
+				seen[seed] = true;
+				intact++;
+				break;
+			}
+		}
+		rte_pktmbuf_free(rx[i]);
+	}
+	return intact;
+}
+
+static unsigned int
+en_traffic(unsigned int rounds, bool vlan)
+{
+	static bool seen[EN_MAX_FRAMES];
+	const unsigned int total = rounds * EN_QUEUES * EN_BURST;
+	struct rte_mbuf *pkts[EN_BURST], *rx[EN_QUEUES * EN_BURST];
+	unsigned int round, q, i, got, intact = 0;
+	uint32_t seed;
+
+	memset(seen, 0, sizeof(seen));
+	for (round = 0; round < rounds; round++) {
+		for (q = 0; q < EN_QUEUES; q++) {
+			for (i = 0; i < EN_BURST; i++) {
+				seed = (round * EN_QUEUES + q) * EN_BURST + i;
+				pkts[i] = test_make_pkt(&any_dst, 64 + seed % 512, seed, 1 + vlan);
+				if (pkts[i] != NULL && vlan) {
+					pkts[i]->ol_flags |= RTE_MBUF_F_TX_VLAN;
+					pkts[i]->vlan_tci = en_tci(seed);
+				}
+			}
+			test_tx_all_queue(port_a, q, pkts, EN_BURST);
+		}
+		got = test_rx_wait(port_b, rx, RTE_DIM(rx));
+		intact += en_check(rx, got, total, vlan, seen);
+	}
+	return intact;
+}
+
+/* Every frame arrives once and intact; each engine carried its own queues. */
+static int
+test_engines_share_an_rx_queue(void)
+{
+	const unsigned int rounds = 40;
+	struct refnic_hw_stats e0, e1;
+	unsigned int q;
+
+	TEST_ASSERT_EQUAL(engine_threads(), EN_ENGINES, "engine threads running");
+	TEST_ASSERT_EQUAL(en_traffic(rounds, false), rounds * EN_QUEUES * EN_BURST,
+			  "frames intact, each once");
+	TEST_ASSERT_SUCCESS(refnic_emu_read_engine_stats(refnic_emu_lookup(EN_A), 0, &e0), "");
+	TEST_ASSERT_SUCCESS(refnic_emu_read_engine_stats(refnic_emu_lookup(EN_A), 1, &e1), "");
+	for (q = 0; q < EN_QUEUES; q++) {
+		const struct refnic_hw_stats *own = q % EN_ENGINES == 0 ? &e0 : &e1;
+		const struct refnic_hw_stats *other = q % EN_ENGINES == 0 ? &e1 : &e0;
+
+		TEST_ASSERT_EQUAL(own->q[q].tx_packets, rounds * EN_BURST,
+				  "TX queue %u carried by engine %u", q, q % EN_ENGINES);
+		TEST_ASSERT_EQUAL(other->q[q].tx_packets, 0, "TX queue %u carried twice", q);
+	}
+	return TEST_SUCCESS;
+}
+
+/*
+ * The device rewrites frames in scratch memory (VLAN insert on TX, strip
+ * on RX, two segments): each engine must have its own. Enough frames for
+ * a shared scratch to show, when the engines run on two CPUs.
+ */
+static int
+test_engines_offloads_in_parallel(void)
+{
+	const unsigned int rounds = EN_MAX_FRAMES / (EN_QUEUES * EN_BURST);
+
+	TEST_ASSERT_SUCCESS(en_ports_start(RTE_ETH_RX_OFFLOAD_VLAN_STRIP,
+					   RTE_ETH_TX_OFFLOAD_VLAN_INSERT |
+					   RTE_ETH_TX_OFFLOAD_MULTI_SEGS), "");
+	TEST_ASSERT_EQUAL(en_traffic(rounds, true), EN_MAX_FRAMES, "frames intact, each once");
+	return TEST_SUCCESS;
+}
+
+/* The engines stop with the last device; a bad count fails the probe. */
+static int
+test_engines_devarg(void)
+{
+	uint16_t port;
+
+	unsigned int i;
+
+	en_teardown();
+	/* Joined threads leave /proc a moment later. */
+	for (i = 0; i < 1000 && engine_threads() != 0; i++)
+		rte_delay_ms(5);
+	TEST_ASSERT_EQUAL(engine_threads(), 0, "engines left running");
+	TEST_ASSERT(test_port_create("net_refnic_e2", "engines=9", &port) != 0, "engines=9");
+	TEST_ASSERT(test_port_create("net_refnic_e2", "engines=0", &port) != 0, "engines=0");
+	TEST_ASSERT(refnic_emu_lookup("net_refnic_e2") == NULL, "a device was left");
+	return en_setup();
+}
+
+const struct unit_test_suite refnic_engines_suite = {
+	.name = "engines",
+	.setup = en_setup,
+	.teardown = en_teardown,
+	.cases = {
+		TEST_CASE(test_engines_share_an_rx_queue),
+		TEST_CASE(test_engines_offloads_in_parallel),
+		TEST_CASE(test_engines_devarg),
+		TEST_CASES_END()
+	},
+};
