@@ -13,14 +13,15 @@
 #       and engine CPU. Default 5 s x 3 rounds, baremetal.
 #   ./devtools/bench.sh latency [COUNT] [ROUNDS] [PROFILE] [SIZE]
 #       refnic-pingpong round trips, role both, one lcore, one probe in
-#       flight: refnic pair (its engine on the other core) vs memif pair;
-#       p50 to max and refnic's p99 over memif's, one JSON line per system.
+#       flight: refnic pair (its engine on the other core) vs memif pair
+#       (and memif with its server in a second process on the other core);
+#       p50 to max, refnic's p99 over memif's, one JSON line per system.
 #       Default 100000 samples x 3 rounds, baremetal, 64 B.
 set -euo pipefail
 
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 
-usage() { sed -n '3,18p' "$0"; exit 2; }
+usage() { sed -n '3,19p' "$0"; exit 2; }
 
 scenario=${1:-}
 [ -n "$scenario" ] || usage
