@@ -11,11 +11,17 @@
 #       stock testpmd io forwarding, 64 B, tx_first, one forwarding lcore:
 #       refnic pair vs memif pair vs net_null pair; tail writes per packet
 #       and engine CPU. Default 5 s x 3 rounds, baremetal.
+#   ./devtools/bench.sh latency [COUNT] [ROUNDS] [PROFILE] [SIZE]
+#       refnic-pingpong round trips, role both, one lcore, one probe in
+#       flight: refnic pair (its engine on the other core) vs memif pair
+#       (and memif with its server in a second process on the other core);
+#       p50 to max, refnic's p99 over memif's, one JSON line per system.
+#       Default 100000 samples x 3 rounds, baremetal, 64 B.
 set -euo pipefail
 
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 
-usage() { sed -n '3,14p' "$0"; exit 2; }
+usage() { sed -n '3,19p' "$0"; exit 2; }
 
 scenario=${1:-}
 [ -n "$scenario" ] || usage
@@ -34,6 +40,11 @@ throughput)
 	export REFNIC_PMD
 	echo "# ./devtools/bench.sh throughput $* ($(date -u +%Y-%m-%d), $(nproc) cores)"
 	python3 "$REFNIC_TOP/tests/bench/throughput.py" "$@"
+	;;
+latency)
+	export REFNIC_BUILD
+	echo "# ./devtools/bench.sh latency $* ($(date -u '+%Y-%m-%d %H:%M'), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg))"
+	python3 "$REFNIC_TOP/tests/bench/latency.py" "$@"
 	;;
 *)
 	usage

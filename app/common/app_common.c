@@ -49,6 +49,7 @@ app_port_start(uint16_t port, const struct app_port_conf *conf, struct rte_mempo
 		eth_conf.rx_adv_conf.rss_conf.rss_hf = info.flow_type_rss_offloads &
 			(RTE_ETH_RSS_IP | RTE_ETH_RSS_TCP | RTE_ETH_RSS_UDP);
 	}
+	eth_conf.intr_conf.rxq = conf->rx_intr;
 	if (conf->mtu != 0)
 		eth_conf.rxmode.mtu = conf->mtu;
 	if (info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE)

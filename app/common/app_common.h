@@ -24,6 +24,7 @@ struct app_port_conf {
 	uint16_t nb_txd;
 	bool promisc;
 	uint16_t mtu;		/* 0: the port's default */
+	bool rx_intr;		/* intr_conf.rxq: Rx queue interrupts wanted */
 };
 
 /*
