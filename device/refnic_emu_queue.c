@@ -228,14 +228,23 @@ refnic_emu_tx_service(struct refnic_emu *emu, uint16_t qid, uint64_t now,
 		queue_error(emu, base, &txq->enabled, "TX tail beyond ring");
 		return 1;
 	}
-	if (txq->head == tail)
+	if (txq->head == tail) {
+		txq->fetch_pending = false;	/* nothing left to fetch */
 		return 0;
-	if (txq->fetch_pending) {
+	}
+	/*
+	 * With a fetch cost, the device fetches what a doorbell announced, a
+	 * fetch later. The emulated BAR stores TAIL, then counts the store: a
+	 * TAIL seen before its doorbell is counted waits for it, or its
+	 * descriptors would skip the fetch.
+	 */
+	if (emu->profile->desc_fetch_ns != 0) {
+		if (!txq->fetch_pending)
+			return 0;
 		if (now < txq->fetch_ready_tsc) {
 			*next_due_tsc = RTE_MIN(*next_due_tsc, txq->fetch_ready_tsc);
 			return 0;
 		}
-		txq->fetch_pending = false;
 	}
 
 	idx = txq->head;
@@ -258,6 +267,8 @@ refnic_emu_tx_service(struct refnic_emu *emu, uint16_t qid, uint64_t now,
 		refnic_cable_tx(emu, &f);
 	}
 	refnic_cable_tx_flush(emu);
+	/* What the budget left over is fetched already: next pass. */
+	txq->fetch_pending = idx != tail;
 	if (idx == txq->head)
 		return 0;
 	txq->head = idx;
