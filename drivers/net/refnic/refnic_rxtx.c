@@ -27,6 +27,7 @@
 #include "refnic_rxtx.h"
 
 #define TX_FREE_BULK	64	/* mbufs returned to the pool at once */
+#define TX_RECLAIM_MAX	64	/* descriptors freed per reclaim, at most */
 
 static inline bool
 cpl_ready(const volatile uint8_t *phase, uint8_t expected)
@@ -298,12 +299,18 @@ tx_scan(struct refnic_tx_queue *txq, bool consume)
 	return head;
 }
 
-/* Read TX completions and free what the device is done with. */
+/*
+ * Read TX completions and free what the device is done with, at most
+ * TX_RECLAIM_MAX descriptors per call: freeing most of a ring at once
+ * costs one unlucky burst ~10 us (refnic-pingpong's p99.9 showed it).
+ */
 void
 refnic_tx_reclaim(struct refnic_tx_queue *txq)
 {
 	uint16_t head = tx_scan(txq, true);
 
+	if (((head - txq->clean) & txq->mask) > TX_RECLAIM_MAX)
+		head = (txq->clean + TX_RECLAIM_MAX) & txq->mask;
 	if (head != txq->clean)
 		tx_free_range(txq, head);
 }
