@@ -103,6 +103,26 @@ test_shm_both_ways(void)
 }
 
 /*
+ * A and B on one shm cable, started, link up; B's device stalls, so the 8
+ * frames A then sends wait in the cable. args gets the devargs used.
+ */
+static int
+shm_frames_waiting(char *args, size_t len, uint16_t *a, uint16_t *b)
+{
+	cable_args(args, len, "shm");
+	TEST_ASSERT_SUCCESS(test_port_create(CB_A, args, a), "");
+	TEST_ASSERT_SUCCESS(test_port_create(CB_B, args, b), "");
+	TEST_ASSERT_SUCCESS(test_port_start(*a, 0, 0), "");
+	TEST_ASSERT_SUCCESS(test_port_start(*b, 0, 0), "");
+	TEST_ASSERT(link_wait(*a, RTE_ETH_LINK_UP), "link up");
+	refnic_emu_set_dataplane_paused(refnic_emu_lookup(CB_B), true);
+	send_frames(*a, 8, 300, 1);
+	TEST_ASSERT_EQUAL(test_hw_counter_wait(CB_A, offsetof(struct refnic_hw_stats,
+							      q[0].tx_packets), 8), 8, "A sent them");
+	return TEST_SUCCESS;
+}
+
+/*
  * One end goes and comes back (a new attachment, as a restarted process
  * makes): the other end's link goes down and up, and frames sent to the
  * old attachment never reach the new one.
@@ -114,18 +134,7 @@ test_shm_restart_drops_stale_frames(void)
 	char args[64];
 	uint16_t a, b;
 
-	cable_args(args, sizeof(args), "shm");
-	TEST_ASSERT_SUCCESS(test_port_create(CB_A, args, &a), "");
-	TEST_ASSERT_SUCCESS(test_port_create(CB_B, args, &b), "");
-	TEST_ASSERT_SUCCESS(test_port_start(a, 0, 0), "");
-	TEST_ASSERT_SUCCESS(test_port_start(b, 0, 0), "");
-	TEST_ASSERT(link_wait(a, RTE_ETH_LINK_UP), "link up");
-
-	/* B's device stalls: what A sends waits in the cable. */
-	refnic_emu_set_dataplane_paused(refnic_emu_lookup(CB_B), true);
-	send_frames(a, 8, 300, 1);
-	TEST_ASSERT_EQUAL(test_hw_counter_wait(CB_A, offsetof(struct refnic_hw_stats,
-							      q[0].tx_packets), 8), 8, "A sent them");
+	TEST_ASSERT_SUCCESS(shm_frames_waiting(args, sizeof(args), &a, &b), "");
 	test_port_destroy(CB_B);
 	TEST_ASSERT(link_wait(a, RTE_ETH_LINK_DOWN), "link down when B goes");
 	/* Without a far end, frames are lost on the way, and counted. */
@@ -156,17 +165,7 @@ test_shm_frames_of_a_previous_sender_dropped(void)
 	char args[64];
 	uint16_t a, b;
 
-	cable_args(args, sizeof(args), "shm");
-	TEST_ASSERT_SUCCESS(test_port_create(CB_A, args, &a), "");
-	TEST_ASSERT_SUCCESS(test_port_create(CB_B, args, &b), "");
-	TEST_ASSERT_SUCCESS(test_port_start(a, 0, 0), "");
-	TEST_ASSERT_SUCCESS(test_port_start(b, 0, 0), "");
-	TEST_ASSERT(link_wait(a, RTE_ETH_LINK_UP), "link up");
-
-	refnic_emu_set_dataplane_paused(refnic_emu_lookup(CB_B), true);
-	send_frames(a, 8, 500, 1);
-	TEST_ASSERT_EQUAL(test_hw_counter_wait(CB_A, offsetof(struct refnic_hw_stats,
-							      q[0].tx_packets), 8), 8, "A sent them");
+	TEST_ASSERT_SUCCESS(shm_frames_waiting(args, sizeof(args), &a, &b), "");
 	test_port_destroy(CB_A);
 	TEST_ASSERT_SUCCESS(test_port_create(CB_A, args, &a), "A again");
 	refnic_emu_set_dataplane_paused(refnic_emu_lookup(CB_B), false);
