@@ -109,6 +109,14 @@ peer_of(const struct shm_cable *sc)
 	return sc->me ^ 1;
 }
 
+/* The attach/detach lock of the cable's file; a signal does not skip it. */
+static void
+shm_flock(int fd, int op)
+{
+	while (flock(fd, op) != 0 && errno == EINTR)
+		;
+}
+
 /* Take (F_WRLCK) or give back (F_UNLCK) end e: a lock on byte e. */
 static int
 end_lock(int fd, unsigned int e, short type)
@@ -348,13 +356,17 @@ shm_detach(struct refnic_cable *c, struct refnic_emu *emu __rte_unused)
 	struct shm_cable *sc = (struct shm_cable *)c;
 	struct shm_end *mine = &sc->shm->end[sc->me];
 
-	flock(sc->fd, LOCK_EX);
+	/* Its wake-up address goes first: a process taking the end next
+	 * binds it. The peer is told after, from an unnamed socket. */
+	close(sc->sock);
+	sc->sock = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	shm_flock(sc->fd, LOCK_EX);
 	__atomic_store_n(&mine->pid, 0, __ATOMIC_RELEASE);
 	end_lock(sc->fd, sc->me, F_UNLCK);
 	/* The last one out removes the cable; a restarting side makes a new one. */
 	if (!end_held(sc->fd, peer_of(sc)))
 		shm_unlink(sc->path);
-	flock(sc->fd, LOCK_UN);
+	shm_flock(sc->fd, LOCK_UN);
 	shm_kick_peer(sc);
 	shm_close(sc);
 }
@@ -486,7 +498,7 @@ shm_open_locked(struct shm_cable *sc)
 		sc->fd = shm_open(sc->path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
 		if (sc->fd < 0)
 			return -errno;
-		flock(sc->fd, LOCK_EX);
+		shm_flock(sc->fd, LOCK_EX);
 		if (fstat(sc->fd, &st) == 0 && st.st_nlink > 0)
 			return 0;
 		close(sc->fd);
@@ -528,7 +540,7 @@ refnic_cable_shm_attach(struct refnic_emu *emu, const char *name, struct refnic_
 		ret = shm_layout_check(sc, emu->name);
 	if (ret == 0)
 		ret = shm_take_end(sc, emu->name, name);
-	flock(sc->fd, LOCK_UN);
+	shm_flock(sc->fd, LOCK_UN);
 	if (ret != 0)
 		goto fail;
 	ret = shm_open_socket(sc, emu->name, name);

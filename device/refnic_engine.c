@@ -190,8 +190,11 @@ engine_set_dozing(unsigned int k, bool dozing)
 	}
 }
 
-/* A new device's link: where to kick each engine. Dozing engines have not
- * flagged it yet, so they count as dozing; the caller kicks them. */
+/*
+ * A new device's link: where to kick each engine. No engine has flagged it
+ * as dozing yet; the caller kicks them all after adding the device, so a
+ * dozing engine wakes and looks at it before it sleeps again.
+ */
 void
 refnic_engine_link_init(struct refnic_emu *emu)
 {
@@ -199,7 +202,7 @@ refnic_engine_link_init(struct refnic_emu *emu)
 
 	for (k = 0; k < REFNIC_EMU_LINK_MAX_ENGINES; k++)
 		emu->link->kick_fd[k] = k < nb_engines ? engines[k].kick_fd : -1;
-	emu->link->engine_dozing = (1u << RTE_MIN(nb_engines, emu->params.engines)) - 1;
+	emu->link->engine_dozing = 0;
 }
 
 void

@@ -112,7 +112,8 @@ app_wait_link(uint16_t port, unsigned int timeout_ms)
 		if (rte_eth_link_get_nowait(port, &link) == 0 &&
 		    link.link_status == RTE_ETH_LINK_UP)
 			return true;
-		rte_delay_ms(10);
+		/* Sleep: the device behind the port may need this core. */
+		rte_delay_us_sleep(10000);
 	}
 	return false;
 }

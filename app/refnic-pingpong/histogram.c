@@ -65,7 +65,9 @@ pp_hist_percentile(const struct pp_hist *h, double p)
 
 	if (h->n == 0)
 		return 0;
-	rank = (uint64_t)ceil(p / 100.0 * (double)h->n);
+	/* In whole hundredths of a percent: ceil(99.9 / 100 * 1000) in
+	 * doubles is 1000, not 999. */
+	rank = (h->n * (uint64_t)llround(p * 100) + 9999) / 10000;
 	if (rank < 1)
 		rank = 1;
 	if (rank > h->n)

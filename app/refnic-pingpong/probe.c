@@ -323,7 +323,8 @@ pp_client_sleep_ms(const struct pp_client *c, uint64_t now)
 	for (i = 0; i < c->conf->inflight; i++)
 		if (c->slots[i].busy && c->slots[i].tsc + c->timeout_tsc < first)
 			first = c->slots[i].tsc + c->timeout_tsc;
-	if (c->sampling && c->conf->duration_s > 0 && c->end_tsc < first)
+	/* Once the run's end has passed, only the outstanding probes count. */
+	if (c->sampling && c->conf->duration_s > 0 && c->end_tsc > now && c->end_tsc < first)
 		first = c->end_tsc;
 	if (first == UINT64_MAX || first <= now)
 		return first <= now ? 0 : PP_MAX_SLEEP_MS;
@@ -488,8 +489,18 @@ pp_run_client(struct pp_client *c)
 			st->gave_up = true;
 			break;
 		}
-		if (conf->wait == PP_WAIT_INTR)
-			pp_intr_idle(&in, work > 0, pp_client_sleep_ms(c, now), st);
+		if (conf->wait == PP_WAIT_INTR) {
+			int ms = pp_client_sleep_ms(c, now);
+
+			/* A probe's time is up: expire it now, not at the next
+			 * scan, or every pass until then would skip the sleep. */
+			if (ms == 0) {
+				pp_expire(c, now);
+				next_scan = now + scan_tsc;
+				ms = pp_client_sleep_ms(c, now);
+			}
+			pp_intr_idle(&in, work > 0, ms, st);
+		}
 	}
 	if (in.armed)
 		pp_intr_arm(&in, false);

@@ -17,9 +17,10 @@ JSON line per system.
 """
 
 import csv
+import ctypes
 import json
-import math
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -57,17 +58,28 @@ def eal(prefix, lcore, vdevs):
     return argv
 
 
+def _die_with_parent():
+    # In the server before exec: if this script dies, even by SIGKILL, the
+    # kernel ends the server too, which would otherwise poll lcore 1 forever.
+    ctypes.CDLL(None).prctl(1, signal.SIGKILL)     # PR_SET_PDEATHSIG
+
+
 def start_server(prefix, vdev):
     """memif-2p's server process on lcore 1; returns it once it serves."""
-    srv = subprocess.Popen(eal(prefix, 1, [vdev]) + ["--", "--role", "server"],
-                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    err = ""
+    srv = subprocess.Popen(eal(prefix, 1, [vdev]) + ["--", "--role", "server",
+                                                     "--duration", "3600"],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                           preexec_fn=_die_with_parent)
+    err = b""
     deadline = time.monotonic() + 30
-    while "running:" not in err:
-        if time.monotonic() > deadline or srv.poll() is not None:
+    while b"running:" not in err:
+        left = deadline - time.monotonic()
+        if left <= 0 or srv.poll() is not None:
             srv.kill()
-            sys.exit("latency.py: memif-2p server did not start:\n" + err)
-        err += srv.stderr.readline()
+            srv.wait()
+            sys.exit("latency.py: memif-2p server did not start:\n" + err.decode(errors="replace"))
+        if select.select([srv.stderr], [], [], left)[0]:
+            err += os.read(srv.stderr.fileno(), 4096)
     return srv
 
 
@@ -126,7 +138,9 @@ def merged(rounds):
     out = {"samples": total, "min_ns": lo_all, "max_ns": hi_all,
            "mean_ns": sum(r["mean_ns"] * r["samples"] for r in rounds) / total}
     for label, p in PCTS:
-        rank = max(1, min(total, math.ceil(p / 100 * total)))
+        # In whole hundredths of a percent, as the app does: p / 100 * total
+        # in floats rounds 99.9% of 1000 up to 1000.
+        rank = max(1, min(total, -(-total * round(p * 100) // 10000)))
         seen = 0
         for (lo, hi), n in buckets:
             seen += n

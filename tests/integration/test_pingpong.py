@@ -254,7 +254,7 @@ def test_pingpong_wait_intr_vhost_virtio_user():
 
 
 def test_pingpong_sigint_ends_with_a_report():
-    with PingPong(refnic_pair(unique("c")), BASE + ["--duration", "60", "--json"]) as pp:
+    with PingPong(refnic_pair(unique("c")), BASE + ["--duration", "60", "--warmup", "0", "--json"]) as pp:
         pp.wait_running()
         time.sleep(0.5)
         pp.proc.send_signal(signal.SIGINT)

@@ -45,7 +45,9 @@ refnic_emu_bar_trap(struct refnic_emu_link *link, uint32_t off)
 
 	__atomic_fetch_add(&link->write_count[off / 4], 1, __ATOMIC_RELEASE);
 	__atomic_fetch_add(&link->write_seq, 1, __ATOMIC_SEQ_CST);
-	dozing = __atomic_load_n(&link->engine_dozing, __ATOMIC_SEQ_CST);
+	/* Bits the device wrote: only those that name a kick fd count. */
+	dozing = __atomic_load_n(&link->engine_dozing, __ATOMIC_SEQ_CST) &
+		 RTE_LEN2MASK(REFNIC_EMU_LINK_MAX_ENGINES, uint32_t);
 	for (; dozing != 0; dozing &= dozing - 1)
 		eventfd_write(link->kick_fd[rte_bsf32(dozing)], 1);
 	if (cost_ns != 0) {
