@@ -7,6 +7,8 @@
  * itself, byte-exact delivery, scatter, and the device's MAC filter.
  */
 
+#include <rte_mempool.h>
+
 #include "test_common.h"
 
 #define DP_A	"net_refnic_d0"
@@ -215,6 +217,40 @@ test_bad_iova_is_a_dma_error(void)
 	return TEST_SUCCESS;
 }
 
+/*
+ * A TX burst that reclaims frees a bounded batch of the mbufs the device is
+ * done with (64), not all of them: freeing most of a ring at once makes one
+ * burst in many slow and pushes the rings out of the cache.
+ */
+static int
+test_tx_reclaim_is_bounded(void)
+{
+	const uint16_t rounds = (TEST_RING_SIZE - TEST_BURST) / TEST_BURST;
+	struct refnic_hw_stats hw;
+	struct rte_mbuf *m;
+	unsigned int in_use;
+	uint16_t r;
+
+	/* A fresh ring: every descriptor free, nothing to reclaim. */
+	TEST_ASSERT_SUCCESS(test_port_start(port_a, 0, 0), "");
+	test_hw_stats(DP_A, &hw);
+	/* 224 frames leave 31 descriptors free: the next burst reclaims. */
+	for (r = 0; r < rounds; r++)
+		TEST_ASSERT(dp_send_recv(TEST_BURST, 64, 1), "round %u", r);
+	TEST_ASSERT_EQUAL(test_hw_counter_wait(DP_A, TXPK, hw.q[0].tx_packets +
+					       rounds * TEST_BURST),
+			  hw.q[0].tx_packets + rounds * TEST_BURST, "the device sent them all");
+
+	m = test_make_pkt(&mac_b, 64, 0, 1);
+	in_use = rte_mempool_in_use_count(test_pool);
+	TEST_ASSERT_EQUAL(rte_eth_tx_burst(port_a, 0, &m, 1), 1, "");
+	TEST_ASSERT_EQUAL(in_use - rte_mempool_in_use_count(test_pool), 64,
+			  "mbufs freed by one reclaim (%u were done)", rounds * TEST_BURST);
+	TEST_ASSERT_EQUAL(test_rx_wait(port_b, &m, 1), 1, "");
+	rte_pktmbuf_free(m);
+	return TEST_SUCCESS;
+}
+
 const struct unit_test_suite refnic_datapath_suite = {
 	.name = "datapath",
 	.setup = dp_setup,
@@ -226,6 +262,7 @@ const struct unit_test_suite refnic_datapath_suite = {
 		TEST_CASE(test_mac_filter),
 		TEST_CASE(test_jumbo_scatter),
 		TEST_CASE(test_bad_iova_is_a_dma_error),
+		TEST_CASE(test_tx_reclaim_is_bounded),
 		TEST_CASES_END()
 	},
 };
