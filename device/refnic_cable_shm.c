@@ -239,7 +239,6 @@ shm_tx_flush(struct refnic_cable *c, struct refnic_emu *emu __rte_unused)
 {
 	struct shm_cable *sc = (struct shm_cable *)c;
 	struct shm_ring *ring = &sc->shm->ring[peer_of(sc)];
-
 	bool kick;
 
 	rte_spinlock_lock(&sc->tx_lock);
@@ -328,9 +327,8 @@ static void
 shm_doze_end(struct refnic_cable *c)
 {
 	struct shm_cable *sc = (struct shm_cable *)c;
-	char buf[64];
-
 	unsigned int n = 0;
+	char buf[64];
 
 	__atomic_store_n(&sc->shm->end[sc->me].dozing, 0, __ATOMIC_RELAXED);
 	/* Anyone may send to an abstract socket: read a bounded number. */
@@ -388,6 +386,14 @@ shm_in_use(int fd)
 	return end_held(fd, 0) || end_held(fd, 1);
 }
 
+static int
+shm_other_layout(const struct shm_cable *sc, const char *emu_name)
+{
+	EMU_LOG(ERR, "%s: /dev/shm%s is in use with another layout "
+		"(a different refnic version?)", emu_name, sc->path);
+	return -EPROTO;
+}
+
 /*
  * Called with the file locked, before it is mapped: size it, and refuse a
  * cable a process with another layout uses (resizing it under that process
@@ -402,11 +408,8 @@ shm_size_check(struct shm_cable *sc, const char *emu_name)
 		return -errno;
 	if ((uint64_t)st.st_size == sizeof(struct shm_layout))
 		return 0;
-	if (st.st_size != 0 && shm_in_use(sc->fd)) {
-		EMU_LOG(ERR, "%s: /dev/shm%s is in use with another layout "
-			"(a different refnic version?)", emu_name, sc->path);
-		return -EPROTO;
-	}
+	if (st.st_size != 0 && shm_in_use(sc->fd))
+		return shm_other_layout(sc, emu_name);
 	return ftruncate(sc->fd, sizeof(struct shm_layout)) == 0 ? 0 : -errno;
 }
 
@@ -420,11 +423,8 @@ shm_layout_check(struct shm_cable *sc, const char *emu_name)
 	    shm->nb_slots == SHM_SLOTS && shm->slot_size == sizeof(struct shm_slot) &&
 	    shm->size == sizeof(*shm))
 		return 0;
-	if (shm->magic != 0 && shm_in_use(sc->fd)) {
-		EMU_LOG(ERR, "%s: /dev/shm%s is in use with another layout "
-			"(a different refnic version?)", emu_name, sc->path);
-		return -EPROTO;
-	}
+	if (shm->magic != 0 && shm_in_use(sc->fd))
+		return shm_other_layout(sc, emu_name);
 	memset(shm, 0, offsetof(struct shm_layout, ring));
 	shm->ring[0].head = shm->ring[0].tail = 0;
 	shm->ring[1].head = shm->ring[1].tail = 0;
