@@ -3,14 +3,16 @@
  */
 
 /*
- * The engine: one thread per process serves every refnic device, round-robin
- * over their admin and data queues, as a NIC's processing pipeline would.
- * Under load it polls doorbells. With nothing to do it spins a little, then
- * dozes: it tells every device's link that it sleeps and waits on the kick
- * eventfd, which the emulated BAR writes when a trapped store lands (the
- * ioeventfd model), on the fds of cables that bring frames from outside the
- * process (shm, TAP), or until the next timed event (an admin command's or
- * a reset's completion time) is due.
+ * The engines: threads of the process that serve every refnic device,
+ * round-robin over their admin and data queues, as a NIC's processing
+ * pipeline would. The first engine serves everything; a device with
+ * engines=N has its queue pair q served by engine q % N instead. Under
+ * load an engine polls doorbells. With nothing to do it spins a little,
+ * then dozes: it sets its bit in the links of the devices it serves and
+ * waits on its kick eventfd, which the emulated BAR writes when a trapped
+ * store lands (the ioeventfd model), on the fds of cables that bring frames
+ * from outside the process (shm, TAP; the first engine only), or until the
+ * next timed event (an admin command's or a reset's completion time) is due.
  */
 
 #include <errno.h>
