@@ -71,7 +71,8 @@ parse_count(const char *key, const char *value, uint32_t max, uint16_t *out)
 static int
 handle_queues(const char *key, const char *value, void *opaque)
 {
-	return parse_count(key, value, REFNIC_MAX_QUEUES, &((struct refnic_devargs *)opaque)->queues);
+	return parse_count(key, value, REFNIC_MAX_QUEUES,
+			   &((struct refnic_devargs *)opaque)->queues);
 }
 
 static int
