@@ -81,7 +81,9 @@ void refnic_emu_get_resources(const struct refnic_emu *emu,
 /* Lab access for tests, as an instrument next to a real NIC would have it. */
 struct refnic_emu *refnic_emu_lookup(const char *name);
 void refnic_emu_read_stats(struct refnic_emu *emu, struct refnic_hw_stats *stats);
-/* The part of them counted by one engine thread; -EINVAL if no such engine. */
+/* The part of them counted by engine thread `engine` (any engine of the
+ * process may count, e.g. delivering from the far end); -EINVAL past
+ * REFNIC_EMU_MAX_ENGINES. */
 int refnic_emu_read_engine_stats(struct refnic_emu *emu, unsigned int engine,
 				 struct refnic_hw_stats *stats);
 void refnic_emu_set_faults(struct refnic_emu *emu, const struct refnic_emu_faults *faults);
