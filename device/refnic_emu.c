@@ -184,7 +184,7 @@ emu_service_control(struct refnic_emu *emu, uint64_t now, uint64_t *next_due_tsc
 
 unsigned int
 refnic_emu_service(struct refnic_emu *emu, unsigned int engine, uint64_t now,
-		   uint64_t *next_due_tsc)
+		   bool settled, uint64_t *next_due_tsc)
 {
 	uint16_t nb_engines = emu->params.engines, q;
 	unsigned int work = 0;
@@ -207,7 +207,7 @@ refnic_emu_service(struct refnic_emu *emu, unsigned int engine, uint64_t now,
 			work += refnic_emu_tx_service(emu, q, now, next_due_tsc);
 	}
 	/* Frames may have landed on any RX queue, of this device or its peer. */
-	if (work == 0)
+	if (work == 0 && settled)
 		for (q = engine; q < emu->params.max_queues; q += nb_engines)
 			refnic_emu_queues_publish_heads(emu, q);
 	return work;

@@ -217,9 +217,13 @@ emu_reg_writes(const struct refnic_emu *emu, uint32_t off)
 
 uint64_t refnic_emu_us_to_tsc(uint64_t us);
 void refnic_emu_update_link(struct refnic_emu *emu);
-/* One engine pass over a device; returns work done, lowers *next_due_tsc. */
+/*
+ * One engine pass over a device; returns work done, lowers *next_due_tsc.
+ * settled: the engine has had no work for a while, time to write the HEAD
+ * registers.
+ */
 unsigned int refnic_emu_service(struct refnic_emu *emu, unsigned int engine, uint64_t now,
-				uint64_t *next_due_tsc);
+				bool settled, uint64_t *next_due_tsc);
 void refnic_emu_queues_reset(struct refnic_emu *emu);
 
 /* refnic_emu_admin.c */

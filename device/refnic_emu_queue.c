@@ -321,8 +321,10 @@ refnic_emu_rx_publish(struct refnic_emu *emu)
 
 /*
  * HEAD registers are for register dumps. In an emulated BAR they share a
- * cache line with TAIL, which the driver writes: writing HEAD per frame
- * would bounce that line between the cores per frame. Publish once per pass.
+ * cache line with TAIL, which the driver writes: writing HEAD per frame, or
+ * per idle pass between two frames, would take that line from the driver's
+ * core just before its next TAIL write. The engine writes them once it has
+ * been idle for ENGINE_HEADS_SETTLE_US.
  */
 static void
 head_publish(struct refnic_emu *emu, uint32_t reg, uint16_t head)

@@ -38,6 +38,7 @@
  * due sooner than a wake-up would cost.
  */
 #define ENGINE_IDLE_POLL_US	2000	/* keep polling this long after work */
+#define ENGINE_HEADS_SETTLE_US	100	/* HEAD registers written once idle this long */
 #define ENGINE_MIN_DOZE_US	300	/* shorter waits are polled */
 #define ENGINE_MAX_DOZE_US	100000	/* re-check state at least this often */
 #define ENGINE_TIMER_SLACK_NS	1000	/* wake on time for microsecond events */
@@ -297,6 +298,7 @@ static void *
 engine_main(void *arg)
 {
 	uint64_t idle_poll_tsc = ENGINE_IDLE_POLL_US * rte_get_tsc_hz() / 1000000;
+	uint64_t settle_tsc = ENGINE_HEADS_SETTLE_US * rte_get_tsc_hz() / 1000000;
 	uint64_t last_work = rte_get_tsc_cycles();
 	unsigned int k = (uintptr_t)arg;
 
@@ -307,11 +309,12 @@ engine_main(void *arg)
 	while (!engine_stop) {
 		uint64_t next_due_tsc = UINT64_MAX;
 		uint64_t now = rte_get_tsc_cycles();
+		bool settled = now - last_work >= settle_tsc;
 		unsigned int work = 0;
 		struct refnic_emu *emu;
 
 		TAILQ_FOREACH(emu, &refnic_emu_devices, next)
-			work += refnic_emu_service(emu, k, now, &next_due_tsc);
+			work += refnic_emu_service(emu, k, now, settled, &next_due_tsc);
 		if (__atomic_load_n(&engines[k].lock_waiters, __ATOMIC_RELAXED) != 0)
 			engine_yield_lock(k);
 		if (work != 0) {
