@@ -459,30 +459,73 @@ out:
 	return ret;
 }
 
+/* The register dump into regs, REFNIC_BAR0_REGS_END bytes. */
+static int
+dump_regs(uint16_t port, uint32_t *regs)
+{
+	struct rte_dev_reg_info info = { 0 };
+	int ret;
+
+	ret = rte_eth_dev_get_reg_info(port, &info);
+	if (ret != 0 || info.width != 4 || info.length == 0 ||
+	    info.length * 4 > REFNIC_BAR0_REGS_END)
+		return ret != 0 ? ret : -EINVAL;
+	info.data = regs;
+	return rte_eth_dev_get_reg_info(port, &info);
+}
+
 /* The register dump: its size, the magic, a started queue's ring size. */
 static int
 test_get_reg(void)
 {
-	struct rte_dev_reg_info info = { 0 };
-	uint32_t *regs;
+	static uint32_t regs[REFNIC_BAR0_REGS_END / 4];
 	uint16_t port;
 	int ret = TEST_FAILED;
 
 	TEST_ASSERT_SUCCESS(test_port_create(CP_A, "profile=ideal", &port), "");
-	if (test_port_start(port, 0, 0) != 0 || rte_eth_dev_get_reg_info(port, &info) != 0 ||
-	    info.width != 4 || info.length == 0)
-		goto out;
-	regs = calloc(info.length, 4);
-	info.data = regs;
-	if (regs != NULL && rte_eth_dev_get_reg_info(port, &info) == 0 &&
+	if (test_port_start(port, 0, 0) == 0 && dump_regs(port, regs) == 0 &&
 	    regs[REFNIC_REG_MAGIC / 4] == REFNIC_HW_MAGIC &&
 	    regs[(REFNIC_REG_TXQ(0) + REFNIC_Q_RING_SIZE) / 4] == TEST_RING_SIZE &&
 	    (regs[REFNIC_REG_STATUS / 4] & REFNIC_STATUS_STATE_MASK) == REFNIC_STATE_READY)
 		ret = TEST_SUCCESS;
-	free(regs);
-out:
 	test_port_destroy(CP_A);
 	return ret;
+}
+
+/*
+ * Once the device is idle, the dump says where it is in the rings: the
+ * HEAD registers of a loopback port that sent and received 5 frames.
+ */
+static int
+test_get_reg_heads_after_traffic(void)
+{
+	static uint32_t regs[REFNIC_BAR0_REGS_END / 4];
+	struct rte_ether_addr any = {{ 0x02, 0, 0, 0, 0, 5 }};
+	uint64_t deadline = rte_get_timer_cycles() + TEST_WAIT_S * rte_get_timer_hz();
+	struct rte_mbuf *pkts[5];
+	uint32_t tx_head = 0, rx_head = 0;
+	uint16_t port, i;
+
+	TEST_ASSERT_SUCCESS(test_port_create(CP_A, "profile=ideal", &port), "");
+	TEST_ASSERT_SUCCESS(test_port_start(port, 0, 0), "");
+	for (i = 0; i < RTE_DIM(pkts); i++)
+		pkts[i] = test_make_pkt(&any, 100, i, 1);
+	test_tx_all(port, pkts, RTE_DIM(pkts));
+	i = test_rx_wait(port, pkts, RTE_DIM(pkts));
+	rte_pktmbuf_free_bulk(pkts, i);
+	do {
+		if (dump_regs(port, regs) != 0)
+			break;
+		tx_head = regs[(REFNIC_REG_TXQ(0) + REFNIC_Q_HEAD) / 4];
+		rx_head = regs[(REFNIC_REG_RXQ(0) + REFNIC_Q_HEAD) / 4];
+		rte_delay_ms(1);
+	} while ((tx_head != RTE_DIM(pkts) || rx_head != RTE_DIM(pkts)) &&
+		 rte_get_timer_cycles() < deadline);
+	test_port_destroy(CP_A);
+	TEST_ASSERT_EQUAL(i, RTE_DIM(pkts), "frames looped back");
+	TEST_ASSERT_EQUAL(tx_head, RTE_DIM(pkts), "TX HEAD in the dump");
+	TEST_ASSERT_EQUAL(rx_head, RTE_DIM(pkts), "RX HEAD in the dump");
+	return TEST_SUCCESS;
 }
 
 static unsigned int reset_events;
@@ -553,6 +596,7 @@ const struct unit_test_suite refnic_control_suite = {
 		TEST_CASE(test_filters),
 		TEST_CASE(test_mtu_runtime),
 		TEST_CASE(test_get_reg),
+		TEST_CASE(test_get_reg_heads_after_traffic),
 		TEST_CASES_END()
 	},
 };
