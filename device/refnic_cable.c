@@ -186,6 +186,12 @@ refnic_cable_tx(struct refnic_emu *emu, const struct refnic_frame *f)
 	emu->cable->ops->tx(emu->cable, emu, f);
 }
 
+bool
+refnic_cable_external(const struct refnic_emu *emu)
+{
+	return emu->cable != NULL && emu->cable->ops->rx_service != NULL;
+}
+
 void
 refnic_cable_tx_flush(struct refnic_emu *emu)
 {

@@ -157,9 +157,9 @@ emu_service_control(struct refnic_emu *emu, uint64_t now, uint64_t *next_due_tsc
 	if (!emu->dataplane_paused)
 		*work += refnic_cable_rx_service(emu, now);
 	if (emu_reset_requested(emu)) {
-		refnic_engine_lock_others();
+		refnic_engine_lock_others(emu);
 		emu_start_reset(emu, now);
-		refnic_engine_unlock_others();
+		refnic_engine_unlock_others(emu);
 		(*work)++;
 	}
 	if (emu->state == REFNIC_STATE_RESETTING) {
@@ -168,9 +168,9 @@ emu_service_control(struct refnic_emu *emu, uint64_t now, uint64_t *next_due_tsc
 				*next_due_tsc = RTE_MIN(*next_due_tsc, emu->reset_done_tsc);
 			return false;
 		}
-		refnic_engine_lock_others();
+		refnic_engine_lock_others(emu);
 		emu_set_status(emu, REFNIC_STATE_READY);
-		refnic_engine_unlock_others();
+		refnic_engine_unlock_others(emu);
 		emu_reg_write(emu, REFNIC_REG_RESET_GEN,
 			      emu_reg_read(emu, REFNIC_REG_RESET_GEN) + 1);
 		(*work)++;
@@ -199,12 +199,20 @@ refnic_emu_service(struct refnic_emu *emu, unsigned int engine, uint64_t now,
 	}
 	if (emu->dataplane_paused)
 		return work;
-	/* Queue q is this engine's if q % engines == engine. */
+	/* Queue q is this engine's if q % engines == engine. Inline, TX
+	 * doorbells run their work themselves. */
 	for (q = engine; q < emu->params.max_queues; q += nb_engines) {
+		struct refnic_emu_txq *txq = &emu->txq[q];
+
+		if (emu->inline_exec)
+			continue;
 		if (emu->rxq[q].enabled)
 			refnic_emu_rx_count_doorbells(emu, q);
-		if (emu->txq[q].enabled)
+		if (txq->enabled) {
+			rte_spinlock_lock(&txq->lock);
 			work += refnic_emu_tx_service(emu, q, now, next_due_tsc);
+			rte_spinlock_unlock(&txq->lock);
+		}
 	}
 	/* Frames may have landed on any RX queue, of this device or its peer. */
 	if (work == 0 && settled)
@@ -295,9 +303,14 @@ refnic_emu_create(const char *name, const struct refnic_emu_params *params,
 		goto fail;
 	emu_make_mac(emu);
 	refnic_dma_init(emu);
-	emu->link->magic = REFNIC_EMU_LINK_MAGIC;
+	emu->inline_exec = params->exec == REFNIC_EXEC_INLINE ||
+			   (params->exec == REFNIC_EXEC_AUTO &&
+			    refnic_profile_allows_inline(emu->profile));
+	if (emu->inline_exec && !refnic_profile_allows_inline(emu->profile)) {
+		ret = -EINVAL;
+		goto fail;
+	}
 	emu->link->trap_cost_ns = emu->profile->bar_store_ns;
-	emu->link->wc_available = 0;
 	emu_load_defaults(emu);
 	emu_set_status(emu, REFNIC_STATE_OFF);
 
@@ -316,12 +329,14 @@ refnic_emu_create(const char *name, const struct refnic_emu_params *params,
 	}
 	refnic_engine_link_init(emu);
 	TAILQ_INSERT_TAIL(&refnic_emu_devices, emu, next);
+	refnic_emu_queues_lock(emu);	/* as every device's, until unlock */
 	/* Dozing engines look at the new device. */
 	refnic_engine_kick_all();
 	refnic_emu_unlock();
 
-	EMU_LOG(INFO, "%s: created, profile %s, %u queue pairs, %u engine%s, cable %s",
-		name, emu->profile->name, params->max_queues, params->engines,
+	EMU_LOG(INFO, "%s: created, profile %s, %u queue pairs, %s execution, %u engine%s, "
+		"cable %s", name, emu->profile->name, params->max_queues,
+		emu->inline_exec ? "inline" : "thread", params->engines,
 		params->engines == 1 ? "" : "s", params->cable);
 	*out = emu;
 	return 0;
@@ -352,7 +367,8 @@ refnic_emu_get_resources(const struct refnic_emu *emu, struct refnic_emu_resourc
 	uint16_t v;
 
 	res->bar0 = emu->bar0;
-	res->link = emu->link;
+	res->trap = refnic_emu_bar_write;
+	res->trap_ctx = (void *)(uintptr_t)emu;
 	res->nb_vectors = emu->nb_vectors;
 	for (v = 0; v < REFNIC_MAX_VECTORS; v++)
 		res->vector_fd[v] = v < emu->nb_vectors ? emu->vector_fd[v] : -1;
@@ -389,9 +405,15 @@ refnic_emu_inject_fatal(struct refnic_emu *emu)
 void
 refnic_emu_set_dataplane_paused(struct refnic_emu *emu, bool paused)
 {
+	uint16_t q;
+
 	refnic_emu_lock();
 	emu->dataplane_paused = paused;
 	refnic_emu_unlock();
+	/* Inline, the doorbells rung meanwhile found it paused: their work
+	 * waits for this moment, as a stalled DMA engine's picks up again. */
+	for (q = 0; !paused && emu->inline_exec && q < emu->params.max_queues; q++)
+		refnic_emu_trap_tx(emu, q);
 }
 
 void

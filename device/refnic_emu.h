@@ -15,8 +15,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <rte_kvargs.h>
+
 #include "refnic_hw.h"
-#include "refnic_emu_bar.h"
 
 #define REFNIC_EMU_NAME_LEN		64
 #define REFNIC_EMU_MAX_ENGINES		8	/* engine threads per process */
@@ -27,6 +28,17 @@ enum refnic_emu_profile {
 	REFNIC_PROFILE_BAREMETAL,	/* PCIe device on bare metal */
 	REFNIC_PROFILE_VM,		/* same device behind a VM exit */
 	REFNIC_PROFILE_COUNT
+};
+
+/*
+ * Where the device's queue work runs (exec=...): on engine threads, as on a
+ * NIC's own processor, or inline on the thread whose TX doorbell store the
+ * BAR traps, as a hypervisor's device model runs in the trapped write.
+ */
+enum refnic_emu_exec {
+	REFNIC_EXEC_AUTO,		/* inline where the profile allows it */
+	REFNIC_EXEC_INLINE,
+	REFNIC_EXEC_THREAD,
 };
 
 #define REFNIC_EMU_FAULT_ANY_OPCODE	0xff
@@ -43,6 +55,7 @@ struct refnic_emu_params {
 	/* "loopback", or a name: two ports naming it are wired together. */
 	char cable[REFNIC_EMU_NAME_LEN];
 	enum refnic_emu_profile profile;
+	enum refnic_emu_exec exec;
 	uint16_t max_queues;		/* queue pairs the device offers */
 	uint16_t engines;		/* engine threads its queues are spread over:
 					 * queue q is served by engine q % engines */
@@ -50,10 +63,18 @@ struct refnic_emu_params {
 	struct refnic_emu_faults faults;
 };
 
+/*
+ * The emulated BAR's write trap, like a hypervisor's MMIO write handler:
+ * called after every register store the driver makes, with the store's
+ * offset and value.
+ */
+typedef void (*refnic_emu_trap_t)(void *ctx, uint32_t off, uint32_t val);
+
 /* Resources the bus hands to the driver. */
 struct refnic_emu_resources {
 	uint8_t *bar0;			/* REFNIC_BAR0_SIZE bytes of registers */
-	struct refnic_emu_link *link;	/* the emulated BAR's trap side */
+	refnic_emu_trap_t trap;		/* the BAR's write trap */
+	void *trap_ctx;
 	uint16_t nb_vectors;
 	int vector_fd[REFNIC_MAX_VECTORS]; /* eventfds, one per vector */
 };
@@ -63,13 +84,28 @@ struct refnic_emu;
 void refnic_emu_params_default(struct refnic_emu_params *params);
 
 /*
- * fault_admin_timeout=<command>[:<times>] | every:<n>. <command> is an admin
- * opcode name (queue_create, ...) or "any". Logs and fails on a bad value.
+ * The device's own devargs (cable, profile, queues, engines, exec, faults),
+ * as users type them; the driver parses its own. NULL-terminated.
  */
-int refnic_emu_parse_admin_timeout(const char *value, struct refnic_emu_faults *faults);
+extern const char * const refnic_emu_devargs_keys[];
+#define REFNIC_EMU_PARAM_STRING \
+	"cable=loopback|<name>|shm:<name>|tap:<ifname> " \
+	"profile=ideal|baremetal|vm " \
+	"exec=auto|inline|thread " \
+	"queues=<1-64> " \
+	"engines=<1-8> " \
+	"admin_latency_pct=<0-100000> " \
+	"fault_admin_timeout=<command>[:<times>]|any[:<times>]|every:<n> " \
+	"fault_reset_fail=<resets>"
 
-/* A profile by the name users type (profile=...); -EINVAL if unknown. */
-int refnic_emu_profile_parse(const char *name, enum refnic_emu_profile *profile);
+/*
+ * Fill params with the defaults and the device keys of kvlist (other keys
+ * are the driver's). Logs one line and fails with -EINVAL on a bad value,
+ * or on a combination the device cannot run (exec=inline with a profile
+ * whose descriptor fetches take time).
+ */
+int refnic_emu_devargs_parse(const char *name, const struct rte_kvargs *kvlist,
+			     struct refnic_emu_params *params);
 
 /* Create a device instance; starts the shared engine with the first one. */
 int refnic_emu_create(const char *name, const struct refnic_emu_params *params,

@@ -10,11 +10,9 @@
  * status, it never hurts the device.
  */
 
-#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include <rte_common.h>
 #include <rte_string_fns.h>
@@ -61,9 +59,9 @@ refnic_emu_fatal(struct refnic_emu *emu, uint32_t code)
 	status = (status & ~REFNIC_STATUS_STATE_MASK) | REFNIC_STATE_FATAL |
 		 REFNIC_STATUS_FATAL;
 	emu_reg_write(emu, REFNIC_REG_STATUS, status);
-	refnic_engine_lock_others();
+	refnic_engine_lock_others(emu);
 	emu->state = REFNIC_STATE_FATAL;
-	refnic_engine_unlock_others();
+	refnic_engine_unlock_others(emu);
 	refnic_emu_post_event(emu, REFNIC_EVENT_FATAL, code);
 }
 
@@ -110,47 +108,6 @@ admin_identify(struct refnic_emu *emu, const struct refnic_admin_cmd *cmd)
 	id.errata = emu_reg_read(emu, REFNIC_REG_ERRATA);
 	strlcpy(id.fw_version, REFNIC_EMU_FW_VERSION, sizeof(id.fw_version));
 	return admin_dma_to_host(emu, &cmd->buf, &id, sizeof(id));
-}
-
-/* fault_admin_timeout=<command>[:<times>] | every:<n> */
-int
-refnic_emu_parse_admin_timeout(const char *value, struct refnic_emu_faults *f)
-{
-	char name[32], *sep, *end;
-	unsigned long n = UINT32_MAX;
-	unsigned int op;
-
-	if (value == NULL || strlen(value) >= sizeof(name))
-		goto bad;
-	strlcpy(name, value, sizeof(name));
-	sep = strchr(name, ':');
-	if (sep != NULL) {
-		*sep++ = '\0';
-		n = strtoul(sep, &end, 10);
-		if (!isdigit((unsigned char)*sep) || *end != '\0' || n == 0 || n > UINT32_MAX - 1)
-			goto bad;
-	}
-	if (strcmp(name, "every") == 0 && sep != NULL) {
-		f->admin_timeout_every = n;
-		return 0;
-	}
-	if (strcmp(name, "any") == 0) {
-		f->admin_timeout_opcode = REFNIC_EMU_FAULT_ANY_OPCODE;
-		f->admin_timeout_times = n;
-		return 0;
-	}
-	for (op = 0; op < REFNIC_ADMIN_OPCODE_MAX; op++) {
-		if (strcasecmp(name, refnic_admin_opcode_name(op)) == 0) {
-			f->admin_timeout_opcode = op;
-			f->admin_timeout_times = n;
-			return 0;
-		}
-	}
-bad:
-	EMU_LOG(ERR, "invalid fault_admin_timeout=%s: expected <command>[:<times>], "
-		"any[:<times>] or every:<n>, with <command> an admin opcode name "
-		"such as queue_create", value ? value : "");
-	return -EINVAL;
 }
 
 static uint16_t
@@ -243,9 +200,9 @@ admin_complete(struct refnic_emu *emu)
 	uint16_t status;
 
 	/* Commands change queues and settings the other engines read. */
-	refnic_engine_lock_others();
+	refnic_engine_lock_others(emu);
 	status = admin_execute(emu, &aq->cmd, &result);
-	refnic_engine_unlock_others();
+	refnic_engine_unlock_others(emu);
 	cpl->cmd_id = aq->cmd.cmd_id;
 	cpl->status = status;
 	cpl->result = result;

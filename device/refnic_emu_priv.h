@@ -18,6 +18,7 @@
 #include <rte_spinlock.h>
 
 #include "refnic_emu.h"
+#include "refnic_emu_link.h"
 
 extern int refnic_emu_logtype;
 #define EMU_LOG(level, fmt, ...) \
@@ -54,8 +55,20 @@ struct refnic_profile {
 };
 
 const struct refnic_profile *refnic_profile_get(enum refnic_emu_profile id);
+/* A profile by the name users type (profile=...); -EINVAL if unknown. */
+int refnic_emu_profile_parse(const char *name, enum refnic_emu_profile *profile);
+
+/* Inline execution has no thread to wait out an asynchronous fetch. */
+static inline bool
+refnic_profile_allows_inline(const struct refnic_profile *p)
+{
+	return p->desc_fetch_ns == 0;
+}
 
 struct refnic_emu_txq {
+	/* First, and never cleared with the rest: whoever runs the queue's
+	 * work (an engine, or a trap inline) holds it. */
+	rte_spinlock_t lock;
 	bool enabled;
 	uint16_t size;			/* entries, power of two */
 	uint16_t head;			/* next descriptor to fetch */
@@ -69,8 +82,8 @@ struct refnic_emu_txq {
 };
 
 struct refnic_emu_rxq {
-	/* Taken while frames are delivered, when more than one engine may
-	 * deliver to this queue (refnic_engines_shared). */
+	/* First, and never cleared with the rest: taken while frames are
+	 * delivered, when more than one thread may deliver to this queue. */
 	rte_spinlock_t lock;
 	bool enabled;
 	uint16_t size;
@@ -119,10 +132,13 @@ struct refnic_dma_cache {
 };
 
 /*
- * What each engine thread keeps of a device for itself, so that engines
- * never write the same lines: counters (summed when read) and the DMA
- * translation cache.
+ * What each thread that runs device work keeps of a device for itself, so
+ * that no two write the same lines: counters (summed when read) and the DMA
+ * translation cache. Engines have the first shards; threads whose doorbells
+ * run device work inline (exec=inline) take one of the trap slots after.
  */
+#define REFNIC_EMU_TRAP_SLOTS		24
+#define REFNIC_EMU_SHARDS		(REFNIC_EMU_MAX_ENGINES + REFNIC_EMU_TRAP_SLOTS)
 struct refnic_emu_shard {
 	struct refnic_hw_stats stats;
 	struct refnic_dma_cache dma;
@@ -134,6 +150,7 @@ struct refnic_emu {
 	char name[REFNIC_EMU_NAME_LEN];
 	struct refnic_emu_params params;
 	const struct refnic_profile *profile;
+	bool inline_exec;		/* TX doorbells run TX work on the writer */
 
 	uint8_t *bar0;
 	struct refnic_emu_link *link;
@@ -167,23 +184,27 @@ struct refnic_emu {
 	bool dataplane_paused;		/* lab: queues not serviced */
 
 	struct refnic_cable *cable;
-	struct refnic_emu_shard shard[REFNIC_EMU_MAX_ENGINES];
+	struct refnic_emu_shard shard[REFNIC_EMU_SHARDS];
 };
 
 /*
  * The engine thread running this code: 0 for the first engine and for
- * control threads, which hold every engine's lock. Read per frame: the
- * initial-exec model makes it one load, not a call.
+ * control threads, which hold every engine's lock.
  */
 extern __thread unsigned int refnic_engine_id
 	__attribute__((tls_model("initial-exec")));
-/* More than one engine thread runs: RX queues need their locks. */
-extern bool refnic_engines_shared;
+/*
+ * The shard this thread counts into: its engine's, its trap slot's, or 0
+ * for control threads (they hold every engine's lock). Read per frame: the
+ * initial-exec model makes it one load, not a call.
+ */
+extern __thread unsigned int refnic_shard_id
+	__attribute__((tls_model("initial-exec")));
 
 static inline struct refnic_emu_shard *
 emu_shard(struct refnic_emu *emu)
 {
-	return &emu->shard[refnic_engine_id];
+	return &emu->shard[refnic_shard_id];
 }
 
 static inline struct refnic_hw_stats *
@@ -237,6 +258,16 @@ int refnic_emu_queue_create(struct refnic_emu *emu,
 int refnic_emu_queue_destroy(struct refnic_emu *emu, uint8_t type, uint16_t qid);
 unsigned int refnic_emu_tx_service(struct refnic_emu *emu, uint16_t qid,
 				   uint64_t now, uint64_t *next_due_tsc);
+/* A TX doorbell's work on the trapping thread (exec=inline): takes the queue's lock. */
+void refnic_emu_tx_run(struct refnic_emu *emu, uint16_t qid);
+/* Every queue of the device held: nobody runs its queue work meanwhile. */
+void refnic_emu_queues_lock(struct refnic_emu *emu);
+void refnic_emu_queues_unlock(struct refnic_emu *emu);
+
+/* refnic_emu_trap.c: the emulated BAR's write trap (a refnic_emu_trap_t). */
+void refnic_emu_bar_write(void *ctx, uint32_t off, uint32_t val);
+/* TX work of queue qid, inline on this thread, as if its doorbell rang. */
+void refnic_emu_trap_tx(struct refnic_emu *emu, uint16_t qid);
 void refnic_emu_rx_count_doorbells(struct refnic_emu *emu, uint16_t qid);
 void refnic_emu_queues_publish_heads(struct refnic_emu *emu, uint16_t qid);
 
@@ -295,6 +326,8 @@ void *refnic_dma_map(struct refnic_emu *emu, uint64_t iova, uint64_t len);
 int refnic_cable_attach(struct refnic_emu *emu, const char *spec);
 void refnic_cable_detach(struct refnic_emu *emu);
 bool refnic_cable_link_up(const struct refnic_emu *emu);
+/* Frames come from outside the process (shm, TAP): an engine brings them in. */
+bool refnic_cable_external(const struct refnic_emu *emu);
 /* Carry a frame the port sent; flush once per batch. */
 void refnic_cable_tx(struct refnic_emu *emu, const struct refnic_frame *f);
 void refnic_cable_tx_flush(struct refnic_emu *emu);
@@ -313,9 +346,10 @@ extern TAILQ_HEAD(refnic_emu_list, refnic_emu) refnic_emu_devices;
 /* Control threads: every engine's lock. */
 void refnic_emu_lock(void);
 void refnic_emu_unlock(void);
-/* The first engine, changing what the others read: their locks too. */
-void refnic_engine_lock_others(void);
-void refnic_engine_unlock_others(void);
+/* The first engine, changing what the others read: their locks too, and
+ * the device's queues (trap threads run their work too). */
+void refnic_engine_lock_others(struct refnic_emu *emu);
+void refnic_engine_unlock_others(struct refnic_emu *emu);
 /* A new device's link: the engines' kick fds; then kick them all. */
 void refnic_engine_link_init(struct refnic_emu *emu);
 void refnic_engine_kick_all(void);

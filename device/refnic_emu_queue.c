@@ -9,6 +9,8 @@
  */
 
 #include <errno.h>
+#include <sched.h>
+#include <stddef.h>
 #include <string.h>
 
 #include <rte_common.h>
@@ -18,6 +20,44 @@
 #include "refnic_emu_priv.h"
 
 #define TX_BUDGET		512	/* descriptors per queue per engine pass */
+
+_Static_assert(offsetof(struct refnic_emu_txq, lock) == 0 &&
+	       offsetof(struct refnic_emu_rxq, lock) == 0, "queue locks come first");
+
+/* Back to power-on state, all but the lock (its holder is clearing it). */
+#define QUEUE_CLEAR(q) \
+	memset(RTE_PTR_ADD((q), sizeof((q)->lock)), 0, sizeof(*(q)) - sizeof((q)->lock))
+
+/* Control paths wait for a trap thread on another CPU, or one preempted on this one. */
+static void
+queue_lock_yielding(rte_spinlock_t *lock)
+{
+	while (!rte_spinlock_trylock(lock))
+		sched_yield();
+}
+
+void
+refnic_emu_queues_lock(struct refnic_emu *emu)
+{
+	uint16_t q;
+
+	for (q = 0; q < REFNIC_MAX_QUEUES; q++)
+		queue_lock_yielding(&emu->txq[q].lock);
+	for (q = 0; q < REFNIC_MAX_QUEUES; q++)
+		queue_lock_yielding(&emu->rxq[q].lock);
+}
+
+void
+refnic_emu_queues_unlock(struct refnic_emu *emu)
+{
+	uint16_t q = REFNIC_MAX_QUEUES;
+
+	while (q-- > 0)
+		rte_spinlock_unlock(&emu->rxq[q].lock);
+	q = REFNIC_MAX_QUEUES;
+	while (q-- > 0)
+		rte_spinlock_unlock(&emu->txq[q].lock);
+}
 
 static bool
 ring_size_valid(uint16_t size)
@@ -63,7 +103,7 @@ refnic_emu_queue_create(struct refnic_emu *emu, const struct refnic_admin_queue_
 
 		if (txq->enabled)
 			return -EBUSY;
-		memset(txq, 0, sizeof(*txq));
+		QUEUE_CLEAR(txq);
 		if (queue_rings_map(emu, qc, sizeof(*txq->ring), sizeof(*txq->cq),
 				    (void **)&txq->ring, (void **)&txq->cq) != 0)
 			return -EFAULT;
@@ -78,7 +118,7 @@ refnic_emu_queue_create(struct refnic_emu *emu, const struct refnic_admin_queue_
 			return -EBUSY;
 		if (qc->rx_buf_size < REFNIC_MIN_RX_BUF_SIZE)
 			return -EINVAL;
-		memset(rxq, 0, sizeof(*rxq));
+		QUEUE_CLEAR(rxq);
 		if (queue_rings_map(emu, qc, sizeof(*rxq->ring), sizeof(*rxq->cq),
 				    (void **)&rxq->ring, (void **)&rxq->cq) != 0)
 			return -EFAULT;
@@ -122,8 +162,12 @@ refnic_emu_queue_destroy(struct refnic_emu *emu, uint8_t type, uint16_t qid)
 void
 refnic_emu_queues_reset(struct refnic_emu *emu)
 {
-	memset(emu->txq, 0, sizeof(emu->txq));
-	memset(emu->rxq, 0, sizeof(emu->rxq));
+	uint16_t q;
+
+	for (q = 0; q < REFNIC_MAX_QUEUES; q++) {
+		QUEUE_CLEAR(&emu->txq[q]);
+		QUEUE_CLEAR(&emu->rxq[q]);
+	}
 }
 
 /* A queue whose driver broke the ring protocol stops; the port lives on. */
@@ -277,19 +321,29 @@ refnic_emu_tx_service(struct refnic_emu *emu, uint16_t qid, uint64_t now,
 	return done;
 }
 
-/* Any engine may deliver to any RX queue; with one engine, nobody else does. */
+void
+refnic_emu_tx_run(struct refnic_emu *emu, uint16_t qid)
+{
+	struct refnic_emu_txq *txq = &emu->txq[qid];
+	uint64_t no_timer = UINT64_MAX;
+
+	rte_spinlock_lock(&txq->lock);
+	if (txq->enabled && emu->state == REFNIC_STATE_READY && !emu->dataplane_paused)
+		refnic_emu_tx_service(emu, qid, rte_get_tsc_cycles(), &no_timer);
+	rte_spinlock_unlock(&txq->lock);
+}
+
+/* Engines, inline TX on several threads and cables from outside all deliver. */
 static inline void
 rxq_lock(struct refnic_emu_rxq *rxq)
 {
-	if (refnic_engines_shared)
-		rte_spinlock_lock(&rxq->lock);
+	rte_spinlock_lock(&rxq->lock);
 }
 
 static inline void
 rxq_unlock(struct refnic_emu_rxq *rxq)
 {
-	if (refnic_engines_shared)
-		rte_spinlock_unlock(&rxq->lock);
+	rte_spinlock_unlock(&rxq->lock);
 }
 
 /*
@@ -305,7 +359,8 @@ refnic_emu_rx_publish(struct refnic_emu *emu)
 	for (q = 0; q < emu->params.max_queues; q++) {
 		struct refnic_emu_rxq *rxq = &emu->rxq[q];
 
-		if (!rxq->enabled)
+		/* Whoever delivers publishes after: a stale look misses nothing. */
+		if (!rxq->enabled || __atomic_load_n(&rxq->head, __ATOMIC_RELAXED) == rxq->pub)
 			continue;
 		rxq_lock(rxq);
 		while (rxq->pub != rxq->head) {
@@ -353,8 +408,15 @@ refnic_emu_rx_count_doorbells(struct refnic_emu *emu, uint16_t qid)
 	struct refnic_emu_rxq *rxq = &emu->rxq[qid];
 	uint32_t writes = emu_reg_writes(emu, REFNIC_REG_RXQ(qid) + REFNIC_Q_TAIL);
 
-	emu_stats(emu)->q[qid].rx_doorbells += writes - rxq->db_seen;
-	rxq->db_seen = writes;
+	if (writes == rxq->db_seen)
+		return;
+	/* Inline, the trap counts them on the writer's thread. */
+	rxq_lock(rxq);
+	if (rxq->enabled) {
+		emu_stats(emu)->q[qid].rx_doorbells += writes - rxq->db_seen;
+		rxq->db_seen = writes;
+	}
+	rxq_unlock(rxq);
 }
 
 /* Copy the first len bytes of a frame (which may span segments). */

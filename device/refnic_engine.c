@@ -31,15 +31,23 @@
 #include "refnic_emu_priv.h"
 
 /*
- * Idle policy. Waking a dozing thread costs 100-200 us on a VM (measured
- * with devtools/bench.sh init), tens of microseconds on bare metal: more than
- * most admin commands take. So the engine keeps polling for a while after
- * its last work, as a busy NIC would, and never dozes for an event that is
- * due sooner than a wake-up would cost.
+ * Idle policy. Waking a dozing thread on another CPU costs 100-200 us on a
+ * VM (measured with devtools/bench.sh init), tens of microseconds on bare
+ * metal: more than most admin commands take. So an engine with a CPU of its
+ * own keeps polling for a while after its last work, as a busy NIC would,
+ * and never dozes for an event that is due sooner than a wake-up would cost.
+ *
+ * An engine that shares its CPU with an lcore (every CPU is an lcore's) must
+ * not take that CPU from the thread it serves: it yields while it polls,
+ * polls only briefly, and dozes on a timer for any wait. Its wake-ups are
+ * local and cheap, and a timer wake-up preempts a caller that spins on the
+ * answer, so progress never waits for the scheduler's tick.
  */
 #define ENGINE_IDLE_POLL_US	2000	/* keep polling this long after work */
+#define ENGINE_SHARED_IDLE_POLL_US 20	/* the same, sharing a CPU */
 #define ENGINE_HEADS_SETTLE_US	100	/* HEAD registers written once idle this long */
 #define ENGINE_MIN_DOZE_US	300	/* shorter waits are polled */
+#define ENGINE_SHARED_MIN_DOZE_US 2	/* the same, sharing a CPU */
 #define ENGINE_MAX_DOZE_US	100000	/* re-check state at least this often */
 #define ENGINE_TIMER_SLACK_NS	1000	/* wake on time for microsecond events */
 #define ENGINE_MAX_CABLE_FDS	32	/* cables from outside it sleeps on */
@@ -64,12 +72,12 @@ static struct engine engines[REFNIC_EMU_MAX_ENGINES] = {
 /* Control threads, one at a time: held across an engine shutdown too. */
 static pthread_mutex_t control_mutex = PTHREAD_MUTEX_INITIALIZER;
 static unsigned int nb_engines;		/* threads running */
+static bool engines_share_cpu;		/* no CPU is free of lcores */
 static unsigned int engine_users;	/* devices */
 static bool engine_stop;
 
 __thread unsigned int refnic_engine_id __attribute__((tls_model("initial-exec")));
 static RTE_DEFINE_PER_LCORE(bool, is_engine);
-bool refnic_engines_shared;
 
 _Static_assert(REFNIC_EMU_MAX_ENGINES <= REFNIC_EMU_LINK_MAX_ENGINES,
 	       "every engine has a kick fd in the link");
@@ -111,17 +119,28 @@ engines_unlock_all(void)
 		pthread_mutex_unlock(&engines[k].mutex);
 }
 
-/* Control threads hold every engine's lock, taken in order: nothing runs. */
+/*
+ * Control threads hold every engine's lock, taken in order, then every
+ * device's queues (inline traps run queue work too): nothing runs.
+ */
 void
 refnic_emu_lock(void)
 {
+	struct refnic_emu *emu;
+
 	pthread_mutex_lock(&control_mutex);
 	engines_lock_all();
+	TAILQ_FOREACH(emu, &refnic_emu_devices, next)
+		refnic_emu_queues_lock(emu);
 }
 
 void
 refnic_emu_unlock(void)
 {
+	struct refnic_emu *emu;
+
+	TAILQ_FOREACH(emu, &refnic_emu_devices, next)
+		refnic_emu_queues_unlock(emu);
 	engines_unlock_all();
 	pthread_mutex_unlock(&control_mutex);
 }
@@ -133,7 +152,7 @@ refnic_emu_unlock(void)
  * them all already.
  */
 void
-refnic_engine_lock_others(void)
+refnic_engine_lock_others(struct refnic_emu *emu)
 {
 	unsigned int k;
 
@@ -142,15 +161,17 @@ refnic_engine_lock_others(void)
 	RTE_VERIFY(refnic_engine_id == 0);
 	for (k = 1; k < nb_engines; k++)
 		engine_lock(k);
+	refnic_emu_queues_lock(emu);
 }
 
 void
-refnic_engine_unlock_others(void)
+refnic_engine_unlock_others(struct refnic_emu *emu)
 {
 	unsigned int k;
 
 	if (!RTE_PER_LCORE(is_engine))
 		return;
+	refnic_emu_queues_unlock(emu);
 	for (k = nb_engines; k-- > 1;)
 		pthread_mutex_unlock(&engines[k].mutex);
 }
@@ -273,7 +294,8 @@ engine_doze(unsigned int k, uint64_t now, uint64_t next_due_tsc)
 			return;
 		wait_us = RTE_MIN(wait_us,
 				  (next_due_tsc - now) * 1000000 / rte_get_tsc_hz());
-		if (wait_us < ENGINE_MIN_DOZE_US)
+		if (wait_us < (engines_share_cpu ? ENGINE_SHARED_MIN_DOZE_US :
+						   ENGINE_MIN_DOZE_US))
 			return;
 	}
 	/* Dekker with the BAR accessor: it bumps write_seq then reads dozing. */
@@ -297,12 +319,14 @@ engine_doze(unsigned int k, uint64_t now, uint64_t next_due_tsc)
 static void *
 engine_main(void *arg)
 {
-	uint64_t idle_poll_tsc = ENGINE_IDLE_POLL_US * rte_get_tsc_hz() / 1000000;
+	uint64_t idle_poll_tsc = (engines_share_cpu ? ENGINE_SHARED_IDLE_POLL_US :
+				  ENGINE_IDLE_POLL_US) * rte_get_tsc_hz() / 1000000;
 	uint64_t settle_tsc = ENGINE_HEADS_SETTLE_US * rte_get_tsc_hz() / 1000000;
 	uint64_t last_work = rte_get_tsc_cycles();
 	unsigned int k = (uintptr_t)arg;
 
 	refnic_engine_id = k;
+	refnic_shard_id = k;
 	RTE_PER_LCORE(is_engine) = true;
 	prctl(PR_SET_TIMERSLACK, ENGINE_TIMER_SLACK_NS);
 	pthread_mutex_lock(&engines[k].mutex);
@@ -320,7 +344,10 @@ engine_main(void *arg)
 		if (work != 0) {
 			last_work = now;
 		} else if (now - last_work < idle_poll_tsc) {
-			rte_pause();
+			if (engines_share_cpu)
+				sched_yield();
+			else
+				rte_pause();
 		} else {
 			engine_doze(k, now, next_due_tsc);
 			last_work = rte_get_tsc_cycles();
@@ -354,7 +381,8 @@ engine_cpuset(cpu_set_t *set)
 			if (CPU_ISSET(cpu, &used))
 				CPU_CLR(cpu, set);
 	}
-	if (CPU_COUNT(set) == 0)
+	engines_share_cpu = CPU_COUNT(set) == 0;
+	if (engines_share_cpu)
 		*set = rte_lcore_cpuset(rte_get_main_lcore());
 }
 
@@ -376,6 +404,7 @@ engine_start(unsigned int k)
 	pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
 	ret = pthread_create(thread, &attr, engine_main, arg);
 	if (ret == EINVAL) {
+		engines_share_cpu = true;
 		pthread_attr_setaffinity_np(&attr, sizeof(main_set), &main_set);
 		ret = pthread_create(thread, &attr, engine_main, arg);
 	}
@@ -406,7 +435,6 @@ engines_stop(void)
 		engines[k].kick_fd = -1;
 	}
 	nb_engines = 0;
-	refnic_engines_shared = false;
 }
 
 /* Start engine k, and tell the links there is one more engine to kick. */
@@ -445,7 +473,6 @@ refnic_engine_get(unsigned int want)
 			break;
 		nb_engines++;
 	}
-	refnic_engines_shared = nb_engines > 1;
 	if (ret != 0) {
 		EMU_LOG(ERR, "cannot start device engine %u: %s", nb_engines, strerror(-ret));
 		if (engine_users == 0)

@@ -85,7 +85,7 @@ en_setup(void)
 {
 	char args[96];
 
-	snprintf(args, sizeof(args), "cable=%s,profile=ideal,queues=%u,engines=%u",
+	snprintf(args, sizeof(args), "cable=%s,profile=ideal,exec=thread,queues=%u,engines=%u",
 		 EN_A, EN_QUEUES, EN_ENGINES);
 	if (test_port_create(EN_A, args, &port_a) != 0)
 		return TEST_FAILED;

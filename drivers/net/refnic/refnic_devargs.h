@@ -8,18 +8,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* Devarg keys: the names users type. Keep them stable. */
-#define REFNIC_ARG_CABLE		"cable"
-#define REFNIC_ARG_PROFILE		"profile"
-#define REFNIC_ARG_QUEUES		"queues"
-#define REFNIC_ARG_ENGINES		"engines"
-#define REFNIC_ARG_ENGINES_MAX		8	/* device engine threads per process */
-#define REFNIC_ARG_ADMIN_POLL		"admin_poll"
-#define REFNIC_ARG_ADMIN_LATENCY_PCT	"admin_latency_pct"
-#define REFNIC_ARG_FAULT_ADMIN_TIMEOUT	"fault_admin_timeout"
-#define REFNIC_ARG_FAULT_RESET_FAIL	"fault_reset_fail"
+#include <rte_kvargs.h>
 
-#define REFNIC_ARG_NAME_LEN		64
+/*
+ * The driver's devarg keys: the names users type. Keep them stable. The
+ * embedded device has keys of its own (cable, profile, ...), which the bus
+ * glue hands to it.
+ */
+#define REFNIC_ARG_ADMIN_POLL		"admin_poll"
 
 /* How to wait for something the device will do (an admin completion, reset). */
 enum refnic_poll_mode {
@@ -36,27 +32,16 @@ struct refnic_poll_policy {
 
 struct refnic_devargs {
 	struct refnic_poll_policy admin_poll;
-	/* The embedded device's own settings, handed to it by the bus glue. */
-	char cable[REFNIC_ARG_NAME_LEN];
-	char profile[REFNIC_ARG_NAME_LEN];	/* empty: the device's default */
-	uint16_t queues;			/* 0: the device's default */
-	uint16_t engines;			/* 0: the device's default */
-	int32_t admin_latency_pct;		/* -1: the device's default */
-	char fault_admin_timeout[REFNIC_ARG_NAME_LEN];	/* checked by the device */
-	uint32_t fault_reset_fail;
 };
 
-int refnic_devargs_parse(const char *name, const char *args, struct refnic_devargs *out);
+/* NULL-terminated. */
+extern const char * const refnic_devargs_keys[];
+
+/* The driver's keys of kvlist (NULL: none given) into out, defaults for the rest. */
+int refnic_devargs_parse(const struct rte_kvargs *kvlist, struct refnic_devargs *out);
 int refnic_poll_policy_format(const struct refnic_poll_policy *p, char *buf, size_t len);
 
-#define REFNIC_PARAM_STRING \
-	REFNIC_ARG_CABLE "=loopback|<name>|shm:<name>|tap:<ifname> " \
-	REFNIC_ARG_PROFILE "=ideal|baremetal|vm " \
-	REFNIC_ARG_QUEUES "=<1-64> " \
-	REFNIC_ARG_ENGINES "=<1-8> " \
-	REFNIC_ARG_ADMIN_POLL "=backoff|fixed:<us>|exp:<min_us>:<max_us> " \
-	REFNIC_ARG_ADMIN_LATENCY_PCT "=<0-100000> " \
-	REFNIC_ARG_FAULT_ADMIN_TIMEOUT "=<command>[:<times>]|any[:<times>]|every:<n> " \
-	REFNIC_ARG_FAULT_RESET_FAIL "=<resets>"
+#define REFNIC_DRV_PARAM_STRING \
+	REFNIC_ARG_ADMIN_POLL "=backoff|fixed:<us>|exp:<min_us>:<max_us>"
 
 #endif /* _REFNIC_DEVARGS_H_ */

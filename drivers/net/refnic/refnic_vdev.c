@@ -17,6 +17,12 @@
 #include "refnic.h"
 #include "refnic_emu.h"
 
+/* Every devarg of net_refnic: the driver's, then the device's. */
+#define REFNIC_PARAM_STRING	REFNIC_DRV_PARAM_STRING " " REFNIC_EMU_PARAM_STRING
+
+_Static_assert(__builtin_types_compatible_p(refnic_bar_trap_t, refnic_emu_trap_t),
+	       "the device's trap is what the BAR accessor calls");
+
 static void
 refnic_vdev_release(struct refnic_adapter *ad)
 {
@@ -28,32 +34,51 @@ static const struct refnic_bus_ops refnic_vdev_bus_ops = {
 	.release = refnic_vdev_release,
 };
 
-_Static_assert(REFNIC_ARG_ENGINES_MAX == REFNIC_EMU_MAX_ENGINES,
-	       "engines=N allows what the device offers");
+static bool
+key_in(const char *key, const char * const *keys)
+{
+	for (; *keys != NULL; keys++)
+		if (strcmp(key, *keys) == 0)
+			return true;
+	return false;
+}
 
+/*
+ * One devargs string, two owners: the driver's keys go to the driver, the
+ * device's own (cable, profile, exec, ...) to the device. A key neither
+ * knows fails the probe.
+ */
 static int
-refnic_vdev_emu_params(const char *name, const struct refnic_devargs *args,
+refnic_vdev_parse_args(const char *name, const char *args, struct refnic_devargs *drv,
 		       struct refnic_emu_params *params)
 {
-	refnic_emu_params_default(params);
-	strlcpy(params->cable, args->cable, sizeof(params->cable));
-	if (args->queues != 0)
-		params->max_queues = args->queues;
-	if (args->engines != 0)
-		params->engines = args->engines;
-	if (args->admin_latency_pct >= 0)
-		params->admin_latency_pct = args->admin_latency_pct;
-	params->faults.reset_fail_times = args->fault_reset_fail;
-	if (args->fault_admin_timeout[0] != '\0' &&
-	    refnic_emu_parse_admin_timeout(args->fault_admin_timeout, &params->faults) != 0)
-		return -EINVAL;
-	if (args->profile[0] != '\0' &&
-	    refnic_emu_profile_parse(args->profile, &params->profile) != 0) {
-		PMD_INIT_LOG(ERR, "%s: invalid %s=%s: expected ideal, baremetal or vm",
-			     name, REFNIC_ARG_PROFILE, args->profile);
-		return -EINVAL;
+	struct rte_kvargs *kvlist = NULL;
+	unsigned int i;
+	int ret = -EINVAL;
+
+	if (args != NULL && args[0] != '\0') {
+		kvlist = rte_kvargs_parse(args, NULL);
+		if (kvlist == NULL) {
+			PMD_INIT_LOG(ERR, "%s: cannot parse devargs '%s': expected key=value,...",
+				     name, args);
+			return -EINVAL;
+		}
 	}
-	return 0;
+	for (i = 0; kvlist != NULL && i < kvlist->count; i++) {
+		const char *key = kvlist->pairs[i].key;
+
+		if (!key_in(key, refnic_devargs_keys) && !key_in(key, refnic_emu_devargs_keys)) {
+			PMD_INIT_LOG(ERR, "%s: unknown devarg '%s' (known: %s)",
+				     name, key, REFNIC_PARAM_STRING);
+			goto out;
+		}
+	}
+	if (refnic_devargs_parse(kvlist, drv) == 0 &&
+	    refnic_emu_devargs_parse(name, kvlist, params) == 0)
+		ret = 0;
+out:
+	rte_kvargs_free(kvlist);
+	return ret;
 }
 
 static int
@@ -72,9 +97,7 @@ refnic_vdev_probe(struct rte_vdev_device *vdev)
 		PMD_INIT_LOG(ERR, "%s: secondary processes are not supported", name);
 		return -ENOTSUP;
 	}
-	ret = refnic_devargs_parse(name, rte_vdev_device_args(vdev), &args);
-	if (ret == 0)
-		ret = refnic_vdev_emu_params(name, &args, &params);
+	ret = refnic_vdev_parse_args(name, rte_vdev_device_args(vdev), &args, &params);
 	if (ret != 0)
 		return ret;
 	ret = refnic_emu_create(name, &params, &emu);
@@ -85,7 +108,8 @@ refnic_vdev_probe(struct rte_vdev_device *vdev)
 	}
 	refnic_emu_get_resources(emu, &res);
 	hw.bar0 = res.bar0;
-	hw.emu_link = res.link;
+	hw.trap = res.trap;
+	hw.trap_ctx = res.trap_ctx;
 	hw.nb_vectors = res.nb_vectors;
 	memcpy(hw.vector_fd, res.vector_fd, sizeof(hw.vector_fd));
 

@@ -1,0 +1,279 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The refnic authors
+ */
+
+/*
+ * The device's own settings, from the devargs users type: which cable, which
+ * platform it models, how many queues, where its work runs, which faults it
+ * commits. The driver parses its keys; the bus glue hands both the same list.
+ * Strict parsing, one clear error line per bad value.
+ */
+
+#include <ctype.h>
+#include <errno.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <rte_string_fns.h>
+
+#include "refnic_cable.h"
+
+#define ARG_CABLE		"cable"
+#define ARG_PROFILE		"profile"
+#define ARG_EXEC		"exec"
+#define ARG_QUEUES		"queues"
+#define ARG_ENGINES		"engines"
+#define ARG_ADMIN_LATENCY_PCT	"admin_latency_pct"
+#define ARG_FAULT_ADMIN_TIMEOUT	"fault_admin_timeout"
+#define ARG_FAULT_RESET_FAIL	"fault_reset_fail"
+
+const char * const refnic_emu_devargs_keys[] = {
+	ARG_CABLE,
+	ARG_PROFILE,
+	ARG_EXEC,
+	ARG_QUEUES,
+	ARG_ENGINES,
+	ARG_ADMIN_LATENCY_PCT,
+	ARG_FAULT_ADMIN_TIMEOUT,
+	ARG_FAULT_RESET_FAIL,
+	NULL
+};
+
+/* Strict decimal: digits only, no sign, no trailing junk, within [min, max]. */
+static int
+parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out)
+{
+	unsigned long v;
+	char *end;
+
+	if (s == NULL || !isdigit((unsigned char)s[0]))
+		return -EINVAL;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno != 0 || *end != '\0' || v < min || v > max)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+static int
+parse_count(const char *key, const char *value, uint32_t max, uint16_t *out)
+{
+	uint32_t v;
+
+	if (parse_u32(value, 1, max, &v) != 0) {
+		EMU_LOG(ERR, "invalid %s=%s: expected an integer from 1 to %u",
+			key, value ? value : "", max);
+		return -EINVAL;
+	}
+	*out = v;
+	return 0;
+}
+
+static int
+handle_queues(const char *key, const char *value, void *opaque)
+{
+	return parse_count(key, value, REFNIC_MAX_QUEUES,
+			   &((struct refnic_emu_params *)opaque)->max_queues);
+}
+
+static int
+handle_engines(const char *key, const char *value, void *opaque)
+{
+	return parse_count(key, value, REFNIC_EMU_MAX_ENGINES,
+			   &((struct refnic_emu_params *)opaque)->engines);
+}
+
+static int
+handle_admin_latency_pct(const char *key, const char *value, void *opaque)
+{
+	struct refnic_emu_params *p = opaque;
+
+	if (parse_u32(value, 0, 100000, &p->admin_latency_pct) != 0) {
+		EMU_LOG(ERR, "invalid %s=%s: expected a percentage from 0 to 100000",
+			key, value ? value : "");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int
+handle_fault_reset_fail(const char *key, const char *value, void *opaque)
+{
+	struct refnic_emu_params *p = opaque;
+
+	if (parse_u32(value, 0, 1000, &p->faults.reset_fail_times) != 0) {
+		EMU_LOG(ERR, "invalid %s=%s: expected how many resets fail, 0 to 1000",
+			key, value ? value : "");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* fault_admin_timeout=<command>[:<times>] | any[:<times>] | every:<n> */
+static int
+handle_fault_admin_timeout(const char *key, const char *value, void *opaque)
+{
+	struct refnic_emu_faults *f = &((struct refnic_emu_params *)opaque)->faults;
+	char name[32], *sep, *end;
+	unsigned long n = UINT32_MAX;
+	unsigned int op;
+
+	if (value == NULL || strlen(value) >= sizeof(name))
+		goto bad;
+	strlcpy(name, value, sizeof(name));
+	sep = strchr(name, ':');
+	if (sep != NULL) {
+		*sep++ = '\0';
+		n = strtoul(sep, &end, 10);
+		if (!isdigit((unsigned char)*sep) || *end != '\0' || n == 0 || n > UINT32_MAX - 1)
+			goto bad;
+	}
+	if (strcmp(name, "every") == 0 && sep != NULL) {
+		f->admin_timeout_every = n;
+		return 0;
+	}
+	if (strcmp(name, "any") == 0) {
+		f->admin_timeout_opcode = REFNIC_EMU_FAULT_ANY_OPCODE;
+		f->admin_timeout_times = n;
+		return 0;
+	}
+	for (op = 0; op < REFNIC_ADMIN_OPCODE_MAX; op++) {
+		if (strcasecmp(name, refnic_admin_opcode_name(op)) == 0) {
+			f->admin_timeout_opcode = op;
+			f->admin_timeout_times = n;
+			return 0;
+		}
+	}
+bad:
+	EMU_LOG(ERR, "invalid %s=%s: expected <command>[:<times>], any[:<times>] or "
+		"every:<n>, with <command> an admin opcode name such as queue_create",
+		key, value ? value : "");
+	return -EINVAL;
+}
+
+/*
+ * A name users type: letters, digits, '_', '-', '.'; not empty. The name
+ * may be the part of the value after a prefix ("shm:NAME").
+ */
+static int
+parse_name(const char *key, const char *value, const char *name, size_t max_len)
+{
+	const char *p;
+
+	if (name[0] == '\0' || strlen(name) > max_len) {
+		EMU_LOG(ERR, "invalid %s=%s: expected a name of 1 to %zu characters",
+			key, value, max_len);
+		return -EINVAL;
+	}
+	for (p = name; *p != '\0'; p++) {
+		if (!isalnum((unsigned char)*p) && *p != '_' && *p != '-' && *p != '.') {
+			EMU_LOG(ERR, "invalid %s=%s: '%c' is not allowed in a name "
+				"(letters, digits, '_', '-', '.')", key, value, *p);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/*
+ * loopback | NAME (in this process) | shm:NAME (two processes) | tap:IFNAME.
+ * Names are checked here; whether the cable can be made, attach says.
+ */
+static int
+handle_cable(const char *key, const char *value, void *opaque)
+{
+	struct refnic_emu_params *p = opaque;
+	const char *name = value != NULL ? value : "";
+	size_t max_len = sizeof(p->cable) - 1;
+
+	if (strchr(name, ':') != NULL) {
+		if (strncmp(name, REFNIC_CABLE_SHM_PREFIX, strlen(REFNIC_CABLE_SHM_PREFIX)) == 0) {
+			name += strlen(REFNIC_CABLE_SHM_PREFIX);
+		} else if (strncmp(name, REFNIC_CABLE_TAP_PREFIX,
+				   strlen(REFNIC_CABLE_TAP_PREFIX)) == 0) {
+			name += strlen(REFNIC_CABLE_TAP_PREFIX);
+			max_len = IFNAMSIZ - 1;	/* a kernel interface name */
+		} else {
+			EMU_LOG(ERR, "invalid %s=%s: expected loopback, NAME, shm:NAME or tap:IFNAME",
+				key, value);
+			return -EINVAL;
+		}
+		max_len = RTE_MIN(max_len, sizeof(p->cable) - 1 - (name - value));
+	}
+	if (parse_name(key, value ? value : "", name, max_len) != 0)
+		return -EINVAL;
+	strlcpy(p->cable, value, sizeof(p->cable));
+	return 0;
+}
+
+static int
+handle_profile(const char *key, const char *value, void *opaque)
+{
+	if (value == NULL || refnic_emu_profile_parse(value,
+			&((struct refnic_emu_params *)opaque)->profile) != 0) {
+		EMU_LOG(ERR, "invalid %s=%s: expected ideal, baremetal or vm",
+			key, value ? value : "");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int
+handle_exec(const char *key, const char *value, void *opaque)
+{
+	static const char * const names[] = {
+		[REFNIC_EXEC_AUTO] = "auto",
+		[REFNIC_EXEC_INLINE] = "inline",
+		[REFNIC_EXEC_THREAD] = "thread",
+	};
+	unsigned int i;
+
+	for (i = 0; value != NULL && i < RTE_DIM(names); i++) {
+		if (strcmp(value, names[i]) == 0) {
+			((struct refnic_emu_params *)opaque)->exec = i;
+			return 0;
+		}
+	}
+	EMU_LOG(ERR, "invalid %s=%s: expected auto, inline or thread", key, value ? value : "");
+	return -EINVAL;
+}
+
+static const struct {
+	const char *key;
+	arg_handler_t handler;
+} device_args[] = {
+	{ ARG_CABLE, handle_cable },
+	{ ARG_PROFILE, handle_profile },
+	{ ARG_EXEC, handle_exec },
+	{ ARG_QUEUES, handle_queues },
+	{ ARG_ENGINES, handle_engines },
+	{ ARG_ADMIN_LATENCY_PCT, handle_admin_latency_pct },
+	{ ARG_FAULT_ADMIN_TIMEOUT, handle_fault_admin_timeout },
+	{ ARG_FAULT_RESET_FAIL, handle_fault_reset_fail },
+};
+
+int
+refnic_emu_devargs_parse(const char *name, const struct rte_kvargs *kvlist,
+			 struct refnic_emu_params *params)
+{
+	const struct refnic_profile *profile;
+	unsigned int i;
+
+	refnic_emu_params_default(params);
+	for (i = 0; kvlist != NULL && i < RTE_DIM(device_args); i++)
+		if (rte_kvargs_process(kvlist, device_args[i].key, device_args[i].handler,
+				       params) != 0)
+			return -EINVAL;
+	profile = refnic_profile_get(params->profile);
+	if (params->exec == REFNIC_EXEC_INLINE && !refnic_profile_allows_inline(profile)) {
+		EMU_LOG(ERR, "%s: exec=inline cannot run profile=%s: its descriptor fetches "
+			"take time after the doorbell, which only an engine thread can model; "
+			"use exec=thread (or exec=auto) with it", name, profile->name);
+		return -EINVAL;
+	}
+	return 0;
+}

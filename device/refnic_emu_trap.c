@@ -1,0 +1,156 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The refnic authors
+ */
+
+/*
+ * The emulated BAR's write trap: what runs after every register store the
+ * driver makes, as a hypervisor's MMIO write handler runs after a trapped
+ * guest store.
+ *
+ * Every store is counted (write_count[], how the device learns of each
+ * doorbell exactly once) and charged what it costs on the modelled platform
+ * (a VM exit, an uncached write). Then:
+ *  - exec=inline: a TX doorbell runs that queue's device work right here,
+ *    on the writing thread, as QEMU's e1000 model transmits inside the
+ *    trapped TDT write; frames land in the peer's RX ring directly. An RX
+ *    doorbell of a port wired in this process needs nobody.
+ *  - anything else (admin, resets, events, exec=thread, cables from outside
+ *    the process) is the engines' work: bump write_seq and kick the engines
+ *    that doze (the ioeventfd model).
+ *
+ * Threads that run device work count into a shard of their own (an engine's,
+ * or a trap slot taken at the first doorbell and given back at thread exit),
+ * so that no two threads write the same counters.
+ */
+
+#include <pthread.h>
+#include <sys/eventfd.h>
+
+#include <rte_cycles.h>
+#include <rte_pause.h>
+#include <rte_spinlock.h>
+
+#include "refnic_emu_priv.h"
+
+__thread unsigned int refnic_shard_id __attribute__((tls_model("initial-exec")));
+
+/* Trap slots in use, one bit each; the last slot is shared, under a lock. */
+static uint32_t trap_slots_used;
+static rte_spinlock_t overflow_lock = RTE_SPINLOCK_INITIALIZER;
+static pthread_key_t trap_slot_key;
+static pthread_once_t trap_slot_once = PTHREAD_ONCE_INIT;
+
+_Static_assert(REFNIC_EMU_TRAP_SLOTS <= 32, "trap slots fit a 32-bit mask");
+
+#define TRAP_SLOT_OVERFLOW	(REFNIC_EMU_SHARDS - 1)
+
+static void
+trap_slot_release(void *arg)
+{
+	unsigned int slot = (uintptr_t)arg - 1 - REFNIC_EMU_MAX_ENGINES;
+
+	__atomic_fetch_and(&trap_slots_used, ~(1u << slot), __ATOMIC_RELEASE);
+}
+
+static void
+trap_slot_key_create(void)
+{
+	pthread_key_create(&trap_slot_key, trap_slot_release);
+}
+
+/* This thread's shard for device work it runs in a trap. */
+static unsigned int
+trap_shard(void)
+{
+	uint32_t used, slot;
+
+	if (likely(refnic_shard_id != 0))
+		return refnic_shard_id;
+	pthread_once(&trap_slot_once, trap_slot_key_create);
+	used = __atomic_load_n(&trap_slots_used, __ATOMIC_RELAXED);
+	do {
+		/* The last slot is never taken: it is the shared one. */
+		if (!rte_bsf32_safe(~used, &slot) || slot >= REFNIC_EMU_TRAP_SLOTS - 1)
+			return TRAP_SLOT_OVERFLOW;
+	} while (!__atomic_compare_exchange_n(&trap_slots_used, &used, used | (1u << slot),
+					      false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED));
+	refnic_shard_id = REFNIC_EMU_MAX_ENGINES + slot;
+	pthread_setspecific(trap_slot_key, (void *)(uintptr_t)(refnic_shard_id + 1));
+	return refnic_shard_id;
+}
+
+/* A queue doorbell's work, on the writing thread: TX runs, RX is counted. */
+static void
+trap_queue_doorbell(struct refnic_emu *emu, bool tx, uint16_t qid)
+{
+	unsigned int shard = trap_shard();
+
+	if (unlikely(shard == TRAP_SLOT_OVERFLOW)) {
+		rte_spinlock_lock(&overflow_lock);
+		refnic_shard_id = shard;
+	}
+	if (tx)
+		refnic_emu_tx_run(emu, qid);
+	else
+		refnic_emu_rx_count_doorbells(emu, qid);
+	if (unlikely(shard == TRAP_SLOT_OVERFLOW)) {
+		refnic_shard_id = 0;
+		rte_spinlock_unlock(&overflow_lock);
+	}
+}
+
+void
+refnic_emu_trap_tx(struct refnic_emu *emu, uint16_t qid)
+{
+	trap_queue_doorbell(emu, true, qid);
+}
+
+/* The engines' turn: wake those that doze. */
+static void
+trap_kick_engines(struct refnic_emu_link *link)
+{
+	uint32_t dozing;
+
+	/* Dekker with engine_doze(): it sets its bit, then reads write_seq. */
+	__atomic_fetch_add(&link->write_seq, 1, __ATOMIC_SEQ_CST);
+	dozing = __atomic_load_n(&link->engine_dozing, __ATOMIC_SEQ_CST) &
+		 RTE_LEN2MASK(REFNIC_EMU_LINK_MAX_ENGINES, uint32_t);
+	for (; dozing != 0; dozing &= dozing - 1)
+		eventfd_write(link->kick_fd[rte_bsf32(dozing)], 1);
+}
+
+/* The modelled cost of the store, on the writer's CPU as a real BAR's. */
+static void
+trap_charge(uint32_t cost_ns)
+{
+	uint64_t end = rte_get_tsc_cycles() + (uint64_t)cost_ns * rte_get_tsc_hz() / NS_PER_S;
+
+	while (rte_get_tsc_cycles() < end)
+		rte_pause();
+}
+
+void
+refnic_emu_bar_write(void *ctx, uint32_t off, uint32_t val __rte_unused)
+{
+	struct refnic_emu *emu = ctx;
+	struct refnic_emu_link *link = emu->link;
+	uint32_t q;
+
+	__atomic_fetch_add(&link->write_count[off / 4], 1, __ATOMIC_RELEASE);
+	if (link->trap_cost_ns != 0)
+		trap_charge(link->trap_cost_ns);
+	if (emu->inline_exec && (off & (REFNIC_REG_Q_STRIDE - 1)) == REFNIC_Q_TAIL) {
+		if (off >= REFNIC_REG_TXQ(0) && off < (uint32_t)REFNIC_REG_TXQ(emu->params.max_queues)) {
+			trap_queue_doorbell(emu, true, (off - REFNIC_REG_TXQ(0)) / REFNIC_REG_Q_STRIDE);
+			return;
+		}
+		q = (off - REFNIC_REG_RXQ(0)) / REFNIC_REG_Q_STRIDE;
+		if (off >= REFNIC_REG_RXQ(0) && q < emu->params.max_queues) {
+			trap_queue_doorbell(emu, false, q);
+			/* Posted buffers need nobody, unless frames wait outside. */
+			if (!refnic_cable_external(emu))
+				return;
+		}
+	}
+	trap_kick_engines(link);
+}
