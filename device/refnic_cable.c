@@ -46,23 +46,22 @@ local_peer(const struct local_cable *lc, const struct refnic_emu *emu)
 }
 
 static void
-local_tx(struct refnic_cable *c, struct refnic_emu *emu, const struct refnic_frame *f)
+local_tx(struct refnic_cable *c, struct refnic_emu *emu, const struct refnic_frame *f,
+	 struct refnic_rx_batch *b)
 {
 	struct refnic_emu *peer = local_peer((struct local_cable *)c, emu);
 
 	if (peer == NULL)
 		emu_stats(emu)->cable_tx_dropped++;
 	else
-		refnic_emu_rx_frame(peer, f);
+		refnic_emu_rx_frame(peer, f, b);
 }
 
 static void
-local_tx_flush(struct refnic_cable *c, struct refnic_emu *emu)
+local_tx_flush(struct refnic_cable *c __rte_unused, struct refnic_emu *emu __rte_unused,
+	       struct refnic_rx_batch *b)
 {
-	struct refnic_emu *peer = local_peer((struct local_cable *)c, emu);
-
-	if (peer != NULL)
-		refnic_emu_rx_publish(peer);
+	refnic_emu_rx_batch_end(b);
 }
 
 static bool
@@ -181,9 +180,9 @@ refnic_cable_link_up(const struct refnic_emu *emu)
 }
 
 void
-refnic_cable_tx(struct refnic_emu *emu, const struct refnic_frame *f)
+refnic_cable_tx(struct refnic_emu *emu, const struct refnic_frame *f, struct refnic_rx_batch *b)
 {
-	emu->cable->ops->tx(emu->cable, emu, f);
+	emu->cable->ops->tx(emu->cable, emu, f, b);
 }
 
 bool
@@ -193,9 +192,9 @@ refnic_cable_external(const struct refnic_emu *emu)
 }
 
 void
-refnic_cable_tx_flush(struct refnic_emu *emu)
+refnic_cable_tx_flush(struct refnic_emu *emu, struct refnic_rx_batch *b)
 {
-	emu->cable->ops->tx_flush(emu->cable, emu);
+	emu->cable->ops->tx_flush(emu->cable, emu, b);
 }
 
 unsigned int

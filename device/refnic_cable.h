@@ -19,8 +19,9 @@ struct refnic_cable;
 struct refnic_cable_ops {
 	/* A frame the port sent; then tx_flush once per batch. */
 	void (*tx)(struct refnic_cable *c, struct refnic_emu *emu,
-		   const struct refnic_frame *f);
-	void (*tx_flush)(struct refnic_cable *c, struct refnic_emu *emu);
+		   const struct refnic_frame *f, struct refnic_rx_batch *b);
+	void (*tx_flush)(struct refnic_cable *c, struct refnic_emu *emu,
+			 struct refnic_rx_batch *b);
 	/* Frames from outside, and far-end state changes; NULL if none. */
 	unsigned int (*rx_service)(struct refnic_cable *c, struct refnic_emu *emu,
 				   uint64_t now);

@@ -207,7 +207,8 @@ link:
 }
 
 static void
-shm_tx(struct refnic_cable *c, struct refnic_emu *emu, const struct refnic_frame *f)
+shm_tx(struct refnic_cable *c, struct refnic_emu *emu, const struct refnic_frame *f,
+       struct refnic_rx_batch *b __rte_unused)
 {
 	struct shm_cable *sc = (struct shm_cable *)c;
 	struct shm_ring *ring = &sc->shm->ring[peer_of(sc)];
@@ -235,7 +236,8 @@ shm_tx(struct refnic_cable *c, struct refnic_emu *emu, const struct refnic_frame
 }
 
 static void
-shm_tx_flush(struct refnic_cable *c, struct refnic_emu *emu __rte_unused)
+shm_tx_flush(struct refnic_cable *c, struct refnic_emu *emu __rte_unused,
+	     struct refnic_rx_batch *b __rte_unused)
 {
 	struct shm_cable *sc = (struct shm_cable *)c;
 	struct shm_ring *ring = &sc->shm->ring[peer_of(sc)];
@@ -261,6 +263,7 @@ shm_rx_service(struct refnic_cable *c, struct refnic_emu *emu, uint64_t now)
 	struct shm_ring *ring = &sc->shm->ring[sc->me];
 	uint32_t head = ring->head, tail, n = 0;
 	struct refnic_frame f = { .nb_segs = 1 };
+	struct refnic_rx_batch batch = { .held = NULL };
 
 	/* Tail first: every frame up to it was sent by an attachment the
 	 * peer check below already sees. */
@@ -289,14 +292,14 @@ shm_rx_service(struct refnic_cable *c, struct refnic_emu *emu, uint64_t now)
 			f.len = len;
 			f.seg[0] = sc->rx_buf;
 			f.seg_len[0] = len;
-			refnic_emu_rx_frame(emu, &f);
+			refnic_emu_rx_frame(emu, &f, &batch);
 		}
 		head++;
 		n++;
 	}
+	refnic_emu_rx_batch_end(&batch);
 	if (n == 0)
 		return 0;
-	refnic_emu_rx_publish(emu);
 	__atomic_store_n(&ring->head, head, __ATOMIC_RELEASE);
 	return n;
 }

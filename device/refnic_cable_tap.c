@@ -36,7 +36,8 @@ struct tap_cable {
 };
 
 static void
-tap_tx(struct refnic_cable *c, struct refnic_emu *emu, const struct refnic_frame *f)
+tap_tx(struct refnic_cable *c, struct refnic_emu *emu, const struct refnic_frame *f,
+       struct refnic_rx_batch *b __rte_unused)
 {
 	struct tap_cable *tc = (struct tap_cable *)c;
 	struct iovec iov[RTE_DIM(f->seg)];
@@ -57,7 +58,8 @@ tap_tx(struct refnic_cable *c, struct refnic_emu *emu, const struct refnic_frame
 }
 
 static void
-tap_tx_flush(struct refnic_cable *c __rte_unused, struct refnic_emu *emu __rte_unused)
+tap_tx_flush(struct refnic_cable *c __rte_unused, struct refnic_emu *emu __rte_unused,
+	     struct refnic_rx_batch *b __rte_unused)
 {
 }
 
@@ -66,6 +68,7 @@ tap_rx_service(struct refnic_cable *c, struct refnic_emu *emu, uint64_t now __rt
 {
 	struct tap_cable *tc = (struct tap_cable *)c;
 	struct refnic_frame f = { .nb_segs = 1 };
+	struct refnic_rx_batch batch = { .held = NULL };
 	unsigned int n;
 	ssize_t len;
 
@@ -83,10 +86,9 @@ tap_rx_service(struct refnic_cable *c, struct refnic_emu *emu, uint64_t now __rt
 		f.seg[0] = tc->buf;
 		f.seg_len[0] = len;
 		/* Copied into posted buffers here: the buffer is free again. */
-		refnic_emu_rx_frame(emu, &f);
+		refnic_emu_rx_frame(emu, &f, &batch);
 	}
-	if (n != 0)
-		refnic_emu_rx_publish(emu);
+	refnic_emu_rx_batch_end(&batch);
 	return n;
 }
 

@@ -310,6 +310,7 @@ refnic_emu_create(const char *name, const struct refnic_emu_params *params,
 		ret = -EINVAL;
 		goto fail;
 	}
+	emu->desc_fetch_ns = emu->inline_exec ? 0 : emu->profile->desc_fetch_ns;
 	emu->link->trap_cost_ns = emu->profile->bar_store_ns;
 	emu_load_defaults(emu);
 	emu_set_status(emu, REFNIC_STATE_OFF);

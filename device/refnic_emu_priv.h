@@ -52,17 +52,21 @@ struct refnic_profile {
 	uint32_t reset_latency_us;
 	uint32_t desc_fetch_ns;		/* DMA read of descriptors after a doorbell */
 	uint32_t bar_store_ns;		/* driver CPU cost of one non-WC BAR store */
+	/* A device model the doorbell's trap may run (exec=inline): it reads
+	 * descriptors straight from memory, no fetch to wait for. */
+	bool trap_and_emulate;
 };
 
 const struct refnic_profile *refnic_profile_get(enum refnic_emu_profile id);
 /* A profile by the name users type (profile=...); -EINVAL if unknown. */
 int refnic_emu_profile_parse(const char *name, enum refnic_emu_profile *profile);
 
-/* Inline execution has no thread to wait out an asynchronous fetch. */
+/* Inline execution models a device emulated in the trapped store; a bus
+ * device's asynchronous fetch needs an engine thread. */
 static inline bool
 refnic_profile_allows_inline(const struct refnic_profile *p)
 {
-	return p->desc_fetch_ns == 0;
+	return p->trap_and_emulate;
 }
 
 struct refnic_emu_txq {
@@ -151,6 +155,7 @@ struct refnic_emu {
 	struct refnic_emu_params params;
 	const struct refnic_profile *profile;
 	bool inline_exec;		/* TX doorbells run TX work on the writer */
+	uint32_t desc_fetch_ns;		/* the profile's, but none inline */
 
 	uint8_t *bar0;
 	struct refnic_emu_link *link;
@@ -271,8 +276,16 @@ void refnic_emu_trap_tx(struct refnic_emu *emu, uint16_t qid);
 void refnic_emu_rx_count_doorbells(struct refnic_emu *emu, uint16_t qid);
 void refnic_emu_queues_publish_heads(struct refnic_emu *emu, uint16_t qid);
 
-/* Publish the RX completions written since the last call (phase bits). */
-void refnic_emu_rx_publish(struct refnic_emu *emu);
+/*
+ * Frames delivered in a batch: the RX queue they land on stays locked from
+ * one frame to the next, and its completions are published (phase bits)
+ * when the batch moves to another queue or ends. One lock and one publish
+ * per batch, not per frame: the lock alone was half the per-frame cost.
+ */
+struct refnic_rx_batch {
+	struct refnic_emu_rxq *held;	/* locked, completions not yet published */
+};
+void refnic_emu_rx_batch_end(struct refnic_rx_batch *b);
 
 /* A frame in flight between two devices: the segments of a TX packet. */
 struct refnic_frame {
@@ -299,7 +312,8 @@ bool refnic_emu_vlan_strip(const struct refnic_frame *f, struct refnic_frame *ou
 			   uint16_t *tci);
 
 /* Receive a frame on emu's port; false if dropped (counted by the device). */
-bool refnic_emu_rx_frame(struct refnic_emu *emu, const struct refnic_frame *f);
+bool refnic_emu_rx_frame(struct refnic_emu *emu, const struct refnic_frame *f,
+			 struct refnic_rx_batch *b);
 
 /* refnic_emu_events.c: async events and interrupt vectors. */
 unsigned int refnic_emu_aeq_service(struct refnic_emu *emu);
@@ -329,8 +343,9 @@ bool refnic_cable_link_up(const struct refnic_emu *emu);
 /* Frames come from outside the process (shm, TAP): an engine brings them in. */
 bool refnic_cable_external(const struct refnic_emu *emu);
 /* Carry a frame the port sent; flush once per batch. */
-void refnic_cable_tx(struct refnic_emu *emu, const struct refnic_frame *f);
-void refnic_cable_tx_flush(struct refnic_emu *emu);
+void refnic_cable_tx(struct refnic_emu *emu, const struct refnic_frame *f,
+		     struct refnic_rx_batch *b);
+void refnic_cable_tx_flush(struct refnic_emu *emu, struct refnic_rx_batch *b);
 /* Bring in frames from outside the process; returns work done. */
 unsigned int refnic_cable_rx_service(struct refnic_emu *emu, uint64_t now);
 void refnic_cable_set_plugged(struct refnic_emu *emu, bool plugged);

@@ -190,9 +190,9 @@ tx_note_doorbells(struct refnic_emu *emu, uint16_t qid, uint64_t now)
 		return;
 	emu_stats(emu)->q[qid].tx_doorbells += writes - txq->db_seen;
 	txq->db_seen = writes;
-	if (!txq->fetch_pending && emu->profile->desc_fetch_ns != 0) {
+	if (!txq->fetch_pending && emu->desc_fetch_ns != 0) {
 		txq->fetch_pending = true;
-		txq->fetch_ready_tsc = now + emu->profile->desc_fetch_ns *
+		txq->fetch_ready_tsc = now + emu->desc_fetch_ns *
 				       rte_get_tsc_hz() / 1000000000;
 	}
 }
@@ -260,6 +260,7 @@ refnic_emu_tx_service(struct refnic_emu *emu, uint16_t qid, uint64_t now,
 {
 	struct refnic_emu_txq *txq = &emu->txq[qid];
 	struct refnic_hw_queue_stats *qs = &emu_stats(emu)->q[qid];
+	struct refnic_rx_batch batch = { .held = NULL };
 	uint32_t base = REFNIC_REG_TXQ(qid);
 	unsigned int done = 0;
 	struct refnic_frame f;
@@ -282,7 +283,7 @@ refnic_emu_tx_service(struct refnic_emu *emu, uint16_t qid, uint64_t now,
 	 * TAIL seen before its doorbell is counted waits for it, or its
 	 * descriptors would skip the fetch.
 	 */
-	if (emu->profile->desc_fetch_ns != 0) {
+	if (emu->desc_fetch_ns != 0) {
 		if (!txq->fetch_pending)
 			return 0;
 		if (now < txq->fetch_ready_tsc) {
@@ -308,9 +309,9 @@ refnic_emu_tx_service(struct refnic_emu *emu, uint16_t qid, uint64_t now,
 		}
 		qs->tx_packets++;
 		qs->tx_bytes += f.len;
-		refnic_cable_tx(emu, &f);
+		refnic_cable_tx(emu, &f, &batch);
 	}
-	refnic_cable_tx_flush(emu);
+	refnic_cable_tx_flush(emu, &batch);
 	/* What the budget left over is fetched already: next pass. */
 	txq->fetch_pending = idx != tail;
 	if (idx == txq->head)
@@ -340,10 +341,11 @@ rxq_lock(struct refnic_emu_rxq *rxq)
 	rte_spinlock_lock(&rxq->lock);
 }
 
+/* A release store: x86's rte_spinlock_unlock() is an xchg, a full barrier. */
 static inline void
 rxq_unlock(struct refnic_emu_rxq *rxq)
 {
-	rte_spinlock_unlock(&rxq->lock);
+	__atomic_store_n(&rxq->lock.locked, 0, __ATOMIC_RELEASE);
 }
 
 /*
@@ -351,27 +353,36 @@ rxq_unlock(struct refnic_emu_rxq *rxq)
  * driver polls the line the device writes, so publishing entry by entry
  * would hand the line back and forth once per frame instead of once.
  */
-void
-refnic_emu_rx_publish(struct refnic_emu *emu)
+static void
+rxq_publish(struct refnic_emu_rxq *rxq)
 {
-	uint16_t q;
-
-	for (q = 0; q < emu->params.max_queues; q++) {
-		struct refnic_emu_rxq *rxq = &emu->rxq[q];
-
-		/* Whoever delivers publishes after: a stale look misses nothing. */
-		if (!rxq->enabled || __atomic_load_n(&rxq->head, __ATOMIC_RELAXED) == rxq->pub)
-			continue;
-		rxq_lock(rxq);
-		while (rxq->pub != rxq->head) {
-			__atomic_store_n(&rxq->cq[rxq->pub].phase, rxq->pub_phase,
-					 __ATOMIC_RELEASE);
-			rxq->pub = (rxq->pub + 1) & (rxq->size - 1);
-			if (rxq->pub == 0)
-				rxq->pub_phase ^= REFNIC_PHASE_BIT;
-		}
-		rxq_unlock(rxq);
+	while (rxq->pub != rxq->head) {
+		__atomic_store_n(&rxq->cq[rxq->pub].phase, rxq->pub_phase, __ATOMIC_RELEASE);
+		rxq->pub = (rxq->pub + 1) & (rxq->size - 1);
+		if (rxq->pub == 0)
+			rxq->pub_phase ^= REFNIC_PHASE_BIT;
 	}
+}
+
+void
+refnic_emu_rx_batch_end(struct refnic_rx_batch *b)
+{
+	if (b->held == NULL)
+		return;
+	rxq_publish(b->held);
+	rxq_unlock(b->held);
+	b->held = NULL;
+}
+
+/* Hold rxq for the batch: the one held before is done. */
+static void
+rx_batch_switch(struct refnic_rx_batch *b, struct refnic_emu_rxq *rxq)
+{
+	if (b->held == rxq)
+		return;
+	refnic_emu_rx_batch_end(b);
+	rxq_lock(rxq);
+	b->held = rxq;
 }
 
 /*
@@ -526,7 +537,8 @@ rx_scatter(struct refnic_emu *emu, struct refnic_emu_rxq *rxq, const struct refn
 }
 
 bool
-refnic_emu_rx_frame(struct refnic_emu *emu, const struct refnic_frame *f)
+refnic_emu_rx_frame(struct refnic_emu *emu, const struct refnic_frame *f,
+		    struct refnic_rx_batch *b)
 {
 	/* Ethernet, a VLAN tag, IPv6 or IPv4 with options, L4 ports. */
 	uint8_t hdr_copy[EMU_ETH_HLEN + 4 + 60 + 4];
@@ -569,7 +581,7 @@ refnic_emu_rx_frame(struct refnic_emu *emu, const struct refnic_frame *f)
 	base = REFNIC_REG_RXQ(qid);
 	rxq = &emu->rxq[qid];
 	qs = &emu_stats(emu)->q[qid];
-	rxq_lock(rxq);
+	rx_batch_switch(b, rxq);
 	if (!rxq->enabled) {
 		qs->rx_no_buffer++;
 		goto drop;
@@ -588,11 +600,9 @@ refnic_emu_rx_frame(struct refnic_emu *emu, const struct refnic_frame *f)
 		queue_error(emu, base, &rxq->enabled, "RX buffer DMA error");
 		goto drop;
 	}
-	rxq_unlock(rxq);
 	qs->rx_packets++;
 	qs->rx_bytes += f->len;
 	return true;
 drop:
-	rxq_unlock(rxq);
 	return false;
 }

@@ -6,8 +6,10 @@
 #   ./devtools/bench.sh init [RUNS] [PROFILE]
 #       port bring-up (probe to link up) per admin polling policy: backoff,
 #       exp:100:5000 (ENA's), fixed:5000 (the legacy 5 ms sleep), next to
-#       the time the device itself imposed. Default 50 runs, baremetal.
-#   ./devtools/bench.sh throughput [SECONDS] [ROUNDS] [PROFILE]
+#       the time the device itself imposed; with -l 0 (the device engine on
+#       the other CPU) and -l 0-1 (it shares the waiting thread's CPU).
+#       Default 50 runs, baremetal.
+#   ./devtools/bench.sh throughput [SECONDS] [ROUNDS] [REFNIC_DEVARGS...]
 #       stock testpmd io forwarding, 64 B, tx_first, one forwarding lcore:
 #       refnic pair vs memif pair vs net_null pair; tail writes per packet
 #       and engine CPU. Default 5 s x 3 rounds, baremetal.
@@ -21,7 +23,7 @@ set -euo pipefail
 
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 
-usage() { sed -n '3,19p' "$0"; exit 2; }
+usage() { sed -n '3,21p' "$0"; exit 2; }
 
 scenario=${1:-}
 [ -n "$scenario" ] || usage
@@ -33,7 +35,11 @@ init)
 	runs=${1:-50}
 	profile=${2:-baremetal}
 	echo "# ./devtools/bench.sh init $runs $profile ($(date -u +%Y-%m-%d), $(nproc) cores)"
-	"$REFNIC_BUILD/tests/refnic-bench-init" "$runs" "$profile" 2>&1 | grep -v '^EAL:'
+	for lcores in 0 0-1; do
+		echo "## -l $lcores"
+		"$REFNIC_BUILD/tests/refnic-bench-init" "$runs" "$profile" "$lcores" 2>&1 |
+			grep -v '^EAL:'
+	done
 	;;
 throughput)
 	REFNIC_PMD=$(refnic_stage_pmd)

@@ -8,7 +8,11 @@
  * start), next to the time the device itself imposed (its command latencies
  * and reset time: the floor any policy can reach).
  *
- *   refnic-bench-init [EAL args] -- [runs] [profile]
+ *   refnic-bench-init [runs] [profile] [lcores]
+ *
+ * lcores is EAL's -l: "0" leaves the other CPU to the device engine, "0-1"
+ * (every CPU an lcore, as testpmd users type it) has the engine share the
+ * CPU of the thread that waits for it.
  *
  * Prints a markdown table and one JSON line per policy.
  */
@@ -131,8 +135,8 @@ int
 main(int argc, char **argv)
 {
 	char *eal_args[] = { argv[0], "--no-huge", "-m", "256", "--no-pci", "--no-shconf",
-			     "--no-telemetry", "-l", "0", "--log-level=pmd.net.refnic.*:warning",
-			     NULL };
+			     "--no-telemetry", "-l", argc > 3 ? argv[3] : "0",
+			     "--log-level=pmd.net.refnic.*:warning", NULL };
 	static struct result results[RTE_DIM(policies)];
 	double med_init[RTE_DIM(policies)], med_wait[RTE_DIM(policies)];
 	const char *profile = "baremetal";
@@ -145,7 +149,7 @@ main(int argc, char **argv)
 	if (argc > 2)
 		profile = argv[2];
 	if (runs == 0 || runs > MAX_RUNS || rte_eal_init(RTE_DIM(eal_args) - 1, eal_args) < 0) {
-		fprintf(stderr, "usage: refnic-bench-init [runs] [profile]\n");
+		fprintf(stderr, "usage: refnic-bench-init [runs] [profile] [lcores]\n");
 		return 2;
 	}
 	mp = rte_pktmbuf_pool_create("bench", 2048, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE,

@@ -4,7 +4,11 @@ client in the same process) and a net_null pair (the ceiling of testpmd's
 own loop). Per system: Mpps per port, and for refnic the TX and RX tail
 writes per packet (the device's counts) and how busy its engine thread was.
 
-    throughput.py [SECONDS] [ROUNDS] [PROFILE]
+    throughput.py [SECONDS] [ROUNDS] [REFNIC_DEVARGS...]
+
+Each REFNIC_DEVARGS is one refnic configuration to measure ("" is what a
+user gets with no devargs); by default: the defaults, exec=thread, and
+profile=baremetal.
 
 Prints a markdown table (medians over the rounds) and one JSON line per system.
 """
@@ -21,11 +25,17 @@ from testpmd import TestPmd  # noqa: E402
 WARMUP_S = 1.0
 
 
-def systems(profile):
+DEFAULT_CONFIGS = ["", "exec=thread", "profile=baremetal"]
+
+
+def systems(configs):
     sock = "/run/refnic-bench-memif-%d.sock" % os.getpid()
-    return [
-        ("refnic", ["net_refnic0,cable=bench,profile=" + profile,
-                    "net_refnic1,cable=bench,profile=" + profile], True),
+    out = []
+    for devargs in configs:
+        extra = "," + devargs if devargs else ""
+        out.append(("refnic" + (" " + devargs if devargs else " (defaults)"),
+                    ["net_refnic0,cable=bench" + extra, "net_refnic1,cable=bench" + extra], True))
+    return out + [
         ("memif", ["net_memif0,role=server,socket=" + sock,
                    "net_memif1,role=client,socket=" + sock], False),
         ("null", ["net_null0", "net_null1"], False),
@@ -74,10 +84,10 @@ def measure(vdevs, is_refnic, seconds):
 def main():
     seconds = float(sys.argv[1]) if len(sys.argv) > 1 else 5
     rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 3
-    profile = sys.argv[3] if len(sys.argv) > 3 else "baremetal"
-    results = {name: [] for name, _, _ in systems(profile)}
+    configs = sys.argv[3:] or DEFAULT_CONFIGS
+    results = {name: [] for name, _, _ in systems(configs)}
     for _ in range(rounds):         # interleaved: drift falls on all alike
-        for name, vdevs, is_refnic in systems(profile):
+        for name, vdevs, is_refnic in systems(configs):
             results[name].append(measure(vdevs, is_refnic, seconds))
 
     def med(name, key, idx=None):
@@ -92,7 +102,7 @@ def main():
     for name in results:
         p0, p1 = med(name, "mpps", 0), med(name, "mpps", 1)
         line = "| %s | %.2f | %.2f | %.2f | %.2fx |" % (name, p0, p1, p0 + p1, (p0 + p1) / memif)
-        if name == "refnic":
+        if name.startswith("refnic"):
             line += " %.3f | %.3f | %.0f%% |" % (med(name, "tx_tail_writes_per_packet"),
                                                 med(name, "rx_tail_writes_per_packet"),
                                                 100 * med(name, "engine_busy"))
@@ -100,7 +110,7 @@ def main():
             line += " | | |"
         print(line)
     for name in results:
-        print(json.dumps({"system": name, "profile": profile, "seconds": seconds,
+        print(json.dumps({"system": name, "seconds": seconds,
                           "rounds": rounds, "mpps_port0": med(name, "mpps", 0),
                           "mpps_port1": med(name, "mpps", 1)}))
 

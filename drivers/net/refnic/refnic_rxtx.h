@@ -37,6 +37,7 @@ struct refnic_rx_queue {
 	struct rte_mbuf *pkt_first;	/* frame being assembled across bursts */
 	struct rte_mbuf *pkt_last;
 	struct rte_mempool *mp;
+	uint64_t mbuf_initializer;	/* rearm_data of a received mbuf */
 	struct refnic_queue_stats stats;
 	uint16_t qid;
 	uint16_t port_id;
@@ -101,6 +102,7 @@ uint32_t refnic_rx_queue_count(void *rxq);
 int refnic_tx_done_cleanup(void *txq, uint32_t free_cnt);
 
 uint16_t refnic_rx_refill(struct refnic_rx_queue *rxq);
+uint64_t refnic_rx_mbuf_initializer(uint16_t port_id);
 void refnic_tx_reclaim(struct refnic_tx_queue *txq);
 
 uint16_t refnic_recv_pkts(void *rxq, struct rte_mbuf **pkts, uint16_t nb_pkts);
