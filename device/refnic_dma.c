@@ -96,6 +96,7 @@ dma_in_ranges(struct refnic_dma_cache *dma, uintptr_t start, uintptr_t end)
 	if (!dma_pages_allocated(start, end))
 		return false;
 	dma->page[slot].va = RTE_ALIGN_FLOOR(start, UINT64_C(1) << 21);
+	dma->page[slot].iova = dma->page[slot].va;	/* IOVA is VA */
 	dma->page[slot].len = UINT64_C(1) << 21;
 	return true;
 }
@@ -148,7 +149,7 @@ dma_map_pa(struct refnic_dma_cache *dma, uint64_t iova, uint64_t len)
 }
 
 void *
-refnic_dma_map(struct refnic_emu *emu, uint64_t iova, uint64_t len)
+refnic_dma_map_slow(struct refnic_emu *emu, uint64_t iova, uint64_t len)
 {
 	struct refnic_dma_cache *dma = &emu_shard(emu)->dma;
 	void *va;

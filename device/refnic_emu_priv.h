@@ -334,7 +334,21 @@ uint16_t refnic_emu_admin_rss(struct refnic_emu *emu, const struct refnic_admin_
 /* refnic_dma.c: the device's view of host memory. */
 void refnic_dma_init(struct refnic_emu *emu);
 /* Host address of [iova, iova + len), or NULL (counted as a DMA error). */
-void *refnic_dma_map(struct refnic_emu *emu, uint64_t iova, uint64_t len);
+void *refnic_dma_map_slow(struct refnic_emu *emu, uint64_t iova, uint64_t len);
+
+/* Per descriptor: a page translated and checked before costs one compare. */
+static inline void *
+refnic_dma_map(struct refnic_emu *emu, uint64_t iova, uint64_t len)
+{
+	struct refnic_dma_cache *dma = &emu_shard(emu)->dma;
+	unsigned int slot = (iova >> 21) % REFNIC_DMA_PAGE_CACHE;
+	uint64_t off = iova - dma->page[slot].iova;
+
+	if (likely(len != 0 && iova >= dma->page[slot].iova &&
+		   len <= dma->page[slot].len && off <= dma->page[slot].len - len))
+		return (void *)(uintptr_t)(dma->page[slot].va + off);
+	return refnic_dma_map_slow(emu, iova, len);
+}
 
 /* refnic_cable.c: the port's cable, whatever its kind. */
 int refnic_cable_attach(struct refnic_emu *emu, const char *spec);

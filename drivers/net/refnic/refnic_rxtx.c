@@ -256,12 +256,13 @@ tx_free_range(struct refnic_tx_queue *txq, uint16_t head)
 
 		txq->sw_ring[i] = NULL;
 		if (!fast) {
-			rte_pktmbuf_free_seg(m);
-			continue;
-		}
-		/* Fast free: one pool, refcnt 1, direct mbufs, as the app promised;
-		 * a pool takes back only unchained mbufs. */
-		if (m->next != NULL || m->nb_segs != 1) {
+			/* Last reference gone (and detached): back to the pool in bulk. */
+			m = rte_pktmbuf_prefree_seg(m);
+			if (m == NULL)
+				continue;
+		} else if (m->next != NULL || m->nb_segs != 1) {
+			/* Fast free: one pool, refcnt 1, direct mbufs, as the app
+			 * promised; a pool takes back only unchained mbufs. */
 			m->next = NULL;
 			m->nb_segs = 1;
 		}
