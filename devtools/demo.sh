@@ -10,7 +10,7 @@
 set -euo pipefail
 
 duration=${DURATION:-10}
-profile=baremetal
+profile=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--duration) duration=${2:?--duration needs a number of seconds}; shift 2 ;;
@@ -28,7 +28,7 @@ refnic_setup
 pmd=$(refnic_stage_pmd)
 
 echo "refnic demo: stock dpdk-testpmd, io forwarding, net_refnic0 <-> net_refnic1" \
-     "(cable=demo, profile=$profile), ${duration}s"
+     "(cable=demo${profile:+, profile=$profile}; the other devargs as a user gets them), ${duration}s"
 
 # testpmd reads commands from the pipe: start (once its ports are up: its
 # start-up keeps core 0, which the device engine shares, busy for a while),
@@ -60,8 +60,8 @@ if awk -W version 2>&1 | grep -q mawk; then
 fi
 feed | stdbuf -oL dpdk-testpmd -l 0-1 --no-huge -m 1024 --no-pci --no-shconf --no-telemetry \
 	--file-prefix="refnic_demo_$$" -d "$pmd" \
-	--vdev "net_refnic0,cable=demo,profile=$profile" \
-	--vdev "net_refnic1,cable=demo,profile=$profile" \
+	--vdev "net_refnic0,cable=demo${profile:+,profile=$profile}" \
+	--vdev "net_refnic1,cable=demo${profile:+,profile=$profile}" \
 	-- -i --forward-mode=io --total-num-mbufs=16384 2>&1 |
 "${awk_cmd[@]}" -v ready="$ready" '
 	/^Done$/ && !started { started = 1; printf "" > ready; close(ready) }

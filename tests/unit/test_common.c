@@ -3,6 +3,7 @@
  */
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_bus_vdev.h>
@@ -31,11 +32,15 @@ test_port_destroy(const char *name)
 int
 test_pair_create(const char *name_a, const char *name_b, uint16_t *a, uint16_t *b)
 {
-	char args[RTE_DEV_NAME_MAX_LEN + 32];
+	char args[RTE_DEV_NAME_MAX_LEN + 128];
 	int ret;
 
-	/* The first port's name makes the cable's: one cable per pair. */
-	snprintf(args, sizeof(args), "cable=%s,profile=ideal", name_a);
+	const char *extra = getenv("REFNIC_TEST_DEVARGS");
+
+	/* The first port's name makes the cable's: one cable per pair. Suites
+	 * run again with other device settings (test.sh) name them here. */
+	snprintf(args, sizeof(args), "cable=%s,%s", name_a,
+		 extra != NULL ? extra : "profile=ideal");
 	ret = test_port_create(name_a, args, a);
 	if (ret != 0)
 		return ret;

@@ -24,7 +24,8 @@ extern struct rte_mempool *test_pool;
 /* Probe a net_refnic vdev and return its port id. */
 int test_port_create(const char *name, const char *args, uint16_t *port_id);
 void test_port_destroy(const char *name);
-/* Ports name_a and name_b wired back to back, ideal profile; 0 or an error. */
+/* Ports name_a and name_b wired back to back, profile=ideal or the devargs in
+ * $REFNIC_TEST_DEVARGS; 0 or an error. */
 int test_pair_create(const char *name_a, const char *name_b, uint16_t *a, uint16_t *b);
 void test_pair_destroy(const char *name_a, const char *name_b);
 /* (Re)configure one queue pair of TEST_RING_SIZE, start it, promiscuous. */

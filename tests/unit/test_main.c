@@ -27,6 +27,7 @@ extern const struct unit_test_suite refnic_queues_suite;
 extern const struct unit_test_suite refnic_offload_suite;
 extern const struct unit_test_suite refnic_cables_suite;
 extern const struct unit_test_suite refnic_engines_suite;
+extern const struct unit_test_suite refnic_exec_suite;
 
 static const struct unit_test_suite *suites[] = {
 	&refnic_probe_suite,
@@ -37,6 +38,7 @@ static const struct unit_test_suite *suites[] = {
 	&refnic_offload_suite,
 	&refnic_cables_suite,
 	&refnic_engines_suite,
+	&refnic_exec_suite,
 };
 
 static bool
