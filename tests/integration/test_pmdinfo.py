@@ -15,7 +15,9 @@ import re
 import shutil
 import subprocess
 
-from testpmd import Skip, TestPmd
+import pytest
+
+from testpmd import TestPmd
 from test_build import env_path
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -27,7 +29,7 @@ def pmdinfo():
     """dpdk-pmdinfo.py's JSON for the built PMD."""
     tool = shutil.which("dpdk-pmdinfo.py")
     if tool is None:
-        raise Skip("dpdk-pmdinfo.py is not installed (Debian: dpdk)")
+        pytest.skip("dpdk-pmdinfo.py is not installed (Debian: dpdk)")
     pmd = os.path.join(env_path("REFNIC_BUILD"), "drivers", "librte_net_refnic.so")
     res = subprocess.run([tool, pmd], capture_output=True, text=True, timeout=60)
     assert res.returncode == 0, res.stdout + res.stderr
