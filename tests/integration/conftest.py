@@ -11,6 +11,8 @@ Fixtures:
     refnic_testpmd  the same with the refnic PMD loaded
     pair            testpmd with two refnic ports wired back to back (PAIR)
     loopback_port   testpmd with one refnic port on cable=loopback
+    measured        measured(text): a figure a test measured (never asserted
+                    against a number), shown after the run
 
 devtools/test.sh exports REFNIC_PMD, REFNIC_BUILD and REFNIC_SDK; tests that
 need one of them skip without it.
@@ -80,6 +82,16 @@ def loopback_port(refnic_testpmd):
     return refnic_testpmd(["net_refnic0"])
 
 
+_measured = []
+
+
+@pytest.fixture
+def measured(request):
+    def note(text):
+        _measured.append("%s: %s" % (request.node.name, text))
+    return note
+
+
 # The summary line: "N passed, N failed" and ", N skipped" when any did.
 # One outcome per test: a test whose teardown fails after its body passed
 # counts as failed, not as both; a test file that cannot be imported counts
@@ -106,5 +118,9 @@ def pytest_terminal_summary(terminalreporter):
     line = "%(passed)d passed, %(failed)d failed" % counts
     if counts["skipped"]:
         line += ", %(skipped)d skipped" % counts
+    if _measured:
+        terminalreporter.write_sep("-", "measured (this machine, this run)")
+        for text in _measured:
+            terminalreporter.write_line(text)
     terminalreporter.ensure_newline()
     terminalreporter.write_line(line)
