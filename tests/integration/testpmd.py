@@ -72,7 +72,7 @@ class TestPmd:
     _seq = itertools.count()
 
     def __init__(self, vdevs, testpmd_args=(), eal_args=(), plugins=None,
-                 log_level="notice", timeout=30.0, wrapper=()):
+                 log_level="notice", timeout=30.0, wrapper=(), telemetry=False):
         if plugins is None:
             plugins = [os.environ["REFNIC_PMD"]] if os.environ.get("REFNIC_PMD") else []
         self.timeout = timeout
@@ -80,9 +80,12 @@ class TestPmd:
         # --in-memory is refused with --no-huge (it implies --legacy-mem);
         # --no-shconf is the part of it that matters without hugepages.
         # wrapper: a command that execs its arguments (e.g. in a namespace).
+        # telemetry: its socket in the runtime directory, for dpdk-telemetry.py -f PREFIX.
         self.argv = list(wrapper) + [TESTPMD, "-l", "0-1", "--no-huge", "-m", "1024", "--no-pci",
-                     "--no-shconf", "--no-telemetry",
-                     "--file-prefix=" + self.file_prefix, "--log-level=" + log_level]
+                     "--no-shconf", "--file-prefix=" + self.file_prefix,
+                     "--log-level=" + log_level]
+        if not telemetry:
+            self.argv.append("--no-telemetry")
         for plugin in plugins:
             self.argv += ["-d", plugin]
         for vdev in vdevs:
