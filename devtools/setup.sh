@@ -31,8 +31,9 @@ SDK_BUILDTOOLS="buildtools/gen-pmdinfo-cfile.py buildtools/pmdinfogen.py
 # python3-pyelftools: pmdinfogen and dpdk-pmdinfo.py read ELF with it.
 # python3-pytest: the integration suite. dpdk-doc: DPDK's example
 # applications, built (make) and run on refnic ports by the integration suite.
+# gnuplot-nox: refnic-pingpong --plot, checked by the integration suite.
 PACKAGES="dpdk dpdk-dev libdpdk-dev meson ninja-build gcc pkg-config dpkg-dev
-	xz-utils python3 python3-pyelftools python3-pytest dpdk-doc make"
+	xz-utils python3 python3-pyelftools python3-pytest dpdk-doc make gnuplot-nox"
 
 say() { printf 'refnic-setup: %s\n' "$*" >&2; }
 die() { say "error: $*"; exit 1; }
