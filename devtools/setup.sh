@@ -4,7 +4,8 @@
 #
 #  1. Installs what is missing from Debian's packages (DPDK 22.11, meson, ...).
 #  2. Stages the DPDK driver SDK headers Debian does not ship (ethdev_driver.h,
-#     bus_vdev_driver.h, ...) from Debian's source package of exactly the
+#     bus_vdev_driver.h, ...) and the build tools that generate a PMD's info
+#     strings (pmdinfogen), from Debian's source package of exactly the
 #     installed DPDK version, into a cache outside the repository.
 #  3. Configures and builds ./build.
 #
@@ -22,8 +23,17 @@ SDK_HEADERS="lib/ethdev/ethdev_driver.h lib/ethdev/ethdev_vdev.h
 	drivers/bus/vdev/bus_vdev_driver.h lib/eal/include/dev_driver.h
 	lib/eal/include/bus_driver.h"
 
+# DPDK's build tools that embed the PMD_INFO_STRING dpdk-pmdinfo.py reads
+# (driver name, devargs), with what they import; by path in DPDK's source.
+SDK_BUILDTOOLS="buildtools/gen-pmdinfo-cfile.py buildtools/pmdinfogen.py
+	buildtools/coff.py"
+
+# python3-pyelftools: pmdinfogen and dpdk-pmdinfo.py read ELF with it.
+# python3-pytest: the integration suite. dpdk-doc: DPDK's example
+# applications, built (make) and run on refnic ports by the integration suite.
+# gnuplot-nox: refnic-pingpong --plot, checked by the integration suite.
 PACKAGES="dpdk dpdk-dev libdpdk-dev meson ninja-build gcc pkg-config dpkg-dev
-	xz-utils python3"
+	xz-utils python3 python3-pyelftools python3-pytest dpdk-doc make gnuplot-nox"
 
 say() { printf 'refnic-setup: %s\n' "$*" >&2; }
 die() { say "error: $*"; exit 1; }
@@ -64,28 +74,33 @@ ensure_deb_src() {
 	as_root apt-get update -qq
 }
 
-# Prints the SDK directory for the installed DPDK, staging it if needed.
+# Prints the SDK directory for the installed DPDK, staging it if needed:
+# include/ (headers), buildtools/ (pmdinfogen), VERSION, ABI_VERSION.
 stage_sdk() {
-	local src_pkg deb_ver up_ver sdk tmp h
+	local src_pkg deb_ver up_ver sdk tmp h t
 	src_pkg=$(dpkg-query -W -f='${source:Package}' libdpdk-dev)
 	deb_ver=$(dpkg-query -W -f='${Version}' libdpdk-dev)
 	up_ver=$(pkg-config --modversion libdpdk)
 	sdk=$REFNIC_CACHE/dpdk-sdk-$deb_ver
-	if [ -f "$sdk/VERSION" ] && [ "$(cat "$sdk/VERSION")" = "$up_ver" ]; then
+	if [ -f "$sdk/VERSION" ] && [ "$(cat "$sdk/VERSION")" = "$up_ver" ] &&
+		[ -f "$sdk/buildtools/pmdinfogen.py" ]; then
 		echo "$sdk"
 		return 0
 	fi
 	ensure_deb_src
-	say "fetching $src_pkg $deb_ver source for the driver SDK headers"
+	say "fetching $src_pkg $deb_ver source for the driver SDK headers and pmdinfogen"
 	tmp=$(mktemp -d)
 	(cd "$tmp" && apt-get source -qq --download-only "$src_pkg=$deb_ver" >/dev/null 2>&1) ||
 		die "apt-get source $src_pkg=$deb_ver failed (is a deb-src entry reachable?)"
 	(cd "$tmp" && dpkg-source -q -x ./*.dsc src >/dev/null 2>&1) ||
 		die "cannot unpack $src_pkg $deb_ver source"
 	rm -rf "$sdk.new"
-	mkdir -p "$sdk.new/include"
+	mkdir -p "$sdk.new/include" "$sdk.new/buildtools"
 	for h in $SDK_HEADERS; do
 		cp "$tmp/src/$h" "$sdk.new/include/" || die "$h missing from $src_pkg $deb_ver"
+	done
+	for t in $SDK_BUILDTOOLS; do
+		cp "$tmp/src/$t" "$sdk.new/buildtools/" || die "$t missing from $src_pkg $deb_ver"
 	done
 	cp "$tmp/src/VERSION" "$tmp/src/ABI_VERSION" "$sdk.new/"
 	rm -rf "$tmp" "$sdk"

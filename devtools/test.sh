@@ -1,10 +1,17 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # Set up the machine and build (devtools/setup.sh), then run every test:
-# the unit suites and the integration runs of stock DPDK tools.
-# Ends with the line "N passed, N failed"; exits non-zero if anything failed.
+# the unit suites and the integration tests (pytest, tests/integration/).
+# Ends with the line "N passed, N failed", plus ", N skipped" when a test
+# skipped; exits non-zero if anything failed.
 #
-#   ./devtools/test.sh [FILTER...]   FILTER selects integration tests by name
+#   ./devtools/test.sh [FILTER...] [-PYTEST_OPTION...]
+#
+# FILTERs select integration tests by name (any of them, as pytest -k: a
+# substring of the file or test name; "module.test" means both), and the unit
+# suites then do not run. Arguments starting with "-" go to pytest as they
+# are, e.g. -x to stop at the first failure (options with a value take the
+# --opt=value form).
 set -uo pipefail
 
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
@@ -20,10 +27,12 @@ export REFNIC_PMD REFNIC_SDK REFNIC_BUILD
 
 passed=0
 failed=0
+skipped=0
 logdir=$(mktemp -d)
 trap 'rm -rf "$logdir"' EXIT
 
-# Run one suite, show its output, add up its closing "N passed, N failed".
+# Run one suite, show its output, add up its closing "N passed, N failed"
+# (", N skipped").
 # A suite that exits non-zero without counting a failure (a crash, a
 # runner error) counts as one failure.
 run_suite() {
@@ -36,6 +45,9 @@ run_suite() {
 	if [ -n "$summary" ]; then
 		passed=$((passed + $(echo "$summary" | sed -E 's/^([0-9]+) passed.*/\1/')))
 		suite_failed=$(echo "$summary" | sed -E 's/^[0-9]+ passed, ([0-9]+) failed.*/\1/')
+		if [[ $summary =~ ,\ ([0-9]+)\ skipped ]]; then
+			skipped=$((skipped + BASH_REMATCH[1]))
+		fi
 	fi
 	if [ "$rc" -ne 0 ] && [ "$suite_failed" -eq 0 ]; then
 		printf 'FAIL %s: exited with status %d%s\n' "$name" "$rc" \
@@ -45,7 +57,36 @@ run_suite() {
 	failed=$((failed + suite_failed))
 }
 
-if [ $# -eq 0 ]; then
+# Debian's python3-pytest is for Debian's python3, which a python3 earlier
+# on PATH (pyenv, a venv) may not be.
+pytest_python() {
+	local py
+	for py in python3 /usr/bin/python3; do
+		if "$py" -c 'import pytest' 2>/dev/null; then
+			echo "$py"
+			return 0
+		fi
+	done
+	echo python3	# fails with pytest's absence in the output
+}
+
+filters=()
+pytest_args=()
+for arg in "$@"; do
+	case $arg in
+	-*) pytest_args+=("$arg") ;;
+	*) filters+=("$arg") ;;
+	esac
+done
+if [ ${#filters[@]} -gt 0 ]; then
+	expr=
+	for f in "${filters[@]}"; do
+		expr+="${expr:+ or }(${f//./ and })"
+	done
+	pytest_args+=(-k "$expr")
+fi
+
+if [ ${#filters[@]} -eq 0 ]; then
 	run_suite unit timeout 600 "$REFNIC_BUILD/tests/refnic-unit-test"
 	# Again the engines suite, its lcore free to float over two CPUs: the
 	# engines then take both and run truly in parallel.
@@ -53,7 +94,10 @@ if [ $# -eq 0 ]; then
 		--no-huge -m 512 --no-pci --no-shconf --no-telemetry --lcores '0@(0-1)' \
 		--log-level='pmd.net.refnic.*:error' -- engines
 fi
-run_suite integration timeout 1800 python3 "$REFNIC_TOP/tests/integration/run.py" "$@"
+run_suite integration env PYTHONDONTWRITEBYTECODE=1 timeout 1800 "$(pytest_python)" -m pytest \
+	--continue-on-collection-errors "$REFNIC_TOP/tests/integration" "${pytest_args[@]}"
 
-echo "$passed passed, $failed failed"
+summary="$passed passed, $failed failed"
+[ "$skipped" -gt 0 ] && summary+=", $skipped skipped"
+echo "$summary"
 [ "$failed" -eq 0 ]

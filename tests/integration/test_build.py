@@ -12,7 +12,9 @@ import shutil
 import subprocess
 import tempfile
 
-from testpmd import Skip, TestPmd
+import pytest
+
+from testpmd import TestPmd
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PMD_NAME = "librte_net_refnic.so"
@@ -21,7 +23,7 @@ PMD_NAME = "librte_net_refnic.so"
 def env_path(name):
     path = os.environ.get(name)
     if not path or not os.path.exists(path):
-        raise Skip("%s is not set; run through devtools/test.sh" % name)
+        pytest.skip("%s is not set; run through devtools/test.sh" % name)
     return path
 
 
@@ -33,7 +35,7 @@ def eal_plugin_dir():
             m = re.search(rb"DPDK_PLUGIN_PATH=([^\0]+)", f.read())
         if m:
             return m.group(1).decode()
-    raise Skip("cannot find DPDK_PLUGIN_PATH in librte_eal")
+    pytest.skip("cannot find DPDK_PLUGIN_PATH in librte_eal")
 
 
 def test_meson_install_lands_in_eal_plugin_dir():
@@ -55,7 +57,7 @@ def test_testpmd_finds_installed_pmd_without_d():
     pmd = env_path("REFNIC_PMD")
     plugin_dir = eal_plugin_dir()
     if os.geteuid() != 0 or not shutil.which("unshare"):
-        raise Skip("needs root and unshare to lay a plugin directory over %s" % plugin_dir)
+        pytest.skip("needs root and unshare to lay a plugin directory over %s" % plugin_dir)
     # EAL refuses plugins below world-writable directories: stay beside the PMD.
     stage = tempfile.mkdtemp(dir=os.path.dirname(pmd))
     try:

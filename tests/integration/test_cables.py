@@ -8,7 +8,8 @@ import shutil
 import subprocess
 import time
 
-from testpmd import Skip
+import pytest
+
 from test_testpmd_control import lsc_events, wait_link
 from test_testpmd_refnic import refnic
 
@@ -60,11 +61,11 @@ def _run(argv):
 def test_tap_ping_from_a_namespace():
     ip = shutil.which("ip")
     if not os.path.exists("/dev/net/tun") or ip is None:
-        raise Skip("needs /dev/net/tun and iproute2's ip")
+        pytest.skip("needs /dev/net/tun and iproute2's ip")
     ns = "refnic-it%d" % os.getpid()
     ifname = "rfit%d" % (os.getpid() % 100000)
     if _run([ip, "netns", "add", ns]).returncode != 0:
-        raise Skip("this machine forbids network namespaces")
+        pytest.skip("this machine forbids network namespaces")
     try:
         with refnic(["net_refnic0,cable=tap:" + ifname]) as tp:
             tp.cmd("set fwd icmpecho", check=True)

@@ -28,7 +28,7 @@ import subprocess
 import tempfile
 import time
 
-from testpmd import Skip
+import pytest
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TIMEOUT_S = 90                  # bound on one run; runs take a few seconds
@@ -51,7 +51,7 @@ def app():
     build = os.environ.get("REFNIC_BUILD") or os.path.join(REPO, "build")
     path = os.path.join(build, "app", "refnic-fwd")
     if not os.access(path, os.X_OK):
-        raise Skip("%s is not built" % path)
+        pytest.skip("%s is not built" % path)
     return path
 
 
@@ -204,7 +204,7 @@ def test_fwd_null_io_forwards_every_frame():
 
 def memif_pair():
     if not os.access("/run", os.W_OK):
-        raise Skip("/run is not writable for the memif socket")
+        pytest.skip("/run is not writable for the memif socket")
     sock = "/run/refnic-fwd-test-%d-%d.sock" % (os.getpid(), next(_seq))
     return sock, ["net_memif0,role=server,socket=" + sock, "net_memif1,role=client,socket=" + sock]
 
@@ -236,7 +236,7 @@ def test_fwd_memif_tx_first_starts_both_loops():
 
 def test_fwd_tap_txonly_count():
     if os.geteuid() != 0 or not os.path.exists("/dev/net/tun") or not shutil.which("unshare"):
-        raise Skip("needs root, /dev/net/tun and unshare for a TAP in its own namespace")
+        pytest.skip("needs root, /dev/net/tun and unshare for a TAP in its own namespace")
     n = 50
     fwd = Fwd(["net_tap0,iface=fwdtap0"],
               ["--mode", "txonly", "--count", str(n), "--duration", "1", "--json",
@@ -280,7 +280,7 @@ def ip_checksum(header):
 
 def need_pcap():
     if not glob.glob("/usr/lib/*/dpdk/pmds-*/librte_net_pcap.so*"):
-        raise Skip("net_pcap is not installed (Debian: librte-net-pcap23)")
+        pytest.skip("net_pcap is not installed (Debian: librte-net-pcap23)")
 
 
 def test_fwd_txonly_frames_are_udp_ipv4_of_pkt_size():

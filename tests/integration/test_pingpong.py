@@ -22,7 +22,7 @@ import subprocess
 import tempfile
 import time
 
-from testpmd import Skip
+import pytest
 
 TIMEOUT = 30
 _seq = itertools.count()
@@ -39,7 +39,7 @@ def pingpong_bin():
     build = os.environ.get("REFNIC_BUILD")
     path = os.path.join(build or "", "app", "refnic-pingpong")
     if not build or not os.access(path, os.X_OK):
-        raise Skip("no refnic-pingpong: REFNIC_BUILD is not set; run through devtools/test.sh")
+        pytest.skip("no refnic-pingpong: REFNIC_BUILD is not set; run through devtools/test.sh")
     return path
 
 
@@ -303,7 +303,7 @@ def test_pingpong_plot_without_gnuplot_says_how_to_get_it():
 
 def test_pingpong_plot_png():
     if shutil.which("gnuplot") is None:
-        raise Skip("gnuplot is not installed (apt-get install gnuplot-nox); "
+        pytest.skip("gnuplot is not installed (apt-get install gnuplot-nox); "
                    "--plot's PNG is not checked here")
     with tempfile.TemporaryDirectory() as tmp:
         png = os.path.join(tmp, "rtt.png")

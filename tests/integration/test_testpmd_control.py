@@ -6,8 +6,6 @@ back, and a port that recovers with `port reset` after a lost admin command.
 import re
 import time
 
-from test_testpmd_refnic import PAIR, PAIR_PEERS, refnic
-
 MS_RSS_KEY = "6D5A56DA255B0EC24167253D43A38FB0D0CA2BCBAE7B30B477CB2DA38030F20C6A42B73BBEAC01FA"
 
 
@@ -17,49 +15,49 @@ def forward_once(tp):
     return tp.stop()
 
 
-def test_mtu():
-    with refnic() as tp:
-        tp.cmd("port config mtu 0 1000", check=True)
-        assert tp.port_info(0).get("MTU") == "1000"
-        out = tp.cmd("port config mtu 0 9001")
-        assert tp.port_info(0).get("MTU") == "1000", out
-        assert tp.port_info(0).get("Firmware-version", "").startswith("refnic-emu")
+def test_mtu(pair):
+    tp = pair
+    tp.cmd("port config mtu 0 1000", check=True)
+    assert tp.port_info(0).get("MTU") == "1000"
+    out = tp.cmd("port config mtu 0 9001")
+    assert tp.port_info(0).get("MTU") == "1000", out
+    assert tp.port_info(0).get("Firmware-version", "").startswith("refnic-emu")
 
 
-def test_promisc_off_then_mac_addr_add():
-    with refnic() as tp:
-        tp.cmd("set promisc all off", check=True)
-        assert tp.port_info(1).get("Promiscuous mode") == "disabled"
-        fwd = forward_once(tp)
-        # tx_first frames go to testpmd's peer addresses, not the ports' own.
-        assert fwd[0]["RX-packets"] == 0 and fwd[1]["RX-packets"] == 0, fwd
-        assert tp.xstats(1)["rx_filtered"] >= 32, tp.xstats(1)
-        # Port 0 sends to peer 02:00:00:00:00:00 (its own peer address).
-        tp.cmd("mac_addr add 1 02:00:00:00:00:00", check=True)
-        tp.cmd("mac_addr add 0 02:00:00:00:00:01", check=True)
-        fwd = forward_once(tp)
-        assert fwd[0]["RX-packets"] > 0 and fwd[1]["RX-packets"] > 0, fwd
-        tp.cmd("mac_addr remove 1 02:00:00:00:00:00", check=True)
+def test_promisc_off_then_mac_addr_add(pair):
+    tp = pair
+    tp.cmd("set promisc all off", check=True)
+    assert tp.port_info(1).get("Promiscuous mode") == "disabled"
+    fwd = forward_once(tp)
+    # tx_first frames go to testpmd's peer addresses, not the ports' own.
+    assert fwd[0]["RX-packets"] == 0 and fwd[1]["RX-packets"] == 0, fwd
+    assert tp.xstats(1)["rx_filtered"] >= 32, tp.xstats(1)
+    # Port 0 sends to peer 02:00:00:00:00:00 (its own peer address).
+    tp.cmd("mac_addr add 1 02:00:00:00:00:00", check=True)
+    tp.cmd("mac_addr add 0 02:00:00:00:00:01", check=True)
+    fwd = forward_once(tp)
+    assert fwd[0]["RX-packets"] > 0 and fwd[1]["RX-packets"] > 0, fwd
+    tp.cmd("mac_addr remove 1 02:00:00:00:00:00", check=True)
 
 
-def test_rss_key_functions_reta():
-    with refnic(PAIR) as tp:
-        tp.cmd("port stop all", check=True)
-        tp.cmd("port config all rxq 2", check=True)
-        tp.cmd("port config all txq 2", check=True)
-        tp.cmd("port start all", check=True)
-        out = tp.cmd("show port 0 rss-hash key", check=True)
-        assert MS_RSS_KEY in out, out
-        tp.cmd("port config all rss tcp", check=True)
-        out = tp.cmd("show port 0 rss-hash", check=True)
-        assert "ipv4-tcp" in out and "ipv6-tcp" in out, out
-        tp.cmd("port config 0 rss reta (0,1),(1,0)", check=True)
-        out = tp.cmd("show port 0 rss reta 128 (0xffffffffffffffff,0xffffffffffffffff)")
-        assert "hash index=0, queue=1" in out and "hash index=1, queue=0" in out, out
-        key = "00" * 39 + "01"
-        tp.cmd("port config 0 rss-hash-key ipv4 " + key, check=True)
-        out = tp.cmd("show port 0 rss-hash key", check=True)
-        assert key.upper() in out.upper(), out
+def test_rss_key_functions_reta(pair):
+    tp = pair
+    tp.cmd("port stop all", check=True)
+    tp.cmd("port config all rxq 2", check=True)
+    tp.cmd("port config all txq 2", check=True)
+    tp.cmd("port start all", check=True)
+    out = tp.cmd("show port 0 rss-hash key", check=True)
+    assert MS_RSS_KEY in out, out
+    tp.cmd("port config all rss tcp", check=True)
+    out = tp.cmd("show port 0 rss-hash", check=True)
+    assert "ipv4-tcp" in out and "ipv6-tcp" in out, out
+    tp.cmd("port config 0 rss reta (0,1),(1,0)", check=True)
+    out = tp.cmd("show port 0 rss reta 128 (0xffffffffffffffff,0xffffffffffffffff)")
+    assert "hash index=0, queue=1" in out and "hash index=1, queue=0" in out, out
+    key = "00" * 39 + "01"
+    tp.cmd("port config 0 rss-hash-key ipv4 " + key, check=True)
+    out = tp.cmd("show port 0 rss-hash key", check=True)
+    assert key.upper() in out.upper(), out
 
 
 def lsc_events(tp, port):
@@ -76,32 +74,32 @@ def wait_link(tp, port, status, events):
         port, tp.port_info(port).get("Link status"), lsc_events(tp, port), status, events))
 
 
-def test_lsc_when_the_peer_goes_and_comes_back():
-    with refnic() as tp:
-        before = lsc_events(tp, 0)
-        tp.cmd("port stop 1", check=True)
-        tp.cmd("port close 1", check=True)      # its cable end goes with it
-        wait_link(tp, 0, "down", before + 1)
-        # A new device takes the free end of the cable.
-        out = tp.cmd("port attach net_refnic2,cable=itest", check=True)
-        new_port = re.search(r"Port (\d+) is attached", out)
-        assert new_port, out
-        tp.cmd("port start " + new_port.group(1), check=True)
-        wait_link(tp, 0, "up", before + 2)
-        fwd = forward_once(tp)
-        assert fwd[0]["RX-packets"] > 0, fwd
+def test_lsc_when_the_peer_goes_and_comes_back(pair):
+    tp = pair
+    before = lsc_events(tp, 0)
+    tp.cmd("port stop 1", check=True)
+    tp.cmd("port close 1", check=True)      # its cable end goes with it
+    wait_link(tp, 0, "down", before + 1)
+    # A new device takes the free end of the cable.
+    out = tp.cmd("port attach net_refnic2,cable=itest", check=True)
+    new_port = re.search(r"Port (\d+) is attached", out)
+    assert new_port, out
+    tp.cmd("port start " + new_port.group(1), check=True)
+    wait_link(tp, 0, "up", before + 2)
+    fwd = forward_once(tp)
+    assert fwd[0]["RX-packets"] > 0, fwd
 
 
-def test_lost_admin_command_then_port_reset():
+def test_lost_admin_command_then_port_reset(refnic_testpmd):
     vdev = "net_refnic0,profile=ideal,fault_admin_timeout=queue_create:1"
-    with refnic([vdev]) as tp:
-        # testpmd started the port at launch; its first QUEUE_CREATE was lost.
-        assert "admin command QUEUE_CREATE timed out" in tp.startup, tp.startup
-        out = tp.cmd("port start 0")
-        assert "port failed" in tp.transcript or "Fail" in out, out
-        tp.cmd("port stop 0")
-        tp.cmd("port reset 0", check=True)
-        tp.cmd("port start 0", check=True)
-        assert tp.port_info(0).get("Link status") == "up"
-        fwd = forward_once(tp)
-        assert fwd[0]["RX-packets"] > 0, fwd
+    tp = refnic_testpmd([vdev])
+    # testpmd started the port at launch; its first QUEUE_CREATE was lost.
+    assert "admin command QUEUE_CREATE timed out" in tp.startup, tp.startup
+    out = tp.cmd("port start 0")
+    assert "port failed" in tp.transcript or "Fail" in out, out
+    tp.cmd("port stop 0")
+    tp.cmd("port reset 0", check=True)
+    tp.cmd("port start 0", check=True)
+    assert tp.port_info(0).get("Link status") == "up"
+    fwd = forward_once(tp)
+    assert fwd[0]["RX-packets"] > 0, fwd

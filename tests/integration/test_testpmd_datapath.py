@@ -3,54 +3,54 @@ checksums done by the device on both sides, and multi-queue forwarding."""
 
 import time
 
-from test_testpmd_refnic import refnic
+from test_testpmd_refnic import PAIR
 
 
-def test_fwd_csum_with_hw_checksums():
-    with refnic() as tp:
-        tp.cmd("port stop all", check=True)
-        for port in (0, 1):
-            for proto in ("ip", "udp", "tcp"):
-                tp.cmd("csum set %s hw %d" % (proto, port), check=True)
-            for offload in ("ipv4_cksum", "udp_cksum", "tcp_cksum"):
-                tp.cmd("port config %d rx_offload %s on" % (port, offload), check=True)
-        tp.cmd("port start all", check=True)
-        tp.cmd("set fwd csum", check=True)
-        tp.cmd("start tx_first", check=True)
-        time.sleep(1)
-        fwd = tp.stop()
-        for port in (0, 1):
-            # Each hop, the device inserts the checksums and the peer verifies them.
-            assert fwd[port]["RX-packets"] > 0, fwd
-            assert fwd[port]["Bad-ipcsum"] == 0 and fwd[port]["Bad-l4csum"] == 0, fwd
-            assert tp.xstats(port)["tx_malformed"] == 0
+def test_fwd_csum_with_hw_checksums(pair):
+    tp = pair
+    tp.cmd("port stop all", check=True)
+    for port in (0, 1):
+        for proto in ("ip", "udp", "tcp"):
+            tp.cmd("csum set %s hw %d" % (proto, port), check=True)
+        for offload in ("ipv4_cksum", "udp_cksum", "tcp_cksum"):
+            tp.cmd("port config %d rx_offload %s on" % (port, offload), check=True)
+    tp.cmd("port start all", check=True)
+    tp.cmd("set fwd csum", check=True)
+    tp.cmd("start tx_first", check=True)
+    time.sleep(1)
+    fwd = tp.stop()
+    for port in (0, 1):
+        # Each hop, the device inserts the checksums and the peer verifies them.
+        assert fwd[port]["RX-packets"] > 0, fwd
+        assert fwd[port]["Bad-ipcsum"] == 0 and fwd[port]["Bad-l4csum"] == 0, fwd
+        assert tp.xstats(port)["tx_malformed"] == 0
 
 
-def test_multi_queue_rss_spreads_flows():
+def test_multi_queue_rss_spreads_flows(refnic_testpmd):
     # txonly with many flows (source addresses vary): RSS puts them on every queue.
-    with refnic(testpmd_args=["--txonly-multi-flow"]) as tp:
-        tp.cmd("port stop all", check=True)
-        tp.cmd("port config all rxq 4", check=True)
-        tp.cmd("port config all txq 4", check=True)
-        tp.cmd("port start all", check=True)
-        tp.cmd("set fwd txonly", check=True)
-        tp.cmd("start", check=True)
-        time.sleep(1)
-        tp.stop()
-        xs = tp.xstats(1)
-        per_queue = [xs.get("rx_q%d_packets" % q, 0) for q in range(4)]
-        assert all(n > 0 for n in per_queue), per_queue
+    tp = refnic_testpmd(PAIR, testpmd_args=["--txonly-multi-flow"])
+    tp.cmd("port stop all", check=True)
+    tp.cmd("port config all rxq 4", check=True)
+    tp.cmd("port config all txq 4", check=True)
+    tp.cmd("port start all", check=True)
+    tp.cmd("set fwd txonly", check=True)
+    tp.cmd("start", check=True)
+    time.sleep(1)
+    tp.stop()
+    xs = tp.xstats(1)
+    per_queue = [xs.get("rx_q%d_packets" % q, 0) for q in range(4)]
+    assert all(n > 0 for n in per_queue), per_queue
 
 
-def test_fast_free_recycles_mbufs():
+def test_fast_free_recycles_mbufs(pair):
     # testpmd turns MBUF_FAST_FREE on by default; forwarding many times the
     # pool's 8192 mbufs with none missing shows they all come back.
-    with refnic() as tp:
-        out = tp.cmd("show port 0 tx_offload configuration", check=True)
-        assert "MBUF_FAST_FREE" in out, out
-        tp.cmd("start tx_first", check=True)
-        time.sleep(1)
-        fwd = tp.stop()
-        stats = tp.port_stats()
-        assert fwd[0]["RX-packets"] > 10 * 8192, fwd
-        assert stats[0]["RX-nombuf"] == 0 and stats[1]["RX-nombuf"] == 0, stats
+    tp = pair
+    out = tp.cmd("show port 0 tx_offload configuration", check=True)
+    assert "MBUF_FAST_FREE" in out, out
+    tp.cmd("start tx_first", check=True)
+    time.sleep(1)
+    fwd = tp.stop()
+    stats = tp.port_stats()
+    assert fwd[0]["RX-packets"] > 10 * 8192, fwd
+    assert stats[0]["RX-nombuf"] == 0 and stats[1]["RX-nombuf"] == 0, stats

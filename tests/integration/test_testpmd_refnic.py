@@ -9,7 +9,9 @@ import os
 import re
 import time
 
-from testpmd import Skip, TestPmd, TestPmdExited
+import pytest
+
+from testpmd import TestPmd, TestPmdExited
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BUILT_PMD = os.path.join(REPO, "build", "drivers", "librte_net_refnic.so")
@@ -21,11 +23,17 @@ XSTATS = ["tx_doorbell_writes", "rx_doorbell_writes", "admin_commands",
 SETTLE_S = 10                   # bound on waiting for the device to deliver
 
 
-def refnic(vdevs=PAIR, testpmd_args=()):
+def pmd_path():
     pmd = os.environ.get("REFNIC_PMD") or (BUILT_PMD if os.path.exists(BUILT_PMD) else None)
     if not pmd:
-        raise Skip("net_refnic PMD not found: set REFNIC_PMD or build %s" % BUILT_PMD)
-    return TestPmd(vdevs, plugins=[pmd], testpmd_args=testpmd_args)
+        pytest.skip("net_refnic PMD not found: set REFNIC_PMD or build %s" % BUILT_PMD)
+    return pmd
+
+
+def refnic(vdevs=PAIR, testpmd_args=()):
+    """A testpmd, not started, on refnic ports; for tests that start and
+    close it themselves (the fixtures in conftest.py start it for you)."""
+    return TestPmd(vdevs, plugins=[pmd_path()], testpmd_args=testpmd_args)
 
 
 def delivered(fwd, peers):
@@ -71,43 +79,43 @@ def probe_fails(devarg, key):
         "no error line names %r:\n%s" % (key, output)
 
 
-def test_back_to_back_io_forwarding():
-    with refnic() as tp:
-        run_traffic(tp, PAIR_PEERS)
+def test_back_to_back_io_forwarding(pair):
+    tp = pair
+    run_traffic(tp, PAIR_PEERS)
 
 
-def test_loopback_port():
-    with refnic(["net_refnic0"]) as tp:
-        run_traffic(tp, {0: 0})
+def test_loopback_port(loopback_port):
+    tp = loopback_port
+    run_traffic(tp, {0: 0})
 
 
-def test_port_info():
-    with refnic() as tp:
-        info = tp.port_info(0)
+def test_port_info(pair):
+    tp = pair
+    info = tp.port_info(0)
     assert info.get("Driver name") == "net_refnic", info
     assert re.fullmatch(r"([0-9A-F]{2}:){5}[0-9A-F]{2}", info.get("MAC address", "")), info
     assert info.get("Link status") == "up", info
 
 
-def test_xstats_doorbells():
-    with refnic() as tp:
-        names = tp.xstats(0)
-        missing = [name for name in XSTATS if name not in names]
-        assert not missing, "missing xstats %s in %s" % (missing, sorted(names))
-        assert names["admin_commands"] > 0, names  # probing talks to the device
-        run_traffic(tp, PAIR_PEERS)
-        xstats = tp.xstats(0)
-        tx_packets = tp.port_stats(0)["TX-packets"]
+def test_xstats_doorbells(pair):
+    tp = pair
+    names = tp.xstats(0)
+    missing = [name for name in XSTATS if name not in names]
+    assert not missing, "missing xstats %s in %s" % (missing, sorted(names))
+    assert names["admin_commands"] > 0, names  # probing talks to the device
+    run_traffic(tp, PAIR_PEERS)
+    xstats = tp.xstats(0)
+    tx_packets = tp.port_stats(0)["TX-packets"]
     # One TAIL write per burst, never one per packet; tx_first bursts are 32.
     assert 0 < xstats["tx_doorbell_writes"] < tx_packets, (xstats, tx_packets)
     assert xstats["rx_doorbell_writes"] > 0, xstats
 
 
-def test_clear_stats():
-    with refnic() as tp:
-        run_traffic(tp, PAIR_PEERS)
-        tp.cmd("clear port stats all", check=True)
-        stats = tp.port_stats()
+def test_clear_stats(pair):
+    tp = pair
+    run_traffic(tp, PAIR_PEERS)
+    tp.cmd("clear port stats all", check=True)
+    stats = tp.port_stats()
     assert sorted(stats) == [0, 1], stats
     for port in (0, 1):
         assert stats[port]["RX-packets"] == 0 and stats[port]["TX-packets"] == 0, stats

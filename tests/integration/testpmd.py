@@ -1,7 +1,7 @@
 """Drive stock dpdk-testpmd interactively under a pty, for integration tests.
 
 Every wait has a timeout, and every process started here is killed and reaped
-by close(), by the runner after each test, or by the kernel if the runner
+by close(), after each test by conftest.py, or by the kernel if the test run
 itself dies, so a broken driver can fail a test but never hang or leak one.
 """
 
@@ -45,12 +45,10 @@ def _die_with_parent():
     _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
 
 
-class Skip(Exception):
-    """Raised by a test that cannot run here; the runner reports SKIP."""
-
-
 class TestPmdError(Exception):
     """testpmd timed out, exited, or rejected a command."""
+
+    __test__ = False  # not a test class, whatever pytest's name rules say
 
 
 class TestPmdExited(TestPmdError):
@@ -69,11 +67,12 @@ class TestPmd:
         out = tp.cmd("show port info 0")
     """
 
+    __test__ = False
     _live = set()
     _seq = itertools.count()
 
     def __init__(self, vdevs, testpmd_args=(), eal_args=(), plugins=None,
-                 log_level="notice", timeout=30.0, wrapper=()):
+                 log_level="notice", timeout=30.0, wrapper=(), telemetry=False):
         if plugins is None:
             plugins = [os.environ["REFNIC_PMD"]] if os.environ.get("REFNIC_PMD") else []
         self.timeout = timeout
@@ -81,9 +80,12 @@ class TestPmd:
         # --in-memory is refused with --no-huge (it implies --legacy-mem);
         # --no-shconf is the part of it that matters without hugepages.
         # wrapper: a command that execs its arguments (e.g. in a namespace).
+        # telemetry: its socket in the runtime directory, for dpdk-telemetry.py -f PREFIX.
         self.argv = list(wrapper) + [TESTPMD, "-l", "0-1", "--no-huge", "-m", "1024", "--no-pci",
-                     "--no-shconf", "--no-telemetry",
-                     "--file-prefix=" + self.file_prefix, "--log-level=" + log_level]
+                     "--no-shconf", "--file-prefix=" + self.file_prefix,
+                     "--log-level=" + log_level]
+        if not telemetry:
+            self.argv.append("--no-telemetry")
         for plugin in plugins:
             self.argv += ["-d", plugin]
         for vdev in vdevs:
@@ -173,7 +175,7 @@ class TestPmd:
 
     @classmethod
     def close_all(cls):
-        """Close every instance still open; the runner calls this after each test."""
+        """Close every instance still open; conftest.py calls this after each test."""
         for tp in list(cls._live):
             tp.close(timeout=5)
 

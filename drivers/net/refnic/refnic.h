@@ -149,4 +149,11 @@ int refnic_xstats_get_names(struct rte_eth_dev *dev, struct rte_eth_xstat_name *
 			    unsigned int n);
 int refnic_xstats_reset(struct rte_eth_dev *dev);
 
+/* refnic_info.c */
+int refnic_dev_priv_dump(struct rte_eth_dev *dev, FILE *f);
+int refnic_rx_burst_mode_get(struct rte_eth_dev *dev, uint16_t qid,
+			     struct rte_eth_burst_mode *mode);
+int refnic_tx_burst_mode_get(struct rte_eth_dev *dev, uint16_t qid,
+			     struct rte_eth_burst_mode *mode);
+
 #endif /* _REFNIC_H_ */

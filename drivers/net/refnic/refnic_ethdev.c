@@ -655,4 +655,7 @@ static const struct eth_dev_ops refnic_eth_dev_ops = {
 	.rx_queue_release = refnic_rx_queue_release,
 	.tx_queue_setup = refnic_tx_queue_setup,
 	.tx_queue_release = refnic_tx_queue_release,
+	.eth_dev_priv_dump = refnic_dev_priv_dump,
+	.rx_burst_mode_get = refnic_rx_burst_mode_get,
+	.tx_burst_mode_get = refnic_tx_burst_mode_get,
 };

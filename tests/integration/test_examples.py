@@ -1,0 +1,214 @@
+"""DPDK's own example applications, unchanged, on refnic ports.
+
+skeleton (basicfwd) and l2fwd are built from Debian's dpdk-doc examples
+(/usr/share/dpdk/examples) against the system DPDK with their own Makefiles
+(the -shared variant, which loads plugins), in a temporary directory, and run
+with the staged PMD (-d) on two refnic ports.
+
+A forwarding app needs traffic from outside: each of its two ports is wired
+by an shm cable to a port of a stock testpmd in another process, which sends
+a burst per port (start tx_first) and forwards back what it receives, in
+mac mode, addressed to the app's ports (their MACs as the app prints them:
+l2fwd leaves promiscuous mode off, so refnic's MAC filter is in the loop):
+
+    testpmd port 0 =shm A= app port 0 -> app port 1 =shm B= testpmd port 1
+    testpmd port 1 -> testpmd port 0 (mac)          and the other way round
+
+The only way into testpmd's ports is through the app, so every packet
+testpmd receives was forwarded by it; more than the first bursts means the
+loop kept going through the app.
+"""
+
+import ctypes
+import itertools
+import os
+import re
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+
+import pytest
+
+EXAMPLES = "/usr/share/dpdk/examples"
+BURST = 32                      # what tx_first sends per port
+RUN_S = 2                       # forwarding time
+_seq = itertools.count()
+_libc = ctypes.CDLL(None, use_errno=True)
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent():
+    _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
+@pytest.fixture(scope="module")
+def build_dir():
+    with tempfile.TemporaryDirectory(prefix="refnic-examples-") as tmp:
+        yield tmp
+
+
+def build_example(build_dir, name, app):
+    """make the example's shared variant in build_dir; return the binary."""
+    src = os.path.join(EXAMPLES, name)
+    if not os.path.isfile(os.path.join(src, "Makefile")):
+        pytest.skip("%s is not installed (Debian: dpdk-doc)" % src)
+    dst = os.path.join(build_dir, name)
+    binary = os.path.join(dst, "build", app + "-shared")
+    if not os.path.exists(binary):
+        shutil.copytree(src, dst, dirs_exist_ok=True)
+        res = subprocess.run(["make", "-C", dst, "shared"], capture_output=True,
+                             text=True, timeout=300)
+        assert res.returncode == 0, "building %s failed:\n%s%s" % (name, res.stdout, res.stderr)
+    assert os.access(binary, os.X_OK), binary
+    return binary
+
+
+class Example:
+    """One run of an example app on two refnic ports wired to testpmd."""
+
+    def __init__(self, binary, vdevs, pmd, app_args, lcores="0"):
+        self.prefix = "example%d_%d" % (os.getpid(), next(_seq))
+        # stdbuf: the app's stdout is a file here; have printf lines arrive
+        # as printed, not when the buffer fills.
+        self.argv = ["stdbuf", "-oL", binary, "-l", lcores, "--no-huge", "-m", "1024", "--no-pci",
+                     "--no-shconf", "--no-telemetry", "--file-prefix=" + self.prefix,
+                     "-d", pmd]
+        for vdev in vdevs:
+            self.argv += ["--vdev", vdev]
+        self.argv += ["--"] + list(app_args)
+        self.log = tempfile.TemporaryFile()
+        self.proc = None
+
+    def start(self):
+        self.proc = subprocess.Popen(self.argv, stdin=subprocess.DEVNULL, stdout=self.log,
+                                     stderr=subprocess.STDOUT, start_new_session=True,
+                                     preexec_fn=_die_with_parent)
+        return self
+
+    def output(self):
+        self.log.seek(0)
+        return self.log.read().decode(errors="replace")
+
+    def wait_for(self, pattern, timeout=30):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if re.search(pattern, self.output()):
+                return
+            if self.proc.poll() is not None:
+                break
+            time.sleep(0.1)
+        raise AssertionError("%r not seen (exit status %s):\n%s" % (
+            pattern, self.proc.poll(), self.output()[-3000:]))
+
+    def stop(self):
+        """SIGINT, as a user's Ctrl+C; SIGKILL if it does not go within 10 s."""
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGINT)
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait()
+        base = "/var/run" if os.geteuid() == 0 else os.environ.get("XDG_RUNTIME_DIR", "/tmp")
+        shutil.rmtree(os.path.join(base, "dpdk", self.prefix), ignore_errors=True)
+        return self.proc.returncode
+
+
+def cables():
+    tag = "ex%d_%d" % (os.getpid(), next(_seq))
+    return ["net_refnic0,cable=shm:%sa" % tag, "net_refnic1,cable=shm:%sb" % tag]
+
+
+def wait_links_up(tp, ports=(0, 1), timeout=30):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if all(tp.port_info(p).get("Link status") == "up" for p in ports):
+            return
+        time.sleep(0.1)
+    raise AssertionError("testpmd's links not up: %s" % [tp.port_info(p) for p in ports])
+
+
+# "Port 0, MAC address: 02:52:9E:9C:25:38" (l2fwd), "Port 0 MAC: 02 52 9e 9c 25 38" (basicfwd)
+APP_MAC = re.compile(r"Port (\d+),? MAC(?: address)?: ((?:[0-9A-Fa-f]{2}[: ]){5}[0-9A-Fa-f]{2})")
+
+
+def app_macs(text):
+    return {int(p): mac.replace(" ", ":") for p, mac in APP_MAC.findall(text)}
+
+
+def loop_through(tp, app, ready):
+    """Start the app, wait until it forwards, run traffic; testpmd's fwd stats."""
+    app.start()
+    try:
+        app.wait_for(ready)
+        wait_links_up(tp)
+        macs = app_macs(app.output())
+        assert sorted(macs) == [0, 1], app.output()
+        for port in (0, 1):
+            tp.cmd("set eth-peer %d %s" % (port, macs[port]), check=True)
+        tp.cmd("set fwd mac", check=True)
+        tp.cmd("start tx_first", check=True)
+        time.sleep(RUN_S)
+        fwd = tp.stop()
+    except BaseException:
+        app.stop()
+        raise
+    return fwd
+
+
+def assert_forwarded(fwd):
+    for port in (0, 1):
+        # Beyond the first burst of each port: packets went round more than once.
+        assert fwd[port]["RX-packets"] > 2 * BURST, fwd
+        assert fwd[port]["TX-packets"] > 2 * BURST, fwd
+
+
+def test_example_skeleton_basicfwd_forwards(build_dir, refnic_pmd, refnic_testpmd):
+    binary = build_example(build_dir, "skeleton", "basicfwd")
+    vdevs = cables()
+    tp = refnic_testpmd(vdevs)
+    app = Example(binary, vdevs, refnic_pmd, [])
+    fwd = loop_through(tp, app, r"Core \d+ forwarding packets")
+    app.stop()
+    assert_forwarded(fwd)
+
+
+L2FWD_PORT = re.compile(r"Statistics for port (\d+) -+\s*Packets sent:\s+(\d+)\s*"
+                        r"Packets received:\s+(\d+)\s*Packets dropped:\s+(\d+)")
+
+
+def l2fwd_stats(text):
+    """The last statistics block l2fwd printed: {port: (sent, received, dropped)}."""
+    stats = {}
+    for m in L2FWD_PORT.finditer(text):
+        stats[int(m.group(1))] = tuple(int(g) for g in m.group(2, 3, 4))
+    return stats
+
+
+def test_example_l2fwd_forwards_and_counts(build_dir, refnic_pmd, refnic_testpmd):
+    binary = build_example(build_dir, "l2fwd", "l2fwd")
+    vdevs = cables()
+    tp = refnic_testpmd(vdevs)
+    # Both ports on one lcore (-q 2), statistics every second (-T 1).
+    app = Example(binary, vdevs, refnic_pmd, ["-p", "0x3", "-q", "2", "-T", "1"])
+    fwd = loop_through(tp, app, r"Port statistics")
+    # testpmd has stopped: wait for a statistics block printed after that.
+    printed = app.output().count("Port statistics")
+    app.wait_for(r"(Port statistics[\s\S]*){%d}" % (printed + 2), timeout=10)
+    out = app.output()
+    rc = app.stop()
+    assert_forwarded(fwd)
+    stats = l2fwd_stats(out)
+    assert sorted(stats) == [0, 1], out[-3000:]
+    # testpmd's port counters (the device's, tx_first's burst included, which
+    # forward statistics leave out) against l2fwd's, port by port: each
+    # cable joins testpmd's port N and l2fwd's port N.
+    nic = tp.port_stats()
+    for port in (0, 1):
+        sent, received, _ = stats[port]
+        assert sent > 2 * BURST and received > 2 * BURST, stats
+        assert nic[port]["RX-packets"] <= sent, (nic, stats)
+        assert received <= nic[port]["TX-packets"], (nic, stats)
+    assert "Bye..." in app.output() and rc == 0, (rc, app.output()[-2000:])

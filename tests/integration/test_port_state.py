@@ -1,0 +1,86 @@
+"""What a user reads about a refnic port's state: the PMD's private dump
+(telemetry's /ethdev/dump_priv, i.e. rte_eth_dev_priv_dump(), through
+dpdk-telemetry.py) and the burst mode testpmd shows per queue.
+"""
+
+import re
+import shutil
+import subprocess
+import time
+
+import pytest
+
+from test_testpmd_refnic import PAIR_PEERS, run_traffic
+
+RING = 512      # testpmd's default descriptors per queue on refnic
+
+
+def dump_priv(tp, port):
+    tool = shutil.which("dpdk-telemetry.py")
+    if tool is None:
+        pytest.skip("dpdk-telemetry.py is not installed (Debian: dpdk)")
+    res = subprocess.run([tool, "-f", tp.file_prefix], input="/ethdev/dump_priv,%d\n" % port,
+                         capture_output=True, text=True, timeout=30)
+    assert res.returncode == 0, res.stdout + res.stderr
+    m = re.search(r'"/ethdev/dump_priv": "(.*)"', res.stdout)
+    assert m, res.stdout + res.stderr
+    return m.group(1).replace("\\n", "\n")
+
+
+def queue_line(dump, kind, q):
+    m = re.search(r"^%s %d: (.*)$" % (kind, q), dump, re.M)
+    assert m, dump
+    return m.group(1)
+
+
+def counter(line, name):
+    m = re.search(r"\b%s (\d+)" % name, line)
+    assert m, (name, line)
+    return int(m.group(1))
+
+
+def test_dump_priv_shows_admin_policy_queues_and_counts(refnic_testpmd):
+    vdevs = ["net_refnic0,cable=dump,admin_poll=fixed:20", "net_refnic1,cable=dump"]
+    tp = refnic_testpmd(vdevs, telemetry=True)
+    dump = dump_priv(tp, 0)
+    assert dump.startswith("refnic port 0 (net_refnic0)"), dump
+    assert "admin_poll=fixed:20" in dump and "link up" in dump, dump
+    assert "admin_poll=backoff" in dump_priv(tp, 1)
+    assert counter(dump, "commands") > 0, dump   # probing talked to the device
+
+    run_traffic(tp, PAIR_PEERS)
+    time.sleep(0.5)
+    dump = dump_priv(tp, 0)
+    nic = tp.port_stats(0)
+    rxq, txq = queue_line(dump, "rxq", 0), queue_line(dump, "txq", 0)
+    assert rxq.startswith("started") and txq.startswith("started"), dump
+    # The driver's counts against the device's (port stats): the driver
+    # cannot have taken more than the device delivered, nor be behind by
+    # more than a ring; and the other way round for TX.
+    rx, tx = counter(rxq, "packets"), counter(txq, "packets")
+    assert 0 <= nic["RX-packets"] - rx <= RING, (nic, rxq)
+    assert 0 <= tx - nic["TX-packets"] <= RING, (nic, txq)
+    assert rx > 0 and tx > 0, dump
+
+    tp.cmd("port stop 0", check=True)
+    dump = dump_priv(tp, 0)
+    assert queue_line(dump, "rxq", 0).startswith("stopped"), dump
+    assert queue_line(dump, "txq", 0).startswith("stopped"), dump
+
+
+def burst_mode(tp, kind, port, q):
+    out = tp.cmd("show %s info %d %d" % (kind, port, q), check=True)
+    m = re.search(r"^Burst mode: (.*)$", out, re.M)
+    assert m, out
+    return m.group(1).strip()
+
+
+def test_burst_mode_per_queue(pair):
+    tp = pair
+    assert burst_mode(tp, "rxq", 0, 0) == "Scalar"
+    assert burst_mode(tp, "txq", 0, 0) == "Scalar"
+    tp.cmd("port stop 0", check=True)
+    tp.cmd("port config 0 rx_offload scatter on", check=True)
+    tp.cmd("port start 0", check=True)
+    assert burst_mode(tp, "rxq", 0, 0) == "Scalar Scattered"
+    assert burst_mode(tp, "rxq", 1, 0) == "Scalar"
