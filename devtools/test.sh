@@ -93,6 +93,13 @@ if [ ${#filters[@]} -eq 0 ]; then
 	run_suite unit-engines-in-parallel timeout 600 "$REFNIC_BUILD/tests/refnic-unit-test" \
 		--no-huge -m 512 --no-pci --no-shconf --no-telemetry --lcores '0@(0-1)' \
 		--log-level='pmd.net.refnic.*:error' -- engines
+	# The data-path suites once more under each other device setting a
+	# user may choose: where device work runs, and what the platform costs.
+	for devargs in profile=ideal,exec=thread profile=vm profile=vm,exec=thread \
+		       profile=baremetal; do
+		run_suite "unit-data-path-$devargs" env REFNIC_TEST_DEVARGS="$devargs" \
+			timeout 600 "$REFNIC_BUILD/tests/refnic-unit-test" -- datapath offload queues
+	done
 fi
 run_suite integration env PYTHONDONTWRITEBYTECODE=1 timeout 1800 "$(pytest_python)" -m pytest \
 	--continue-on-collection-errors "$REFNIC_TOP/tests/integration" "${pytest_args[@]}"

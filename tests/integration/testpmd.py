@@ -72,7 +72,8 @@ class TestPmd:
     _seq = itertools.count()
 
     def __init__(self, vdevs, testpmd_args=(), eal_args=(), plugins=None,
-                 log_level="notice", timeout=30.0, wrapper=(), telemetry=False):
+                 log_level="notice", timeout=30.0, wrapper=(), telemetry=False,
+                 lcores=("-l", "0-1")):
         if plugins is None:
             plugins = [os.environ["REFNIC_PMD"]] if os.environ.get("REFNIC_PMD") else []
         self.timeout = timeout
@@ -81,7 +82,8 @@ class TestPmd:
         # --no-shconf is the part of it that matters without hugepages.
         # wrapper: a command that execs its arguments (e.g. in a namespace).
         # telemetry: its socket in the runtime directory, for dpdk-telemetry.py -f PREFIX.
-        self.argv = list(wrapper) + [TESTPMD, "-l", "0-1", "--no-huge", "-m", "1024", "--no-pci",
+        # lcores: every CPU an lcore by default, as testpmd users type it.
+        self.argv = list(wrapper) + [TESTPMD] + list(lcores) + ["--no-huge", "-m", "1024", "--no-pci",
                      "--no-shconf", "--file-prefix=" + self.file_prefix,
                      "--log-level=" + log_level]
         if not telemetry:
