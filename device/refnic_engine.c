@@ -38,13 +38,17 @@
  * and never dozes for an event that is due sooner than a wake-up would cost.
  *
  * An engine that shares its CPU with an lcore (every CPU is an lcore's) must
- * not take that CPU from the thread it serves: it yields while it polls,
- * polls only briefly, and dozes on a timer for any wait. Its wake-ups are
- * local and cheap, and a timer wake-up preempts a caller that spins on the
- * answer, so progress never waits for the scheduler's tick.
+ * not take that CPU from the thread it serves, and must not give it away
+ * for a scheduler slice either (a yield to a thread that spins comes back
+ * after milliseconds): it dozes as soon as it has no work, on a timer for
+ * any wait of 2 us or more. Its wake-ups are local and cheap, and a kick or
+ * a timer wake-up preempts a thread that spins, so progress never waits
+ * for the scheduler's tick.
  */
 #define ENGINE_IDLE_POLL_US	2000	/* keep polling this long after work */
-#define ENGINE_SHARED_IDLE_POLL_US 20	/* the same, sharing a CPU */
+#define ENGINE_SHARED_IDLE_POLL_US 0	/* the same, sharing a CPU: a main
+					 * lcore may spin (rte_eal_wait_lcore)
+					 * and take back every yielded slice */
 #define ENGINE_HEADS_SETTLE_US	100	/* HEAD registers written once idle this long */
 #define ENGINE_MIN_DOZE_US	300	/* shorter waits are polled */
 #define ENGINE_SHARED_MIN_DOZE_US 2	/* the same, sharing a CPU */
@@ -344,10 +348,7 @@ engine_main(void *arg)
 		if (work != 0) {
 			last_work = now;
 		} else if (now - last_work < idle_poll_tsc) {
-			if (engines_share_cpu)
-				sched_yield();
-			else
-				rte_pause();
+			rte_pause();
 		} else {
 			engine_doze(k, now, next_due_tsc);
 			last_work = rte_get_tsc_cycles();

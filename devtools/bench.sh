@@ -18,7 +18,7 @@
 #       flight: refnic pair (its engine on the other core) vs memif pair
 #       (and memif with its server in a second process on the other core);
 #       p50 to max, refnic's p99 over memif's, one JSON line per system.
-#       Default 100000 samples x 3 rounds, baremetal, 64 B.
+#       Default 100000 samples x 3 rounds, the default profile, 64 B.
 set -euo pipefail
 
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"

@@ -41,8 +41,8 @@ def app():
 def systems(profile):
     sock = "/run/refnic-bench-lat-%d.sock" % os.getpid()
     return [
-        ("refnic", ["net_refnic0,cable=lat,profile=" + profile,
-                    "net_refnic1,cable=lat,profile=" + profile], None),
+        ("refnic", ["net_refnic0,cable=lat" + (",profile=" + profile if profile else ""),
+                    "net_refnic1,cable=lat" + (",profile=" + profile if profile else "")], None),
         ("memif", ["net_memif0,role=server,socket=" + sock,
                    "net_memif1,role=client,socket=" + sock], sock),
         ("memif-2p", ["net_memif0,role=client,socket=" + sock,
@@ -153,7 +153,7 @@ def merged(rounds):
 def main():
     count = int(sys.argv[1]) if len(sys.argv) > 1 else 100000
     rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 3
-    profile = sys.argv[3] if len(sys.argv) > 3 else "baremetal"
+    profile = sys.argv[3] if len(sys.argv) > 3 else ""     # "": the defaults
     size = int(sys.argv[4]) if len(sys.argv) > 4 else 64
     results = {name: [] for name, _, _ in systems(profile)}
     with tempfile.TemporaryDirectory() as tmp:

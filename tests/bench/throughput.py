@@ -7,7 +7,8 @@ writes per packet (the device's counts) and how busy its engine thread was.
     throughput.py [SECONDS] [ROUNDS] [REFNIC_DEVARGS...]
 
 Each REFNIC_DEVARGS is one refnic configuration to measure ("" is what a
-user gets with no devargs); by default: the defaults, exec=thread, and
+user gets with no devargs), optionally followed by testpmd options after a
+space ("profile=vm --burst=1"); by default: the defaults, exec=thread, and
 profile=baremetal.
 
 Prints a markdown table (medians over the rounds) and one JSON line per system.
@@ -31,14 +32,17 @@ DEFAULT_CONFIGS = ["", "exec=thread", "profile=baremetal"]
 def systems(configs):
     sock = "/run/refnic-bench-memif-%d.sock" % os.getpid()
     out = []
-    for devargs in configs:
+    for config in configs:
+        # "DEVARGS [--burst=N ...]": testpmd options may follow the devargs.
+        devargs, *options = config.split(" ") if config else [""]
         extra = "," + devargs if devargs else ""
-        out.append(("refnic" + (" " + devargs if devargs else " (defaults)"),
-                    ["net_refnic0,cable=bench" + extra, "net_refnic1,cable=bench" + extra], True))
+        out.append(("refnic " + config if config else "refnic (defaults)",
+                    ["net_refnic0,cable=bench" + extra, "net_refnic1,cable=bench" + extra],
+                    options))
     return out + [
         ("memif", ["net_memif0,role=server,socket=" + sock,
-                   "net_memif1,role=client,socket=" + sock], False),
-        ("null", ["net_null0", "net_null1"], False),
+                   "net_memif1,role=client,socket=" + sock], None),
+        ("null", ["net_null0", "net_null1"], None),
     ]
 
 
@@ -57,9 +61,12 @@ def thread_cpu_s(pid, name):
     return None
 
 
-def measure(vdevs, is_refnic, seconds):
+def measure(vdevs, options, seconds):
+    """options: testpmd options for a refnic system, None for the others."""
+    is_refnic = options is not None
     plugins = None if is_refnic else []
-    with TestPmd(vdevs, plugins=plugins, testpmd_args=["--total-num-mbufs=16384"]) as tp:
+    with TestPmd(vdevs, plugins=plugins,
+                 testpmd_args=["--total-num-mbufs=16384"] + (options or [])) as tp:
         tp.cmd("start tx_first", check=True)
         time.sleep(WARMUP_S)
         s0, x0 = tp.port_stats(), [tp.xstats(p) for p in (0, 1)]
@@ -87,8 +94,8 @@ def main():
     configs = sys.argv[3:] or DEFAULT_CONFIGS
     results = {name: [] for name, _, _ in systems(configs)}
     for _ in range(rounds):         # interleaved: drift falls on all alike
-        for name, vdevs, is_refnic in systems(configs):
-            results[name].append(measure(vdevs, is_refnic, seconds))
+        for name, vdevs, options in systems(configs):
+            results[name].append(measure(vdevs, options, seconds))
 
     def med(name, key, idx=None):
         vals = [r[key] if idx is None else r[key][idx] for r in results[name]]
