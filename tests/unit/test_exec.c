@@ -4,14 +4,12 @@
 
 /*
  * Where device work runs (exec=): inline on the doorbell's thread and on the
- * engine thread give the same frames and the same counts; combinations the
- * device cannot model are refused.
+ * engine thread give the same frames and the same counts. (Combinations the
+ * device cannot model are among the probe suite's bad devargs.)
  */
 
 #include <stdio.h>
 #include <string.h>
-
-#include <rte_bus_vdev.h>
 
 #include "test_common.h"
 
@@ -115,29 +113,10 @@ test_inline_and_thread_count_alike(void)
 	return TEST_SUCCESS;
 }
 
-/* What the device cannot model is refused at probe, with nothing left behind. */
-static int
-test_refused_combinations(void)
-{
-	static const char * const bad[] = {
-		"profile=baremetal,exec=inline", "exec=fast", "exec=", "exec=INLINE",
-	};
-	unsigned int i;
-	uint16_t port;
-
-	for (i = 0; i < RTE_DIM(bad); i++) {
-		TEST_ASSERT(test_port_create(EX_A, bad[i], &port) != 0, "'%s' accepted", bad[i]);
-		TEST_ASSERT(refnic_emu_lookup(EX_A) == NULL, "'%s' left a device", bad[i]);
-		rte_vdev_uninit(EX_A);
-	}
-	return TEST_SUCCESS;
-}
-
 const struct unit_test_suite refnic_exec_suite = {
 	.name = "exec",
 	.cases = {
 		TEST_CASE(test_inline_and_thread_count_alike),
-		TEST_CASE(test_refused_combinations),
 		TEST_CASES_END()
 	},
 };

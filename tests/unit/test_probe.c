@@ -63,6 +63,7 @@ test_probe_bad_devargs(void)
 		"admin_latency_pct=100001", "admin_latency_pct=x", "fault_reset_fail=1001",
 		"fault_admin_timeout=bogus", "fault_admin_timeout=every:0",
 		"fault_admin_timeout=queue_create:x", "fault_admin_timeout=",
+		"profile=baremetal,exec=inline", "exec=fast", "exec=", "exec=INLINE",
 	};
 	uint16_t before = rte_eth_dev_count_avail(), port;
 	unsigned int i;
