@@ -307,6 +307,7 @@ refnic_emu_create(const char *name, const struct refnic_emu_params *params,
 			   (params->exec == REFNIC_EXEC_AUTO &&
 			    refnic_profile_allows_inline(emu->profile));
 	if (emu->inline_exec && !refnic_profile_allows_inline(emu->profile)) {
+		EMU_LOG(ERR, "%s: exec=inline cannot run profile=%s", name, emu->profile->name);
 		ret = -EINVAL;
 		goto fail;
 	}
