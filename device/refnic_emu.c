@@ -84,7 +84,7 @@ emu_load_defaults(struct refnic_emu *emu)
 	uint64_t caps = REFNIC_CAP_SCATTER | REFNIC_CAP_JUMBO | REFNIC_CAP_STATS_DMA |
 			REFNIC_CAP_RSS | REFNIC_CAP_AEQ | REFNIC_CAP_VLAN_FILTER |
 			REFNIC_CAP_FAULT_REPORT | REFNIC_CAP_RX_CSUM | REFNIC_CAP_TX_CSUM |
-			REFNIC_CAP_VLAN_STRIP | REFNIC_CAP_VLAN_INSERT;
+			REFNIC_CAP_VLAN_STRIP | REFNIC_CAP_VLAN_INSERT | REFNIC_CAP_INTR_MODERATION;
 	uint32_t off;
 
 	for (off = REFNIC_REG_AQ_BASE_LO; off < REFNIC_BAR0_REGS_END; off += 4)
@@ -179,6 +179,7 @@ emu_service_control(struct refnic_emu *emu, uint64_t now, uint64_t *next_due_tsc
 		return false;
 	*work += refnic_emu_admin_service(emu, now, next_due_tsc);
 	*work += refnic_emu_aeq_service(emu);
+	*work += refnic_emu_intr_service(emu, now, next_due_tsc);
 	return emu->state == REFNIC_STATE_READY;
 }
 
@@ -441,6 +442,7 @@ refnic_emu_stats_sum(const struct refnic_emu *emu, struct refnic_hw_stats *sum)
 		for (w = 0; w < words; w++)
 			out[w] += in[w];
 	}
+	refnic_emu_intr_stats_add(emu, sum);
 }
 
 void

@@ -177,6 +177,7 @@ admin_execute(struct refnic_emu *emu, const struct refnic_admin_cmd *cmd, uint32
 	case REFNIC_ADMIN_STATS_CLEAR:
 		for (e = 0; e < RTE_DIM(emu->shard); e++)
 			memset(&emu->shard[e].stats, 0, sizeof(emu->shard[e].stats));
+		memset(emu->intr_count, 0, sizeof(emu->intr_count));
 		return REFNIC_ADMIN_STS_OK;
 	case REFNIC_ADMIN_FW_VERSION:
 		return admin_dma_to_host(emu, &cmd->buf, REFNIC_EMU_FW_VERSION,

@@ -83,6 +83,8 @@ struct refnic_emu_txq {
 	bool fetch_pending;
 	struct refnic_tx_desc *ring;
 	struct refnic_tx_cpl *cq;
+	bool intr;			/* REFNIC_QCREATE_INTR: may be armed */
+	uint16_t vector;
 };
 
 struct refnic_emu_rxq {
@@ -99,6 +101,21 @@ struct refnic_emu_rxq {
 	uint32_t db_seen;
 	struct refnic_rx_desc *ring;
 	struct refnic_rx_cpl *cq;	/* slot i completes descriptor i */
+	bool intr;			/* REFNIC_QCREATE_INTR: may be armed */
+	uint16_t vector;
+};
+
+/* A queue vector's interrupt state (refnic_emu_intr.c); under its lock. */
+#define REFNIC_EMU_CAUSE_RX		0x1u
+#define REFNIC_EMU_CAUSE_TX		0x2u
+struct refnic_emu_vector {
+	rte_spinlock_t lock;
+	uint8_t armed;			/* causes the driver armed */
+	uint8_t pending;		/* armed causes that fired, not raised yet */
+	bool raised_once;		/* last_raise_tsc is valid */
+	uint16_t rx_qid, tx_qid;	/* queues that armed each cause */
+	uint64_t last_raise_tsc;
+	uint64_t due_tsc;		/* a raise held back until then; 0: none */
 };
 
 struct refnic_emu_admin {
@@ -161,6 +178,9 @@ struct refnic_emu {
 	struct refnic_emu_link *link;
 	uint16_t nb_vectors;
 	int vector_fd[REFNIC_MAX_VECTORS];
+	struct refnic_emu_vector vec[REFNIC_MAX_VECTORS];
+	bool intr_held;			/* some vector has a raise held back */
+	struct { uint64_t rx, tx; } intr_count[REFNIC_MAX_QUEUES]; /* raises per queue */
 
 	enum refnic_hw_state state;
 	uint64_t reset_done_tsc;
@@ -273,6 +293,8 @@ void refnic_emu_queues_unlock(struct refnic_emu *emu);
 void refnic_emu_bar_write(void *ctx, uint32_t off, uint32_t val);
 /* TX work of queue qid, inline on this thread, as if its doorbell rang. */
 void refnic_emu_trap_tx(struct refnic_emu *emu, uint16_t qid);
+/* Wake the engines that doze, as a trapped store for them does. */
+void refnic_emu_kick_engines(struct refnic_emu *emu);
 void refnic_emu_rx_count_doorbells(struct refnic_emu *emu, uint16_t qid);
 void refnic_emu_queues_publish_heads(struct refnic_emu *emu, uint16_t qid);
 
@@ -284,6 +306,7 @@ void refnic_emu_queues_publish_heads(struct refnic_emu *emu, uint16_t qid);
  */
 struct refnic_rx_batch {
 	struct refnic_emu_rxq *held;	/* locked, completions not yet published */
+	struct refnic_emu *emu;		/* held's device */
 };
 void refnic_emu_rx_batch_end(struct refnic_rx_batch *b);
 
@@ -319,6 +342,17 @@ bool refnic_emu_rx_frame(struct refnic_emu *emu, const struct refnic_frame *f,
 unsigned int refnic_emu_aeq_service(struct refnic_emu *emu);
 void refnic_emu_post_event(struct refnic_emu *emu, uint16_t type, uint32_t data);
 void refnic_emu_raise_vector(struct refnic_emu *emu, uint16_t vector);
+
+/* refnic_emu_intr.c: queue interrupts and moderation. */
+/* A write to a queue's CQ_HEAD: arm or disarm its cause. */
+void refnic_emu_intr_arm(struct refnic_emu *emu, bool tx, uint16_t qid, uint32_t val);
+/* Completions published on a queue whose cause may be armed; queue locked. */
+void refnic_emu_intr_fire(struct refnic_emu *emu, uint16_t v, uint8_t cause);
+void refnic_emu_intr_queue_reset(struct refnic_emu *emu, uint16_t v, bool tx);
+void refnic_emu_intr_reset(struct refnic_emu *emu);
+unsigned int refnic_emu_intr_service(struct refnic_emu *emu, uint64_t now,
+				     uint64_t *next_due_tsc);
+void refnic_emu_intr_stats_add(const struct refnic_emu *emu, struct refnic_hw_stats *sum);
 
 /* refnic_emu_filter.c: what the port accepts, and the admin commands that say so. */
 bool refnic_emu_rx_accept(struct refnic_emu *emu, const uint8_t *hdr, uint32_t hdr_len);

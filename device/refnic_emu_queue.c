@@ -98,6 +98,12 @@ refnic_emu_queue_create(struct refnic_emu *emu, const struct refnic_admin_queue_
 
 	if (qc->qid >= emu->params.max_queues || !ring_size_valid(size))
 		return -EINVAL;
+	/* Vector 0 is the admin queue's. */
+	if ((qc->flags & REFNIC_QCREATE_INTR) &&
+	    (qc->vector == REFNIC_ADMIN_VECTOR || qc->vector >= emu->nb_vectors))
+		return -EINVAL;
+	if (qc->flags & REFNIC_QCREATE_INTR)
+		refnic_emu_intr_queue_reset(emu, qc->vector, qc->type == REFNIC_QTYPE_TX);
 	if (qc->type == REFNIC_QTYPE_TX) {
 		struct refnic_emu_txq *txq = &emu->txq[qc->qid];
 
@@ -109,6 +115,8 @@ refnic_emu_queue_create(struct refnic_emu *emu, const struct refnic_admin_queue_
 			return -EFAULT;
 		txq->size = size;
 		txq->cq_phase = REFNIC_PHASE_BIT;
+		txq->intr = qc->flags & REFNIC_QCREATE_INTR;
+		txq->vector = qc->vector;
 		txq->db_seen = queue_regs_set(emu, REFNIC_REG_TXQ(qc->qid), qc);
 		txq->enabled = true;
 	} else if (qc->type == REFNIC_QTYPE_RX) {
@@ -124,6 +132,8 @@ refnic_emu_queue_create(struct refnic_emu *emu, const struct refnic_admin_queue_
 			return -EFAULT;
 		rxq->size = size;
 		rxq->buf_size = qc->rx_buf_size;
+		rxq->intr = qc->flags & REFNIC_QCREATE_INTR;
+		rxq->vector = qc->vector;
 		rxq->cq_phase = REFNIC_PHASE_BIT;
 		rxq->pub_phase = REFNIC_PHASE_BIT;
 		rxq->db_seen = queue_regs_set(emu, REFNIC_REG_RXQ(qc->qid), qc);
@@ -139,15 +149,18 @@ refnic_emu_queue_destroy(struct refnic_emu *emu, uint8_t type, uint16_t qid)
 {
 	bool *enabled;
 	uint32_t base;
+	uint16_t v;
 
 	if (qid >= emu->params.max_queues)
 		return -EINVAL;
 	if (type == REFNIC_QTYPE_TX) {
 		enabled = &emu->txq[qid].enabled;
 		base = REFNIC_REG_TXQ(qid);
+		v = emu->txq[qid].intr ? emu->txq[qid].vector : REFNIC_ADMIN_VECTOR;
 	} else if (type == REFNIC_QTYPE_RX) {
 		enabled = &emu->rxq[qid].enabled;
 		base = REFNIC_REG_RXQ(qid);
+		v = emu->rxq[qid].intr ? emu->rxq[qid].vector : REFNIC_ADMIN_VECTOR;
 	} else {
 		return -EINVAL;
 	}
@@ -156,6 +169,7 @@ refnic_emu_queue_destroy(struct refnic_emu *emu, uint8_t type, uint16_t qid)
 		return -ENOENT;
 	*enabled = false;
 	emu_reg_write(emu, base + REFNIC_Q_STATUS, 0);
+	refnic_emu_intr_queue_reset(emu, v, type == REFNIC_QTYPE_TX);
 	return 0;
 }
 
@@ -168,6 +182,7 @@ refnic_emu_queues_reset(struct refnic_emu *emu)
 		QUEUE_CLEAR(&emu->txq[q]);
 		QUEUE_CLEAR(&emu->rxq[q]);
 	}
+	refnic_emu_intr_reset(emu);
 }
 
 /* A queue whose driver broke the ring protocol stops; the port lives on. */
@@ -254,6 +269,14 @@ tx_post_completion(struct refnic_emu_txq *txq, uint16_t sq_head)
 		txq->cq_phase ^= REFNIC_PHASE_BIT;
 }
 
+/* Completions out: a cause armed on the queue's vector fires. */
+static inline void
+queue_intr_fire(struct refnic_emu *emu, bool intr, uint16_t v, uint8_t cause)
+{
+	if (unlikely(intr) && (__atomic_load_n(&emu->vec[v].armed, __ATOMIC_RELAXED) & cause))
+		refnic_emu_intr_fire(emu, v, cause);
+}
+
 unsigned int
 refnic_emu_tx_service(struct refnic_emu *emu, uint16_t qid, uint64_t now,
 		      uint64_t *next_due_tsc)
@@ -319,6 +342,7 @@ refnic_emu_tx_service(struct refnic_emu *emu, uint16_t qid, uint64_t now,
 	txq->head = idx;
 	tx_post_completion(txq, idx);
 	emu_stats(emu)->dma_writes++;
+	queue_intr_fire(emu, txq->intr, txq->vector, REFNIC_EMU_CAUSE_TX);
 	return done;
 }
 
@@ -367,22 +391,28 @@ rxq_publish(struct refnic_emu_rxq *rxq)
 void
 refnic_emu_rx_batch_end(struct refnic_rx_batch *b)
 {
-	if (b->held == NULL)
+	struct refnic_emu_rxq *rxq = b->held;
+
+	if (rxq == NULL)
 		return;
-	rxq_publish(b->held);
-	rxq_unlock(b->held);
+	if (rxq->pub != rxq->head) {
+		rxq_publish(rxq);
+		queue_intr_fire(b->emu, rxq->intr, rxq->vector, REFNIC_EMU_CAUSE_RX);
+	}
+	rxq_unlock(rxq);
 	b->held = NULL;
 }
 
 /* Hold rxq for the batch: the one held before is done. */
 static void
-rx_batch_switch(struct refnic_rx_batch *b, struct refnic_emu_rxq *rxq)
+rx_batch_switch(struct refnic_rx_batch *b, struct refnic_emu *emu, struct refnic_emu_rxq *rxq)
 {
 	if (b->held == rxq)
 		return;
 	refnic_emu_rx_batch_end(b);
 	rxq_lock(rxq);
 	b->held = rxq;
+	b->emu = emu;
 }
 
 /*
@@ -581,7 +611,7 @@ refnic_emu_rx_frame(struct refnic_emu *emu, const struct refnic_frame *f,
 	base = REFNIC_REG_RXQ(qid);
 	rxq = &emu->rxq[qid];
 	qs = &emu_stats(emu)->q[qid];
-	rx_batch_switch(b, rxq);
+	rx_batch_switch(b, emu, rxq);
 	if (!rxq->enabled) {
 		qs->rx_no_buffer++;
 		goto drop;

@@ -14,6 +14,8 @@
  *    on the writing thread, as QEMU's e1000 model transmits inside the
  *    trapped TDT write; frames land in the peer's RX ring directly. An RX
  *    doorbell of a port wired in this process needs nobody.
+ *  - a queue's CQ_HEAD arms or disarms its interrupt, on the writer's
+ *    thread, in every execution model (refnic_emu_intr.c);
  *  - anything else (admin, resets, events, exec=thread, cables from outside
  *    the process) is the engines' work: bump write_seq and kick the engines
  *    that doze (the ioeventfd model).
@@ -130,7 +132,33 @@ trap_charge(uint32_t cost_ns)
 }
 
 void
-refnic_emu_bar_write(void *ctx, uint32_t off, uint32_t val __rte_unused)
+refnic_emu_kick_engines(struct refnic_emu *emu)
+{
+	trap_kick_engines(emu->link);
+}
+
+/* A queue's CQ_HEAD: the device arms or disarms its interrupt at once. */
+static bool
+trap_queue_reg(struct refnic_emu *emu, uint32_t off, uint32_t val)
+{
+	uint32_t nb = emu->params.max_queues;
+	bool tx;
+
+	if ((off & (REFNIC_REG_Q_STRIDE - 1)) != REFNIC_Q_CQ_HEAD)
+		return false;
+	if (off >= REFNIC_REG_TXQ(0) && off < REFNIC_REG_TXQ(nb))
+		tx = true;
+	else if (off >= REFNIC_REG_RXQ(0) && off < REFNIC_REG_RXQ(nb))
+		tx = false;
+	else
+		return false;
+	refnic_emu_intr_arm(emu, tx, (off - (tx ? REFNIC_REG_TXQ(0) : REFNIC_REG_RXQ(0))) /
+			    REFNIC_REG_Q_STRIDE, val);
+	return true;
+}
+
+void
+refnic_emu_bar_write(void *ctx, uint32_t off, uint32_t val)
 {
 	struct refnic_emu *emu = ctx;
 	struct refnic_emu_link *link = emu->link;
@@ -139,6 +167,8 @@ refnic_emu_bar_write(void *ctx, uint32_t off, uint32_t val __rte_unused)
 	__atomic_fetch_add(&link->write_count[off / 4], 1, __ATOMIC_RELEASE);
 	if (link->trap_cost_ns != 0)
 		trap_charge(link->trap_cost_ns);
+	if (unlikely(trap_queue_reg(emu, off, val)))
+		return;
 	if (emu->inline_exec && (off & (REFNIC_REG_Q_STRIDE - 1)) == REFNIC_Q_TAIL) {
 		if (off >= REFNIC_REG_TXQ(0) && off < (uint32_t)REFNIC_REG_TXQ(emu->params.max_queues)) {
 			trap_queue_doorbell(emu, true, (off - REFNIC_REG_TXQ(0)) / REFNIC_REG_Q_STRIDE);

@@ -98,7 +98,7 @@ if [ ${#filters[@]} -eq 0 ]; then
 	for devargs in profile=ideal,exec=thread profile=vm profile=vm,exec=thread \
 		       profile=baremetal; do
 		run_suite "unit-data-path-$devargs" env REFNIC_TEST_DEVARGS="$devargs" \
-			timeout 600 "$REFNIC_BUILD/tests/refnic-unit-test" -- datapath offload queues
+			timeout 600 "$REFNIC_BUILD/tests/refnic-unit-test" -- datapath offload queues intr
 	done
 fi
 run_suite integration env PYTHONDONTWRITEBYTECODE=1 timeout 1800 "$(pytest_python)" -m pytest \

@@ -28,6 +28,7 @@ extern const struct unit_test_suite refnic_offload_suite;
 extern const struct unit_test_suite refnic_cables_suite;
 extern const struct unit_test_suite refnic_engines_suite;
 extern const struct unit_test_suite refnic_exec_suite;
+extern const struct unit_test_suite refnic_intr_suite;
 
 static const struct unit_test_suite *suites[] = {
 	&refnic_probe_suite,
@@ -39,6 +40,7 @@ static const struct unit_test_suite *suites[] = {
 	&refnic_cables_suite,
 	&refnic_engines_suite,
 	&refnic_exec_suite,
+	&refnic_intr_suite,
 };
 
 static bool

@@ -64,6 +64,8 @@ test_probe_bad_devargs(void)
 		"fault_admin_timeout=bogus", "fault_admin_timeout=every:0",
 		"fault_admin_timeout=queue_create:x", "fault_admin_timeout=",
 		"profile=baremetal,exec=inline", "exec=fast", "exec=", "exec=INLINE",
+		"itr=fast", "itr=", "rx_itr_us=10001", "tx_itr_us=-1", "rx_itr_us=5us",
+		"itr=off,rx_itr_us=5", "itr=adaptive,tx_itr_us=5",
 	};
 	uint16_t before = rte_eth_dev_count_avail(), port;
 	unsigned int i;

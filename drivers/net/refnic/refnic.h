@@ -60,6 +60,21 @@ struct refnic_aeq {
 	uint8_t phase;
 };
 
+/* Interrupt moderation of one cause of a queue pair's vector. */
+struct refnic_itr_cause {
+	uint32_t us;			/* interval programmed now */
+	bool adaptive;
+	uint8_t dim_level;
+	uint64_t dim_tsc;		/* start of the current sample; 0: none yet */
+	uint64_t dim_packets;
+};
+
+struct refnic_queue_itr {
+	rte_spinlock_t lock;		/* the API's thread vs. the sleeping lcore */
+	struct refnic_itr_cause rx;
+	struct refnic_itr_cause tx;
+};
+
 struct refnic_bus_ops;
 
 struct refnic_adapter {
@@ -71,6 +86,8 @@ struct refnic_adapter {
 	struct refnic_admin admin;
 	struct refnic_admin_stats reset_stats;	/* waits for the device to reset */
 	struct refnic_aeq aeq;
+	bool events_registered;		/* vector 0 handler in the interrupt thread */
+	struct refnic_queue_itr itr[REFNIC_MAX_QUEUES];
 	/* Set when the device stopped answering: later calls fail fast until
 	 * rte_eth_dev_reset() brings the port back. */
 	bool failed;
@@ -142,6 +159,20 @@ int refnic_aeq_setup(struct refnic_adapter *ad);
 void refnic_aeq_free(struct refnic_adapter *ad);
 int refnic_intr_init(struct rte_eth_dev *dev);
 void refnic_intr_fini(struct rte_eth_dev *dev);
+int refnic_rxq_intr_setup(struct rte_eth_dev *dev);
+void refnic_rxq_intr_teardown(struct rte_eth_dev *dev);
+int refnic_rx_queue_intr_enable(struct rte_eth_dev *dev, uint16_t qid);
+int refnic_rx_queue_intr_disable(struct rte_eth_dev *dev, uint16_t qid);
+
+void refnic_itr_init(struct refnic_adapter *ad);
+void refnic_itr_apply(struct refnic_adapter *ad, uint16_t q);
+void refnic_itr_adapt(struct refnic_adapter *ad, uint16_t q, bool tx, uint64_t packets,
+		      uint16_t ring_size);
+uint32_t refnic_itr_current(const struct refnic_adapter *ad, uint16_t q, bool tx);
+
+/* For rte_pmd_refnic_*(): is it ours, and has it queue_id. */
+bool refnic_is_port(const struct rte_eth_dev *dev);
+int refnic_port_queue_get(uint16_t port_id, uint16_t queue_id, struct rte_eth_dev **dev);
 
 /* refnic_xstats.c */
 int refnic_xstats_get(struct rte_eth_dev *dev, struct rte_eth_xstat *xstats, unsigned int n);

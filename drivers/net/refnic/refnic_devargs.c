@@ -14,17 +14,28 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_common.h>
 #include <rte_kvargs.h>
 #include <rte_string_fns.h>
 
 #include "refnic_devargs.h"
+#include "refnic_hw.h"
 #include "refnic_logs.h"
 
 #define POLL_US_MAX	1000000	/* one second between polls is already absurd */
 
 const char * const refnic_devargs_keys[] = {
 	REFNIC_ARG_ADMIN_POLL,
+	REFNIC_ARG_ITR,
+	REFNIC_ARG_RX_ITR_US,
+	REFNIC_ARG_TX_ITR_US,
 	NULL
+};
+
+static const char * const itr_mode_names[] = {
+	[REFNIC_ITR_ADAPTIVE] = "adaptive",
+	[REFNIC_ITR_STATIC] = "static",
+	[REFNIC_ITR_OFF] = "off",
 };
 
 /* Strict decimal: digits only, no sign, no trailing junk, within [min, max]. */
@@ -88,16 +99,76 @@ bad:
 	return -EINVAL;
 }
 
+static int
+handle_itr(const char *key, const char *value, void *opaque)
+{
+	struct refnic_itr_conf *itr = opaque;
+	unsigned int m;
+
+	for (m = 0; m < RTE_DIM(itr_mode_names); m++)
+		if (value != NULL && strcmp(value, itr_mode_names[m]) == 0) {
+			itr->mode = m;
+			return 0;
+		}
+	PMD_INIT_LOG(ERR, "invalid %s=%.32s: expected adaptive, static or off", key,
+		     value ? value : "");
+	return -EINVAL;
+}
+
+static int
+handle_itr_us(const char *key, const char *value, void *opaque)
+{
+	if (parse_u32(value, 0, REFNIC_ITR_MAX_US, opaque) == 0)
+		return 0;
+	PMD_INIT_LOG(ERR, "invalid %s=%.32s: expected microseconds, 0 to %u",
+		     key, value ? value : "", REFNIC_ITR_MAX_US);
+	return -EINVAL;
+}
+
+/* itr=, rx_itr_us=, tx_itr_us=: an interval given alone means itr=static. */
+static int
+parse_itr(const struct rte_kvargs *kvlist, struct refnic_itr_conf *itr)
+{
+	bool mode_given = rte_kvargs_count(kvlist, REFNIC_ARG_ITR) != 0;
+	bool us_given = rte_kvargs_count(kvlist, REFNIC_ARG_RX_ITR_US) != 0 ||
+			rte_kvargs_count(kvlist, REFNIC_ARG_TX_ITR_US) != 0;
+
+	if (rte_kvargs_process(kvlist, REFNIC_ARG_ITR, handle_itr, itr) != 0 ||
+	    rte_kvargs_process(kvlist, REFNIC_ARG_RX_ITR_US, handle_itr_us, &itr->rx_us) != 0 ||
+	    rte_kvargs_process(kvlist, REFNIC_ARG_TX_ITR_US, handle_itr_us, &itr->tx_us) != 0)
+		return -EINVAL;
+	if (!us_given)
+		return 0;
+	if (mode_given && itr->mode != REFNIC_ITR_STATIC) {
+		PMD_INIT_LOG(ERR, "%s/%s set static intervals: they conflict with %s=%s",
+			     REFNIC_ARG_RX_ITR_US, REFNIC_ARG_TX_ITR_US, REFNIC_ARG_ITR,
+			     itr_mode_names[itr->mode]);
+		return -EINVAL;
+	}
+	itr->mode = REFNIC_ITR_STATIC;
+	return 0;
+}
+
 int
 refnic_devargs_parse(const struct rte_kvargs *kvlist, struct refnic_devargs *out)
 {
 	memset(out, 0, sizeof(*out));
 	out->admin_poll.mode = REFNIC_POLL_BACKOFF;
+	out->itr.mode = REFNIC_ITR_ADAPTIVE;
+	out->itr.rx_us = REFNIC_ITR_DEFAULT_US;
+	out->itr.tx_us = REFNIC_ITR_DEFAULT_US;
 	if (kvlist == NULL)
 		return 0;
 	if (rte_kvargs_process(kvlist, REFNIC_ARG_ADMIN_POLL, handle_admin_poll, out) != 0)
 		return -EINVAL;
-	return 0;
+	return parse_itr(kvlist, &out->itr);
+}
+
+int
+refnic_itr_mode_format(enum refnic_itr_mode mode, char *buf, size_t len)
+{
+	return snprintf(buf, len, "%s", mode < RTE_DIM(itr_mode_names) ?
+			itr_mode_names[mode] : "?");
 }
 
 int

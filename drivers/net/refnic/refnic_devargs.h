@@ -16,6 +16,9 @@
  * glue hands to it.
  */
 #define REFNIC_ARG_ADMIN_POLL		"admin_poll"
+#define REFNIC_ARG_ITR			"itr"
+#define REFNIC_ARG_RX_ITR_US		"rx_itr_us"
+#define REFNIC_ARG_TX_ITR_US		"tx_itr_us"
 
 /* How to wait for something the device will do (an admin completion, reset). */
 enum refnic_poll_mode {
@@ -30,8 +33,24 @@ struct refnic_poll_policy {
 	uint32_t max_us;
 };
 
+/* Interrupt moderation (refnic_moderation.c). */
+enum refnic_itr_mode {
+	REFNIC_ITR_ADAPTIVE,		/* intervals follow the load (default) */
+	REFNIC_ITR_STATIC,		/* rx_itr_us / tx_itr_us */
+	REFNIC_ITR_OFF,			/* every completion may interrupt */
+};
+
+#define REFNIC_ITR_DEFAULT_US		50	/* itr=static without a value */
+
+struct refnic_itr_conf {
+	enum refnic_itr_mode mode;
+	uint32_t rx_us;
+	uint32_t tx_us;
+};
+
 struct refnic_devargs {
 	struct refnic_poll_policy admin_poll;
+	struct refnic_itr_conf itr;
 };
 
 /* NULL-terminated. */
@@ -41,7 +60,12 @@ extern const char * const refnic_devargs_keys[];
 int refnic_devargs_parse(const struct rte_kvargs *kvlist, struct refnic_devargs *out);
 int refnic_poll_policy_format(const struct refnic_poll_policy *p, char *buf, size_t len);
 
+int refnic_itr_mode_format(enum refnic_itr_mode mode, char *buf, size_t len);
+
 #define REFNIC_DRV_PARAM_STRING \
-	REFNIC_ARG_ADMIN_POLL "=backoff|fixed:<us>|exp:<min_us>:<max_us>"
+	REFNIC_ARG_ADMIN_POLL "=backoff|fixed:<us>|exp:<min_us>:<max_us> " \
+	REFNIC_ARG_ITR "=adaptive|static|off " \
+	REFNIC_ARG_RX_ITR_US "=<0-10000> " \
+	REFNIC_ARG_TX_ITR_US "=<0-10000>"
 
 #endif /* _REFNIC_DEVARGS_H_ */

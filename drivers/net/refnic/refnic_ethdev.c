@@ -107,6 +107,7 @@ refnic_ethdev_init(struct rte_eth_dev *dev, const struct refnic_hw *hw,
 	ad->bus_priv = bus_priv;
 
 	dev->dev_ops = &refnic_eth_dev_ops;	/* the event handler calls them */
+	refnic_itr_init(ad);
 	ret = refnic_hw_init(ad);
 	if (ret == 0)
 		ret = refnic_intr_init(dev);
@@ -138,6 +139,32 @@ refnic_ethdev_init(struct rte_eth_dev *dev, const struct refnic_hw *hw,
 		     dev->data->port_id, dev->data->name, ad->ident.fw_version,
 		     ad->ident.max_queues, policy, ad->admin.stats.commands,
 		     ad->admin.stats.polls);
+	return 0;
+}
+
+bool
+refnic_is_port(const struct rte_eth_dev *dev)
+{
+	return dev->dev_ops == &refnic_eth_dev_ops;
+}
+
+int
+refnic_port_queue_get(uint16_t port_id, uint16_t queue_id, struct rte_eth_dev **devp)
+{
+	struct rte_eth_dev *dev;
+
+	if (!rte_eth_dev_is_valid_port(port_id))
+		return -ENODEV;
+	dev = &rte_eth_devices[port_id];
+	if (!refnic_is_port(dev)) {
+		PMD_DRV_LOG(ERR, "port %u is not a refnic port", port_id);
+		return -ENODEV;
+	}
+	if (queue_id >= RTE_MAX(dev->data->nb_rx_queues, dev->data->nb_tx_queues)) {
+		PMD_DRV_LOG(ERR, "port %u: no queue %u", port_id, queue_id);
+		return -EINVAL;
+	}
+	*devp = dev;
 	return 0;
 }
 
@@ -246,6 +273,7 @@ static int
 refnic_dev_stop(struct rte_eth_dev *dev)
 {
 	dev->data->dev_started = 0;
+	refnic_rxq_intr_teardown(dev);
 	if (refnic_queues_hw_stop(dev))
 		refnic_queues_free_mbufs(dev);
 	refnic_link_update(dev, 0);
@@ -292,6 +320,8 @@ refnic_dev_start(struct rte_eth_dev *dev)
 		ret = refnic_features_apply(dev);
 	if (ret == 0)
 		ret = refnic_rss_start(dev);
+	if (ret == 0)
+		ret = refnic_rxq_intr_setup(dev);
 	for (q = 0; ret == 0 && q < dev->data->nb_tx_queues; q++) {
 		struct refnic_tx_queue *txq = dev->data->tx_queues[q];
 
@@ -657,5 +687,7 @@ static const struct eth_dev_ops refnic_eth_dev_ops = {
 	.tx_queue_release = refnic_tx_queue_release,
 	.eth_dev_priv_dump = refnic_dev_priv_dump,
 	.rx_burst_mode_get = refnic_rx_burst_mode_get,
+	.rx_queue_intr_enable = refnic_rx_queue_intr_enable,
+	.rx_queue_intr_disable = refnic_rx_queue_intr_disable,
 	.tx_burst_mode_get = refnic_tx_burst_mode_get,
 };

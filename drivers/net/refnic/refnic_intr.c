@@ -3,10 +3,19 @@
  */
 
 /*
- * Interrupts: vector 0 carries the device's async events (link changes,
+ * Interrupts. Vector 0 carries the device's async events (link changes,
  * fatal errors). Its eventfd is watched by the EAL interrupt thread; the
  * handler drains the event ring and raises RTE_ETH_EVENT_INTR_LSC when the
  * port's link changed and the application asked for it (intr_conf.lsc).
+ *
+ * With intr_conf.rxq, vector 1 + q is queue pair q's: its eventfd goes into
+ * the port's interrupt handle as RX queue q's, where
+ * rte_eth_dev_rx_intr_ctl_q() finds it for the application's epoll set.
+ * The handle is a VDEV one: EAL reads (clears) the eventfd when a wait
+ * returns on it. Arming is one-shot in the device: a write of the queue's
+ * completion index with REFNIC_Q_CQ_ARM, so a completion written before
+ * the arm fires at once and none is missed between the last poll and the
+ * sleep. Nothing of it touches the burst functions.
  */
 
 #include <sys/eventfd.h>
@@ -14,6 +23,8 @@
 #include <rte_interrupts.h>
 
 #include "refnic.h"
+#include "refnic_rxtx.h"
+#include "rte_pmd_refnic.h"
 
 #define REFNIC_AEQ_DEPTH	64
 
@@ -121,24 +132,139 @@ refnic_intr_init(struct rte_eth_dev *dev)
 	if (h == NULL)
 		return -ENOMEM;
 	if (rte_intr_fd_set(h, ad->hw.vector_fd[REFNIC_ADMIN_VECTOR]) != 0 ||
-	    rte_intr_type_set(h, RTE_INTR_HANDLE_EXT) != 0) {
+	    rte_intr_type_set(h, RTE_INTR_HANDLE_VDEV) != 0 ||
+	    rte_intr_efd_counter_size_set(h, sizeof(eventfd_t)) != 0) {
 		rte_intr_instance_free(h);
 		return -EINVAL;
 	}
 	/* Without an event queue there are no link events to deliver. */
-	if (!(ad->ident.caps & REFNIC_CAP_AEQ)) {
-		rte_intr_instance_free(h);
-		return 0;
-	}
-	ret = rte_intr_callback_register(h, refnic_intr_handler, dev);
-	if (ret != 0) {
-		PMD_INIT_LOG(ERR, "cannot register the event interrupt: %s", rte_strerror(-ret));
-		rte_intr_instance_free(h);
-		return ret;
+	if (ad->ident.caps & REFNIC_CAP_AEQ) {
+		ret = rte_intr_callback_register(h, refnic_intr_handler, dev);
+		if (ret != 0) {
+			PMD_INIT_LOG(ERR, "cannot register the event interrupt: %s",
+				     rte_strerror(-ret));
+			rte_intr_instance_free(h);
+			return ret;
+		}
+		dev->data->dev_flags |= RTE_ETH_DEV_INTR_LSC;
+		ad->events_registered = true;
 	}
 	dev->intr_handle = h;
-	dev->data->dev_flags |= RTE_ETH_DEV_INTR_LSC;
 	return 0;
+}
+
+/* dev_start with intr_conf.rxq: RX queue q's interrupt is vector 1 + q. */
+int
+refnic_rxq_intr_setup(struct rte_eth_dev *dev)
+{
+	struct refnic_adapter *ad = refnic_adapter(dev);
+	struct rte_intr_handle *h = dev->intr_handle;
+	uint16_t nb = dev->data->nb_rx_queues, q;
+
+	if (!dev->data->dev_conf.intr_conf.rxq)
+		return 0;
+	if (h == NULL || nb >= ad->hw.nb_vectors || nb > RTE_MAX_RXTX_INTR_VEC_ID) {
+		PMD_DRV_LOG(ERR, "port %u: %u RX queue interrupts asked, the device has %u",
+			    dev->data->port_id, nb, h == NULL ? 0 : ad->hw.nb_vectors - 1);
+		return -ENOTSUP;
+	}
+	if (rte_intr_vec_list_alloc(h, "refnic_intr_vec", nb) != 0)
+		return -ENOMEM;
+	for (q = 0; q < nb; q++) {
+		if (rte_intr_vec_list_index_set(h, q, RTE_INTR_VEC_RXTX_OFFSET + q) != 0 ||
+		    rte_intr_efds_index_set(h, q, ad->hw.vector_fd[REFNIC_QUEUE_VECTOR(q)]) != 0) {
+			refnic_rxq_intr_teardown(dev);
+			return -rte_errno;
+		}
+	}
+	if (rte_intr_nb_efd_set(h, nb) != 0 || rte_intr_max_intr_set(h, nb + 1) != 0) {
+		refnic_rxq_intr_teardown(dev);
+		return -rte_errno;
+	}
+	return 0;
+}
+
+/* The eventfds are the device's: take them out of epoll sets, never close them. */
+void
+refnic_rxq_intr_teardown(struct rte_eth_dev *dev)
+{
+	struct rte_intr_handle *h = dev->intr_handle;
+
+	if (h == NULL || rte_intr_nb_efd_get(h) <= 0)
+		return;
+	rte_intr_free_epoll_fd(h);
+	rte_intr_nb_efd_set(h, 0);
+	rte_intr_max_intr_set(h, 0);
+	rte_intr_vec_list_free(h);
+}
+
+static bool
+queue_intr_ready(struct rte_eth_dev *dev, bool started)
+{
+	return dev->data->dev_conf.intr_conf.rxq && started && !refnic_adapter(dev)->failed;
+}
+
+static int
+rxq_intr_write(struct rte_eth_dev *dev, uint16_t qid, bool arm)
+{
+	struct refnic_adapter *ad = refnic_adapter(dev);
+	struct refnic_rx_queue *rxq = dev->data->rx_queues[qid];
+
+	if (rxq == NULL || !queue_intr_ready(dev, rxq->started))
+		return -EINVAL;
+	if (arm)
+		refnic_itr_adapt(ad, qid, false, rxq->stats.packets, rxq->size);
+	refnic_reg_write(&ad->hw, REFNIC_REG_RXQ(qid) + REFNIC_Q_CQ_HEAD,
+			 rxq->next | (arm ? REFNIC_Q_CQ_ARM : 0));
+	return 0;
+}
+
+int
+refnic_rx_queue_intr_enable(struct rte_eth_dev *dev, uint16_t qid)
+{
+	return rxq_intr_write(dev, qid, true);
+}
+
+int
+refnic_rx_queue_intr_disable(struct rte_eth_dev *dev, uint16_t qid)
+{
+	return rxq_intr_write(dev, qid, false);
+}
+
+static int
+txq_intr_write(uint16_t port_id, uint16_t qid, bool arm)
+{
+	struct refnic_tx_queue *txq;
+	struct refnic_adapter *ad;
+	struct rte_eth_dev *dev;
+	int ret = refnic_port_queue_get(port_id, qid, &dev);
+
+	if (ret != 0)
+		return ret;
+	ad = refnic_adapter(dev);
+	txq = qid < dev->data->nb_tx_queues ? dev->data->tx_queues[qid] : NULL;
+	if (txq == NULL || !queue_intr_ready(dev, txq->started)) {
+		PMD_DRV_LOG(ERR, "port %u TX queue %u: no interrupt (needs intr_conf.rxq "
+			    "and a started queue)", port_id, qid);
+		return -EINVAL;
+	}
+	if (arm)
+		refnic_itr_adapt(ad, qid, true, txq->stats.packets, txq->size);
+	refnic_reg_write(&ad->hw, REFNIC_REG_TXQ(qid) + REFNIC_Q_CQ_HEAD,
+			 txq->cq_head | (arm ? REFNIC_Q_CQ_ARM : 0));
+	return 0;
+}
+
+int
+rte_pmd_refnic_tx_intr_enable(uint16_t port_id, uint16_t queue_id)
+{
+	return txq_intr_write(port_id, queue_id, true);
+}
+
+int
+rte_pmd_refnic_tx_intr_disable(uint16_t port_id, uint16_t queue_id)
+{
+	return txq_intr_write(port_id, queue_id, false);
 }
 
 #define INTR_UNREGISTER_WAIT_US	1000000
@@ -158,7 +284,12 @@ refnic_intr_fini(struct rte_eth_dev *dev)
 
 	if (h == NULL)
 		return;
+	refnic_rxq_intr_teardown(dev);
 	dev->intr_handle = NULL;
+	if (!refnic_adapter(dev)->events_registered) {
+		rte_intr_instance_free(h);
+		return;
+	}
 	/* Closed from an event callback, i.e. inside our own handler: the
 	 * interrupt thread drops the callback once the handler returns. */
 	if (rte_thread_is_intr()) {

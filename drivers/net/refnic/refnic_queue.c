@@ -176,10 +176,12 @@ refnic_tx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
 	return 0;
 }
 
+/* With intr_conf.rxq the queue pair's vector may be armed (refnic_intr.c). */
 static int
-queue_create(struct refnic_adapter *ad, uint8_t type, uint16_t qid, uint16_t size,
+queue_create(struct rte_eth_dev *dev, uint8_t type, uint16_t qid, uint16_t size,
 	     rte_iova_t ring_iova, rte_iova_t cq_iova, uint16_t rx_buf_size)
 {
+	struct refnic_adapter *ad = refnic_adapter(dev);
 	struct refnic_admin_cmd cmd = {
 		.opcode = REFNIC_ADMIN_QUEUE_CREATE,
 		.qcreate = {
@@ -190,10 +192,14 @@ queue_create(struct refnic_adapter *ad, uint8_t type, uint16_t qid, uint16_t siz
 			.ring_iova = ring_iova,
 			.cq_iova = cq_iova,
 			.rx_buf_size = rx_buf_size,
+			.flags = dev->data->dev_conf.intr_conf.rxq ? REFNIC_QCREATE_INTR : 0,
 		},
 	};
+	int ret = refnic_admin_exec(ad, &cmd, NULL);
 
-	return refnic_admin_exec(ad, &cmd, NULL);
+	if (ret == 0)
+		refnic_itr_apply(ad, qid);
+	return ret;
 }
 
 static int
@@ -219,7 +225,7 @@ refnic_rx_queue_hw_start(struct rte_eth_dev *dev, struct refnic_rx_queue *rxq)
 	rxq->phase = REFNIC_PHASE_BIT;
 	rxq->broken = false;
 	rxq->started = false;
-	ret = queue_create(ad, REFNIC_QTYPE_RX, rxq->qid, rxq->size, rxq->mz->iova,
+	ret = queue_create(dev, REFNIC_QTYPE_RX, rxq->qid, rxq->size, rxq->mz->iova,
 			   rxq->mz->iova + rxq->size * sizeof(*rxq->ring), rxq->buf_size);
 	if (ret != 0)
 		return ret;
@@ -237,7 +243,6 @@ refnic_rx_queue_hw_start(struct rte_eth_dev *dev, struct refnic_rx_queue *rxq)
 int
 refnic_tx_queue_hw_start(struct rte_eth_dev *dev, struct refnic_tx_queue *txq)
 {
-	struct refnic_adapter *ad = refnic_adapter(dev);
 	int ret;
 
 	memset(txq->cq, 0, txq->size * sizeof(*txq->cq));
@@ -248,7 +253,7 @@ refnic_tx_queue_hw_start(struct rte_eth_dev *dev, struct refnic_tx_queue *txq)
 	txq->nb_free = txq->mask;
 	txq->phase = REFNIC_PHASE_BIT;
 	txq->broken = false;
-	ret = queue_create(ad, REFNIC_QTYPE_TX, txq->qid, txq->size, txq->mz->iova,
+	ret = queue_create(dev, REFNIC_QTYPE_TX, txq->qid, txq->size, txq->mz->iova,
 			   txq->mz->iova + txq->size * sizeof(*txq->ring), 0);
 	if (ret != 0)
 		return ret;

@@ -29,6 +29,8 @@ struct refnic_port_xstats {
 	uint64_t cable_tx_dropped;
 	uint64_t cable_rx_dropped;
 	uint64_t device_resets;
+	uint64_t rx_interrupts;
+	uint64_t tx_interrupts;
 };
 
 struct refnic_xstat_def {
@@ -52,17 +54,25 @@ static const struct refnic_xstat_def port_xstats[] = {
 	PORT_XSTAT(cable_tx_dropped),
 	PORT_XSTAT(cable_rx_dropped),
 	PORT_XSTAT(device_resets),
+	PORT_XSTAT(rx_interrupts),
+	PORT_XSTAT(tx_interrupts),
 };
 
-/* Per queue, straight from the device's per-queue counters. */
+/* Per queue, straight from the device's per-queue counters... */
 #define QUEUE_XSTAT(name, field) { name, offsetof(struct refnic_hw_queue_stats, field) }
+/* ...but for the interval the queue's interrupts run with, the driver's. */
+#define QUEUE_ITR_US	SIZE_MAX
 static const struct refnic_xstat_def rxq_xstats[] = {
 	QUEUE_XSTAT("doorbell_writes", rx_doorbells),
 	QUEUE_XSTAT("no_buffer", rx_no_buffer),
+	QUEUE_XSTAT("interrupts", rx_interrupts),
+	{ "itr_us", QUEUE_ITR_US },
 };
 static const struct refnic_xstat_def txq_xstats[] = {
 	QUEUE_XSTAT("doorbell_writes", tx_doorbells),
 	QUEUE_XSTAT("malformed", tx_malformed),
+	QUEUE_XSTAT("interrupts", tx_interrupts),
+	{ "itr_us", QUEUE_ITR_US },
 };
 
 static unsigned int
@@ -87,6 +97,14 @@ hw_delta(const struct refnic_adapter *ad, const void *cur, size_t offset)
 	return field(&ad->hw_stats, at) - field(&ad->hw_stats_base, at);
 }
 
+static uint64_t
+queue_xstat(const struct refnic_adapter *ad, uint16_t q, bool tx, size_t offset)
+{
+	if (offset == QUEUE_ITR_US)
+		return refnic_itr_current(ad, q, tx);
+	return hw_delta(ad, &ad->hw_stats.q[q], offset);
+}
+
 static void
 port_xstats_gather(const struct refnic_adapter *ad, const struct refnic_admin_stats *admin,
 		   struct refnic_port_xstats *x)
@@ -100,6 +118,8 @@ port_xstats_gather(const struct refnic_adapter *ad, const struct refnic_admin_st
 		x->rx_doorbell_writes += s->q[q].rx_doorbells - b->q[q].rx_doorbells;
 		x->rx_no_buffer += s->q[q].rx_no_buffer - b->q[q].rx_no_buffer;
 		x->tx_malformed += s->q[q].tx_malformed - b->q[q].tx_malformed;
+		x->rx_interrupts += s->q[q].rx_interrupts - b->q[q].rx_interrupts;
+		x->tx_interrupts += s->q[q].tx_interrupts - b->q[q].tx_interrupts;
 	}
 	x->admin_commands = admin->commands;
 	x->admin_polls = admin->polls;
@@ -155,12 +175,12 @@ refnic_xstats_get(struct rte_eth_dev *dev, struct rte_eth_xstat *xstats, unsigne
 	for (q = 0; q < dev->data->nb_rx_queues; q++)
 		for (i = 0; i < RTE_DIM(rxq_xstats); i++, id++) {
 			xstats[id].id = id;
-			xstats[id].value = hw_delta(ad, &ad->hw_stats.q[q], rxq_xstats[i].offset);
+			xstats[id].value = queue_xstat(ad, q, false, rxq_xstats[i].offset);
 		}
 	for (q = 0; q < dev->data->nb_tx_queues; q++)
 		for (i = 0; i < RTE_DIM(txq_xstats); i++, id++) {
 			xstats[id].id = id;
-			xstats[id].value = hw_delta(ad, &ad->hw_stats.q[q], txq_xstats[i].offset);
+			xstats[id].value = queue_xstat(ad, q, true, txq_xstats[i].offset);
 		}
 	return count;
 }

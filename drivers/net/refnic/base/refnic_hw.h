@@ -97,13 +97,22 @@
 /*
  * Interrupt vectors. Vector 0 serves the admin queue and async events,
  * vector 1 + q serves queue pair q. Each vector has a block of registers.
+ *
+ * A queue's interrupt is one-shot: the driver arms it by writing
+ * REFNIC_Q_CQ_HEAD with REFNIC_Q_CQ_ARM; the device raises the vector once
+ * a completion lies beyond that index (at once if one does already), and
+ * the raise disarms every cause of the vector. The intervals hold a raise
+ * back until that long after the vector's previous one (moderation, with
+ * REFNIC_CAP_INTR_MODERATION): what arrives meanwhile shares the interrupt.
  */
 #define REFNIC_REG_VEC_BASE		0x0400
 #define REFNIC_REG_VEC_STRIDE		0x10
 #define REFNIC_REG_VEC(v)		(REFNIC_REG_VEC_BASE + (v) * REFNIC_REG_VEC_STRIDE)
-#define REFNIC_VEC_ITR_US		0x0	/* moderation interval, 0 = off */
+#define REFNIC_VEC_RX_ITR_US		0x0	/* RX cause: interval, 0 = none */
 #define REFNIC_VEC_CTRL			0x4	/* REFNIC_VEC_CTRL_* */
 #define REFNIC_VEC_RAISED		0x8	/* device: interrupts raised */
+#define REFNIC_VEC_TX_ITR_US		0xc	/* TX cause: interval, 0 = none */
+#define REFNIC_ITR_MAX_US		10000	/* larger intervals read as this */
 
 /*
  * Queue register blocks. TX queue q and RX queue q have one block each.
@@ -121,10 +130,15 @@
 #define REFNIC_Q_RING_BASE_LO		0x08
 #define REFNIC_Q_RING_BASE_HI		0x0c
 #define REFNIC_Q_RING_SIZE		0x10
-#define REFNIC_Q_CQ_HEAD		0x14	/* driver: completions consumed, written
-						 * only to re-arm interrupts */
+#define REFNIC_Q_CQ_HEAD		0x14	/* driver: next completion it will
+						 * read, written to arm or disarm
+						 * the queue's interrupt */
 #define REFNIC_Q_STATUS			0x18	/* REFNIC_Q_STATUS_* */
 #define REFNIC_Q_VECTOR			0x1c
+
+/* REFNIC_Q_CQ_HEAD: the index in bits 15:0; ARM arms, a write without disarms. */
+#define REFNIC_Q_CQ_INDEX_MASK		0xffffu
+#define REFNIC_Q_CQ_ARM			0x80000000u
 
 /*
  * Write-combining push window (REFNIC_CAP_TX_PUSH): one 256-byte line per
@@ -165,7 +179,6 @@ enum refnic_hw_state {
 
 /* REFNIC_VEC_CTRL */
 #define REFNIC_VEC_CTRL_MASKED		0x1u
-#define REFNIC_VEC_CTRL_ADAPTIVE	0x2u	/* device adapts ITR to load */
 
 /* REFNIC_Q_STATUS */
 #define REFNIC_Q_STATUS_ENABLED		0x1u
@@ -181,8 +194,8 @@ enum refnic_hw_state {
 #define REFNIC_CAP_SCATTER		(1ull << 6)
 #define REFNIC_CAP_JUMBO		(1ull << 7)
 #define REFNIC_CAP_AEQ			(1ull << 8)	/* async events */
-#define REFNIC_CAP_INTR_MODERATION	(1ull << 9)
-#define REFNIC_CAP_INTR_ADAPTIVE	(1ull << 10)
+#define REFNIC_CAP_INTR_MODERATION	(1ull << 9)	/* REFNIC_VEC_*_ITR_US */
+/* bit 10 is reserved: adaptive moderation is the driver's (refnic_moderation.c) */
 #define REFNIC_CAP_TX_PUSH		(1ull << 11)	/* push window */
 #define REFNIC_CAP_FAULT_REPORT		(1ull << 12)	/* fatal codes + events */
 #define REFNIC_CAP_STATS_DMA		(1ull << 13)	/* ADMIN_STATS_GET */
@@ -291,7 +304,7 @@ struct refnic_rx_cpl {
 	X(RSS_GET, 12, "DMA refnic_rss_config to buf")			\
 	X(QUEUE_CREATE, 13, "qcreate")					\
 	X(QUEUE_DESTROY, 14, "qdestroy")				\
-	X(SET_MODERATION, 15, "moderation")				\
+	X(SET_MODERATION, 15, "reserved: see REFNIC_VEC_*_ITR_US")				\
 	X(STATS_GET, 16, "DMA refnic_hw_stats to buf")			\
 	X(STATS_CLEAR, 17, "zero the device counters")			\
 	X(FW_VERSION, 18, "DMA the version string (NUL-terminated) to buf") \
@@ -359,12 +372,6 @@ struct refnic_admin_queue_destroy {
 	uint16_t qid;
 };
 
-struct refnic_admin_moderation {
-	uint16_t vector;
-	uint16_t itr_us;
-	uint32_t flags;		/* REFNIC_VEC_CTRL_ADAPTIVE */
-};
-
 #define REFNIC_RX_MODE_UNICAST		0x1u
 #define REFNIC_RX_MODE_MULTICAST	0x2u
 #define REFNIC_RX_MODE_BROADCAST	0x4u
@@ -381,7 +388,6 @@ struct refnic_admin_cmd {
 		struct refnic_admin_buf buf;	/* IDENTIFY, STATS_GET, ... */
 		struct refnic_admin_queue_create qcreate;
 		struct refnic_admin_queue_destroy qdestroy;
-		struct refnic_admin_moderation moderation;
 		uint32_t value;			/* SET_MTU, SET_RX_MODE, ... */
 		uint8_t mac[6];			/* SET_MAC, MAC_FILTER_* */
 		uint16_t vlan_id;		/* VLAN_FILTER_* */
@@ -447,6 +453,8 @@ struct refnic_hw_queue_stats {
 	uint64_t rx_doorbells;		/* RX TAIL writes seen */
 	uint64_t rx_no_buffer;		/* frames dropped: no posted buffer */
 	uint64_t tx_malformed;		/* packets dropped: bad descriptors */
+	uint64_t rx_interrupts;		/* vector raised for this RX queue */
+	uint64_t tx_interrupts;		/* vector raised for this TX queue */
 };
 
 /* REFNIC_ADMIN_STATS_GET data: the device's own counts. */
@@ -503,7 +511,7 @@ REFNIC_HW_LAYOUT_CHECK(struct refnic_admin_queue_create, 32);
 REFNIC_HW_LAYOUT_CHECK(struct refnic_identify, 256);
 REFNIC_HW_LAYOUT_CHECK(struct refnic_rss_config, 176);
 REFNIC_HW_LAYOUT_CHECK(struct refnic_event, 16);
-REFNIC_HW_LAYOUT_CHECK(struct refnic_hw_queue_stats, 64);
-REFNIC_HW_LAYOUT_CHECK(struct refnic_hw_stats, 128 + 64 * REFNIC_MAX_QUEUES);
+REFNIC_HW_LAYOUT_CHECK(struct refnic_hw_queue_stats, 80);
+REFNIC_HW_LAYOUT_CHECK(struct refnic_hw_stats, 128 + 80 * REFNIC_MAX_QUEUES);
 
 #endif /* _REFNIC_HW_H_ */

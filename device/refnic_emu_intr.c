@@ -1,0 +1,219 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The refnic authors
+ */
+
+/*
+ * Queue interrupts and their moderation, as an MSI-X NIC with per-cause
+ * throttling (Intel's ITR indexes) does them:
+ *  - the driver arms a queue's cause by writing its CQ_HEAD with the ARM
+ *    bit and the next completion it will read; if the device has written
+ *    one beyond it already, the cause fires at once (no lost wake-up);
+ *  - a cause fires when completions are published while it is armed;
+ *  - the vector is raised at most once per interval of its causes: a
+ *    cause that fires sooner is held back until the interval since the
+ *    previous raise has passed (what arrives meanwhile shares the raise);
+ *    held-back raises are timers, the first engine's work;
+ *  - a raise disarms every cause of the vector (one-shot), so a driver
+ *    that sleeps on it gets one wake-up per arm.
+ * Arming runs in the write trap, on the driver's thread, under the queue's
+ * lock: the same lock under which completions are published.
+ */
+
+#include <sys/eventfd.h>
+
+#include <rte_common.h>
+#include <rte_cycles.h>
+
+#include "refnic_emu_priv.h"
+
+static uint64_t
+vector_interval_tsc(struct refnic_emu *emu, uint16_t v, uint8_t causes)
+{
+	uint32_t base = REFNIC_REG_VEC(v), rx_us, tx_us, us = UINT32_MAX;
+
+	rx_us = RTE_MIN(emu_reg_read(emu, base + REFNIC_VEC_RX_ITR_US), (uint32_t)REFNIC_ITR_MAX_US);
+	tx_us = RTE_MIN(emu_reg_read(emu, base + REFNIC_VEC_TX_ITR_US), (uint32_t)REFNIC_ITR_MAX_US);
+	/* The cause that may fire soonest decides. */
+	if (causes & REFNIC_EMU_CAUSE_RX)
+		us = rx_us;
+	if (causes & REFNIC_EMU_CAUSE_TX)
+		us = RTE_MIN(us, tx_us);
+	return refnic_emu_us_to_tsc(us);
+}
+
+/* Raise now if the interval allows, else hold the raise; vector locked. */
+static void
+vector_try_raise(struct refnic_emu *emu, uint16_t v, uint64_t now)
+{
+	struct refnic_emu_vector *vec = &emu->vec[v];
+	uint64_t gap = vector_interval_tsc(emu, v, vec->pending);
+	uint32_t reg = REFNIC_REG_VEC(v);
+
+	if (vec->pending == 0)
+		return;
+	if (vec->raised_once && now - vec->last_raise_tsc < gap) {
+		if (vec->due_tsc == 0) {
+			vec->due_tsc = vec->last_raise_tsc + gap;
+			__atomic_store_n(&emu->intr_held, true, __ATOMIC_RELEASE);
+			refnic_emu_kick_engines(emu);
+		}
+		return;
+	}
+	if (emu_reg_read(emu, reg + REFNIC_VEC_CTRL) & REFNIC_VEC_CTRL_MASKED)
+		return;		/* held until unmasked and raised again */
+	if (vec->pending & REFNIC_EMU_CAUSE_RX)
+		emu->intr_count[vec->rx_qid].rx++;
+	if (vec->pending & REFNIC_EMU_CAUSE_TX)
+		emu->intr_count[vec->tx_qid].tx++;
+	vec->armed = 0;
+	vec->pending = 0;
+	vec->due_tsc = 0;
+	vec->last_raise_tsc = now;
+	vec->raised_once = true;
+	emu_reg_write(emu, reg + REFNIC_VEC_RAISED, emu_reg_read(emu, reg + REFNIC_VEC_RAISED) + 1);
+	eventfd_write(emu->vector_fd[v], 1);
+}
+
+void
+refnic_emu_intr_fire(struct refnic_emu *emu, uint16_t v, uint8_t cause)
+{
+	struct refnic_emu_vector *vec = &emu->vec[v];
+
+	rte_spinlock_lock(&vec->lock);
+	if (vec->armed & cause) {
+		vec->pending |= cause;
+		vector_try_raise(emu, v, rte_get_tsc_cycles());
+	}
+	rte_spinlock_unlock(&vec->lock);
+}
+
+static void
+vector_arm(struct refnic_emu *emu, uint16_t v, uint8_t cause, uint16_t qid, bool arm)
+{
+	struct refnic_emu_vector *vec = &emu->vec[v];
+
+	rte_spinlock_lock(&vec->lock);
+	if (arm) {
+		vec->armed |= cause;
+		if (cause == REFNIC_EMU_CAUSE_RX)
+			vec->rx_qid = qid;
+		else
+			vec->tx_qid = qid;
+	} else {
+		vec->armed &= ~cause;
+		vec->pending &= ~cause;
+		if (vec->pending == 0)
+			vec->due_tsc = 0;
+	}
+	rte_spinlock_unlock(&vec->lock);
+}
+
+/* A write to queue qid's CQ_HEAD, in the trap. */
+void
+refnic_emu_intr_arm(struct refnic_emu *emu, bool tx, uint16_t qid, uint32_t val)
+{
+	uint16_t idx = val & REFNIC_Q_CQ_INDEX_MASK, written;
+	bool arm = val & REFNIC_Q_CQ_ARM;
+	uint8_t cause;
+	uint16_t v;
+
+	if (tx) {
+		struct refnic_emu_txq *txq = &emu->txq[qid];
+
+		rte_spinlock_lock(&txq->lock);
+		v = txq->vector;
+		written = txq->cq_tail;
+		cause = REFNIC_EMU_CAUSE_TX;
+		if (txq->enabled && txq->intr) {
+			vector_arm(emu, v, cause, qid, arm);
+			if (arm && written != idx)
+				refnic_emu_intr_fire(emu, v, cause);
+		}
+		rte_spinlock_unlock(&txq->lock);
+	} else {
+		struct refnic_emu_rxq *rxq = &emu->rxq[qid];
+
+		rte_spinlock_lock(&rxq->lock);
+		v = rxq->vector;
+		written = rxq->pub;
+		cause = REFNIC_EMU_CAUSE_RX;
+		if (rxq->enabled && rxq->intr) {
+			vector_arm(emu, v, cause, qid, arm);
+			if (arm && written != idx)
+				refnic_emu_intr_fire(emu, v, cause);
+		}
+		rte_spinlock_unlock(&rxq->lock);
+	}
+}
+
+/* A queue created or destroyed: its cause starts disarmed. */
+void
+refnic_emu_intr_queue_reset(struct refnic_emu *emu, uint16_t v, bool tx)
+{
+	if (v != REFNIC_ADMIN_VECTOR && v < emu->nb_vectors)
+		vector_arm(emu, v, tx ? REFNIC_EMU_CAUSE_TX : REFNIC_EMU_CAUSE_RX, 0, false);
+}
+
+/* Device reset: every queue vector back to its power-on state. */
+void
+refnic_emu_intr_reset(struct refnic_emu *emu)
+{
+	uint16_t v;
+
+	for (v = 1; v < emu->nb_vectors; v++) {
+		struct refnic_emu_vector *vec = &emu->vec[v];
+
+		rte_spinlock_lock(&vec->lock);
+		vec->armed = 0;
+		vec->pending = 0;
+		vec->due_tsc = 0;
+		vec->raised_once = false;
+		rte_spinlock_unlock(&vec->lock);
+		emu_reg_write(emu, REFNIC_REG_VEC(v) + REFNIC_VEC_RX_ITR_US, 0);
+		emu_reg_write(emu, REFNIC_REG_VEC(v) + REFNIC_VEC_TX_ITR_US, 0);
+		emu_reg_write(emu, REFNIC_REG_VEC(v) + REFNIC_VEC_CTRL, 0);
+	}
+}
+
+/* The first engine's timer work: raises held back by an interval. */
+unsigned int
+refnic_emu_intr_service(struct refnic_emu *emu, uint64_t now, uint64_t *next_due_tsc)
+{
+	unsigned int work = 0;
+	uint16_t v;
+
+	if (!__atomic_load_n(&emu->intr_held, __ATOMIC_ACQUIRE))
+		return 0;
+	/* Cleared before the scan: a raise held meanwhile sets it again. */
+	__atomic_store_n(&emu->intr_held, false, __ATOMIC_SEQ_CST);
+	for (v = 1; v < emu->nb_vectors; v++) {
+		struct refnic_emu_vector *vec = &emu->vec[v];
+
+		if (__atomic_load_n(&vec->due_tsc, __ATOMIC_RELAXED) == 0)
+			continue;
+		rte_spinlock_lock(&vec->lock);
+		if (vec->due_tsc != 0 && now >= vec->due_tsc) {
+			vec->due_tsc = 0;
+			vector_try_raise(emu, v, now);
+			work++;
+		}
+		if (vec->due_tsc != 0) {
+			*next_due_tsc = RTE_MIN(*next_due_tsc, vec->due_tsc);
+			__atomic_store_n(&emu->intr_held, true, __ATOMIC_RELAXED);
+		}
+		rte_spinlock_unlock(&vec->lock);
+	}
+	return work;
+}
+
+void
+refnic_emu_intr_stats_add(const struct refnic_emu *emu, struct refnic_hw_stats *sum)
+{
+	uint16_t q;
+
+	for (q = 0; q < REFNIC_MAX_QUEUES; q++) {
+		sum->q[q].rx_interrupts += emu->intr_count[q].rx;
+		sum->q[q].tx_interrupts += emu->intr_count[q].tx;
+		sum->interrupts += emu->intr_count[q].rx + emu->intr_count[q].tx;
+	}
+}

@@ -1,0 +1,425 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The refnic authors
+ */
+
+/*
+ * Rx/Tx interrupts and their moderation, as an interrupt-driven application
+ * sees them: it sleeps in rte_epoll_wait() on a queue's vector, wakes for
+ * traffic, loses nothing, and sleeps for real when idle. Interrupts are
+ * counted by the device (xstats); bounds have generous margins, timings are
+ * only ever upper bounds on waiting.
+ */
+
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rte_cycles.h>
+#include <rte_epoll.h>
+
+#include "rte_pmd_refnic.h"
+#include "test_common.h"
+
+#define IN_A		"net_refnic_i0"
+#define IN_B		"net_refnic_i1"
+#define IN_WAKE_MS	2000	/* no wake-up this long with a packet sent: lost */
+
+static uint16_t in_a, in_b;
+
+/* A pair whose receiving port b has Rx interrupts; extra devargs for both. */
+static int
+in_pair(const char *extra, bool rxq_intr)
+{
+	struct rte_eth_conf conf = { .intr_conf = { .rxq = rxq_intr } };
+	char args[128];
+	uint16_t p, ports[2];
+	int ret;
+
+	snprintf(args, sizeof(args), "cable=%s,%s%s%s", IN_A,
+		 getenv("REFNIC_TEST_DEVARGS") ?: "profile=ideal", *extra ? "," : "", extra);
+	if (test_port_create(IN_A, args, &in_a) != 0)
+		return -1;
+	if (test_port_create(IN_B, args, &in_b) != 0) {
+		test_port_destroy(IN_A);
+		return -1;
+	}
+	ports[0] = in_a;
+	ports[1] = in_b;
+	for (p = 0; p < 2; p++) {
+		ret = rte_eth_dev_configure(ports[p], 1, 1, &conf);
+		if (ret == 0)
+			ret = rte_eth_rx_queue_setup(ports[p], 0, TEST_RING_SIZE, SOCKET_ID_ANY,
+						     NULL, test_pool);
+		if (ret == 0)
+			ret = rte_eth_tx_queue_setup(ports[p], 0, TEST_RING_SIZE, SOCKET_ID_ANY,
+						     NULL);
+		if (ret == 0)
+			ret = rte_eth_dev_start(ports[p]);
+		if (ret == 0)
+			ret = rte_eth_promiscuous_enable(ports[p]);
+		if (ret != 0) {
+			printf("    port %u: %s\n", ports[p], rte_strerror(-ret));
+			test_pair_destroy(IN_A, IN_B);
+			return ret;
+		}
+	}
+	return 0;
+}
+
+static void
+in_pair_destroy(void)
+{
+	rte_eth_dev_rx_intr_ctl_q(in_b, 0, RTE_EPOLL_PER_THREAD, RTE_INTR_EVENT_DEL, NULL);
+	test_pair_destroy(IN_A, IN_B);
+}
+
+static uint64_t
+thread_cpu_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1000000ull + ts.tv_nsec / 1000;
+}
+
+static uint64_t
+now_us(void)
+{
+	return rte_get_tsc_cycles() * 1000000 / rte_get_tsc_hz();
+}
+
+/* Send n frames from a to b, one every gap_us, from a thread of its own. */
+struct in_sender {
+	unsigned int n;
+	unsigned int gap_us;
+	unsigned int burst;
+	unsigned int sent;
+};
+
+static void *
+in_send(void *arg)
+{
+	struct in_sender *s = arg;
+	struct rte_ether_addr mac_b;
+	struct rte_mbuf *pkts[32];
+	unsigned int i, k;
+
+	rte_eth_macaddr_get(in_b, &mac_b);
+	for (i = 0; i < s->n; i += k) {
+		k = RTE_MIN(s->burst, s->n - i);
+		for (unsigned int j = 0; j < k; j++)
+			pkts[j] = test_make_pkt(&mac_b, 64, i + j, 1);
+		s->sent += test_tx_all(in_a, pkts, k);
+		if (s->gap_us != 0)
+			rte_delay_us_sleep(s->gap_us);
+	}
+	return NULL;
+}
+
+/*
+ * The l3fwd-power loop: poll until empty, arm, sleep, disarm. Receives want
+ * frames; returns how many, and the sleeps that ended with nothing (lost
+ * wake-ups: the sender is done long before IN_WAKE_MS).
+ */
+static unsigned int
+in_receive(unsigned int want, unsigned int *timeouts, unsigned int *wakes)
+{
+	struct rte_epoll_event ev;
+	struct rte_mbuf *rx[32];
+	unsigned int got = 0;
+	uint16_t n;
+
+	*timeouts = 0;
+	*wakes = 0;
+	while (got < want) {
+		while ((n = rte_eth_rx_burst(in_b, 0, rx, RTE_DIM(rx))) != 0) {
+			rte_pktmbuf_free_bulk(rx, n);
+			got += n;
+		}
+		if (got >= want)
+			break;
+		rte_eth_dev_rx_intr_enable(in_b, 0);
+		if (rte_epoll_wait(RTE_EPOLL_PER_THREAD, &ev, 1, IN_WAKE_MS) <= 0) {
+			(*timeouts)++;
+			rte_eth_dev_rx_intr_disable(in_b, 0);
+			if (rte_eth_rx_queue_count(in_b, 0) == 0)
+				break;	/* nothing came: the sender lost frames */
+			continue;
+		}
+		(*wakes)++;
+		rte_eth_dev_rx_intr_disable(in_b, 0);
+	}
+	return got;
+}
+
+static int
+in_run(struct in_sender *s, unsigned int *timeouts, unsigned int *wakes, uint64_t *elapsed_us)
+{
+	unsigned int got;
+	pthread_t t;
+	uint64_t start = now_us();
+
+	if (pthread_create(&t, NULL, in_send, s) != 0)
+		return -1;
+	got = in_receive(s->n, timeouts, wakes);
+	pthread_join(t, NULL);
+	*elapsed_us = now_us() - start;
+	if (got != s->n || s->sent != s->n) {
+		printf("    %u of %u frames sent, %u received\n", s->sent, s->n, got);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+in_epoll_add(void)
+{
+	return rte_eth_dev_rx_intr_ctl_q(in_b, 0, RTE_EPOLL_PER_THREAD, RTE_INTR_EVENT_ADD, NULL);
+}
+
+/* Sleeps, wakes for each frame, loses none, and an idle sleep costs no CPU. */
+static int
+test_rx_intr_wakes_and_sleeps(void)
+{
+	struct in_sender s = { .n = 300, .gap_us = 300, .burst = 1 };
+	unsigned int timeouts, wakes;
+	struct rte_epoll_event ev;
+	uint64_t cpu, elapsed, intrs;
+	int ret;
+
+	TEST_ASSERT_SUCCESS(in_pair("itr=off", true), "pair");
+	ret = in_epoll_add();
+	if (ret != 0) {
+		in_pair_destroy();
+		TEST_ASSERT_SUCCESS(ret, "rx_intr_ctl_q: %s", rte_strerror(-ret));
+	}
+	/* Idle: the sleep lasts, and takes next to no CPU. */
+	rte_eth_dev_rx_intr_enable(in_b, 0);
+	cpu = thread_cpu_us();
+	ret = rte_epoll_wait(RTE_EPOLL_PER_THREAD, &ev, 1, 200);
+	cpu = thread_cpu_us() - cpu;
+	rte_eth_dev_rx_intr_disable(in_b, 0);
+	if (ret != 0 || cpu > 20000) {
+		in_pair_destroy();
+		TEST_ASSERT(false, "idle wait returned %d after %" PRIu64 " us of CPU", ret, cpu);
+	}
+	ret = in_run(&s, &timeouts, &wakes, &elapsed);
+	intrs = test_xstat(in_b, "rx_q0_interrupts");
+	in_pair_destroy();
+	TEST_ASSERT_SUCCESS(ret, "frames lost");
+	TEST_ASSERT_EQUAL(timeouts, 0, "%u sleeps outlived a waiting frame", timeouts);
+	TEST_ASSERT(wakes > 0 && intrs >= wakes && intrs <= s.n,
+		    "%u wake-ups, %" PRIu64 " interrupts for %u frames", wakes, intrs, s.n);
+	return TEST_SUCCESS;
+}
+
+/* With an interval, the device raises no more than elapsed / interval + 1. */
+static int
+test_itr_bounds_interrupts(void)
+{
+	struct in_sender s = { .n = 400, .gap_us = 200, .burst = 1 };
+	unsigned int timeouts = 0, wakes;
+	uint64_t elapsed = 0, intrs, bound;
+	int ret;
+
+	TEST_ASSERT_SUCCESS(in_pair("rx_itr_us=2000", true), "pair");
+	ret = in_epoll_add();
+	if (ret == 0)
+		ret = in_run(&s, &timeouts, &wakes, &elapsed);
+	intrs = test_xstat(in_b, "rx_q0_interrupts");
+	bound = elapsed / 2000 + 2;
+	if (test_xstat(in_b, "rx_q0_itr_us") != 2000)
+		ret = -1;
+	in_pair_destroy();
+	TEST_ASSERT_SUCCESS(ret, "frames lost, or rx_q0_itr_us is not 2000");
+	TEST_ASSERT_EQUAL(timeouts, 0, "%u sleeps outlived a waiting frame", timeouts);
+	TEST_ASSERT(intrs >= 1 && intrs <= bound,
+		    "%" PRIu64 " interrupts in %" PRIu64 " us with a 2000 us interval (bound %"
+		    PRIu64 ")", intrs, elapsed, bound);
+	return TEST_SUCCESS;
+}
+
+/* A disarmed vector never fires; frames still arrive for polling. */
+static int
+test_disarmed_never_fires(void)
+{
+	struct rte_ether_addr mac_b;
+	struct rte_mbuf *pkts[32];
+	struct rte_epoll_event ev;
+	unsigned int i, got;
+	uint64_t intrs;
+	int ret;
+
+	TEST_ASSERT_SUCCESS(in_pair("itr=off", true), "pair");
+	ret = in_epoll_add();
+	rte_eth_dev_rx_intr_enable(in_b, 0);
+	rte_eth_dev_rx_intr_disable(in_b, 0);
+	rte_eth_macaddr_get(in_b, &mac_b);
+	for (i = 0; i < RTE_DIM(pkts); i++)
+		pkts[i] = test_make_pkt(&mac_b, 64, i, 1);
+	if (ret == 0 && test_tx_all(in_a, pkts, RTE_DIM(pkts)) != RTE_DIM(pkts))
+		ret = -1;
+	if (ret == 0 && rte_epoll_wait(RTE_EPOLL_PER_THREAD, &ev, 1, 100) != 0)
+		ret = -2;
+	got = test_rx_wait(in_b, pkts, RTE_DIM(pkts));
+	rte_pktmbuf_free_bulk(pkts, got);
+	intrs = test_xstat(in_b, "rx_q0_interrupts");
+	in_pair_destroy();
+	TEST_ASSERT_SUCCESS(ret, "disarmed vector: %d", ret);
+	TEST_ASSERT_EQUAL(intrs, 0, "%" PRIu64 " interrupts while disarmed", intrs);
+	TEST_ASSERT_EQUAL(got, RTE_DIM(pkts), "%u frames polled", got);
+	return TEST_SUCCESS;
+}
+
+/* Arming with a completion already written fires at once: no lost wake-up. */
+static int
+test_arm_with_pending_fires(void)
+{
+	struct rte_ether_addr mac_b;
+	struct rte_mbuf *pkt;
+	struct rte_epoll_event ev;
+	int ret, woke;
+
+	TEST_ASSERT_SUCCESS(in_pair("itr=off", true), "pair");
+	ret = in_epoll_add();
+	rte_eth_macaddr_get(in_b, &mac_b);
+	pkt = test_make_pkt(&mac_b, 64, 1, 1);
+	if (ret == 0 && test_tx_all(in_a, &pkt, 1) != 1)
+		ret = -1;
+	rte_delay_ms(5);	/* exec=thread: let the engine deliver it */
+	rte_eth_dev_rx_intr_enable(in_b, 0);
+	woke = rte_epoll_wait(RTE_EPOLL_PER_THREAD, &ev, 1, IN_WAKE_MS);
+	rte_eth_dev_rx_intr_disable(in_b, 0);
+	if (test_rx_wait(in_b, &pkt, 1) == 1)
+		rte_pktmbuf_free(pkt);
+	in_pair_destroy();
+	TEST_ASSERT_SUCCESS(ret, "send");
+	TEST_ASSERT_EQUAL(woke, 1, "armed over a waiting frame: epoll returned %d", woke);
+	return TEST_SUCCESS;
+}
+
+/* TX completion interrupts, through the PMD's own API. */
+static int
+test_tx_intr(void)
+{
+	struct rte_ether_addr mac_b;
+	struct rte_mbuf *pkts[8];
+	struct rte_epoll_event ev;
+	uint64_t tx_intrs, rx_intrs;
+	unsigned int i;
+	int ret, woke = -1;
+
+	TEST_ASSERT_SUCCESS(in_pair("itr=off", true), "pair");
+	/* Port b's vector 0 wakes for b's TX queue too: b sends to a. */
+	ret = in_epoll_add();
+	if (ret == 0)
+		ret = rte_pmd_refnic_tx_intr_enable(in_b, 0);
+	rte_eth_macaddr_get(in_a, &mac_b);
+	for (i = 0; i < RTE_DIM(pkts); i++)
+		pkts[i] = test_make_pkt(&mac_b, 64, i, 1);
+	if (ret == 0 && test_tx_all(in_b, pkts, RTE_DIM(pkts)) != RTE_DIM(pkts))
+		ret = -1;
+	if (ret == 0)
+		woke = rte_epoll_wait(RTE_EPOLL_PER_THREAD, &ev, 1, IN_WAKE_MS);
+	tx_intrs = test_xstat(in_b, "tx_q0_interrupts");
+	rx_intrs = test_xstat(in_b, "rx_q0_interrupts");
+	in_pair_destroy();
+	TEST_ASSERT_SUCCESS(ret, "tx intr: %d", ret);
+	TEST_ASSERT_EQUAL(woke, 1, "epoll returned %d", woke);
+	TEST_ASSERT_EQUAL(tx_intrs, 1, "%" PRIu64 " TX interrupts", tx_intrs);
+	TEST_ASSERT_EQUAL(rx_intrs, 0, "%" PRIu64 " RX interrupts", rx_intrs);
+	return TEST_SUCCESS;
+}
+
+/* The public API: values take effect and show, bad ones are refused. */
+static int
+test_itr_api(void)
+{
+	uint32_t us = 0;
+	int on = -1, ret = 0;
+
+	TEST_ASSERT_SUCCESS(in_pair("", true), "pair");
+	if (rte_pmd_refnic_itr_adaptive_get(in_b, 0, &on) != 0 || on != 1)
+		ret = -1;	/* the default */
+	if (ret == 0 && (rte_pmd_refnic_rx_itr_set(in_b, 0, 123) != 0 ||
+			 rte_pmd_refnic_rx_itr_get(in_b, 0, &us) != 0 || us != 123))
+		ret = -2;
+	if (ret == 0 && (rte_pmd_refnic_itr_adaptive_get(in_b, 0, &on) != 0 || on != 0))
+		ret = -3;	/* a static value turns adaptive off */
+	if (ret == 0 && test_xstat(in_b, "rx_q0_itr_us") != 123)
+		ret = -4;
+	if (ret == 0 && (rte_pmd_refnic_tx_itr_set(in_b, 0, 77) != 0 ||
+			 rte_pmd_refnic_tx_itr_get(in_b, 0, &us) != 0 || us != 77 ||
+			 test_xstat(in_b, "tx_q0_itr_us") != 77))
+		ret = -5;
+	if (ret == 0 && (rte_pmd_refnic_rx_itr_set(in_b, 0, RTE_PMD_REFNIC_ITR_MAX_US + 1) !=
+			 -EINVAL || rte_pmd_refnic_rx_itr_get(in_b, 0, &us) != 0 || us != 123))
+		ret = -6;	/* refused, and nothing changed */
+	if (ret == 0 && (rte_pmd_refnic_rx_itr_set(in_b, 1, 10) != -EINVAL ||
+			 rte_pmd_refnic_rx_itr_set(RTE_MAX_ETHPORTS, 0, 10) != -ENODEV ||
+			 rte_pmd_refnic_rx_itr_get(in_b, 0, NULL) != -EINVAL))
+		ret = -7;
+	if (ret == 0 && (rte_pmd_refnic_itr_adaptive_set(in_b, 0, 1) != 0 ||
+			 rte_pmd_refnic_itr_adaptive_get(in_b, 0, &on) != 0 || on != 1))
+		ret = -8;
+	in_pair_destroy();
+	TEST_ASSERT_SUCCESS(ret, "API step %d", -ret);
+	return TEST_SUCCESS;
+}
+
+/* Adaptive: a fast sender lengthens the interval, a slow one shortens it again. */
+static int
+test_adaptive_follows_rate(void)
+{
+	struct in_sender fast = { .n = 6400, .gap_us = 100, .burst = 32 };
+	struct in_sender slow = { .n = 20, .gap_us = 2000, .burst = 1 };
+	unsigned int timeouts, wakes;
+	uint64_t elapsed, itr_fast, itr_slow;
+	int ret;
+
+	TEST_ASSERT_SUCCESS(in_pair("itr=adaptive", true), "pair");
+	ret = in_epoll_add();
+	if (ret == 0)
+		ret = in_run(&fast, &timeouts, &wakes, &elapsed);
+	itr_fast = test_xstat(in_b, "rx_q0_itr_us");
+	if (ret == 0)
+		ret = in_run(&slow, &timeouts, &wakes, &elapsed);
+	itr_slow = test_xstat(in_b, "rx_q0_itr_us");
+	in_pair_destroy();
+	TEST_ASSERT_SUCCESS(ret, "frames lost");
+	TEST_ASSERT(itr_fast > 0, "interval at full rate: %" PRIu64 " us", itr_fast);
+	TEST_ASSERT_EQUAL(itr_slow, 0, "interval at 500 pps: %" PRIu64 " us", itr_slow);
+	return TEST_SUCCESS;
+}
+
+/* Without intr_conf.rxq there are no queue interrupts to ask for. */
+static int
+test_no_rxq_intr_without_conf(void)
+{
+	int ctl, en;
+
+	TEST_ASSERT_SUCCESS(in_pair("", false), "pair");
+	ctl = in_epoll_add();
+	en = rte_eth_dev_rx_intr_enable(in_b, 0);
+	test_pair_destroy(IN_A, IN_B);
+	TEST_ASSERT(ctl != 0, "rx_intr_ctl_q accepted without intr_conf.rxq");
+	TEST_ASSERT(en != 0, "rx_intr_enable accepted without intr_conf.rxq");
+	return TEST_SUCCESS;
+}
+
+const struct unit_test_suite refnic_intr_suite = {
+	.name = "intr",
+	.cases = {
+		TEST_CASE(test_rx_intr_wakes_and_sleeps),
+		TEST_CASE(test_itr_bounds_interrupts),
+		TEST_CASE(test_disarmed_never_fires),
+		TEST_CASE(test_arm_with_pending_fires),
+		TEST_CASE(test_tx_intr),
+		TEST_CASE(test_itr_api),
+		TEST_CASE(test_adaptive_follows_rate),
+		TEST_CASE(test_no_rxq_intr_without_conf),
+		TEST_CASES_END()
+	},
+};
