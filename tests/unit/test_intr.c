@@ -16,8 +16,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <rte_cpuflags.h>
 #include <rte_cycles.h>
 #include <rte_epoll.h>
+#include <rte_power_intrinsics.h>
+#include <rte_power_pmd_mgmt.h>
 
 #include "rte_pmd_refnic.h"
 #include "test_common.h"
@@ -409,6 +412,86 @@ test_no_rxq_intr_without_conf(void)
 	return TEST_SUCCESS;
 }
 
+static uint64_t
+monitor_read(const struct rte_power_monitor_cond *pmc)
+{
+	return *(const volatile uint8_t *)pmc->addr;
+}
+
+/* The power library's monitor condition: sleep while empty, not once a frame is in. */
+static int
+test_monitor_addr(void)
+{
+	struct rte_power_monitor_cond pmc;
+	struct rte_ether_addr mac_b;
+	struct rte_mbuf *pkt;
+	int ret, empty = 1, full = 1;
+
+	TEST_ASSERT_SUCCESS(in_pair("", false), "pair");
+	ret = rte_eth_get_monitor_addr(in_b, 0, &pmc);
+	if (ret == 0 && pmc.size == 1) {
+		empty = pmc.fn(monitor_read(&pmc), pmc.opaque);
+		rte_eth_macaddr_get(in_b, &mac_b);
+		pkt = test_make_pkt(&mac_b, 64, 7, 1);
+		if (test_tx_all(in_a, &pkt, 1) == 1) {
+			uint64_t end = rte_get_timer_cycles() + TEST_WAIT_S * rte_get_timer_hz();
+
+			while (rte_eth_rx_queue_count(in_b, 0) == 0 && rte_get_timer_cycles() < end)
+				rte_pause();
+			full = pmc.fn(monitor_read(&pmc), pmc.opaque);
+			if (test_rx_wait(in_b, &pkt, 1) == 1)
+				rte_pktmbuf_free(pkt);
+		}
+	}
+	in_pair_destroy();
+	TEST_ASSERT_SUCCESS(ret, "get_monitor_addr: %s", rte_strerror(-ret));
+	TEST_ASSERT_EQUAL(empty, 0, "empty queue: the callback must let the lcore sleep");
+	TEST_ASSERT_EQUAL(full, -1, "a frame waits: the callback must abort the sleep");
+	return TEST_SUCCESS;
+}
+
+/* The power library's monitor mode on a refnic queue, where the CPU has it. */
+static int
+test_power_monitor_mode(void)
+{
+	struct rte_cpu_intrinsics cpu;
+	struct rte_ether_addr mac_b;
+	struct rte_mbuf *pkts[32];
+	unsigned int i, got = 0;
+	uint64_t end;
+	int ret;
+
+	rte_cpu_get_intrinsics_support(&cpu);
+	if (!cpu.power_monitor) {
+		printf("    this CPU has no UMWAIT/MONITORX: monitor mode cannot run\n");
+		return TEST_SKIPPED;
+	}
+	TEST_ASSERT_SUCCESS(in_pair("", false), "pair");
+	rte_eth_dev_stop(in_b);
+	ret = rte_power_ethdev_pmgmt_queue_enable(rte_lcore_id(), in_b, 0,
+						  RTE_POWER_MGMT_TYPE_MONITOR);
+	if (ret == 0)
+		ret = rte_eth_dev_start(in_b);
+	rte_eth_macaddr_get(in_b, &mac_b);
+	for (i = 0; i < RTE_DIM(pkts); i++)
+		pkts[i] = test_make_pkt(&mac_b, 64, i, 1);
+	if (ret == 0 && test_tx_all(in_a, pkts, RTE_DIM(pkts)) != RTE_DIM(pkts))
+		ret = -1;
+	end = rte_get_timer_cycles() + TEST_WAIT_S * rte_get_timer_hz();
+	while (ret == 0 && got < RTE_DIM(pkts) && rte_get_timer_cycles() < end) {
+		uint16_t n = rte_eth_rx_burst(in_b, 0, pkts, RTE_DIM(pkts));
+
+		rte_pktmbuf_free_bulk(pkts, n);
+		got += n;
+	}
+	rte_eth_dev_stop(in_b);
+	rte_power_ethdev_pmgmt_queue_disable(rte_lcore_id(), in_b, 0);
+	in_pair_destroy();
+	TEST_ASSERT_SUCCESS(ret, "monitor mode: %d", ret);
+	TEST_ASSERT_EQUAL(got, RTE_DIM(pkts), "%u frames received", got);
+	return TEST_SUCCESS;
+}
+
 const struct unit_test_suite refnic_intr_suite = {
 	.name = "intr",
 	.cases = {
@@ -420,6 +503,8 @@ const struct unit_test_suite refnic_intr_suite = {
 		TEST_CASE(test_itr_api),
 		TEST_CASE(test_adaptive_follows_rate),
 		TEST_CASE(test_no_rxq_intr_without_conf),
+		TEST_CASE(test_monitor_addr),
+		TEST_CASE(test_power_monitor_mode),
 		TEST_CASES_END()
 	},
 };

@@ -689,5 +689,6 @@ static const struct eth_dev_ops refnic_eth_dev_ops = {
 	.rx_burst_mode_get = refnic_rx_burst_mode_get,
 	.rx_queue_intr_enable = refnic_rx_queue_intr_enable,
 	.rx_queue_intr_disable = refnic_rx_queue_intr_disable,
+	.get_monitor_addr = refnic_get_monitor_addr,
 	.tx_burst_mode_get = refnic_tx_burst_mode_get,
 };

@@ -416,6 +416,26 @@ refnic_rx_queue_count(void *queue)
 	return n;
 }
 
+/* Sleep on (power library, monitor mode) while the next completion's phase
+ * bit is not the one a new completion carries. */
+static int
+refnic_monitor_ready(const uint64_t value, const uint64_t opaque[RTE_POWER_MONITOR_OPAQUE_SZ])
+{
+	return (value & REFNIC_PHASE_BIT) == opaque[0] ? -1 : 0;
+}
+
+int
+refnic_get_monitor_addr(void *queue, struct rte_power_monitor_cond *pmc)
+{
+	struct refnic_rx_queue *rxq = queue;
+
+	pmc->addr = &rxq->cq[rxq->next].phase;
+	pmc->size = sizeof(rxq->cq[0].phase);
+	pmc->fn = refnic_monitor_ready;
+	pmc->opaque[0] = rxq->phase;
+	return 0;
+}
+
 #define REFNIC_TX_OFFLOAD_MASK	(RTE_MBUF_F_TX_IP_CKSUM | RTE_MBUF_F_TX_L4_MASK | \
 				 RTE_MBUF_F_TX_VLAN)
 

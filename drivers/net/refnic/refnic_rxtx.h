@@ -99,6 +99,7 @@ void refnic_txq_info_get(struct rte_eth_dev *dev, uint16_t qid, struct rte_eth_t
 int refnic_rx_descriptor_status(void *rxq, uint16_t offset);
 int refnic_tx_descriptor_status(void *txq, uint16_t offset);
 uint32_t refnic_rx_queue_count(void *rxq);
+int refnic_get_monitor_addr(void *rxq, struct rte_power_monitor_cond *pmc);
 int refnic_tx_done_cleanup(void *txq, uint32_t free_cnt);
 
 uint16_t refnic_rx_refill(struct refnic_rx_queue *rxq);
