@@ -19,11 +19,16 @@
 #       (and memif with its server in a second process on the other core);
 #       p50 to max, refnic's p99 over memif's, one JSON line per system.
 #       Default 100000 samples x 3 rounds, the default profile, 64 B.
+#   ./devtools/bench.sh intr [SECONDS] [PROFILE] [STATIC_US]
+#       an interrupt-driven receiver (l3fwd-power's loop) at low, medium,
+#       high and unpaced offered rates, moderation off, static (STATIC_US)
+#       and adaptive: interrupts/s, throughput, p50/p99 latency, receiver
+#       CPU; then idle. Default 3 s per run, ideal, 1000 us. -l 0-1.
 set -euo pipefail
 
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 
-usage() { sed -n '3,21p' "$0"; exit 2; }
+usage() { sed -n '3,26p' "$0"; exit 2; }
 
 scenario=${1:-}
 [ -n "$scenario" ] || usage
@@ -51,6 +56,11 @@ latency)
 	export REFNIC_BUILD
 	echo "# ./devtools/bench.sh latency $* ($(date -u '+%Y-%m-%d %H:%M'), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg))"
 	python3 "$REFNIC_TOP/tests/bench/latency.py" "$@"
+	;;
+intr)
+	echo "# ./devtools/bench.sh intr $* ($(date -u '+%Y-%m-%d %H:%M'), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg))"
+	"$REFNIC_BUILD/tests/refnic-bench-intr" "${1:-3}" "${2:-ideal}" "${3:-1000}" 2>&1 |
+		grep -v '^EAL:'
 	;;
 *)
 	usage
