@@ -57,21 +57,37 @@ refnic_vdev_parse_args(const char *name, const char *args, struct refnic_devargs
 	int ret = -EINVAL;
 
 	if (args != NULL && args[0] != '\0') {
+		unsigned int pairs = 1;
+		const char *c;
+
+		for (c = args; *c != '\0'; c++)
+			pairs += *c == ',';
+		if (pairs > RTE_KVARGS_MAX) {
+			PMD_INIT_LOG(ERR, "%s: %u devargs, at most %u", name, pairs, RTE_KVARGS_MAX);
+			return -EINVAL;
+		}
 		kvlist = rte_kvargs_parse(args, NULL);
 		if (kvlist == NULL) {
-			PMD_INIT_LOG(ERR, "%s: cannot parse devargs '%s': expected key=value,...",
-				     name, args);
+			PMD_INIT_LOG(ERR, "%s: cannot parse devargs '%.64s%s': expected key=value,...",
+				     name, args, strlen(args) > 64 ? "..." : "");
 			return -EINVAL;
 		}
 	}
 	for (i = 0; kvlist != NULL && i < kvlist->count; i++) {
 		const char *key = kvlist->pairs[i].key;
+		unsigned int j;
 
 		if (!key_in(key, refnic_devargs_keys) && !key_in(key, refnic_emu_devargs_keys)) {
-			PMD_INIT_LOG(ERR, "%s: unknown devarg '%s' (known: %s)",
+			PMD_INIT_LOG(ERR, "%s: unknown devarg '%.32s' (known: %s)",
 				     name, key, REFNIC_PARAM_STRING);
 			goto out;
 		}
+		/* Last-wins would hide a typo in a long line: refuse. */
+		for (j = 0; j < i; j++)
+			if (strcmp(key, kvlist->pairs[j].key) == 0) {
+				PMD_INIT_LOG(ERR, "%s: devarg '%s' given twice", name, key);
+				goto out;
+			}
 	}
 	if (refnic_devargs_parse(kvlist, drv) == 0 &&
 	    refnic_emu_devargs_parse(name, kvlist, params) == 0)
