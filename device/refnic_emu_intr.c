@@ -17,6 +17,13 @@
  *    that sleeps on it gets one wake-up per arm.
  * Arming runs in the write trap, on the driver's thread, under the queue's
  * lock: the same lock under which completions are published.
+ *
+ * The eventfd writes (a raise, or the kick that makes the engine time a
+ * held raise) wait until the thread holds no device lock: at the end of
+ * a trapped store and of an engine round, refnic_emu_intr_flush_deferred().
+ * Written under a lock, they wake a sleeper that may preempt the writer
+ * on a shared CPU and then spin on the lock the writer still holds until
+ * the scheduler's next tick: milliseconds per interrupt, measured.
  */
 
 #include <sys/eventfd.h>
@@ -25,6 +32,60 @@
 #include <rte_cycles.h>
 
 #include "refnic_emu_priv.h"
+
+#define INTR_DEFERRED_MAX	16	/* vectors one trap or engine round raises */
+
+/* Signals a thread owes once it holds no device lock. */
+struct intr_deferred {
+	unsigned int nb_fds, nb_kicks;
+	int fd[INTR_DEFERRED_MAX];
+	struct refnic_emu *kick[INTR_DEFERRED_MAX];	/* its engines have a timer to set */
+};
+
+static RTE_DEFINE_PER_LCORE(struct intr_deferred, intr_deferred);
+
+static void
+intr_raise_deferred(int fd)
+{
+	struct intr_deferred *d = &RTE_PER_LCORE(intr_deferred);
+	unsigned int i;
+
+	for (i = 0; i < d->nb_fds; i++)
+		if (d->fd[i] == fd)
+			return;
+	if (d->nb_fds == RTE_DIM(d->fd)) {
+		eventfd_write(fd, 1);	/* never lost, only sooner */
+		return;
+	}
+	d->fd[d->nb_fds++] = fd;
+}
+
+static void
+intr_kick_deferred(struct refnic_emu *emu)
+{
+	struct intr_deferred *d = &RTE_PER_LCORE(intr_deferred);
+	unsigned int i;
+
+	for (i = 0; i < d->nb_kicks; i++)
+		if (d->kick[i] == emu)
+			return;
+	if (d->nb_kicks == RTE_DIM(d->kick)) {
+		refnic_emu_kick_engines(emu);
+		return;
+	}
+	d->kick[d->nb_kicks++] = emu;
+}
+
+void
+refnic_emu_intr_flush_deferred(void)
+{
+	struct intr_deferred *d = &RTE_PER_LCORE(intr_deferred);
+
+	while (d->nb_fds != 0)
+		eventfd_write(d->fd[--d->nb_fds], 1);
+	while (d->nb_kicks != 0)
+		refnic_emu_kick_engines(d->kick[--d->nb_kicks]);
+}
 
 static uint64_t
 vector_interval_tsc(struct refnic_emu *emu, uint16_t v, uint8_t causes)
@@ -55,7 +116,7 @@ vector_try_raise(struct refnic_emu *emu, uint16_t v, uint64_t now)
 		if (vec->due_tsc == 0) {
 			vec->due_tsc = vec->last_raise_tsc + gap;
 			__atomic_store_n(&emu->intr_held, true, __ATOMIC_RELEASE);
-			refnic_emu_kick_engines(emu);
+			intr_kick_deferred(emu);
 		}
 		return;
 	}
@@ -71,7 +132,7 @@ vector_try_raise(struct refnic_emu *emu, uint16_t v, uint64_t now)
 	vec->last_raise_tsc = now;
 	vec->raised_once = true;
 	emu_reg_write(emu, reg + REFNIC_VEC_RAISED, emu_reg_read(emu, reg + REFNIC_VEC_RAISED) + 1);
-	eventfd_write(emu->vector_fd[v], 1);
+	intr_raise_deferred(emu->vector_fd[v]);
 }
 
 void

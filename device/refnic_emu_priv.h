@@ -348,6 +348,8 @@ void refnic_emu_raise_vector(struct refnic_emu *emu, uint16_t vector);
 void refnic_emu_intr_arm(struct refnic_emu *emu, bool tx, uint16_t qid, uint32_t val);
 /* Completions published on a queue whose cause may be armed; queue locked. */
 void refnic_emu_intr_fire(struct refnic_emu *emu, uint16_t v, uint8_t cause);
+/* Raise the vectors this thread fired; with no device lock held. */
+void refnic_emu_intr_flush_deferred(void);
 void refnic_emu_intr_queue_reset(struct refnic_emu *emu, uint16_t v, bool tx);
 void refnic_emu_intr_reset(struct refnic_emu *emu);
 unsigned int refnic_emu_intr_service(struct refnic_emu *emu, uint64_t now,

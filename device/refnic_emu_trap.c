@@ -157,10 +157,9 @@ trap_queue_reg(struct refnic_emu *emu, uint32_t off, uint32_t val)
 	return true;
 }
 
-void
-refnic_emu_bar_write(void *ctx, uint32_t off, uint32_t val)
+static void
+trap_write(struct refnic_emu *emu, uint32_t off, uint32_t val)
 {
-	struct refnic_emu *emu = ctx;
 	struct refnic_emu_link *link = emu->link;
 	uint32_t q;
 
@@ -183,4 +182,12 @@ refnic_emu_bar_write(void *ctx, uint32_t off, uint32_t val)
 		}
 	}
 	trap_kick_engines(link);
+}
+
+void
+refnic_emu_bar_write(void *ctx, uint32_t off, uint32_t val)
+{
+	trap_write(ctx, off, val);
+	/* Interrupts this store raised, now that it holds no device lock. */
+	refnic_emu_intr_flush_deferred();
 }

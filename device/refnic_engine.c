@@ -343,6 +343,7 @@ engine_main(void *arg)
 
 		TAILQ_FOREACH(emu, &refnic_emu_devices, next)
 			work += refnic_emu_service(emu, k, now, settled, &next_due_tsc);
+		refnic_emu_intr_flush_deferred();
 		if (__atomic_load_n(&engines[k].lock_waiters, __ATOMIC_RELAXED) != 0)
 			engine_yield_lock(k);
 		if (work != 0) {
