@@ -12,7 +12,8 @@
 #   ./devtools/bench.sh throughput [SECONDS] [ROUNDS] [REFNIC_DEVARGS...]
 #       stock testpmd io forwarding, 64 B, tx_first, one forwarding lcore:
 #       refnic pair vs memif pair vs net_null pair; tail writes per packet
-#       and engine CPU. Default 5 s x 3 rounds, baremetal.
+#       and engine CPU. Default 5 s x 3 rounds; refnic with the defaults,
+#       exec=thread and profile=baremetal, or with the devargs given.
 #   ./devtools/bench.sh latency [COUNT] [ROUNDS] [PROFILE] [SIZE]
 #       refnic-pingpong round trips, role both, one lcore, one probe in
 #       flight: refnic pair (its engine on the other core) vs memif pair
@@ -23,12 +24,14 @@
 #       an interrupt-driven receiver (l3fwd-power's loop) at low, medium,
 #       high and unpaced offered rates, moderation off, static (STATIC_US)
 #       and adaptive: interrupts/s, throughput, p50/p99 latency, receiver
-#       CPU; then idle. Default 3 s per run, ideal, 1000 us. -l 0-1.
+#       CPU; then idle. Default 10 s per run, ideal, 200 us (5,000
+#       interrupts/s at most, within e1000's InterruptThrottleRate range).
+#       -l 0-1.
 set -euo pipefail
 
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 
-usage() { sed -n '3,26p' "$0"; exit 2; }
+usage() { sed -n '3,29p' "$0"; exit 2; }
 
 scenario=${1:-}
 [ -n "$scenario" ] || usage
@@ -59,7 +62,7 @@ latency)
 	;;
 intr)
 	echo "# ./devtools/bench.sh intr $* ($(date -u '+%Y-%m-%d %H:%M'), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg))"
-	"$REFNIC_BUILD/tests/refnic-bench-intr" "${1:-3}" "${2:-ideal}" "${3:-1000}" 2>&1 |
+	"$REFNIC_BUILD/tests/refnic-bench-intr" "${1:-10}" "${2:-ideal}" "${3:-200}" 2>&1 |
 		grep -v '^EAL:'
 	;;
 *)
