@@ -112,8 +112,12 @@ pp_report_json(FILE *f, const struct pp_conf *conf, const struct pp_stats *st,
 	fprintf(f, ", \"size\": %u, \"elapsed_s\": %.6f, \"interrupted\": %s",
 		conf->size, st->elapsed_s, st->interrupted ? "true" : "false");
 	if (conf->role == PP_ROLE_SERVER) {
-		fprintf(f, ", \"reflected\": %" PRIu64 ", \"ignored\": %" PRIu64 "}\n",
+		fprintf(f, ", \"reflected\": %" PRIu64 ", \"ignored\": %" PRIu64,
 			st->reflected, st->ignored);
+		if (conf->wait == PP_WAIT_INTR)
+			fprintf(f, ", \"intr_waits\": %" PRIu64 ", \"intr_wakeups\": %" PRIu64,
+				st->sleeps, st->wakeups);
+		fprintf(f, "}\n");
 		return;
 	}
 	fprintf(f, ", \"inflight\": %u, \"warmup\": %" PRIu64 ", \"samples\": %" PRIu64

@@ -7,12 +7,15 @@ on a refnic port: the PMD loaded with -d, the port given with --vdev.
     event_eth_rx_adapter_autotest  the event Rx adapter on every port there
                                    is (8 Rx queues of refnic port 0), with an
                                    event_skeleton device it creates
+    event_eth_rx_intr_adapter_autotest
+                                   the same adapter on Rx interrupts: queues
+                                   added and removed in interrupt mode (the
+                                   adapter's epoll on refnic's queue vectors)
 
 The others in dpdk-test that touch ethdev ports make their own (net_ring,
 net_null) and leave ours alone (event_eth_tx_adapter_autotest,
-link_bonding*, ring_pmd*), need Rx interrupts refnic does not have yet
-(event_eth_rx_intr_adapter_autotest fails on its queue add), or need an
-inline security context (inline_ipsec_autotest skips them all).
+link_bonding*, ring_pmd*), or need an inline security context
+(inline_ipsec_autotest skips them all).
 """
 
 import os
@@ -74,6 +77,18 @@ def test_dpdk_test_event_eth_rx_adapter_on_refnic(refnic_pmd):
     assert res.returncode == 0 and "Test OK" in out, out[-3000:]
     # Its set-up started every port there was: refnic port 0.
     assert re.search(r"^Port 0 MAC: ", out, re.M), out[-3000:]
+    counts = suite_counts(out)
+    assert counts.get("Total", 0) > 0, out[-3000:]
+    assert counts.get("Passed") == counts["Total"] and counts.get("Failed") == 0, counts
+
+
+def test_dpdk_test_event_eth_rx_intr_adapter_on_refnic(refnic_pmd):
+    res = dpdk_test("event_eth_rx_intr_adapter_autotest", ["net_refnic0"], refnic_pmd,
+                    memory_mb=3072)
+    out = res.stdout + res.stderr
+    assert res.returncode == 0 and "Test OK" in out, out[-3000:]
+    assert re.search(r"^Port 0 MAC: ", out, re.M), out[-3000:]
+    assert "adapter_intr_queue_add_del succeeded" in out, out[-3000:]
     counts = suite_counts(out)
     assert counts.get("Total", 0) > 0, out[-3000:]
     assert counts.get("Passed") == counts["Total"] and counts.get("Failed") == 0, counts

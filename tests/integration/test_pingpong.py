@@ -228,10 +228,25 @@ def test_pingpong_refnic_shm_two_processes():
     assert s["reflected"] >= 110 and s["server_driver"] == "net_refnic", s
 
 
-def test_pingpong_wait_intr_on_refnic_says_use_poll():
-    rc, out, err = run(refnic_pair(unique("c")), BASE + ["--count", "10", "--wait", "intr"])
+def test_pingpong_wait_intr_refnic_shm_two_processes():
+    """Both sides sleep in epoll on refnic Rx interrupts, across processes
+    (cable=shm:NAME): the frames that wake them come through the device
+    engine, which raises the vector."""
+    cable = "shm:" + unique("s")
+    c, s = two_processes("net_refnic0,cable=" + cable, "net_refnic0,cable=" + cable,
+                         ["--count", "200", "--warmup", "10", "--wait", "intr"],
+                         ["--wait", "intr"])
+    assert c["samples"] == 200 and c["driver"] == "net_refnic", c
+    assert c["wait"] == "intr" and s["wait"] == "intr", (c, s)
+    assert c["intr_wakeups"] > 0 and s["intr_wakeups"] > 0, (c, s)
+    assert s["reflected"] >= 210, s
+    assert_ordered(c)
+
+
+def test_pingpong_wait_intr_without_rx_interrupts_says_use_poll():
+    rc, out, err = run(["net_null0", "net_null1"], BASE + ["--count", "10", "--wait", "intr"])
     assert rc != 0 and rc != 2, "exit %d:\n%s" % (rc, err)
-    line = "refnic-pingpong: port 0 (net_refnic) has no Rx interrupts; use --wait poll"
+    line = "refnic-pingpong: port 0 (net_null) has no Rx interrupts; use --wait poll"
     assert line in err.splitlines(), err[-3000:]
     assert out == "", out
 
