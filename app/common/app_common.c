@@ -103,6 +103,23 @@ app_ports_close(void)
 }
 
 bool
+app_rx_intr_usable(const char *prog, uint16_t port, uint16_t queue)
+{
+	struct rte_eth_dev_info info;
+	int ret = rte_eth_dev_rx_intr_enable(port, queue);
+
+	if (ret == 0) {
+		rte_eth_dev_rx_intr_disable(port, queue);
+		return true;
+	}
+	if (rte_eth_dev_info_get(port, &info) != 0)
+		info.driver_name = "?";
+	fprintf(stderr, "%s: port %u (%s) has no Rx interrupts; use --wait poll\n", prog, port,
+		info.driver_name);
+	return false;
+}
+
+bool
 app_wait_link(uint16_t port, unsigned int timeout_ms)
 {
 	struct rte_eth_link link;

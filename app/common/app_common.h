@@ -35,6 +35,12 @@ int app_port_start(uint16_t port, const struct app_port_conf *conf,
 		   struct rte_mempool *mp);
 /* Stop and close every port that was started; safe to call twice. */
 void app_ports_close(void);
+/*
+ * Whether the port's RX queue can wake a sleeping lcore (interrupt armed
+ * and disarmed once; the port configured with rx_intr and started). If not,
+ * prints "<prog>: port P (driver) has no Rx interrupts; use --wait poll".
+ */
+bool app_rx_intr_usable(const char *prog, uint16_t port, uint16_t queue);
 /* Wait up to timeout_ms for link up; true if it came up. */
 bool app_wait_link(uint16_t port, unsigned int timeout_ms);
 

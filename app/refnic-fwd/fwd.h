@@ -71,6 +71,10 @@ struct fwd_lcore {
 	unsigned int lcore_id;
 	uint16_t nb_streams;
 	struct fwd_stream **streams;
+	/* --wait intr: sleeps in epoll, and those a frame ended. */
+	uint64_t intr_waits;
+	uint64_t intr_wakeups;
+	bool intr_armed;
 };
 
 struct fwd_port {
@@ -101,6 +105,7 @@ struct fwd_config {
 	uint64_t print_headers;
 	bool tx_first;
 	bool json;
+	bool wait_intr;			/* --wait intr: sleep on Rx interrupts when idle */
 };
 
 extern struct fwd_config fwd_cfg;

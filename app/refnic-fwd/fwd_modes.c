@@ -11,6 +11,9 @@
  * Generated frames (txonly, --tx-first) that TX refuses are kept and offered
  * again, so that --count frames are really sent and a --tx-first burst sent
  * as a link comes up (memif) is not lost.
+ *
+ * With --wait intr an lcore that finds nothing to do sleeps on its RX queues'
+ * interrupts, the way l3fwd-power does.
  */
 
 #include <errno.h>
@@ -19,6 +22,7 @@
 #include <rte_branch_prediction.h>
 #include <rte_byteorder.h>
 #include <rte_common.h>
+#include <rte_epoll.h>
 #include <rte_ethdev.h>
 #include <rte_ip.h>
 #include <rte_mbuf.h>
@@ -212,7 +216,7 @@ rewrite_macswap(const struct fwd_stream *s __rte_unused, struct rte_ether_hdr *e
 }
 
 /* Receive a burst, rewrite each frame's Ethernet header (if asked), send it on. */
-static inline void
+static inline uint16_t
 fwd_rewrite(struct fwd_stream *s,
 	    void (*rewrite)(const struct fwd_stream *, struct rte_ether_hdr *))
 {
@@ -224,34 +228,35 @@ fwd_rewrite(struct fwd_stream *s,
 		tx_pending(s);
 	n = rx_burst(s, pkts);
 	if (n == 0)
-		return;
+		return 0;
 	for (i = 0; rewrite != NULL && i < n; i++) {
 		eth = eth_hdr(pkts[i]);
 		if (eth != NULL)
 			rewrite(s, eth);
 	}
 	tx_or_drop(s, pkts, n);
+	return n;
 }
 
-static void
+static uint16_t
 fwd_io(struct fwd_stream *s)
 {
-	fwd_rewrite(s, NULL);
+	return fwd_rewrite(s, NULL);
 }
 
-static void
+static uint16_t
 fwd_mac(struct fwd_stream *s)
 {
-	fwd_rewrite(s, rewrite_mac);
+	return fwd_rewrite(s, rewrite_mac);
 }
 
-static void
+static uint16_t
 fwd_macswap(struct fwd_stream *s)
 {
-	fwd_rewrite(s, rewrite_macswap);
+	return fwd_rewrite(s, rewrite_macswap);
 }
 
-static void
+static uint16_t
 fwd_rxonly(struct fwd_stream *s)
 {
 	struct rte_mbuf *pkts[FWD_MAX_BURST];
@@ -259,24 +264,27 @@ fwd_rxonly(struct fwd_stream *s)
 
 	if (n > 0)
 		rte_pktmbuf_free_bulk(pkts, n);
+	return n;
 }
 
-static void
+static uint16_t
 fwd_txonly(struct fwd_stream *s)
 {
-	uint16_t want;
+	uint16_t want, n;
 
 	/* Drain what arrives, as rxonly, so the port's RX never backs up. */
-	fwd_rxonly(s);
+	n = fwd_rxonly(s);
 
 	want = RTE_MIN((uint64_t)(fwd_cfg.burst - s->nb_pending), s->tx_left - s->nb_pending);
 	if (want > 0 && build_frames(s, &s->pending[s->nb_pending], want) == 0)
 		s->nb_pending += want;
 	if (s->nb_pending > 0)
 		tx_pending(s);
+	return n + want;
 }
 
-static void (* const fwd_burst[FWD_MODE_COUNT])(struct fwd_stream *s) = {
+/* Frames each moved; a stream with frames kept for TX is not idle either. */
+static uint16_t (* const fwd_burst[FWD_MODE_COUNT])(struct fwd_stream *s) = {
 	[FWD_IO] = fwd_io,
 	[FWD_MAC] = fwd_mac,
 	[FWD_MACSWAP] = fwd_macswap,
@@ -294,21 +302,102 @@ tx_first(struct fwd_stream *s)
 	tx_pending(s);
 }
 
+/* Arm (or disarm) the Rx interrupts of every stream of the lcore. */
+static void
+intr_arm(struct fwd_lcore *lc, bool on)
+{
+	uint16_t i;
+
+	for (i = 0; i < lc->nb_streams; i++) {
+		const struct fwd_stream *s = lc->streams[i];
+
+		if (on)
+			rte_eth_dev_rx_intr_enable(s->rx_port, s->rx_queue);
+		else
+			rte_eth_dev_rx_intr_disable(s->rx_port, s->rx_queue);
+	}
+	lc->intr_armed = on;
+}
+
+/*
+ * --wait intr, after each pass over the streams: after an idle pass, arm
+ * and poll once more (a frame that came before arming raised nothing);
+ * after a second idle pass, sleep until a frame or FWD_INTR_SLEEP_MS.
+ */
+#define FWD_INTR_SLEEP_MS	100	/* how late a sleeping lcore sees a stop */
+
+static void
+intr_idle(struct fwd_lcore *lc, bool worked)
+{
+	struct rte_epoll_event ev[8];
+
+	if (worked) {
+		if (lc->intr_armed)
+			intr_arm(lc, false);
+		return;
+	}
+	if (!lc->intr_armed) {
+		intr_arm(lc, true);
+		return;
+	}
+	lc->intr_waits++;
+	if (rte_epoll_wait_interruptible(RTE_EPOLL_PER_THREAD, ev, RTE_DIM(ev),
+					 FWD_INTR_SLEEP_MS) > 0)
+		lc->intr_wakeups++;
+	intr_arm(lc, false);
+}
+
+/* Put (or take) the lcore's RX queues in (out of) its own epoll set. */
+static int
+intr_register(struct fwd_lcore *lc, int op)
+{
+	uint16_t i;
+	int ret;
+
+	for (i = 0; i < lc->nb_streams; i++) {
+		const struct fwd_stream *s = lc->streams[i];
+
+		ret = rte_eth_dev_rx_intr_ctl_q(s->rx_port, s->rx_queue, RTE_EPOLL_PER_THREAD,
+						op, NULL);
+		if (ret != 0 && op == RTE_INTR_EVENT_ADD) {
+			fprintf(stderr, "lcore %u: port %u rxq %u: no Rx interrupt: %s\n",
+				lc->lcore_id, s->rx_port, s->rx_queue, rte_strerror(-ret));
+			return ret;
+		}
+	}
+	return 0;
+}
+
 int
 fwd_lcore_main(void *arg)
 {
 	struct fwd_lcore *lc = arg;
+	uint32_t work;
 	uint16_t i;
 
+	if (fwd_cfg.wait_intr && intr_register(lc, RTE_INTR_EVENT_ADD) != 0)
+		return -1;
 	for (i = 0; i < lc->nb_streams; i++) {
 		struct fwd_stream *s = lc->streams[i];
 
 		if (fwd_cfg.tx_first && s->mode != FWD_TXONLY && s->mode != FWD_RXONLY)
 			tx_first(s);
 	}
-	while (!__atomic_load_n(&fwd_stopping, __ATOMIC_ACQUIRE))
-		for (i = 0; i < lc->nb_streams; i++)
-			fwd_burst[lc->streams[i]->mode](lc->streams[i]);
+	while (!__atomic_load_n(&fwd_stopping, __ATOMIC_ACQUIRE)) {
+		work = 0;
+		for (i = 0; i < lc->nb_streams; i++) {
+			struct fwd_stream *s = lc->streams[i];
+
+			work += fwd_burst[s->mode](s) + s->nb_pending;
+		}
+		if (fwd_cfg.wait_intr)
+			intr_idle(lc, work != 0);
+	}
+	if (fwd_cfg.wait_intr) {
+		if (lc->intr_armed)
+			intr_arm(lc, false);
+		intr_register(lc, RTE_INTR_EVENT_DEL);
+	}
 	/* Built but never sent: back to the pool, so ports stop with no mbuf out. */
 	for (i = 0; i < lc->nb_streams; i++) {
 		struct fwd_stream *s = lc->streams[i];

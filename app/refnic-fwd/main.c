@@ -93,6 +93,8 @@ usage(FILE *f)
 		"  --stats-period S       a stats line every S seconds (default 1; 0: none)\n"
 		"  --print-headers N      print the addresses, ethertype and length of the first\n"
 		"                         N frames each RX queue receives\n"
+		"  --wait poll|intr       busy poll (default), or, as l3fwd-power, sleep on Rx\n"
+		"                         interrupts when an lcore finds nothing to do\n"
 		"  --json                 at the end, print a JSON summary on stdout; everything\n"
 		"                         else goes to stderr\n"
 		"  --help                 print this and exit\n"
@@ -128,6 +130,7 @@ enum {
 	OPT_DURATION,
 	OPT_STATS_PERIOD,
 	OPT_PRINT_HEADERS,
+	OPT_WAIT,
 	OPT_JSON,
 	OPT_HELP,
 };
@@ -148,6 +151,7 @@ static const struct option long_opts[] = {
 	{ "duration", required_argument, NULL, OPT_DURATION },
 	{ "stats-period", required_argument, NULL, OPT_STATS_PERIOD },
 	{ "print-headers", required_argument, NULL, OPT_PRINT_HEADERS },
+	{ "wait", required_argument, NULL, OPT_WAIT },
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
@@ -279,6 +283,15 @@ parse_args(int argc, char **argv)
 		case OPT_PRINT_HEADERS:
 			ret = app_parse_u64(prog, "--print-headers", optarg, 0, UINT64_MAX - 1,
 					    &fwd_cfg.print_headers);
+			break;
+		case OPT_WAIT:
+			if (strcmp(optarg, "poll") == 0 || strcmp(optarg, "intr") == 0) {
+				fwd_cfg.wait_intr = strcmp(optarg, "intr") == 0;
+			} else {
+				fprintf(stderr, "%s: --wait: '%s' is not poll or intr\n", prog,
+					optarg);
+				ret = -EINVAL;
+			}
 			break;
 		case OPT_JSON:
 			fwd_cfg.json = true;
@@ -499,9 +512,10 @@ print_setup(uint16_t nb_ports, const struct fwd_lcore *lcores, unsigned int nb_l
 	unsigned int l;
 	uint16_t port, i;
 
-	fprintf(fwd_out, "%s: %s mode, %u port%s, %u forwarding lcore%s, burst %u\n", prog,
-		fwd_mode_name(fwd_cfg.mode), nb_ports, nb_ports == 1 ? "" : "s",
-		nb_lcores, nb_lcores == 1 ? "" : "s", fwd_cfg.burst);
+	fprintf(fwd_out, "%s: %s mode, %u port%s, %u forwarding lcore%s, burst %u, wait %s\n",
+		prog, fwd_mode_name(fwd_cfg.mode), nb_ports, nb_ports == 1 ? "" : "s",
+		nb_lcores, nb_lcores == 1 ? "" : "s", fwd_cfg.burst,
+		fwd_cfg.wait_intr ? "intr" : "poll");
 	RTE_ETH_FOREACH_DEV(port) {
 		const struct fwd_port *p = &fwd_ports[port];
 
@@ -648,9 +662,12 @@ main(int argc, char **argv)
 		.promisc = true,
 		.mtu = fwd_cfg.pkt_size > RTE_ETHER_MAX_LEN - RTE_ETHER_CRC_LEN ?
 			fwd_cfg.pkt_size - RTE_ETHER_HDR_LEN : 0,
+		.rx_intr = fwd_cfg.wait_intr,
 	};
 	RTE_ETH_FOREACH_DEV(port) {
 		if (app_port_start(port, &port_conf, mp) != 0)
+			goto out;
+		if (fwd_cfg.wait_intr && !app_rx_intr_usable(prog, port, 0))
 			goto out;
 	}
 	lcores = setup_streams(nb_ports, nb_fwd, mp, &nb_lcores);
@@ -677,7 +694,9 @@ main(int argc, char **argv)
 	}
 	elapsed = run(&stopped_by);
 	fwd_stop_all();
-	rte_eal_mp_wait_lcore();
+	for (l = 0; l < nb_lcores; l++)
+		if (rte_eal_wait_lcore(lcores[l].lcore_id) < 0)
+			status = 1;	/* it said why */
 	stats_end(elapsed, stopped_by, lcores, nb_lcores);
 out:
 	app_ports_close();

@@ -186,16 +186,21 @@ struct port_totals {
 };
 
 static void
-print_json(double elapsed_s, const char *stopped_by, const struct port_totals *tot)
+print_json(double elapsed_s, const char *stopped_by, const struct port_totals *tot,
+	   uint64_t intr_waits, uint64_t intr_wakeups)
 {
 	char mac[RTE_ETHER_ADDR_FMT_SIZE];
 	const char *sep = "";
 	uint16_t port;
 
 	printf("{\"mode\": \"%s\", \"duration_s\": %.6f, \"stopped_by\": \"%s\", "
-	       "\"burst\": %u, \"pkt_size\": %u, \"ports\": [",
+	       "\"burst\": %u, \"pkt_size\": %u, \"wait\": \"%s\", ",
 	       fwd_mode_name(fwd_cfg.mode), elapsed_s, stopped_by, fwd_cfg.burst,
-	       fwd_cfg.pkt_size);
+	       fwd_cfg.pkt_size, fwd_cfg.wait_intr ? "intr" : "poll");
+	if (fwd_cfg.wait_intr)
+		printf("\"intr_waits\": %" PRIu64 ", \"intr_wakeups\": %" PRIu64 ", ",
+		       intr_waits, intr_wakeups);
+	printf("\"ports\": [");
 	RTE_ETH_FOREACH_DEV(port) {
 		const struct fwd_port *p = &fwd_ports[port];
 		const struct port_totals *t = &tot[port];
@@ -232,14 +237,18 @@ stats_end(double elapsed_s, const char *stopped_by, const struct fwd_lcore *lcor
 {
 	static struct port_totals tot[RTE_MAX_ETHPORTS];
 	static struct rte_eth_stats final[RTE_MAX_ETHPORTS];
+	uint64_t intr_waits = 0, intr_wakeups = 0;
 	unsigned int l;
 	uint16_t port, i;
 
 	memset(tot, 0, sizeof(tot));
-	for (l = 0; l < nb_lcores; l++)
+	for (l = 0; l < nb_lcores; l++) {
 		for (i = 0; i < lcores[l].nb_streams; i++)
 			tot[lcores[l].streams[i]->tx_port].tx_dropped +=
 				lcores[l].streams[i]->tx_dropped;
+		intr_waits += lcores[l].intr_waits;
+		intr_wakeups += lcores[l].intr_wakeups;
+	}
 
 	settle(final);
 	fprintf(fwd_out, "totals after %.2f s (%s):\n", elapsed_s, stopped_by);
@@ -269,7 +278,10 @@ stats_end(double elapsed_s, const char *stopped_by, const struct fwd_lcore *lcor
 			mpps(t->d.opackets, elapsed_s),
 			gbps_str(gbps(t->d.opackets, t->d.obytes, elapsed_s), 0, false));
 	}
+	if (fwd_cfg.wait_intr)
+		fprintf(fwd_out, "interrupt waits %" PRIu64 ", ended by a frame %" PRIu64 "\n",
+			intr_waits, intr_wakeups);
 	fflush(fwd_out);
 	if (fwd_cfg.json)
-		print_json(elapsed_s, stopped_by, tot);
+		print_json(elapsed_s, stopped_by, tot, intr_waits, intr_wakeups);
 }

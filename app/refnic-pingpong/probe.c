@@ -396,27 +396,20 @@ pp_intr_ports(const struct pp_conf *conf, struct pp_intr *in)
 int
 pp_intr_setup(const struct pp_conf *conf)
 {
-	struct rte_eth_dev_info info;
 	struct pp_intr in;
 	unsigned int i;
-	int ret;
 
 	pp_intr_ports(conf, &in);
 	for (i = 0; i < in.nb_ports; i++) {
 		uint16_t port = in.ports[i];
 
-		ret = rte_eth_dev_rx_intr_ctl_q(port, 0, RTE_EPOLL_PER_THREAD,
-						RTE_INTR_EVENT_ADD, NULL);
-		if (ret == 0) {
-			ret = rte_eth_dev_rx_intr_enable(port, 0);
-			rte_eth_dev_rx_intr_disable(port, 0);
-		}
-		if (ret != 0) {
-			if (rte_eth_dev_info_get(port, &info) != 0)
-				info.driver_name = "?";
-			fprintf(stderr, "%s: port %u (%s) has no Rx interrupts; use --wait poll\n",
-				PP_PROG, port, info.driver_name);
-			return ret < 0 ? ret : -ENOTSUP;
+		if (!app_rx_intr_usable(PP_PROG, port, 0))
+			return -ENOTSUP;
+		if (rte_eth_dev_rx_intr_ctl_q(port, 0, RTE_EPOLL_PER_THREAD,
+					      RTE_INTR_EVENT_ADD, NULL) != 0) {
+			fprintf(stderr, "%s: port %u: cannot wait on its Rx interrupt\n",
+				PP_PROG, port);
+			return -ENOTSUP;
 		}
 	}
 	return 0;
