@@ -1,6 +1,6 @@
 """DPDK's own example applications, unchanged, on refnic ports.
 
-skeleton (basicfwd) and l2fwd are built from Debian's dpdk-doc examples
+skeleton (basicfwd), l2fwd and l3fwd-power are built from Debian's dpdk-doc examples
 (/usr/share/dpdk/examples) against the system DPDK with their own Makefiles
 (the -shared variant, which loads plugins), in a temporary directory, and run
 with the staged PMD (-d) on two refnic ports.
@@ -130,12 +130,19 @@ def wait_links_up(tp, ports=(0, 1), timeout=30):
     raise AssertionError("testpmd's links not up: %s" % [tp.port_info(p) for p in ports])
 
 
-# "Port 0, MAC address: 02:52:9E:9C:25:38" (l2fwd), "Port 0 MAC: 02 52 9e 9c 25 38" (basicfwd)
-APP_MAC = re.compile(r"Port (\d+),? MAC(?: address)?: ((?:[0-9A-Fa-f]{2}[: ]){5}[0-9A-Fa-f]{2})")
+# "Port 0, MAC address: 02:52:9E:9C:25:38" (l2fwd), "Port 0 MAC: 02 52 9e 9c 25 38" (basicfwd),
+# "Initializing port 0 ... <queues, RSS>\n Address:02:52:9E:9C:25:38," (l3fwd-power)
+APP_MAC = re.compile(r"Port (\d+),? MAC(?: address)?: ((?:[0-9A-Fa-f]{2}[: ]){5}[0-9A-Fa-f]{2})|"
+                     r"Initializing port (\d+) \.\.\.[^\n]*\n Address:((?:[0-9A-Fa-f]{2}:){5}"
+                     r"[0-9A-Fa-f]{2})")
 
 
 def app_macs(text):
-    return {int(p): mac.replace(" ", ":") for p, mac in APP_MAC.findall(text)}
+    macs = {}
+    for m in APP_MAC.finditer(text):
+        port, mac = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+        macs[int(port)] = mac.replace(" ", ":")
+    return macs
 
 
 def loop_through(tp, app, ready):
@@ -212,3 +219,29 @@ def test_example_l2fwd_forwards_and_counts(build_dir, refnic_pmd, refnic_testpmd
         assert nic[port]["RX-packets"] <= sent, (nic, stats)
         assert received <= nic[port]["TX-packets"], (nic, stats)
     assert "Bye..." in app.output() and rc == 0, (rc, app.output()[-2000:])
+
+
+L3FWD_POWER_WOKEN = re.compile(r"lcore 0 is waked up from rx interrupt on port (\d+) queue 0")
+
+
+def test_example_l3fwd_power_sleeps_on_rx_interrupts(build_dir, refnic_pmd, refnic_testpmd):
+    """l3fwd-power in interrupt-only mode (intr_conf.rxq = 1, both ports'
+    queues in one lcore's epoll set): it forwards the loop's traffic, and it
+    slept and was woken by Rx interrupts on both ports (its own log line).
+    Frames leave by the port they came in (l3fwd-power's LPM has no route
+    for testpmd's 198.18.0.0/24); testpmd's mac forwarding crosses them over
+    to its other port, so the loop still runs through both."""
+    binary = build_example(build_dir, "l3fwd-power", "l3fwd-power")
+    vdevs = cables()
+    tp = refnic_testpmd(vdevs)
+    app = Example(binary, vdevs, refnic_pmd,
+                  ["-p", "0x3", "--config=(0,0,0),(1,0,0)", "--interrupt-only"])
+    fwd = loop_through(tp, app, r"entering main interrupt loop on lcore 0")
+    out = app.output()
+    app.stop()
+    assert "RX interrupt won't enable" not in out, out[-3000:]
+    assert "interrupt-only" in out, out[-3000:]
+    assert_forwarded(fwd)
+    woken = {int(p) for p in L3FWD_POWER_WOKEN.findall(out)}
+    assert woken == {0, 1}, "no Rx interrupt woke l3fwd-power on %s:\n%s" % (
+        sorted({0, 1} - woken), out[-3000:])
