@@ -99,6 +99,49 @@ test_rx_queue_stop_start(void)
 	return TEST_SUCCESS;
 }
 
+/*
+ * Bursts on stopped queues of a started port (an application's mistake):
+ * they move nothing, write no doorbell, take and leak no mbuf, and the
+ * queues restart as good as new.
+ */
+static int
+test_bursts_on_stopped_queues(void)
+{
+	unsigned int in_use = rte_mempool_in_use_count(test_pool), stopped_use;
+	uint64_t rx_db, tx_db;
+	struct rte_mbuf *pkts[TEST_BURST], *rx;
+	unsigned int i;
+
+	q_drain(port_b);
+	TEST_ASSERT_SUCCESS(rte_eth_dev_rx_queue_stop(port_b, 0), "");
+	TEST_ASSERT_SUCCESS(rte_eth_dev_tx_queue_stop(port_a, 0), "");
+	stopped_use = rte_mempool_in_use_count(test_pool);
+	rx_db = test_xstat(port_b, "rx_doorbell_writes");
+	tx_db = test_xstat(port_a, "tx_doorbell_writes");
+	for (i = 0; i < TEST_BURST; i++)
+		pkts[i] = test_make_pkt(&mac_b, 64, i, 1);
+	for (i = 0; i < 100; i++) {
+		TEST_ASSERT_EQUAL(rte_eth_rx_burst(port_b, 0, &rx, 1), 0, "stopped RX queue received");
+		TEST_ASSERT_EQUAL(rte_eth_tx_burst(port_a, 0, pkts, TEST_BURST), 0,
+				  "stopped TX queue claims to have sent");
+	}
+	rte_pktmbuf_free_bulk(pkts, TEST_BURST);
+	TEST_ASSERT_EQUAL(test_xstat(port_b, "rx_doorbell_writes"), rx_db,
+			  "RX doorbell written on a stopped queue");
+	TEST_ASSERT_EQUAL(test_xstat(port_a, "tx_doorbell_writes"), tx_db,
+			  "TX doorbell written on a stopped queue");
+	TEST_ASSERT_EQUAL(rte_mempool_in_use_count(test_pool), stopped_use,
+			  "polling a stopped RX queue took mbufs");
+	TEST_ASSERT_SUCCESS(rte_eth_dev_rx_queue_start(port_b, 0), "");
+	TEST_ASSERT_SUCCESS(rte_eth_dev_tx_queue_start(port_a, 0), "");
+	TEST_ASSERT_EQUAL(rte_mempool_in_use_count(test_pool), in_use,
+			  "restarted queues hold a different number of mbufs");
+	q_send(1);
+	TEST_ASSERT_EQUAL(test_rx_wait(port_b, &rx, 1), 1, "restarted queues carry frames");
+	rte_pktmbuf_free(rx);
+	return TEST_SUCCESS;
+}
+
 /* A deferred queue stays stopped at port start until started on its own. */
 static int
 test_deferred_start(void)
@@ -233,6 +276,7 @@ const struct unit_test_suite refnic_queues_suite = {
 		TEST_CASE(test_rx_descriptor_status),
 		TEST_CASE(test_tx_descriptor_status),
 		TEST_CASE(test_done_cleanup_and_stopped_queues),
+		TEST_CASE(test_bursts_on_stopped_queues),
 		TEST_CASE(test_deferred_start),
 		TEST_CASES_END()
 	},

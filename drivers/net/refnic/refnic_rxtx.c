@@ -169,7 +169,8 @@ refnic_recv_pkts(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 	uint8_t phase = rxq->phase;
 	uint64_t bytes = 0;
 
-	if (unlikely(rxq->broken))
+	/* A stopped queue is gone from the device: no refill, no TAIL write. */
+	if (unlikely(rxq->broken || !rxq->started))
 		return 0;
 	while (nb_rx < nb_pkts) {
 		const struct refnic_rx_cpl *cpl = &rxq->cq[next];
@@ -470,7 +471,8 @@ refnic_xmit_pkts(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 	uint16_t tail = txq->tail, i;
 	uint64_t bytes = 0, dropped = 0;
 
-	if (unlikely(txq->broken))
+	/* Nothing sent is nothing claimed: the application keeps its mbufs. */
+	if (unlikely(txq->broken || !txq->started))
 		return 0;
 	if (txq->nb_free < txq->free_thresh)
 		refnic_tx_reclaim(txq);
