@@ -11,12 +11,14 @@
 #
 # Idempotent: a second run only rebuilds. Sourced by demo.sh and test.sh.
 #
-# Environment: REFNIC_CACHE (default ~/.cache/refnic), REFNIC_BUILD (build).
+# Environment: REFNIC_CACHE (default ~/.cache/refnic), REFNIC_BUILD (build),
+# REFNIC_SANITIZE_BUILD (build-sanitize: ASan+UBSan, made by test.sh).
 set -euo pipefail
 
 REFNIC_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 REFNIC_CACHE=${REFNIC_CACHE:-${HOME:-/root}/.cache/refnic}
 REFNIC_BUILD=${REFNIC_BUILD:-$REFNIC_TOP/build}
+REFNIC_SANITIZE_BUILD=${REFNIC_SANITIZE_BUILD:-$REFNIC_TOP/build-sanitize}
 
 # The driver SDK headers a vdev ethdev PMD needs, by path in DPDK's source.
 SDK_HEADERS="lib/ethdev/ethdev_driver.h lib/ethdev/ethdev_vdev.h
@@ -117,6 +119,21 @@ build() {
 		meson configure "$REFNIC_BUILD" -Ddpdk_sdk="$sdk" >/dev/null
 	fi
 	ninja -C "$REFNIC_BUILD" >/dev/null || { ninja -C "$REFNIC_BUILD"; die "build failed"; }
+}
+
+# The same tree built with AddressSanitizer and UndefinedBehaviorSanitizer
+# (meson's b_sanitize) into $REFNIC_SANITIZE_BUILD, for the unit suites:
+# out-of-bounds and use-after-free on the C heap, stack and globals (DPDK's
+# own rte_malloc heap is not instrumented), undefined behaviour everywhere.
+refnic_build_sanitized() {
+	local sdk dir=$REFNIC_SANITIZE_BUILD
+	sdk=$(stage_sdk) || return 1
+	if [ ! -f "$dir/build.ninja" ]; then
+		meson setup "$dir" "$REFNIC_TOP" -Ddpdk_sdk="$sdk" -Db_sanitize=address,undefined \
+			-Db_lundef=false -Dc_args=-fno-sanitize-recover=undefined >/dev/null ||
+			{ say "meson setup of $dir failed"; return 1; }
+	fi
+	ninja -C "$dir" >/dev/null || { ninja -C "$dir"; say "building $dir failed"; return 1; }
 }
 
 refnic_setup() {

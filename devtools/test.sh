@@ -93,6 +93,16 @@ if [ ${#filters[@]} -eq 0 ]; then
 	run_suite unit-engines-in-parallel timeout 600 "$REFNIC_BUILD/tests/refnic-unit-test" \
 		--no-huge -m 512 --no-pci --no-shconf --no-telemetry --lcores '0@(0-1)' \
 		--log-level='pmd.net.refnic.*:error' -- engines
+	# Every unit suite again, built with ASan and UBSan: a sanitizer report
+	# ends the run with a non-zero status, counted as a failure.
+	if refnic_build_sanitized; then
+		run_suite unit-sanitized env ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 \
+			UBSAN_OPTIONS=print_stacktrace=1 \
+			timeout 900 "$REFNIC_SANITIZE_BUILD/tests/refnic-unit-test"
+	else
+		echo "FAIL unit-sanitized: the sanitizer build failed"
+		failed=$((failed + 1))
+	fi
 	# The data-path suites once more under each other device setting a
 	# user may choose: where device work runs, and what the platform costs.
 	for devargs in profile=ideal,exec=thread profile=vm profile=vm,exec=thread \
