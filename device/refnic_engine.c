@@ -326,7 +326,7 @@ engine_main(void *arg)
 	uint64_t idle_poll_tsc = (engines_share_cpu ? ENGINE_SHARED_IDLE_POLL_US :
 				  ENGINE_IDLE_POLL_US) * rte_get_tsc_hz() / 1000000;
 	uint64_t settle_tsc = ENGINE_HEADS_SETTLE_US * rte_get_tsc_hz() / 1000000;
-	uint64_t last_work = rte_get_tsc_cycles();
+	uint64_t last_work = rte_get_tsc_cycles(), last_busy = last_work;
 	unsigned int k = (uintptr_t)arg;
 
 	refnic_engine_id = k;
@@ -337,7 +337,9 @@ engine_main(void *arg)
 	while (!engine_stop) {
 		uint64_t next_due_tsc = UINT64_MAX;
 		uint64_t now = rte_get_tsc_cycles();
-		bool settled = now - last_work >= settle_tsc;
+		/* Idle since the last work, dozes included (a doze restarts
+		 * the polling window, not the idle time). */
+		bool settled = now - last_busy >= settle_tsc;
 		unsigned int work = 0;
 		struct refnic_emu *emu;
 
@@ -348,6 +350,7 @@ engine_main(void *arg)
 			engine_yield_lock(k);
 		if (work != 0) {
 			last_work = now;
+			last_busy = now;
 		} else if (now - last_work < idle_poll_tsc) {
 			rte_pause();
 		} else {
