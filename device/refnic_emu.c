@@ -406,6 +406,16 @@ refnic_emu_inject_fatal(struct refnic_emu *emu)
 }
 
 void
+refnic_emu_inject_queue_error(struct refnic_emu *emu, bool tx, uint16_t qid)
+{
+	if (qid >= emu->params.max_queues)
+		return;
+	refnic_emu_lock();
+	refnic_emu_queue_fail(emu, tx, qid, "injected error");
+	refnic_emu_unlock();
+}
+
+void
 refnic_emu_set_dataplane_paused(struct refnic_emu *emu, bool paused)
 {
 	uint16_t q;

@@ -125,6 +125,9 @@ int refnic_emu_read_engine_stats(struct refnic_emu *emu, unsigned int engine,
 void refnic_emu_set_faults(struct refnic_emu *emu, const struct refnic_emu_faults *faults);
 /* The device fails: state FATAL with REFNIC_FATAL_INJECTED, and an event says so. */
 void refnic_emu_inject_fatal(struct refnic_emu *emu);
+/* The device stops a queue on an error of its own, as an MDD event does:
+ * status ERROR, a QUEUE_ERROR event; the port lives on. */
+void refnic_emu_inject_queue_error(struct refnic_emu *emu, bool tx, uint16_t qid);
 /* Stop or resume the device's data path (admin still answers): a stalled DMA engine. */
 void refnic_emu_set_dataplane_paused(struct refnic_emu *emu, bool paused);
 /* The device's RSS hash (Toeplitz, key of len + 4 bytes at least). */

@@ -34,30 +34,32 @@ refnic_emu_aeq_service(struct refnic_emu *emu)
 {
 	struct refnic_emu_aeq *aeq = &emu->aeq;
 	uint32_t writes = emu_reg_writes(emu, REFNIC_REG_AEQ_CTRL);
+	struct refnic_event *ring = NULL;
 	uint32_t depth;
 	uint64_t iova;
 
 	if (writes == aeq->ctrl_seen)
 		return 0;
 	aeq->ctrl_seen = writes;
-	aeq->enabled = false;
-	if (!(emu_reg_read(emu, REFNIC_REG_AEQ_CTRL) & REFNIC_AEQ_CTRL_ENABLE))
-		return 1;
 	depth = emu_reg_read(emu, REFNIC_REG_AEQ_DEPTH);
 	iova = (uint64_t)emu_reg_read(emu, REFNIC_REG_AEQ_BASE_HI) << 32 |
 	       emu_reg_read(emu, REFNIC_REG_AEQ_BASE_LO);
-	if (depth < REFNIC_MIN_AEQ_DEPTH || depth > REFNIC_MAX_AEQ_DEPTH ||
-	    !rte_is_power_of_2(depth)) {
-		EMU_LOG(ERR, "%s: event queue depth %u invalid", emu->name, depth);
-		return 1;
+	if (emu_reg_read(emu, REFNIC_REG_AEQ_CTRL) & REFNIC_AEQ_CTRL_ENABLE) {
+		if (depth < REFNIC_MIN_AEQ_DEPTH || depth > REFNIC_MAX_AEQ_DEPTH ||
+		    !rte_is_power_of_2(depth))
+			EMU_LOG(ERR, "%s: event queue depth %u invalid", emu->name, depth);
+		else
+			ring = refnic_dma_map(emu, iova, depth * sizeof(*aeq->ring));
 	}
-	aeq->ring = refnic_dma_map(emu, iova, depth * sizeof(*aeq->ring));
-	if (aeq->ring == NULL)
-		return 1;
-	aeq->depth = depth;
-	aeq->tail = 0;
-	aeq->phase = REFNIC_PHASE_BIT;
-	aeq->enabled = true;
+	rte_spinlock_lock(&aeq->lock);
+	aeq->enabled = ring != NULL;
+	if (ring != NULL) {
+		aeq->ring = ring;
+		aeq->depth = depth;
+		aeq->tail = 0;
+		aeq->phase = REFNIC_PHASE_BIT;
+	}
+	rte_spinlock_unlock(&aeq->lock);
 	return 1;
 }
 
@@ -65,12 +67,15 @@ void
 refnic_emu_post_event(struct refnic_emu *emu, uint16_t type, uint32_t data)
 {
 	struct refnic_emu_aeq *aeq = &emu->aeq;
-	uint32_t head = emu_reg_read(emu, REFNIC_REG_AEQ_HEAD);
 	struct refnic_event *ev;
+	uint32_t head;
 
+	rte_spinlock_lock(&aeq->lock);
+	head = emu_reg_read(emu, REFNIC_REG_AEQ_HEAD);
 	/* A driver that does not read its events loses the newest, not the device. */
 	if (!aeq->enabled || head >= aeq->depth ||
 	    ((aeq->tail + 1u) & (aeq->depth - 1u)) == head) {
+		rte_spinlock_unlock(&aeq->lock);
 		emu_stats(emu)->events_dropped++;
 		return;
 	}
@@ -81,6 +86,7 @@ refnic_emu_post_event(struct refnic_emu *emu, uint16_t type, uint32_t data)
 	aeq->tail = (aeq->tail + 1) & (aeq->depth - 1);
 	if (aeq->tail == 0)
 		aeq->phase ^= REFNIC_PHASE_BIT;
+	rte_spinlock_unlock(&aeq->lock);
 	emu_stats(emu)->events_posted++;
 	emu_stats(emu)->dma_writes++;
 	refnic_emu_raise_vector(emu, REFNIC_ADMIN_VECTOR);

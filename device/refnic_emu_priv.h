@@ -134,6 +134,7 @@ struct refnic_emu_admin {
 struct refnic_cable;
 
 struct refnic_emu_aeq {
+	rte_spinlock_t lock;		/* engine and trapping threads post events */
 	bool enabled;
 	uint16_t depth;
 	uint16_t tail;			/* next entry to write */
@@ -340,6 +341,8 @@ bool refnic_emu_rx_frame(struct refnic_emu *emu, const struct refnic_frame *f,
 
 /* refnic_emu_events.c: async events and interrupt vectors. */
 unsigned int refnic_emu_aeq_service(struct refnic_emu *emu);
+/* Stop a queue on the device's own error (status, event); every device lock held. */
+void refnic_emu_queue_fail(struct refnic_emu *emu, bool tx, uint16_t qid, const char *what);
 void refnic_emu_post_event(struct refnic_emu *emu, uint16_t type, uint32_t data);
 void refnic_emu_raise_vector(struct refnic_emu *emu, uint16_t vector);
 

@@ -185,13 +185,27 @@ refnic_emu_queues_reset(struct refnic_emu *emu)
 	refnic_emu_intr_reset(emu);
 }
 
-/* A queue whose driver broke the ring protocol stops; the port lives on. */
+/*
+ * A queue whose driver broke the ring protocol stops, says so in its
+ * status register and tells the driver with an event; the port lives on.
+ */
 static void
-queue_error(struct refnic_emu *emu, uint32_t base, bool *enabled, const char *what)
+queue_error(struct refnic_emu *emu, bool tx, uint16_t qid, bool *enabled, const char *what)
 {
-	EMU_LOG(ERR, "%s: queue at 0x%x stopped: %s", emu->name, base, what);
+	uint32_t base = tx ? REFNIC_REG_TXQ(qid) : REFNIC_REG_RXQ(qid);
+
+	EMU_LOG(ERR, "%s: %s queue %u stopped: %s", emu->name, tx ? "TX" : "RX", qid, what);
 	*enabled = false;
 	emu_reg_write(emu, base + REFNIC_Q_STATUS, REFNIC_Q_STATUS_ERROR);
+	refnic_emu_post_event(emu, REFNIC_EVENT_QUEUE_ERROR,
+			      (uint32_t)(tx ? REFNIC_QTYPE_TX : REFNIC_QTYPE_RX) << 16 | qid);
+}
+
+/* The device's own reason to stop a queue; every device lock held. */
+void
+refnic_emu_queue_fail(struct refnic_emu *emu, bool tx, uint16_t qid, const char *what)
+{
+	queue_error(emu, tx, qid, tx ? &emu->txq[qid].enabled : &emu->rxq[qid].enabled, what);
 }
 
 /* Count new TAIL writes; with a fetch cost, descriptors show up later. */
@@ -293,7 +307,7 @@ refnic_emu_tx_service(struct refnic_emu *emu, uint16_t qid, uint64_t now,
 	tx_note_doorbells(emu, qid, now);
 	tail = emu_reg_read(emu, base + REFNIC_Q_TAIL);
 	if (tail >= txq->size) {
-		queue_error(emu, base, &txq->enabled, "TX tail beyond ring");
+		queue_error(emu, true, qid, &txq->enabled, "TX tail beyond ring");
 		return 1;
 	}
 	if (txq->head == tail) {
@@ -618,7 +632,7 @@ refnic_emu_rx_frame(struct refnic_emu *emu, const struct refnic_frame *f,
 	}
 	tail = emu_reg_read(emu, base + REFNIC_Q_TAIL);
 	if (tail >= rxq->size) {
-		queue_error(emu, base, &rxq->enabled, "RX tail beyond ring");
+		queue_error(emu, false, qid, &rxq->enabled, "RX tail beyond ring");
 		goto drop;
 	}
 	n = rx_buffers_needed(rxq, tail, f->len);
@@ -627,7 +641,7 @@ refnic_emu_rx_frame(struct refnic_emu *emu, const struct refnic_frame *f,
 		goto drop;
 	}
 	if (!rx_scatter(emu, rxq, f, n, &meta)) {
-		queue_error(emu, base, &rxq->enabled, "RX buffer DMA error");
+		queue_error(emu, false, qid, &rxq->enabled, "RX buffer DMA error");
 		goto drop;
 	}
 	qs->rx_packets++;

@@ -538,6 +538,77 @@ reset_cb(uint16_t port __rte_unused, enum rte_eth_event_type type __rte_unused,
 	return 0;
 }
 
+/* The reset events so far, once at least want came or TEST_WAIT_S passed. */
+static unsigned int
+reset_events_wait(unsigned int want)
+{
+	uint64_t deadline = rte_get_timer_cycles() + TEST_WAIT_S * rte_get_timer_hz();
+
+	while (__atomic_load_n(&reset_events, __ATOMIC_RELAXED) < want &&
+	       rte_get_timer_cycles() < deadline)
+		rte_delay_us_sleep(1000);
+	rte_delay_us_sleep(20000);	/* a duplicate would come now */
+	return __atomic_load_n(&reset_events, __ATOMIC_RELAXED);
+}
+
+/*
+ * The device stops a TX queue on an error of its own (as an MDD event):
+ * the driver stops using it, the application gets one
+ * RTE_ETH_EVENT_INTR_RESET, and rte_eth_dev_reset() brings the port back
+ * with every mbuf returned.
+ */
+static int
+test_queue_error_event_then_reset(void)
+{
+	struct rte_eth_conf conf = { 0 };
+	struct rte_mbuf *m[TEST_BURST], *rx;
+	struct rte_ether_addr mac;
+	unsigned int in_use, i;
+	uint16_t a, b;
+	int ret = TEST_FAILED;
+
+	TEST_ASSERT_SUCCESS(test_pair_create(CP_A, CP_B, &a, &b), "");
+	reset_events = 0;
+	rte_eth_dev_callback_register(a, RTE_ETH_EVENT_INTR_RESET, reset_cb, NULL);
+	if (test_port_start(a, 0, 0) != 0 || test_port_start(b, 0, 0) != 0 ||
+	    rte_eth_macaddr_get(b, &mac) != 0)
+		goto out;
+	in_use = rte_mempool_in_use_count(test_pool);
+	refnic_emu_inject_queue_error(refnic_emu_lookup(CP_A), true, 0);
+	if (reset_events_wait(1) != 1) {
+		printf("    %u reset events after a queue error, not 1\n", reset_events);
+		goto out;
+	}
+	for (i = 0; i < TEST_BURST; i++)
+		m[i] = test_make_pkt(&mac, 64, i, 1);
+	if (rte_eth_tx_burst(a, 0, m, TEST_BURST) != 0) {
+		printf("    a queue the device stopped still takes frames\n");
+		goto out;
+	}
+	rte_pktmbuf_free_bulk(m, TEST_BURST);
+	if (rte_eth_dev_stop(a) != 0 || rte_eth_dev_reset(a) != 0 ||
+	    rte_eth_dev_configure(a, 1, 1, &conf) != 0 || test_port_start(a, 0, 0) != 0) {
+		printf("    no recovery through rte_eth_dev_reset()\n");
+		goto out;
+	}
+	m[0] = test_make_pkt(&mac, 128, 7, 1);
+	if (test_tx_all(a, m, 1) != 1 || test_rx_wait(b, &rx, 1) != 1) {
+		printf("    no traffic after the reset\n");
+		goto out;
+	}
+	rte_pktmbuf_free(rx);
+	if (rte_mempool_in_use_count(test_pool) != in_use) {
+		printf("    %u mbufs in use after recovery, %u before\n",
+		       rte_mempool_in_use_count(test_pool), in_use);
+		goto out;
+	}
+	ret = reset_events_wait(1) == 1 ? TEST_SUCCESS : TEST_FAILED;
+out:
+	rte_eth_dev_callback_unregister(a, RTE_ETH_EVENT_INTR_RESET, reset_cb, NULL);
+	test_pair_destroy(CP_A, CP_B);
+	return ret;
+}
+
 /*
  * A device that fails raises RTE_ETH_EVENT_INTR_RESET; the port fails fast
  * and the first rte_eth_dev_reset() brings it back.
@@ -591,6 +662,7 @@ const struct unit_test_suite refnic_control_suite = {
 		TEST_CASE(test_admin_timeout_then_reset),
 		TEST_CASE(test_reset_failure),
 		TEST_CASE(test_fatal_event_then_reset),
+		TEST_CASE(test_queue_error_event_then_reset),
 		TEST_CASE(test_lsc_on_unplug_replug),
 		TEST_CASE(test_rss),
 		TEST_CASE(test_filters),

@@ -91,6 +91,8 @@ struct refnic_adapter {
 	/* Set when the device stopped answering: later calls fail fast until
 	 * rte_eth_dev_reset() brings the port back. */
 	bool failed;
+	bool reset_event_sent;		/* RTE_ETH_EVENT_INTR_RESET for this failure */
+	uint16_t port_id;
 	/* Set when even a reset did not quiet the device: queue buffers stay
 	 * allocated (it may still write them) until a reset succeeds. */
 	bool dma_unsafe;
@@ -153,6 +155,11 @@ int refnic_set_mc_addr_list(struct rte_eth_dev *dev, struct rte_ether_addr *mc_a
 int refnic_vlan_filter_set(struct rte_eth_dev *dev, uint16_t vlan_id, int on);
 int refnic_vlan_offload_set(struct rte_eth_dev *dev, int mask);
 int refnic_features_apply(struct rte_eth_dev *dev);
+
+/* refnic_failure.c: RTE_ETH_EVENT_INTR_RESET, once per failure, from any thread */
+void refnic_reset_needed(struct refnic_adapter *ad, const char *why);
+void refnic_port_fail(struct refnic_adapter *ad, const char *why);
+void refnic_reset_event_clear(struct refnic_adapter *ad);
 
 /* refnic_intr.c */
 int refnic_aeq_setup(struct refnic_adapter *ad);

@@ -308,7 +308,8 @@ admin_exec_locked(struct refnic_adapter *ad, struct refnic_admin_cmd *cmd, uint3
 			PMD_DRV_LOG(ERR, "admin command %s: device fatal error (code %u); "
 				    "port failed, reset it to recover", op,
 				    refnic_reg_read(&ad->hw, REFNIC_REG_FATAL_CODE));
-		ad->failed = true;
+		refnic_port_fail(ad, ret == -ETIMEDOUT ? "admin command timed out" :
+				 "device fatal error");
 		return ret;
 	}
 	rte_io_rmb();
@@ -318,7 +319,7 @@ admin_exec_locked(struct refnic_adapter *ad, struct refnic_admin_cmd *cmd, uint3
 	if (cpl.cmd_id != cmd->cmd_id) {
 		PMD_DRV_LOG(ERR, "admin command %s: completion carries id %u, expected %u; "
 			    "port failed", op, cpl.cmd_id, cmd->cmd_id);
-		ad->failed = true;
+		refnic_port_fail(ad, "admin completion for another command");
 		return -EIO;
 	}
 	ret = refnic_admin_status_to_errno(cpl.status);

@@ -105,6 +105,7 @@ refnic_ethdev_init(struct rte_eth_dev *dev, const struct refnic_hw *hw,
 	ad->args = *args;
 	ad->bus = bus;
 	ad->bus_priv = bus_priv;
+	ad->port_id = dev->data->port_id;
 
 	dev->dev_ops = &refnic_eth_dev_ops;	/* the event handler calls them */
 	refnic_itr_init(ad);
@@ -119,9 +120,14 @@ refnic_ethdev_init(struct rte_eth_dev *dev, const struct refnic_hw *hw,
 	}
 	if (ret != 0) {
 		refnic_intr_fini(dev);
-		refnic_hw_reset(ad);
-		refnic_admin_fini(ad);
-		refnic_aeq_free(ad);
+		/* As at close: memory the device may still write stays allocated. */
+		if (refnic_hw_reset(ad) == 0) {
+			refnic_admin_fini(ad);
+			refnic_aeq_free(ad);
+		} else {
+			PMD_INIT_LOG(ERR, "device did not reset; its admin and event rings "
+				     "are left allocated");
+		}
 		return ret;
 	}
 	memcpy(dev->data->mac_addrs[0].addr_bytes, ad->ident.mac, RTE_ETHER_ADDR_LEN);
@@ -228,7 +234,7 @@ refnic_quiesce(struct rte_eth_dev *dev)
 {
 	struct refnic_adapter *ad = refnic_adapter(dev);
 
-	ad->failed = true;
+	refnic_port_fail(ad, "device did not confirm a queue stop");
 	if (refnic_hw_reset(ad) == 0)
 		return 0;
 	ad->dma_unsafe = true;
@@ -363,6 +369,7 @@ refnic_dev_close(struct rte_eth_dev *dev)
 		return 0;
 	if (dev->data->dev_started)
 		refnic_dev_stop(dev);
+	refnic_reset_event_clear(ad);
 	refnic_intr_fini(dev);
 	/* Quiet the device first: it forgets the rings we free next. If it
 	 * does not answer, leave them allocated rather than free live memory. */
@@ -394,11 +401,13 @@ refnic_dev_reset(struct rte_eth_dev *dev)
 		refnic_queues_free_mbufs(dev);
 		refnic_queues_release(dev);
 	}
-	if (ret != 0)
+	if (ret != 0) {
 		PMD_DRV_LOG(ERR, "port %u: reset failed: %s", dev->data->port_id,
 			    rte_strerror(-ret));
-	else
+	} else {
+		refnic_reset_event_clear(ad);
 		PMD_DRV_LOG(NOTICE, "port %u: reset done", dev->data->port_id);
+	}
 	return ret;
 }
 

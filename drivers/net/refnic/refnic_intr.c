@@ -62,13 +62,46 @@ refnic_aeq_setup(struct refnic_adapter *ad)
 	return 0;
 }
 
-/* Read every new event; runs in the EAL interrupt thread. */
+/* The device stopped one of our queues: it moves nothing until a reset. */
+static void
+queue_error_event(struct rte_eth_dev *dev, uint32_t data)
+{
+	uint16_t type = data >> 16, qid = data & UINT16_MAX;
+
+	/* Untrusted: only a queue the port has. */
+	if (type == REFNIC_QTYPE_RX && qid < dev->data->nb_rx_queues &&
+	    dev->data->rx_queues[qid] != NULL) {
+		struct refnic_rx_queue *rxq = dev->data->rx_queues[qid];
+
+		__atomic_store_n(&rxq->broken, true, __ATOMIC_RELEASE);
+	} else if (type == REFNIC_QTYPE_TX && qid < dev->data->nb_tx_queues &&
+		   dev->data->tx_queues[qid] != NULL) {
+		struct refnic_tx_queue *txq = dev->data->tx_queues[qid];
+
+		__atomic_store_n(&txq->broken, true, __ATOMIC_RELEASE);
+	} else {
+		PMD_DRV_LOG(ERR, "port %u: queue error event for queue %u of type %u, "
+			    "which the port does not have", dev->data->port_id, qid, type);
+		return;
+	}
+	PMD_DRV_LOG(ERR, "port %u: device stopped %s queue %u on an error",
+		    dev->data->port_id, type == REFNIC_QTYPE_RX ? "RX" : "TX", qid);
+	refnic_reset_needed(refnic_adapter(dev), "the device stopped a queue");
+}
+
+/*
+ * Read the new events, at most a ring's worth per call: a device that
+ * keeps posting must not hold the interrupt thread. What is left waits for
+ * the next call, which the handler asks for by signalling its own vector.
+ * Runs in the EAL interrupt thread.
+ */
 static void
 refnic_aeq_process(struct rte_eth_dev *dev)
 {
 	struct refnic_adapter *ad = refnic_adapter(dev);
 	struct refnic_aeq *aeq = &ad->aeq;
 	bool link_changed = false, fatal = false;
+	unsigned int budget = REFNIC_AEQ_DEPTH;
 	uint16_t start;
 
 	rte_spinlock_lock(&aeq->lock);
@@ -79,6 +112,10 @@ refnic_aeq_process(struct rte_eth_dev *dev)
 		if ((__atomic_load_n(&ev->phase, __ATOMIC_ACQUIRE) & REFNIC_PHASE_BIT) !=
 		    aeq->phase)
 			break;
+		if (budget-- == 0) {
+			eventfd_write(ad->hw.vector_fd[REFNIC_ADMIN_VECTOR], 1);
+			break;
+		}
 		switch (ev->type) {
 		case REFNIC_EVENT_LINK_CHANGE:
 			link_changed = true;
@@ -87,6 +124,9 @@ refnic_aeq_process(struct rte_eth_dev *dev)
 			PMD_DRV_LOG(ERR, "port %u: device reports fatal error %u",
 				    dev->data->port_id, ev->data);
 			fatal = true;
+			break;
+		case REFNIC_EVENT_QUEUE_ERROR:
+			queue_error_event(dev, ev->data);
 			break;
 		default:
 			PMD_DRV_LOG(DEBUG, "port %u: event %u ignored",
@@ -100,10 +140,8 @@ refnic_aeq_process(struct rte_eth_dev *dev)
 	if (aeq->head != start)
 		refnic_reg_write(&ad->hw, REFNIC_REG_AEQ_HEAD, aeq->head);
 	rte_spinlock_unlock(&aeq->lock);
-	if (fatal) {
-		ad->failed = true;
-		rte_eth_dev_callback_process(dev, RTE_ETH_EVENT_INTR_RESET, NULL);
-	}
+	if (fatal)
+		refnic_port_fail(ad, "device fatal error");
 	/* The event says something changed; the status register says what. */
 	if (link_changed && dev->dev_ops->link_update(dev, 0) == 0 &&
 	    dev->data->dev_conf.intr_conf.lsc)

@@ -158,6 +158,8 @@ rx_bad_completion(struct refnic_rx_queue *rxq, const struct refnic_rx_cpl *cpl)
 	PMD_DRV_LOG(ERR, "port %u RX queue %u: bad completion (descriptor %u, expected %u, "
 		    "length %u) - queue stopped", rxq->port_id, rxq->qid,
 		    cpl->desc_idx, rxq->next, cpl->len);
+	refnic_reset_needed(refnic_adapter(&rte_eth_devices[rxq->port_id]),
+			    "bad RX completion");
 }
 
 uint16_t
@@ -307,6 +309,8 @@ tx_scan(struct refnic_tx_queue *txq, bool consume)
 				PMD_DRV_LOG(ERR, "port %u TX queue %u: completion head %u outside "
 					    "[%u, %u] - queue stopped", txq->port_id, txq->qid,
 					    sq_head, head, txq->tail);
+				refnic_reset_needed(refnic_adapter(&rte_eth_devices[txq->port_id]),
+						    "bad TX completion");
 			}
 			break;
 		}
