@@ -10,6 +10,7 @@
  */
 
 #include <math.h>
+#include <pthread.h>
 
 #include <rte_bus_vdev.h>
 #include <rte_ip.h>
@@ -655,6 +656,67 @@ out:
 	return ret;
 }
 
+struct stats_resetter {
+	uint16_t port;
+	volatile bool stop;
+	unsigned int resets;
+};
+
+static void *
+stats_reset_loop(void *arg)
+{
+	struct stats_resetter *r = arg;
+
+	while (!r->stop) {
+		rte_eth_stats_reset(r->port);
+		r->resets++;
+	}
+	return NULL;
+}
+
+/*
+ * Stats read while another thread resets them never come out torn: a
+ * count computed from one fetch against a base from another would wrap
+ * past what was ever sent.
+ */
+static int
+test_stats_consistent_under_concurrency(void)
+{
+	struct stats_resetter r = { 0 };
+	struct rte_eth_stats st;
+	struct rte_ether_addr mac;
+	struct rte_mbuf *m[TEST_BURST];
+	unsigned int round, i, bad = 0;
+	uint64_t sent = 0;
+	pthread_t thread;
+	uint16_t a, b;
+
+	TEST_ASSERT_SUCCESS(test_pair_create(CP_A, CP_B, &a, &b), "");
+	if (test_port_start(a, 0, 0) != 0 || test_port_start(b, 0, 0) != 0 ||
+	    rte_eth_macaddr_get(b, &mac) != 0) {
+		test_pair_destroy(CP_A, CP_B);
+		return TEST_FAILED;
+	}
+	r.port = b;
+	TEST_ASSERT_SUCCESS(pthread_create(&thread, NULL, stats_reset_loop, &r), "");
+	for (round = 0; round < 200; round++) {
+		for (i = 0; i < TEST_BURST; i++)
+			m[i] = test_make_pkt(&mac, 64, i, 1);
+		sent += test_tx_all(a, m, TEST_BURST);
+		i = test_rx_wait(b, m, TEST_BURST);
+		rte_pktmbuf_free_bulk(m, i);
+		if (rte_eth_stats_get(b, &st) == 0 &&
+		    (st.ipackets > sent || st.ibytes > sent * 64 || st.imissed > sent))
+			bad++;
+	}
+	r.stop = true;
+	pthread_join(thread, NULL);
+	test_pair_destroy(CP_A, CP_B);
+	TEST_ASSERT(r.resets > 0, "the resetting thread never ran");
+	TEST_ASSERT_EQUAL(bad, 0, "torn stats: counts beyond what was sent");
+	return TEST_SUCCESS;
+}
+
 const struct unit_test_suite refnic_control_suite = {
 	.name = "control",
 	.cases = {
@@ -663,6 +725,7 @@ const struct unit_test_suite refnic_control_suite = {
 		TEST_CASE(test_reset_failure),
 		TEST_CASE(test_fatal_event_then_reset),
 		TEST_CASE(test_queue_error_event_then_reset),
+		TEST_CASE(test_stats_consistent_under_concurrency),
 		TEST_CASE(test_lsc_on_unplug_replug),
 		TEST_CASE(test_rss),
 		TEST_CASE(test_filters),

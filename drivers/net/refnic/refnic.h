@@ -101,9 +101,12 @@ struct refnic_adapter {
 
 	struct refnic_rss_config rss;	/* what RSS_SET sends at start */
 
-	/* Device counters at the last xstats/stats reset. */
+	/* Device counters at the last xstats/stats reset, and the last fetched;
+	 * stats, xstats and telemetry readers fetch and read under stats_lock,
+	 * so that none sees another's half-written copy. */
+	pthread_mutex_t stats_lock;
 	struct refnic_hw_stats hw_stats_base;
-	struct refnic_hw_stats hw_stats;	/* last fetched */
+	struct refnic_hw_stats hw_stats;
 };
 
 /* What the bus side of probe provides, like ionic's thin bus layers. */

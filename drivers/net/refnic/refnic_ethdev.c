@@ -86,9 +86,11 @@ refnic_hw_init(struct refnic_adapter *ad)
 		PMD_INIT_LOG(WARNING, "device has no valid MAC address; using a random one");
 	}
 	/* Device counters run from its creation; the port's from its (re)init. */
+	pthread_mutex_lock(&ad->stats_lock);
 	ret = refnic_fetch_hw_stats(ad);
 	if (ret == 0)
 		ad->hw_stats_base = ad->hw_stats;
+	pthread_mutex_unlock(&ad->stats_lock);
 	return ret;
 }
 
@@ -106,6 +108,7 @@ refnic_ethdev_init(struct rte_eth_dev *dev, const struct refnic_hw *hw,
 	ad->bus = bus;
 	ad->bus_priv = bus_priv;
 	ad->port_id = dev->data->port_id;
+	pthread_mutex_init(&ad->stats_lock, NULL);
 
 	dev->dev_ops = &refnic_eth_dev_ops;	/* the event handler calls them */
 	refnic_itr_init(ad);
@@ -540,10 +543,13 @@ static int
 refnic_stats_get(struct rte_eth_dev *dev, struct rte_eth_stats *stats)
 {
 	struct refnic_adapter *ad = refnic_adapter(dev);
-	bool hw = !ad->failed && refnic_fetch_hw_stats(ad) == 0;
 	const struct refnic_hw_queue_stats *cur = ad->hw_stats.q, *base = ad->hw_stats_base.q;
 	uint64_t pkts, bytes;
 	uint16_t q;
+	bool hw;
+
+	pthread_mutex_lock(&ad->stats_lock);
+	hw = !ad->failed && refnic_fetch_hw_stats(ad) == 0;
 
 	for (q = 0; q < dev->data->nb_rx_queues; q++) {
 		const struct refnic_rx_queue *rxq = dev->data->rx_queues[q];
@@ -581,6 +587,7 @@ refnic_stats_get(struct rte_eth_dev *dev, struct rte_eth_stats *stats)
 			stats->q_obytes[q] = bytes;
 		}
 	}
+	pthread_mutex_unlock(&ad->stats_lock);
 	return 0;
 }
 
@@ -598,8 +605,10 @@ refnic_stats_reset(struct rte_eth_dev *dev)
 		if (dev->data->tx_queues[q] != NULL)
 			memset(&((struct refnic_tx_queue *)dev->data->tx_queues[q])->stats, 0,
 			       sizeof(struct refnic_queue_stats));
+	pthread_mutex_lock(&ad->stats_lock);
 	if (!ad->failed && refnic_fetch_hw_stats(ad) == 0)
 		ad->hw_stats_base = ad->hw_stats;
+	pthread_mutex_unlock(&ad->stats_lock);
 	return 0;
 }
 

@@ -164,6 +164,7 @@ refnic_xstats_get(struct rte_eth_dev *dev, struct rte_eth_xstat *xstats, unsigne
 
 	if (xstats == NULL || n < count)
 		return count;
+	pthread_mutex_lock(&ad->stats_lock);
 	/* A failed device keeps its last known counts; the admin ones go on. */
 	if (!ad->failed)
 		refnic_fetch_hw_stats(ad);
@@ -182,6 +183,7 @@ refnic_xstats_get(struct rte_eth_dev *dev, struct rte_eth_xstat *xstats, unsigne
 			xstats[id].id = id;
 			xstats[id].value = queue_xstat(ad, q, true, txq_xstats[i].offset);
 		}
+	pthread_mutex_unlock(&ad->stats_lock);
 	return count;
 }
 
