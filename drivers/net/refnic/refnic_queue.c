@@ -168,6 +168,7 @@ refnic_tx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
 	txq->mask = nb_desc - 1;
 	txq->free_thresh = free_thresh_get(conf->tx_free_thresh,
 					   REFNIC_DEFAULT_TX_FREE_THRESH, nb_desc);
+	txq->max_segs = ad->ident.max_tx_segs;
 	txq->qid = qid;
 	txq->port_id = dev->data->port_id;
 	txq->offloads = conf->offloads | dev->data->dev_conf.txmode.offloads;

@@ -143,11 +143,26 @@ rss_pull(struct rte_eth_dev *dev, struct refnic_rss_config *cfg)
 	struct refnic_adapter *ad = refnic_adapter(dev);
 	struct refnic_admin_cmd cmd = { .opcode = REFNIC_ADMIN_RSS_GET };
 
+	unsigned int i;
+	int ret;
+
 	if (!dev->data->dev_started) {
 		*cfg = ad->rss;
 		return 0;
 	}
-	return refnic_admin_exec_buf(ad, &cmd, cfg, sizeof(*cfg), false);
+	ret = refnic_admin_exec_buf(ad, &cmd, cfg, sizeof(*cfg), false);
+	if (ret != 0)
+		return ret;
+	/* Untrusted: the application must not see a queue the port lacks. */
+	for (i = 0; i < REFNIC_RSS_RETA_SIZE; i++) {
+		if (cfg->reta[i] >= dev->data->nb_rx_queues) {
+			PMD_DRV_LOG(ERR, "port %u: device's RETA entry %u names RX queue %u "
+				    "of %u", dev->data->port_id, i, cfg->reta[i],
+				    dev->data->nb_rx_queues);
+			return -EIO;
+		}
+	}
+	return 0;
 }
 
 int

@@ -485,7 +485,7 @@ refnic_xmit_pkts(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 		struct rte_mbuf *m = pkts[i], *seg;
 		struct refnic_tx_desc first;
 
-		if (unlikely(m->nb_segs > REFNIC_MAX_TX_SEGS ||
+		if (unlikely(m->nb_segs > txq->max_segs ||
 			     m->pkt_len > REFNIC_MAX_FRAME_LEN)) {
 			/* Unsendable: drop it rather than wedge the queue. */
 			rte_pktmbuf_free(m);
@@ -554,14 +554,15 @@ refnic_tx_offload_check(const struct rte_mbuf *m)
 
 /* What the device cannot send is refused here, before tx_burst. */
 uint16_t
-refnic_prep_pkts(void *queue __rte_unused, struct rte_mbuf **pkts, uint16_t nb_pkts)
+refnic_prep_pkts(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 {
+	const struct refnic_tx_queue *txq = queue;
 	uint16_t i;
 
 	for (i = 0; i < nb_pkts; i++) {
 		struct rte_mbuf *m = pkts[i], *seg;
 
-		if (m->nb_segs > REFNIC_MAX_TX_SEGS || m->pkt_len < RTE_ETHER_HDR_LEN ||
+		if (m->nb_segs > txq->max_segs || m->pkt_len < RTE_ETHER_HDR_LEN ||
 		    m->pkt_len > REFNIC_MAX_FRAME_LEN) {
 			rte_errno = EINVAL;
 			return i;

@@ -57,6 +57,7 @@ struct refnic_tx_queue {
 	uint16_t clean;			/* oldest descriptor not yet freed */
 	uint16_t nb_free;		/* descriptors free to fill */
 	uint16_t free_thresh;		/* reclaim when fewer are free */
+	uint16_t max_segs;		/* descriptors per packet, as the device says */
 	uint16_t cq_head;
 	uint16_t hw_head;		/* device is done before this; from completions */
 	uint8_t phase;
