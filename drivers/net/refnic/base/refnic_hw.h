@@ -21,7 +21,10 @@
  *  - Everything the device writes is untrusted by the driver: indexes,
  *    lengths, ids and phase bits are checked before use.
  *
- * doc/guides/nics/refnic_hw.rst is the prose version of this file.
+ * This file is the normative contract. doc/guides/nics/refnic_hw.rst is its
+ * theory of operation (ordering, state machines, what the device does with
+ * what it is given); it does not repeat what is defined here, and where the
+ * two disagree, this file wins.
  */
 
 #include <stdint.h>
@@ -143,7 +146,8 @@
 /*
  * Write-combining push window (REFNIC_CAP_TX_PUSH): one 256-byte line per
  * TX queue. A driver that maps it WC may write a packet's descriptors and
- * inline data here instead of ringing TAIL; see refnic_hw.rst.
+ * inline data here instead of ringing TAIL. Contract 1.0 does not define
+ * the layout of a line: a driver does not write it.
  */
 #define REFNIC_PUSH_BASE		0x8000
 #define REFNIC_PUSH_STRIDE		0x100
