@@ -349,14 +349,16 @@ test_itr_api(void)
 	if (ret == 0 && (rte_pmd_refnic_rx_itr_set(in_b, 0, 123) != 0 ||
 			 rte_pmd_refnic_rx_itr_get(in_b, 0, &us) != 0 || us != 123))
 		ret = -2;
-	if (ret == 0 && (rte_pmd_refnic_itr_adaptive_get(in_b, 0, &on) != 0 || on != 0))
-		ret = -3;	/* a static value turns adaptive off */
+	if (ret == 0 && (rte_pmd_refnic_itr_adaptive_get(in_b, 0, &on) != 0 || on != 1))
+		ret = -3;	/* TX still adapts */
 	if (ret == 0 && test_xstat(in_b, "rx_q0_itr_us") != 123)
 		ret = -4;
 	if (ret == 0 && (rte_pmd_refnic_tx_itr_set(in_b, 0, 77) != 0 ||
 			 rte_pmd_refnic_tx_itr_get(in_b, 0, &us) != 0 || us != 77 ||
 			 test_xstat(in_b, "tx_q0_itr_us") != 77))
 		ret = -5;
+	if (ret == 0 && (rte_pmd_refnic_itr_adaptive_get(in_b, 0, &on) != 0 || on != 0))
+		ret = -9;	/* static values on both causes: adaptive off */
 	if (ret == 0 && (rte_pmd_refnic_rx_itr_set(in_b, 0, RTE_PMD_REFNIC_ITR_MAX_US + 1) !=
 			 -EINVAL || rte_pmd_refnic_rx_itr_get(in_b, 0, &us) != 0 || us != 123))
 		ret = -6;	/* refused, and nothing changed */

@@ -254,6 +254,8 @@ rte_pmd_refnic_itr_adaptive_get(uint16_t port_id, uint16_t queue_id, int *on)
 		return ret;
 	if (on == NULL)
 		return -EINVAL;
-	*on = refnic_adapter(dev)->itr[queue_id].rx.adaptive;
+	/* A static interval set on one cause leaves the other adaptive. */
+	*on = refnic_adapter(dev)->itr[queue_id].rx.adaptive ||
+	      refnic_adapter(dev)->itr[queue_id].tx.adaptive;
 	return 0;
 }

@@ -45,6 +45,8 @@ int rte_pmd_refnic_tx_itr_get(uint16_t port_id, uint16_t queue_id, uint32_t *use
  * Adaptive moderation on (1) or off (0) for a queue's RX and TX causes:
  * from the packet rate seen between two sleeps, short intervals at low
  * rate, long ones at high rate. Turning it off keeps the current interval.
+ * Setting a static interval (rx_itr_set, tx_itr_set) ends it for that cause
+ * only; adaptive_get says 1 while either cause still adapts.
  */
 int rte_pmd_refnic_itr_adaptive_set(uint16_t port_id, uint16_t queue_id, int on);
 int rte_pmd_refnic_itr_adaptive_get(uint16_t port_id, uint16_t queue_id, int *on);
