@@ -49,7 +49,17 @@ struct refnic_emu_faults {
 	uint32_t admin_timeout_times;	/* ... this many times (UINT32_MAX: always, 0: off) */
 	uint32_t admin_timeout_every;	/* drop every Nth command; 0: off */
 	uint32_t reset_fail_times;	/* resets that never finish */
+	/* Hostile device: garble one in corrupt_every of what it writes to
+	 * host memory, of the kinds in corrupt_what (0: off). */
+	uint8_t corrupt_what;		/* REFNIC_EMU_CORRUPT_* */
+	uint32_t corrupt_every;
 };
+
+#define REFNIC_EMU_CORRUPT_RX		0x1u	/* RX completions */
+#define REFNIC_EMU_CORRUPT_TX		0x2u	/* TX completions */
+#define REFNIC_EMU_CORRUPT_ADMIN	0x4u	/* admin completions */
+#define REFNIC_EMU_CORRUPT_EVENT	0x8u	/* async events */
+#define REFNIC_EMU_CORRUPT_ANY		0xfu
 
 struct refnic_emu_params {
 	/* "loopback", or a name: two ports naming it are wired together. */
@@ -96,7 +106,8 @@ extern const char * const refnic_emu_devargs_keys[];
 	"engines=<1-8> " \
 	"admin_latency_pct=<0-100000> " \
 	"fault_admin_timeout=<command>[:<times>]|any[:<times>]|every:<n> " \
-	"fault_reset_fail=<resets>"
+	"fault_reset_fail=<resets> " \
+	"fault_corrupt=rx|tx|admin|event|any:<n>"
 
 /*
  * Fill params with the defaults and the device keys of kvlist (other keys
@@ -125,6 +136,8 @@ int refnic_emu_read_engine_stats(struct refnic_emu *emu, unsigned int engine,
 void refnic_emu_set_faults(struct refnic_emu *emu, const struct refnic_emu_faults *faults);
 /* The device fails: state FATAL with REFNIC_FATAL_INJECTED, and an event says so. */
 void refnic_emu_inject_fatal(struct refnic_emu *emu);
+/* Entries fault_corrupt garbled so far. */
+uint64_t refnic_emu_corrupted(struct refnic_emu *emu);
 /* The device stops a queue on an error of its own, as an MDD event does:
  * status ERROR, a QUEUE_ERROR event; the port lives on. */
 void refnic_emu_inject_queue_error(struct refnic_emu *emu, bool tx, uint16_t qid);

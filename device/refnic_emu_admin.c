@@ -207,6 +207,7 @@ admin_complete(struct refnic_emu *emu)
 	cpl->cmd_id = aq->cmd.cmd_id;
 	cpl->status = status;
 	cpl->result = result;
+	refnic_emu_corrupt_admin_cpl(emu, cpl);
 	/* Phase last: the driver owns the entry once it sees it. */
 	__atomic_store_n(&cpl->phase, aq->cq_phase, __ATOMIC_RELEASE);
 	if (slot == aq->depth - 1)

@@ -29,6 +29,7 @@
 #define ARG_ADMIN_LATENCY_PCT	"admin_latency_pct"
 #define ARG_FAULT_ADMIN_TIMEOUT	"fault_admin_timeout"
 #define ARG_FAULT_RESET_FAIL	"fault_reset_fail"
+#define ARG_FAULT_CORRUPT	"fault_corrupt"
 
 const char * const refnic_emu_devargs_keys[] = {
 	ARG_CABLE,
@@ -39,6 +40,7 @@ const char * const refnic_emu_devargs_keys[] = {
 	ARG_ADMIN_LATENCY_PCT,
 	ARG_FAULT_ADMIN_TIMEOUT,
 	ARG_FAULT_RESET_FAIL,
+	ARG_FAULT_CORRUPT,
 	NULL
 };
 
@@ -155,6 +157,39 @@ bad:
 	return -EINVAL;
 }
 
+/* fault_corrupt=rx|tx|admin|event|any:<n>: garble one in n of those writes */
+static int
+handle_fault_corrupt(const char *key, const char *value, void *opaque)
+{
+	static const struct {
+		const char *name;
+		uint8_t what;
+	} kinds[] = {
+		{ "rx", REFNIC_EMU_CORRUPT_RX },
+		{ "tx", REFNIC_EMU_CORRUPT_TX },
+		{ "admin", REFNIC_EMU_CORRUPT_ADMIN },
+		{ "event", REFNIC_EMU_CORRUPT_EVENT },
+		{ "any", REFNIC_EMU_CORRUPT_ANY },
+	};
+	struct refnic_emu_faults *f = &((struct refnic_emu_params *)opaque)->faults;
+	const char *sep = value != NULL ? strchr(value, ':') : NULL;
+	unsigned int i;
+	uint32_t n;
+
+	for (i = 0; sep != NULL && i < RTE_DIM(kinds); i++) {
+		if (strlen(kinds[i].name) == (size_t)(sep - value) &&
+		    strncmp(value, kinds[i].name, sep - value) == 0 &&
+		    parse_u32(sep + 1, 1, 1000000000, &n) == 0) {
+			f->corrupt_what = kinds[i].what;
+			f->corrupt_every = n;
+			return 0;
+		}
+	}
+	EMU_LOG(ERR, "invalid %s=%s: expected rx, tx, admin, event or any, ':', and n from 1 "
+		"to 1000000000 (one in n of those writes is garbled)", key, value ? value : "");
+	return -EINVAL;
+}
+
 /*
  * A name users type: letters, digits, '_', '-', '.'; not empty. The name
  * may be the part of the value after a prefix ("shm:NAME").
@@ -254,6 +289,7 @@ static const struct {
 	{ ARG_ADMIN_LATENCY_PCT, handle_admin_latency_pct },
 	{ ARG_FAULT_ADMIN_TIMEOUT, handle_fault_admin_timeout },
 	{ ARG_FAULT_RESET_FAIL, handle_fault_reset_fail },
+	{ ARG_FAULT_CORRUPT, handle_fault_corrupt },
 };
 
 int

@@ -82,6 +82,7 @@ refnic_emu_post_event(struct refnic_emu *emu, uint16_t type, uint32_t data)
 	ev = &aeq->ring[aeq->tail];
 	ev->type = type;
 	ev->data = data;
+	refnic_emu_corrupt_event(emu, ev);
 	__atomic_store_n(&ev->phase, aeq->phase, __ATOMIC_RELEASE);
 	aeq->tail = (aeq->tail + 1) & (aeq->depth - 1);
 	if (aeq->tail == 0)

@@ -181,6 +181,8 @@ struct refnic_emu {
 	int vector_fd[REFNIC_MAX_VECTORS];
 	struct refnic_emu_vector vec[REFNIC_MAX_VECTORS];
 	bool intr_held;			/* some vector has a raise held back */
+	uint64_t corrupt_seq;		/* fault_corrupt: candidate writes seen */
+	uint64_t corrupted;		/* ... and garbled */
 	struct { uint64_t rx, tx; } intr_count[REFNIC_MAX_QUEUES]; /* raises per queue */
 
 	enum refnic_hw_state state;
@@ -341,6 +343,11 @@ bool refnic_emu_rx_frame(struct refnic_emu *emu, const struct refnic_frame *f,
 
 /* refnic_emu_events.c: async events and interrupt vectors. */
 unsigned int refnic_emu_aeq_service(struct refnic_emu *emu);
+/* refnic_emu_corrupt.c: fault_corrupt, just before the phase bit goes out. */
+void refnic_emu_corrupt_rx_cpl(struct refnic_emu *emu, struct refnic_rx_cpl *cpl, uint16_t size);
+void refnic_emu_corrupt_tx_cpl(struct refnic_emu *emu, struct refnic_tx_cpl *cpl, uint16_t size);
+void refnic_emu_corrupt_admin_cpl(struct refnic_emu *emu, struct refnic_admin_cpl *cpl);
+void refnic_emu_corrupt_event(struct refnic_emu *emu, struct refnic_event *ev);
 /* Stop a queue on the device's own error (status, event); every device lock held. */
 void refnic_emu_queue_fail(struct refnic_emu *emu, bool tx, uint16_t qid, const char *what);
 void refnic_emu_post_event(struct refnic_emu *emu, uint16_t type, uint32_t data);

@@ -271,12 +271,13 @@ tx_gather(struct refnic_emu *emu, struct refnic_emu_txq *txq, uint16_t *idx,
 }
 
 static void
-tx_post_completion(struct refnic_emu_txq *txq, uint16_t sq_head)
+tx_post_completion(struct refnic_emu *emu, struct refnic_emu_txq *txq, uint16_t sq_head)
 {
 	struct refnic_tx_cpl *cpl = &txq->cq[txq->cq_tail];
 
 	cpl->sq_head = sq_head;
 	cpl->status = REFNIC_TXC_STS_OK;
+	refnic_emu_corrupt_tx_cpl(emu, cpl, txq->size);
 	__atomic_store_n(&cpl->phase, txq->cq_phase, __ATOMIC_RELEASE);
 	txq->cq_tail = (txq->cq_tail + 1) & (txq->size - 1);
 	if (txq->cq_tail == 0)
@@ -354,7 +355,7 @@ refnic_emu_tx_service(struct refnic_emu *emu, uint16_t qid, uint64_t now,
 	if (idx == txq->head)
 		return 0;
 	txq->head = idx;
-	tx_post_completion(txq, idx);
+	tx_post_completion(emu, txq, idx);
 	emu_stats(emu)->dma_writes++;
 	queue_intr_fire(emu, txq->intr, txq->vector, REFNIC_EMU_CAUSE_TX);
 	return done;
@@ -572,6 +573,7 @@ rx_scatter(struct refnic_emu *emu, struct refnic_emu_rxq *rxq, const struct refn
 			     (meta->hashed ? REFNIC_RXC_RSS_VALID : 0) | meta->flags;
 		cpl->vlan_tci = meta->vlan_tci;
 		cpl->ptype = meta->ptype;
+		refnic_emu_corrupt_rx_cpl(emu, cpl, rxq->size);
 		/* The phase bit goes out with the batch: refnic_emu_rx_publish(). */
 		rxq->head = (idx + 1) & (rxq->size - 1);
 		if (rxq->head == 0)

@@ -29,6 +29,7 @@ extern const struct unit_test_suite refnic_cables_suite;
 extern const struct unit_test_suite refnic_engines_suite;
 extern const struct unit_test_suite refnic_exec_suite;
 extern const struct unit_test_suite refnic_intr_suite;
+extern const struct unit_test_suite refnic_hostile_suite;
 
 static const struct unit_test_suite *suites[] = {
 	&refnic_probe_suite,
@@ -41,6 +42,7 @@ static const struct unit_test_suite *suites[] = {
 	&refnic_engines_suite,
 	&refnic_exec_suite,
 	&refnic_intr_suite,
+	&refnic_hostile_suite,
 };
 
 static bool
