@@ -529,113 +529,94 @@ test_get_reg_heads_after_traffic(void)
 	return TEST_SUCCESS;
 }
 
-static unsigned int reset_events;
+/* The failure and recovery events of one port, in the order they came. */
+static struct {
+	unsigned int n;
+	enum rte_eth_event_type type[16];
+} recovery_log;
 
 static int
-reset_cb(uint16_t port __rte_unused, enum rte_eth_event_type type __rte_unused,
-	 void *arg __rte_unused, void *ret __rte_unused)
+recovery_cb(uint16_t port __rte_unused, enum rte_eth_event_type type, void *arg __rte_unused,
+	    void *ret __rte_unused)
 {
-	__atomic_fetch_add(&reset_events, 1, __ATOMIC_RELAXED);
+	unsigned int n = __atomic_load_n(&recovery_log.n, __ATOMIC_RELAXED);
+
+	if (n < RTE_DIM(recovery_log.type))
+		recovery_log.type[n] = type;
+	__atomic_store_n(&recovery_log.n, n + 1, __ATOMIC_RELEASE);
 	return 0;
 }
 
-/* The reset events so far, once at least want came or TEST_WAIT_S passed. */
-static unsigned int
-reset_events_wait(unsigned int want)
-{
-	uint64_t deadline = rte_get_timer_cycles() + TEST_WAIT_S * rte_get_timer_hz();
+static const enum rte_eth_event_type recovery_events[] = {
+	RTE_ETH_EVENT_INTR_RESET, RTE_ETH_EVENT_ERR_RECOVERING,
+	RTE_ETH_EVENT_RECOVERY_SUCCESS, RTE_ETH_EVENT_RECOVERY_FAILED,
+};
 
-	while (__atomic_load_n(&reset_events, __ATOMIC_RELAXED) < want &&
+static void
+recovery_log_start(uint16_t port, bool on)
+{
+	unsigned int i;
+
+	memset(&recovery_log, 0, sizeof(recovery_log));
+	for (i = 0; i < RTE_DIM(recovery_events); i++) {
+		if (on)
+			rte_eth_dev_callback_register(port, recovery_events[i], recovery_cb, NULL);
+		else
+			rte_eth_dev_callback_unregister(port, recovery_events[i], recovery_cb,
+							NULL);
+	}
+}
+
+/* Wait for the log to hold n events; true if it holds exactly want[0..n). */
+static bool
+recovery_log_is(const enum rte_eth_event_type *want, unsigned int n)
+{
+	uint64_t deadline = rte_get_timer_cycles() + 2 * TEST_WAIT_S * rte_get_timer_hz();
+	unsigned int i;
+
+	while (__atomic_load_n(&recovery_log.n, __ATOMIC_ACQUIRE) < n &&
 	       rte_get_timer_cycles() < deadline)
 		rte_delay_us_sleep(1000);
-	rte_delay_us_sleep(20000);	/* a duplicate would come now */
-	return __atomic_load_n(&reset_events, __ATOMIC_RELAXED);
+	rte_delay_us_sleep(20000);	/* one too many would come now */
+	if (recovery_log.n != n) {
+		printf("    %u events, %u expected\n", recovery_log.n, n);
+		return false;
+	}
+	for (i = 0; i < n; i++) {
+		if (recovery_log.type[i] != want[i]) {
+			printf("    event %u is %d, %d expected\n", i, recovery_log.type[i], want[i]);
+			return false;
+		}
+	}
+	return true;
 }
 
-/*
- * The device stops a TX queue on an error of its own (as an MDD event):
- * the driver stops using it, the application gets one
- * RTE_ETH_EVENT_INTR_RESET, and rte_eth_dev_reset() brings the port back
- * with every mbuf returned.
- */
-static int
-test_queue_error_event_then_reset(void)
-{
-	struct rte_eth_conf conf = { 0 };
-	struct rte_mbuf *m[TEST_BURST], *rx;
-	struct rte_ether_addr mac;
-	unsigned int in_use, i;
-	uint16_t a, b;
-	int ret = TEST_FAILED;
-
-	TEST_ASSERT_SUCCESS(test_pair_create(CP_A, CP_B, &a, &b), "");
-	reset_events = 0;
-	rte_eth_dev_callback_register(a, RTE_ETH_EVENT_INTR_RESET, reset_cb, NULL);
-	if (test_port_start(a, 0, 0) != 0 || test_port_start(b, 0, 0) != 0 ||
-	    rte_eth_macaddr_get(b, &mac) != 0)
-		goto out;
-	in_use = rte_mempool_in_use_count(test_pool);
-	refnic_emu_inject_queue_error(refnic_emu_lookup(CP_A), true, 0);
-	if (reset_events_wait(1) != 1) {
-		printf("    %u reset events after a queue error, not 1\n", reset_events);
-		goto out;
-	}
-	for (i = 0; i < TEST_BURST; i++)
-		m[i] = test_make_pkt(&mac, 64, i, 1);
-	if (rte_eth_tx_burst(a, 0, m, TEST_BURST) != 0) {
-		printf("    a queue the device stopped still takes frames\n");
-		goto out;
-	}
-	rte_pktmbuf_free_bulk(m, TEST_BURST);
-	if (rte_eth_dev_stop(a) != 0 || rte_eth_dev_reset(a) != 0 ||
-	    rte_eth_dev_configure(a, 1, 1, &conf) != 0 || test_port_start(a, 0, 0) != 0) {
-		printf("    no recovery through rte_eth_dev_reset()\n");
-		goto out;
-	}
-	m[0] = test_make_pkt(&mac, 128, 7, 1);
-	if (test_tx_all(a, m, 1) != 1 || test_rx_wait(b, &rx, 1) != 1) {
-		printf("    no traffic after the reset\n");
-		goto out;
-	}
-	rte_pktmbuf_free(rx);
-	if (rte_mempool_in_use_count(test_pool) != in_use) {
-		printf("    %u mbufs in use after recovery, %u before\n",
-		       rte_mempool_in_use_count(test_pool), in_use);
-		goto out;
-	}
-	ret = reset_events_wait(1) == 1 ? TEST_SUCCESS : TEST_FAILED;
-out:
-	rte_eth_dev_callback_unregister(a, RTE_ETH_EVENT_INTR_RESET, reset_cb, NULL);
-	test_pair_destroy(CP_A, CP_B);
-	return ret;
-}
+static const enum rte_eth_event_type recovered[] = {
+	RTE_ETH_EVENT_ERR_RECOVERING, RTE_ETH_EVENT_RECOVERY_SUCCESS,
+};
 
 /*
- * A device that fails raises RTE_ETH_EVENT_INTR_RESET; the port fails fast
- * and the first rte_eth_dev_reset() brings it back.
+ * A device that fails under a stopped port raises RTE_ETH_EVENT_INTR_RESET;
+ * the port fails fast and the first rte_eth_dev_reset() brings it back.
  */
 static int
-test_fatal_event_then_reset(void)
+test_fatal_on_stopped_port_then_reset(void)
 {
+	static const enum rte_eth_event_type reset[] = { RTE_ETH_EVENT_INTR_RESET };
 	struct rte_eth_conf conf = { 0 };
 	struct rte_ether_addr mac;
 	struct rte_mbuf *m, *rx;
-	uint64_t deadline;
 	uint16_t a, b;
 	int ret = TEST_FAILED;
 
 	TEST_ASSERT_SUCCESS(test_pair_create(CP_A, CP_B, &a, &b), "");
-	reset_events = 0;
-	rte_eth_dev_callback_register(a, RTE_ETH_EVENT_INTR_RESET, reset_cb, NULL);
-	if (test_port_start(a, 0, 0) != 0 || test_port_start(b, 0, 0) != 0)
+	recovery_log_start(a, true);
+	if (test_port_start(a, 0, 0) != 0 || test_port_start(b, 0, 0) != 0 ||
+	    rte_eth_dev_stop(a) != 0)
 		goto out;
 	refnic_emu_inject_fatal(refnic_emu_lookup(CP_A));
-	deadline = rte_get_timer_cycles() + TEST_WAIT_S * rte_get_timer_hz();
-	while (__atomic_load_n(&reset_events, __ATOMIC_RELAXED) == 0 &&
-	       rte_get_timer_cycles() < deadline)
-		rte_delay_us_sleep(1000);
-	if (reset_events != 1 || rte_eth_dev_set_mtu(a, 1400) != -EIO) {
-		printf("    %u reset events; a failed port must refuse with -EIO\n", reset_events);
+	if (!recovery_log_is(reset, RTE_DIM(reset)) || rte_eth_dev_start(a) != -EIO) {
+		printf("    a failed port must say INTR_RESET and refuse to start with -EIO\n");
 		goto out;
 	}
 	if (rte_eth_dev_reset(a) != 0) {
@@ -651,7 +632,165 @@ test_fatal_event_then_reset(void)
 		ret = TEST_SUCCESS;
 	}
 out:
-	rte_eth_dev_callback_unregister(a, RTE_ETH_EVENT_INTR_RESET, reset_cb, NULL);
+	recovery_log_start(a, false);
+	test_pair_destroy(CP_A, CP_B);
+	return ret;
+}
+
+/*
+ * A started port whose device fails recovers by itself (err_handle_mode
+ * PROACTIVE): ERR_RECOVERING then RECOVERY_SUCCESS, nothing else, and
+ * everything the application configured holds again: MTU, an extra MAC
+ * address, the multicast list, the VLAN table, promiscuous off. Every mbuf
+ * of the dead rings is back; no call of the application was needed.
+ */
+static int
+test_fatal_recovers_with_configuration(void)
+{
+	static const struct rte_ether_addr extra = {{ 0x02, 0, 0, 0, 0x12, 0x34 }};
+	static const struct rte_ether_addr mc = {{ 0x01, 0x00, 0x5e, 0, 0, 5 }};
+	struct rte_ether_addr mc_list[1] = { mc }, own;
+	struct rte_eth_dev_info info;
+	struct refnic_hw_stats s;
+	unsigned int in_use;
+	struct rte_mbuf *m;
+	uint16_t a, b, mtu = 0;
+	int ret = TEST_FAILED;
+
+	TEST_ASSERT_SUCCESS(test_pair_create(CP_A, CP_B, &a, &b), "");
+	recovery_log_start(b, true);
+	if (rte_eth_dev_info_get(b, &info) != 0 ||
+	    info.err_handle_mode != RTE_ETH_ERROR_HANDLE_MODE_PROACTIVE) {
+		printf("    err_handle_mode is not PROACTIVE\n");
+		goto out;
+	}
+	if (test_port_start(a, 0, 0) != 0 ||
+	    test_port_start(b, RTE_ETH_RX_OFFLOAD_VLAN_FILTER, 1000) != 0 ||
+	    rte_eth_promiscuous_disable(b) != 0 || rte_eth_macaddr_get(b, &own) != 0 ||
+	    rte_eth_dev_mac_addr_add(b, (struct rte_ether_addr *)&extra, 0) != 0 ||
+	    rte_eth_dev_set_mc_addr_list(b, mc_list, 1) != 0 ||
+	    rte_eth_dev_vlan_filter(b, 100, 1) != 0)
+		goto out;
+	in_use = rte_mempool_in_use_count(test_pool);
+	refnic_emu_inject_fatal(refnic_emu_lookup(CP_B));
+	if (!recovery_log_is(recovered, RTE_DIM(recovered)))
+		goto out;
+	/* The dead rings' buffers back, the new RX ring filled: as before. */
+	if (rte_mempool_in_use_count(test_pool) != in_use) {
+		printf("    %u mbufs in use after recovery, %u before\n",
+		       rte_mempool_in_use_count(test_pool), in_use);
+		goto out;
+	}
+	if (!filter_passes(a, b, &own, 0) || !filter_passes(a, b, &extra, 0) ||
+	    !filter_passes(a, b, &mc, 0) || !filter_passes(a, b, &own, 100) ||
+	    filter_passes(a, b, &own, 101) ||
+	    filter_passes(a, b, &(struct rte_ether_addr){{ 0x02, 9, 9, 9, 9, 9 }}, 0)) {
+		printf("    filters not as configured after recovery\n");
+		goto out;
+	}
+	test_hw_stats(CP_B, &s);
+	m = test_make_pkt(&own, 1200, 1, 1);	/* beyond MTU 1000: dropped */
+	if (rte_eth_dev_get_mtu(b, &mtu) != 0 || mtu != 1000 || test_tx_all(a, &m, 1) != 1 ||
+	    test_hw_counter_wait(CP_B, offsetof(struct refnic_hw_stats, rx_oversize),
+				 s.rx_oversize + 1) != s.rx_oversize + 1) {
+		printf("    MTU %u not restored in the device\n", mtu);
+		goto out;
+	}
+	ret = TEST_SUCCESS;
+out:
+	recovery_log_start(b, false);
+	test_pair_destroy(CP_A, CP_B);
+	return ret;
+}
+
+/*
+ * The device stops a TX queue on an error of its own (as an MDD event):
+ * the port recovers by itself, with the same two events, and sends again.
+ */
+static int
+test_queue_error_recovers(void)
+{
+	struct rte_mbuf *m, *rx;
+	struct rte_ether_addr mac;
+	unsigned int in_use;
+	uint16_t a, b;
+	int ret = TEST_FAILED;
+
+	TEST_ASSERT_SUCCESS(test_pair_create(CP_A, CP_B, &a, &b), "");
+	recovery_log_start(a, true);
+	if (test_port_start(a, 0, 0) != 0 || test_port_start(b, 0, 0) != 0 ||
+	    rte_eth_macaddr_get(b, &mac) != 0)
+		goto out;
+	in_use = rte_mempool_in_use_count(test_pool);
+	refnic_emu_inject_queue_error(refnic_emu_lookup(CP_A), true, 0);
+	if (!recovery_log_is(recovered, RTE_DIM(recovered)))
+		goto out;
+	if (rte_mempool_in_use_count(test_pool) != in_use) {
+		printf("    %u mbufs in use after recovery, %u before\n",
+		       rte_mempool_in_use_count(test_pool), in_use);
+		goto out;
+	}
+	m = test_make_pkt(&mac, 128, 7, 1);
+	if (test_tx_all(a, &m, 1) != 1 || test_rx_wait(b, &rx, 1) != 1) {
+		printf("    no traffic after the recovery\n");
+		goto out;
+	}
+	rte_pktmbuf_free(rx);
+	ret = TEST_SUCCESS;
+out:
+	recovery_log_start(a, false);
+	test_pair_destroy(CP_A, CP_B);
+	return ret;
+}
+
+/*
+ * A device whose resets never finish: the recovery gives up with
+ * RECOVERY_FAILED, bursts return 0, the process lives; once the device
+ * behaves, rte_eth_dev_reset() brings the port back.
+ */
+static int
+test_recovery_failure(void)
+{
+	static const enum rte_eth_event_type failed[] = {
+		RTE_ETH_EVENT_ERR_RECOVERING, RTE_ETH_EVENT_RECOVERY_FAILED,
+	};
+	struct refnic_emu_faults faults = { .reset_fail_times = 100 };
+	struct rte_eth_conf conf = { 0 };
+	struct rte_mbuf *m, *rx;
+	struct rte_ether_addr mac;
+	uint16_t a, b;
+	int ret = TEST_FAILED;
+
+	TEST_ASSERT_SUCCESS(test_pair_create(CP_A, CP_B, &a, &b), "");
+	recovery_log_start(a, true);
+	if (test_port_start(a, 0, 0) != 0 || test_port_start(b, 0, 0) != 0 ||
+	    rte_eth_macaddr_get(b, &mac) != 0)
+		goto out;
+	refnic_emu_set_faults(refnic_emu_lookup(CP_A), &faults);
+	refnic_emu_inject_fatal(refnic_emu_lookup(CP_A));
+	if (!recovery_log_is(failed, RTE_DIM(failed)))
+		goto out;
+	m = test_make_pkt(&mac, 128, 8, 1);
+	if (rte_eth_tx_burst(a, 0, &m, 1) != 0 || rte_eth_rx_burst(a, 0, &rx, 1) != 0) {
+		printf("    bursts on a port that failed to recover moved frames\n");
+		goto out;
+	}
+	rte_pktmbuf_free(m);
+	faults.reset_fail_times = 0;
+	refnic_emu_set_faults(refnic_emu_lookup(CP_A), &faults);
+	rte_eth_dev_stop(a);
+	if (rte_eth_dev_reset(a) != 0 || rte_eth_dev_configure(a, 1, 1, &conf) != 0 ||
+	    test_port_start(a, 0, 0) != 0) {
+		printf("    no way back through rte_eth_dev_reset()\n");
+		goto out;
+	}
+	m = test_make_pkt(&mac, 128, 9, 1);
+	if (test_tx_all(a, &m, 1) == 1 && test_rx_wait(b, &rx, 1) == 1) {
+		rte_pktmbuf_free(rx);
+		ret = TEST_SUCCESS;
+	}
+out:
+	recovery_log_start(a, false);
 	test_pair_destroy(CP_A, CP_B);
 	return ret;
 }
@@ -723,8 +862,10 @@ const struct unit_test_suite refnic_control_suite = {
 		TEST_CASE(test_poll_policies_bounded),
 		TEST_CASE(test_admin_timeout_then_reset),
 		TEST_CASE(test_reset_failure),
-		TEST_CASE(test_fatal_event_then_reset),
-		TEST_CASE(test_queue_error_event_then_reset),
+		TEST_CASE(test_fatal_on_stopped_port_then_reset),
+		TEST_CASE(test_fatal_recovers_with_configuration),
+		TEST_CASE(test_queue_error_recovers),
+		TEST_CASE(test_recovery_failure),
 		TEST_CASE(test_stats_consistent_under_concurrency),
 		TEST_CASE(test_lsc_on_unplug_replug),
 		TEST_CASE(test_rss),

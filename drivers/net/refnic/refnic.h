@@ -91,7 +91,8 @@ struct refnic_adapter {
 	/* Set when the device stopped answering: later calls fail fast until
 	 * rte_eth_dev_reset() brings the port back. */
 	bool failed;
-	bool reset_event_sent;		/* RTE_ETH_EVENT_INTR_RESET for this failure */
+	bool reset_event_sent;		/* this failure was reported */
+	bool recovering;		/* proactive recovery under way */
 	uint16_t port_id;
 	/* Set when even a reset did not quiet the device: queue buffers stay
 	 * allocated (it may still write them) until a reset succeeds. */
@@ -100,6 +101,9 @@ struct refnic_adapter {
 	struct refnic_identify ident;	/* validated copy */
 
 	struct refnic_rss_config rss;	/* what RSS_SET sends at start */
+	/* The multicast list, which only the PMD keeps: sent again at start. */
+	struct rte_ether_addr mc_addrs[REFNIC_MAX_MC_FILTERS];
+	uint32_t nb_mc_addrs;
 
 	/* Device counters at the last xstats/stats reset, and the last fetched;
 	 * stats, xstats and telemetry readers fetch and read under stats_lock,
@@ -119,6 +123,13 @@ static inline struct refnic_adapter *
 refnic_adapter(const struct rte_eth_dev *dev)
 {
 	return dev->data->dev_private;
+}
+
+/* The primary address plus the device's extra unicast filters. */
+static inline uint32_t
+refnic_max_mac_addrs(const struct refnic_adapter *ad)
+{
+	return 1 + RTE_MIN(ad->ident.max_mac_filters, REFNIC_MAX_MAC_FILTERS);
 }
 
 /* refnic_ethdev.c */
@@ -159,10 +170,15 @@ int refnic_vlan_filter_set(struct rte_eth_dev *dev, uint16_t vlan_id, int on);
 int refnic_vlan_offload_set(struct rte_eth_dev *dev, int mask);
 int refnic_features_apply(struct rte_eth_dev *dev);
 
-/* refnic_failure.c: RTE_ETH_EVENT_INTR_RESET, once per failure, from any thread */
+/* refnic_failure.c: a failure, reported once, from any thread: recovered
+ * by the PMD on a started port, RTE_ETH_EVENT_INTR_RESET otherwise */
 void refnic_reset_needed(struct refnic_adapter *ad, const char *why);
 void refnic_port_fail(struct refnic_adapter *ad, const char *why);
 void refnic_reset_event_clear(struct refnic_adapter *ad);
+/* refnic_ethdev.c: the device reset and the port's configuration restored */
+int refnic_dev_recover(struct rte_eth_dev *dev);
+/* refnic_filter.c: what the device forgets at a reset and ethdev does not restore */
+int refnic_filters_restore(struct rte_eth_dev *dev, bool with_macs);
 
 /* refnic_intr.c */
 int refnic_aeq_setup(struct refnic_adapter *ad);

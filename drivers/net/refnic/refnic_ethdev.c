@@ -21,13 +21,6 @@ RTE_LOG_REGISTER(refnic_logtype_tx, pmd.net.refnic.tx, NOTICE);
 
 static const struct eth_dev_ops refnic_eth_dev_ops;
 
-/* The primary address plus the device's extra unicast filters. */
-static uint32_t
-refnic_max_mac_addrs(const struct refnic_adapter *ad)
-{
-	return 1 + RTE_MIN(ad->ident.max_mac_filters, REFNIC_MAX_MAC_FILTERS);
-}
-
 /* Check and clamp what IDENTIFY returned: it is device-written input. */
 static int
 refnic_identify_check(struct refnic_identify *id)
@@ -328,6 +321,8 @@ refnic_dev_start(struct rte_eth_dev *dev)
 	if (ret == 0)
 		ret = refnic_features_apply(dev);
 	if (ret == 0)
+		ret = refnic_filters_restore(dev, false);
+	if (ret == 0)
 		ret = refnic_rss_start(dev);
 	if (ret == 0)
 		ret = refnic_rxq_intr_setup(dev);
@@ -350,6 +345,30 @@ refnic_dev_start(struct rte_eth_dev *dev)
 	dev->data->dev_started = 1;
 	refnic_link_update(dev, 0);
 	return 0;
+}
+
+/*
+ * Proactive recovery (refnic_failure.c), with the data path paused: the
+ * device is reset, which stops its DMA, the buffers of the dead rings go
+ * back to their pools, and the port starts again with its whole
+ * configuration, MAC addresses included (ethdev restores those at a start
+ * it makes, not at this one).
+ */
+int
+refnic_dev_recover(struct rte_eth_dev *dev)
+{
+	struct refnic_adapter *ad = refnic_adapter(dev);
+	int ret;
+
+	refnic_rxq_intr_teardown(dev);
+	ret = refnic_hw_init(ad);
+	if (ret != 0)
+		return ret;
+	refnic_queues_free_mbufs(dev);
+	ret = refnic_dev_start(dev);
+	if (ret == 0)
+		ret = refnic_filters_restore(dev, true);
+	return ret;
 }
 
 static void
@@ -420,6 +439,7 @@ refnic_dev_infos_get(struct rte_eth_dev *dev, struct rte_eth_dev_info *info)
 	const struct refnic_identify *id = &refnic_adapter(dev)->ident;
 
 	info->max_rx_queues = id->max_queues;
+	info->err_handle_mode = RTE_ETH_ERROR_HANDLE_MODE_PROACTIVE;
 	info->max_tx_queues = id->max_queues;
 	info->min_rx_bufsize = id->min_rx_buf_size;
 	info->max_rx_pktlen = id->max_mtu + REFNIC_ETH_OVERHEAD;

@@ -33,14 +33,20 @@ refnic_set_mc_addr_list(struct rte_eth_dev *dev, struct rte_ether_addr *mc_addrs
 			uint32_t nb_mc_addrs)
 {
 	struct refnic_admin_cmd cmd = { .opcode = REFNIC_ADMIN_MC_LIST_SET };
+	struct refnic_adapter *ad = refnic_adapter(dev);
+	int ret;
 
 	if (nb_mc_addrs > REFNIC_MAX_MC_FILTERS) {
 		PMD_DRV_LOG(ERR, "port %u: %u multicast addresses, the device holds %u",
 			    dev->data->port_id, nb_mc_addrs, REFNIC_MAX_MC_FILTERS);
 		return -ENOSPC;
 	}
-	return refnic_admin_exec_buf(refnic_adapter(dev), &cmd, mc_addrs,
-				     nb_mc_addrs * RTE_ETHER_ADDR_LEN, true);
+	ret = refnic_admin_exec_buf(ad, &cmd, mc_addrs, nb_mc_addrs * RTE_ETHER_ADDR_LEN, true);
+	if (ret == 0) {
+		memcpy(ad->mc_addrs, mc_addrs, nb_mc_addrs * sizeof(*mc_addrs));
+		ad->nb_mc_addrs = nb_mc_addrs;
+	}
+	return ret;
 }
 
 int
@@ -76,4 +82,36 @@ refnic_vlan_offload_set(struct rte_eth_dev *dev, int mask)
 	if (!(mask & (RTE_ETH_VLAN_FILTER_MASK | RTE_ETH_VLAN_STRIP_MASK)))
 		return 0;
 	return refnic_features_apply(dev);
+}
+
+/*
+ * A device reset forgets every filter. At a start ethdev sends the MAC
+ * addresses again, not the multicast list (which only the PMD keeps) nor
+ * the VLAN table (kept in dev->data); a recovery, which ethdev does not
+ * see, needs the MAC addresses too.
+ */
+int
+refnic_filters_restore(struct rte_eth_dev *dev, bool with_macs)
+{
+	struct refnic_adapter *ad = refnic_adapter(dev);
+	const struct rte_vlan_filter_conf *vlans = &dev->data->vlan_filter_conf;
+	struct refnic_admin_cmd cmd = { .opcode = REFNIC_ADMIN_MC_LIST_SET };
+	int ret = 0;
+	unsigned int i;
+
+	if (with_macs) {
+		ret = dev->dev_ops->mac_addr_set(dev, &dev->data->mac_addrs[0]);
+		for (i = 1; ret == 0 && i < refnic_max_mac_addrs(ad); i++)
+			if (!rte_is_zero_ether_addr(&dev->data->mac_addrs[i]))
+				ret = refnic_mac_addr_add(dev, &dev->data->mac_addrs[i], i, 0);
+	}
+	if (ret == 0 && ad->nb_mc_addrs != 0)
+		ret = refnic_admin_exec_buf(ad, &cmd, ad->mc_addrs,
+					    ad->nb_mc_addrs * RTE_ETHER_ADDR_LEN, true);
+	if (!(dev->data->dev_conf.rxmode.offloads & RTE_ETH_RX_OFFLOAD_VLAN_FILTER))
+		return ret;
+	for (i = 0; ret == 0 && i < RTE_ETH_VLAN_ID_MAX + 1; i++)
+		if (vlans->ids[i / 64] & (UINT64_C(1) << (i % 64)))
+			ret = refnic_vlan_filter_set(dev, i, 1);
+	return ret;
 }
