@@ -177,6 +177,15 @@ emu_service_control(struct refnic_emu *emu, uint64_t now, uint64_t *next_due_tsc
 	}
 	if (emu->state != REFNIC_STATE_READY)
 		return false;
+	if (unlikely(emu->fatal_at_tsc != 0)) {
+		if (now >= emu->fatal_at_tsc) {
+			emu->fatal_at_tsc = 0;
+			refnic_emu_fatal(emu, REFNIC_FATAL_INJECTED);
+			(*work)++;
+			return false;
+		}
+		*next_due_tsc = RTE_MIN(*next_due_tsc, emu->fatal_at_tsc);
+	}
 	*work += refnic_emu_admin_service(emu, now, next_due_tsc);
 	*work += refnic_emu_aeq_service(emu);
 	*work += refnic_emu_intr_service(emu, now, next_due_tsc);
@@ -292,6 +301,9 @@ refnic_emu_create(const char *name, const struct refnic_emu_params *params,
 	strlcpy(emu->name, name, sizeof(emu->name));
 	emu->params = *params;
 	emu->faults = params->faults;
+	if (emu->faults.fatal_after_ms != 0)
+		emu->fatal_at_tsc = rte_get_tsc_cycles() +
+			(uint64_t)emu->faults.fatal_after_ms * rte_get_tsc_hz() / 1000;
 	emu->profile = refnic_profile_get(params->profile);
 	emu->bar0 = emu_map_zeroed(REFNIC_BAR0_SIZE);
 	emu->link = emu_map_zeroed(sizeof(*emu->link));

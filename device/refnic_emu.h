@@ -53,6 +53,7 @@ struct refnic_emu_faults {
 	 * host memory, of the kinds in corrupt_what (0: off). */
 	uint8_t corrupt_what;		/* REFNIC_EMU_CORRUPT_* */
 	uint32_t corrupt_every;
+	uint32_t fatal_after_ms;	/* fatal this long after creation; 0: never */
 };
 
 #define REFNIC_EMU_CORRUPT_RX		0x1u	/* RX completions */
@@ -107,7 +108,8 @@ extern const char * const refnic_emu_devargs_keys[];
 	"admin_latency_pct=<0-100000> " \
 	"fault_admin_timeout=<command>[:<times>]|any[:<times>]|every:<n> " \
 	"fault_reset_fail=<resets> " \
-	"fault_corrupt=rx|tx|admin|event|any:<n>"
+	"fault_corrupt=rx|tx|admin|event|any:<n> " \
+	"fault_fatal=after_ms:<ms>"
 
 /*
  * Fill params with the defaults and the device keys of kvlist (other keys

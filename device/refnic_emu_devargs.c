@@ -30,6 +30,7 @@
 #define ARG_FAULT_ADMIN_TIMEOUT	"fault_admin_timeout"
 #define ARG_FAULT_RESET_FAIL	"fault_reset_fail"
 #define ARG_FAULT_CORRUPT	"fault_corrupt"
+#define ARG_FAULT_FATAL		"fault_fatal"
 
 const char * const refnic_emu_devargs_keys[] = {
 	ARG_CABLE,
@@ -41,6 +42,7 @@ const char * const refnic_emu_devargs_keys[] = {
 	ARG_FAULT_ADMIN_TIMEOUT,
 	ARG_FAULT_RESET_FAIL,
 	ARG_FAULT_CORRUPT,
+	ARG_FAULT_FATAL,
 	NULL
 };
 
@@ -190,6 +192,22 @@ handle_fault_corrupt(const char *key, const char *value, void *opaque)
 	return -EINVAL;
 }
 
+/* fault_fatal=after_ms:<ms>: the device fails, once, that long after it is created */
+static int
+handle_fault_fatal(const char *key, const char *value, void *opaque)
+{
+	struct refnic_emu_faults *f = &((struct refnic_emu_params *)opaque)->faults;
+	static const char prefix[] = "after_ms:";
+
+	if (value == NULL || strncmp(value, prefix, sizeof(prefix) - 1) != 0 ||
+	    parse_u32(value + sizeof(prefix) - 1, 1, 3600000, &f->fatal_after_ms) != 0) {
+		EMU_LOG(ERR, "invalid %s=%s: expected after_ms:<ms>, 1 to 3600000", key,
+			value ? value : "");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /*
  * A name users type: letters, digits, '_', '-', '.'; not empty. The name
  * may be the part of the value after a prefix ("shm:NAME").
@@ -290,6 +308,7 @@ static const struct {
 	{ ARG_FAULT_ADMIN_TIMEOUT, handle_fault_admin_timeout },
 	{ ARG_FAULT_RESET_FAIL, handle_fault_reset_fail },
 	{ ARG_FAULT_CORRUPT, handle_fault_corrupt },
+	{ ARG_FAULT_FATAL, handle_fault_fatal },
 };
 
 int

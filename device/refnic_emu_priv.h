@@ -181,6 +181,7 @@ struct refnic_emu {
 	int vector_fd[REFNIC_MAX_VECTORS];
 	struct refnic_emu_vector vec[REFNIC_MAX_VECTORS];
 	bool intr_held;			/* some vector has a raise held back */
+	uint64_t fatal_at_tsc;		/* fault_fatal: when; 0: not (any more) */
 	uint64_t corrupt_seq;		/* fault_corrupt: candidate writes seen */
 	uint64_t corrupted;		/* ... and garbled */
 	struct { uint64_t rx, tx; } intr_count[REFNIC_MAX_QUEUES]; /* raises per queue */

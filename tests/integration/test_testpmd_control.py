@@ -1,6 +1,7 @@
 """The control path through stock testpmd commands: MTU, promiscuous mode and
 MAC filters, RSS key/functions/RETA, link events when the peer goes and comes
-back, and a port that recovers with `port reset` after a lost admin command.
+back, a port that recovers with `port reset` after a lost admin command, and
+one that recovers by itself from a device fatal error in mid-forwarding.
 """
 
 import re
@@ -103,3 +104,33 @@ def test_lost_admin_command_then_port_reset(refnic_testpmd):
     assert tp.port_info(0).get("Link status") == "up"
     fwd = forward_once(tp)
     assert fwd[0]["RX-packets"] > 0, fwd
+
+
+RECOVERY_EVENTS = re.compile(r"Port (\d+): (error recovering|error recovery successful|"
+                             r"error recovery failed|reset interrupt) event")
+
+
+def test_fatal_error_mid_forwarding_recovers_by_itself(refnic_testpmd):
+    """Port 0's device fails 3 s after it was created, while testpmd sends
+    (txonly) and nothing is typed: testpmd prints the two recovery events in
+    order and nothing else, and port 0 sends again without any command."""
+    tp = refnic_testpmd(["net_refnic0,cable=fatalpair,fault_fatal=after_ms:3000",
+                         "net_refnic1,cable=fatalpair"])
+    tp.cmd("set fwd txonly", check=True)
+    tp.cmd("start", check=True)
+    deadline = time.monotonic() + 20
+    while "error recovery" not in tp.transcript and time.monotonic() < deadline:
+        time.sleep(0.2)
+        tp._read_some(time.monotonic() + 0.1)
+    time.sleep(0.5)
+    before = tp.port_stats(0)["TX-packets"]
+    time.sleep(1)
+    after = tp.port_stats(0)["TX-packets"]
+    fwd = tp.stop()
+    events = RECOVERY_EVENTS.findall(tp.transcript)
+    assert events == [("0", "error recovering"), ("0", "error recovery successful")], (
+        events, tp.transcript[-3000:])
+    assert "device reports fatal error" in tp.transcript, tp.transcript[-3000:]
+    assert after > before, "port 0 sent nothing after its recovery (%d, %d)" % (before, after)
+    # Counters go on across the recovery, as across a restart.
+    assert before > 0 and fwd[0]["TX-packets"] >= after, (before, after, fwd)

@@ -650,6 +650,7 @@ test_fatal_recovers_with_configuration(void)
 	static const struct rte_ether_addr extra = {{ 0x02, 0, 0, 0, 0x12, 0x34 }};
 	static const struct rte_ether_addr mc = {{ 0x01, 0x00, 0x5e, 0, 0, 5 }};
 	struct rte_ether_addr mc_list[1] = { mc }, own;
+	struct rte_eth_stats st, st_after;
 	struct rte_eth_dev_info info;
 	struct refnic_hw_stats s;
 	unsigned int in_use;
@@ -671,10 +672,16 @@ test_fatal_recovers_with_configuration(void)
 	    rte_eth_dev_set_mc_addr_list(b, mc_list, 1) != 0 ||
 	    rte_eth_dev_vlan_filter(b, 100, 1) != 0)
 		goto out;
+	if (!filter_passes(a, b, &own, 0) || rte_eth_stats_get(b, &st) != 0)
+		goto out;
 	in_use = rte_mempool_in_use_count(test_pool);
 	refnic_emu_inject_fatal(refnic_emu_lookup(CP_B));
 	if (!recovery_log_is(recovered, RTE_DIM(recovered)))
 		goto out;
+	if (rte_eth_stats_get(b, &st_after) != 0 || st_after.ipackets < st.ipackets) {
+		printf("    counters went back across the recovery\n");
+		goto out;
+	}
 	/* The dead rings' buffers back, the new RX ring filled: as before. */
 	if (rte_mempool_in_use_count(test_pool) != in_use) {
 		printf("    %u mbufs in use after recovery, %u before\n",

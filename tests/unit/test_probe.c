@@ -67,7 +67,8 @@ test_probe_bad_devargs(void)
 		"itr=fast", "itr=", "rx_itr_us=10001", "tx_itr_us=-1", "rx_itr_us=5us",
 		"itr=off,rx_itr_us=5", "itr=adaptive,tx_itr_us=5",
 		"fault_corrupt=rx", "fault_corrupt=rx:0", "fault_corrupt=disk:5",
-		"fault_corrupt=any:x", "fault_corrupt=:5",
+		"fault_corrupt=any:x", "fault_corrupt=:5", "fault_fatal=after_ms:0",
+		"fault_fatal=5", "fault_fatal=after_ms:", "fault_fatal=after_packets:5",
 		"queues=2,queues=4", "profile=vm,profile=vm",
 		"a=1,b=2,c=3,d=4,e=5,f=6,g=7,h=8,i=9,j=10,k=11,l=12,m=13,n=14,o=15,p=16,"
 		"q=17,r=18,s=19,t=20,u=21,v=22,w=23,x=24,y=25,z=26,A=27,B=28,C=29,D=30,"

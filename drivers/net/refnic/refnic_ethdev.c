@@ -358,10 +358,16 @@ int
 refnic_dev_recover(struct rte_eth_dev *dev)
 {
 	struct refnic_adapter *ad = refnic_adapter(dev);
+	struct refnic_hw_stats base = ad->hw_stats_base;
 	int ret;
 
 	refnic_rxq_intr_teardown(dev);
 	ret = refnic_hw_init(ad);
+	/* Counters go on across a recovery, as across a restart: the device's
+	 * run from its creation, so the port's baseline stays. */
+	pthread_mutex_lock(&ad->stats_lock);
+	ad->hw_stats_base = base;
+	pthread_mutex_unlock(&ad->stats_lock);
 	if (ret != 0)
 		return ret;
 	refnic_queues_free_mbufs(dev);
