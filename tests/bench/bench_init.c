@@ -112,9 +112,12 @@ bring_up(const char *args, struct rte_mempool *mp, struct result *r)
 		ret = rte_eth_tx_queue_setup(port, 0, 512, SOCKET_ID_ANY, NULL);
 	if (ret == 0)
 		ret = rte_eth_dev_start(port);
-	do {
+	/* Only a port that came up has a link to wait for. */
+	while (ret == 0) {
 		rte_eth_link_get_nowait(port, &link);
-	} while (ret == 0 && link.link_status != RTE_ETH_LINK_UP);
+		if (link.link_status == RTE_ETH_LINK_UP)
+			break;
+	}
 	end = rte_get_timer_cycles();
 	if (ret == 0) {
 		double init_us = (double)(end - start) * 1e6 / rte_get_timer_hz();
