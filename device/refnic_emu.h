@@ -140,6 +140,13 @@ void refnic_emu_set_faults(struct refnic_emu *emu, const struct refnic_emu_fault
 void refnic_emu_inject_fatal(struct refnic_emu *emu);
 /* Entries fault_corrupt garbled so far. */
 uint64_t refnic_emu_corrupted(struct refnic_emu *emu);
+/*
+ * For fuzzers: fn sees each RX or TX completion, admin reply and event the
+ * device is about to hand over (what: one REFNIC_EMU_CORRUPT_* kind) and
+ * may overwrite it; the device sets the phase bit afterwards. NULL: none.
+ */
+typedef void (*refnic_emu_tamper_t)(void *ctx, uint8_t what, void *entry, size_t len);
+void refnic_emu_set_tamper(struct refnic_emu *emu, refnic_emu_tamper_t fn, void *ctx);
 /* The device stops a queue on an error of its own, as an MDD event does:
  * status ERROR, a QUEUE_ERROR event; the port lives on. */
 void refnic_emu_inject_queue_error(struct refnic_emu *emu, bool tx, uint16_t qid);

@@ -16,12 +16,14 @@
 
 #include "refnic_emu_priv.h"
 
-/* Is the next write of this kind one to garble? */
+/* Is the next write of this kind one to garble? A fuzzer's hook sees it first. */
 static bool
-corrupt_due(struct refnic_emu *emu, uint8_t what, uint32_t *variant)
+corrupt_due(struct refnic_emu *emu, uint8_t what, void *entry, size_t len, uint32_t *variant)
 {
 	uint64_t n;
 
+	if (unlikely(emu->tamper != NULL))
+		emu->tamper(emu->tamper_ctx, what, entry, len);
 	if (likely(!(emu->faults.corrupt_what & what)))
 		return false;
 	n = __atomic_add_fetch(&emu->corrupt_seq, 1, __ATOMIC_RELAXED);
@@ -40,7 +42,7 @@ refnic_emu_corrupt_rx_cpl(struct refnic_emu *emu, struct refnic_rx_cpl *cpl, uin
 {
 	uint32_t v;
 
-	if (!corrupt_due(emu, REFNIC_EMU_CORRUPT_RX, &v))
+	if (!corrupt_due(emu, REFNIC_EMU_CORRUPT_RX, cpl, sizeof(*cpl), &v))
 		return;
 	switch (v % 4) {
 	case 0:
@@ -64,7 +66,7 @@ refnic_emu_corrupt_tx_cpl(struct refnic_emu *emu, struct refnic_tx_cpl *cpl, uin
 {
 	uint32_t v;
 
-	if (!corrupt_due(emu, REFNIC_EMU_CORRUPT_TX, &v))
+	if (!corrupt_due(emu, REFNIC_EMU_CORRUPT_TX, cpl, sizeof(*cpl), &v))
 		return;
 	/* Beyond the ring, or a head the driver never handed out. */
 	cpl->sq_head = v % 2 == 0 ? size + (v & 0xff) : (cpl->sq_head + size / 2) & (size - 1);
@@ -76,7 +78,7 @@ refnic_emu_corrupt_admin_cpl(struct refnic_emu *emu, struct refnic_admin_cpl *cp
 {
 	uint32_t v;
 
-	if (!corrupt_due(emu, REFNIC_EMU_CORRUPT_ADMIN, &v))
+	if (!corrupt_due(emu, REFNIC_EMU_CORRUPT_ADMIN, cpl, sizeof(*cpl), &v))
 		return;
 	switch (v % 3) {
 	case 0:
@@ -96,7 +98,7 @@ refnic_emu_corrupt_event(struct refnic_emu *emu, struct refnic_event *ev)
 {
 	uint32_t v;
 
-	if (!corrupt_due(emu, REFNIC_EMU_CORRUPT_EVENT, &v))
+	if (!corrupt_due(emu, REFNIC_EMU_CORRUPT_EVENT, ev, sizeof(*ev), &v))
 		return;
 	if (v % 2 == 0) {
 		ev->type = UINT16_MAX;			/* no such event */
@@ -110,4 +112,13 @@ uint64_t
 refnic_emu_corrupted(struct refnic_emu *emu)
 {
 	return __atomic_load_n(&emu->corrupted, __ATOMIC_RELAXED);
+}
+
+void
+refnic_emu_set_tamper(struct refnic_emu *emu, refnic_emu_tamper_t fn, void *ctx)
+{
+	refnic_emu_lock();
+	emu->tamper_ctx = ctx;
+	emu->tamper = fn;
+	refnic_emu_unlock();
 }

@@ -184,6 +184,8 @@ struct refnic_emu {
 	uint64_t fatal_at_tsc;		/* fault_fatal: when; 0: not (any more) */
 	uint64_t corrupt_seq;		/* fault_corrupt: candidate writes seen */
 	uint64_t corrupted;		/* ... and garbled */
+	refnic_emu_tamper_t tamper;	/* a fuzzer's, see refnic_emu_set_tamper() */
+	void *tamper_ctx;
 	struct { uint64_t rx, tx; } intr_count[REFNIC_MAX_QUEUES]; /* raises per queue */
 
 	enum refnic_hw_state state;

@@ -27,11 +27,15 @@
 #       CPU; then idle. Default 10 s per run, ideal, 200 us (5,000
 #       interrupts/s at most, within e1000's InterruptThrottleRate range).
 #       -l 0-1.
+#   ./devtools/bench.sh fuzz [SECONDS]
+#       each libFuzzer harness (tests/fuzz) for SECONDS (default 300) on its
+#       growing corpus in build-fuzz/corpus; crash inputs go to
+#       build-fuzz/crashes and, once understood, to tests/fuzz/regressions.
 set -euo pipefail
 
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 
-usage() { sed -n '3,29p' "$0"; exit 2; }
+usage() { sed -n '3,33p' "$0"; exit 2; }
 
 scenario=${1:-}
 [ -n "$scenario" ] || usage
@@ -64,6 +68,13 @@ intr)
 	echo "# ./devtools/bench.sh intr $* ($(date -u '+%Y-%m-%d %H:%M'), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg))"
 	"$REFNIC_BUILD/tests/refnic-bench-intr" "${1:-10}" "${2:-ideal}" "${3:-200}" 2>&1 |
 		grep -v '^EAL:'
+	;;
+fuzz)
+	refnic_build_fuzz || exit 1
+	for fuzzer in completions devargs; do
+		echo "# ./devtools/bench.sh fuzz ${1:-300}: $fuzzer"
+		refnic_fuzz "$fuzzer" 0 "${1:-300}" 2>&1 | grep -E '^#[0-9]+.*(DONE|pulse)|ERROR|SUMMARY|Done'
+	done
 	;;
 *)
 	usage

@@ -12,13 +12,15 @@
 # Idempotent: a second run only rebuilds. Sourced by demo.sh and test.sh.
 #
 # Environment: REFNIC_CACHE (default ~/.cache/refnic), REFNIC_BUILD (build),
-# REFNIC_SANITIZE_BUILD (build-sanitize: ASan+UBSan, made by test.sh).
+# REFNIC_SANITIZE_BUILD (build-sanitize: ASan+UBSan, made by test.sh),
+# REFNIC_FUZZ_BUILD (build-fuzz: clang, libFuzzer, made by test.sh and bench.sh).
 set -euo pipefail
 
 REFNIC_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 REFNIC_CACHE=${REFNIC_CACHE:-${HOME:-/root}/.cache/refnic}
 REFNIC_BUILD=${REFNIC_BUILD:-$REFNIC_TOP/build}
 REFNIC_SANITIZE_BUILD=${REFNIC_SANITIZE_BUILD:-$REFNIC_TOP/build-sanitize}
+REFNIC_FUZZ_BUILD=${REFNIC_FUZZ_BUILD:-$REFNIC_TOP/build-fuzz}
 
 # The driver SDK headers a vdev ethdev PMD needs, by path in DPDK's source.
 SDK_HEADERS="lib/ethdev/ethdev_driver.h lib/ethdev/ethdev_vdev.h
@@ -34,7 +36,7 @@ SDK_BUILDTOOLS="buildtools/gen-pmdinfo-cfile.py buildtools/pmdinfogen.py
 # python3-pytest: the integration suite. dpdk-doc: DPDK's example
 # applications, built (make) and run on refnic ports by the integration suite.
 # gnuplot-nox: refnic-pingpong --plot, checked by the integration suite.
-PACKAGES="dpdk dpdk-dev libdpdk-dev meson ninja-build gcc pkg-config dpkg-dev
+PACKAGES="dpdk dpdk-dev libdpdk-dev meson ninja-build gcc clang pkg-config dpkg-dev
 	xz-utils python3 python3-pyelftools python3-pytest dpdk-doc make gnuplot-nox"
 
 say() { printf 'refnic-setup: %s\n' "$*" >&2; }
@@ -134,6 +136,40 @@ refnic_build_sanitized() {
 			{ say "meson setup of $dir failed"; return 1; }
 	fi
 	ninja -C "$dir" >/dev/null || { ninja -C "$dir"; say "building $dir failed"; return 1; }
+}
+
+# The libFuzzer harnesses (tests/fuzz), built with clang, ASan and UBSan
+# into $REFNIC_FUZZ_BUILD; the code they reach is instrumented for coverage.
+refnic_build_fuzz() {
+	local sdk dir=$REFNIC_FUZZ_BUILD
+	sdk=$(stage_sdk) || return 1
+	if [ ! -f "$dir/build.ninja" ]; then
+		CC=clang meson setup "$dir" "$REFNIC_TOP" -Ddpdk_sdk="$sdk" -Dfuzz=true \
+			-Db_sanitize=address,undefined -Db_lundef=false \
+			-Dc_args=-fsanitize=fuzzer-no-link >/dev/null ||
+			{ say "meson setup of $dir failed"; return 1; }
+	fi
+	ninja -C "$dir" >/dev/null || { ninja -C "$dir"; say "building $dir failed"; return 1; }
+}
+
+# Run one fuzzer: its regression inputs, then RUNS new inputs from its seed
+# corpus (0: for SECONDS instead). Crash inputs land in $REFNIC_FUZZ_BUILD/crashes/.
+refnic_fuzz() {
+	local name=$1 runs=$2 seconds=${3:-0} bin corpus regress
+	bin=$REFNIC_FUZZ_BUILD/tests/refnic-fuzz-$name
+	corpus=$REFNIC_FUZZ_BUILD/corpus/$name
+	regress=$REFNIC_TOP/tests/fuzz/regressions/$name
+	mkdir -p "$corpus" "$REFNIC_FUZZ_BUILD/crashes"
+	if [ -d "$regress" ] && [ -n "$(ls -A "$regress")" ]; then
+		"$bin" "$regress"/* || return 1
+	fi
+	if [ "$runs" -gt 0 ]; then
+		set -- -runs="$runs"
+	else
+		set -- -max_total_time="$seconds"
+	fi
+	"$bin" "$@" -artifact_prefix="$REFNIC_FUZZ_BUILD/crashes/$name-" \
+		"$corpus" "$REFNIC_TOP/tests/fuzz/corpus/$name"
 }
 
 refnic_setup() {

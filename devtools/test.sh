@@ -103,6 +103,26 @@ if [ ${#filters[@]} -eq 0 ]; then
 		echo "FAIL unit-sanitized: the sanitizer build failed"
 		failed=$((failed + 1))
 	fi
+	# The fuzzers, bounded: a crash or a sanitizer report is one failure.
+	if refnic_build_fuzz; then
+		# Runs: a completions input may cost a recovery (tens of ms).
+		for fuzzer in completions:300 devargs:20000; do
+			runs=${fuzzer#*:}
+			fuzzer=${fuzzer%:*}
+			printf '=== fuzz-%s\n' "$fuzzer"
+			if refnic_fuzz "$fuzzer" "$runs" >"$logdir/fuzz-$fuzzer.log" 2>&1; then
+				tail -n 2 "$logdir/fuzz-$fuzzer.log"
+				passed=$((passed + 1))
+			else
+				tail -n 40 "$logdir/fuzz-$fuzzer.log"
+				echo "FAIL fuzz-$fuzzer (inputs in $REFNIC_FUZZ_BUILD/crashes/)"
+				failed=$((failed + 1))
+			fi
+		done
+	else
+		echo "FAIL fuzz: the fuzzer build failed"
+		failed=$((failed + 1))
+	fi
 	# The data-path suites once more under each other device setting a
 	# user may choose: where device work runs, and what the platform costs.
 	for devargs in profile=ideal,exec=thread profile=vm profile=vm,exec=thread \

@@ -16,6 +16,7 @@
 
 #include "refnic.h"
 #include "refnic_emu.h"
+#include "refnic_vdev.h"
 
 /* Every devarg of net_refnic: the driver's, then the device's. */
 #define REFNIC_PARAM_STRING	REFNIC_DRV_PARAM_STRING " " REFNIC_EMU_PARAM_STRING
@@ -48,7 +49,7 @@ key_in(const char *key, const char * const *keys)
  * device's own (cable, profile, exec, ...) to the device. A key neither
  * knows fails the probe.
  */
-static int
+int
 refnic_vdev_parse_args(const char *name, const char *args, struct refnic_devargs *drv,
 		       struct refnic_emu_params *params)
 {

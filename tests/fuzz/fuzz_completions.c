@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The refnic authors
+ */
+
+/*
+ * libFuzzer: the device hands the PMD RX and TX completions, admin replies
+ * and events whose bytes come from the fuzzer's input (the device's tamper
+ * hook; the phase bit stays the device's, so the PMD takes them for real).
+ * Each input drives a little traffic and a stats read over a refnic pair;
+ * then the device behaves again, and the port must carry a frame again:
+ * by itself (proactive recovery) or after rte_eth_dev_reset(). Nothing may
+ * crash or reach outside its rings (ASan, UBSan); a port that a healthy
+ * device cannot bring back is a finding (abort).
+ */
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_bus_vdev.h>
+#include <rte_eal.h>
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+
+#include "refnic_emu.h"
+
+#define FZ_A		"net_refnic_fza"
+#define FZ_B		"net_refnic_fzb"
+#define FZ_RING		64
+#define FZ_BURST	8
+#define FZ_WAIT_MS	2000	/* a recovery takes tens of ms */
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static struct rte_mempool *pool;
+static uint16_t port_a, port_b;
+static struct rte_ether_addr mac_b;
+
+/* The input, consumed entry by entry: a byte says whether to overwrite the
+ * next entry, and which kinds may be; the entry's bytes follow. */
+static const uint8_t *in_data;
+static size_t in_left;
+
+static void
+tamper(void *ctx __rte_unused, uint8_t what, void *entry, size_t len)
+{
+	uint8_t sel;
+
+	if (in_left == 0)
+		return;
+	sel = *in_data++;
+	in_left--;
+	if (!(sel & what))
+		return;
+	len = RTE_MIN(len, in_left);
+	memcpy(entry, in_data, len);
+	in_data += len;
+	in_left -= len;
+}
+
+static int
+port_start(uint16_t port)
+{
+	struct rte_eth_conf conf = { 0 };
+	int ret;
+
+	rte_eth_dev_stop(port);
+	ret = rte_eth_dev_configure(port, 1, 1, &conf);
+	if (ret == 0)
+		ret = rte_eth_rx_queue_setup(port, 0, FZ_RING, SOCKET_ID_ANY, NULL, pool);
+	if (ret == 0)
+		ret = rte_eth_tx_queue_setup(port, 0, FZ_RING, SOCKET_ID_ANY, NULL);
+	if (ret == 0)
+		ret = rte_eth_dev_start(port);
+	if (ret == 0)
+		ret = rte_eth_promiscuous_enable(port);
+	return ret;
+}
+
+static void
+send_frames(unsigned int n)
+{
+	struct rte_mbuf *m[FZ_BURST];
+	unsigned int i, sent;
+
+	n = RTE_MIN(n, (unsigned int)FZ_BURST);
+	if (rte_pktmbuf_alloc_bulk(pool, m, n) != 0)
+		return;
+	for (i = 0; i < n; i++) {
+		struct rte_ether_hdr *eh = rte_pktmbuf_mtod(m[i], struct rte_ether_hdr *);
+
+		memset(eh, 0, 64);
+		eh->dst_addr = mac_b;
+		eh->ether_type = rte_cpu_to_be_16(0x88b5);
+		m[i]->data_len = m[i]->pkt_len = 64 + i * 100;
+	}
+	sent = rte_eth_tx_burst(port_a, 0, m, n);
+	rte_pktmbuf_free_bulk(m + sent, n - sent);
+}
+
+static unsigned int
+receive(void)
+{
+	struct rte_mbuf *m[FZ_BURST];
+	unsigned int got = 0, n;
+
+	while ((n = rte_eth_rx_burst(port_b, 0, m, FZ_BURST)) != 0) {
+		got += n;
+		rte_pktmbuf_free_bulk(m, n);
+	}
+	return got;
+}
+
+/* Does a frame get from A to B within FZ_WAIT_MS (recoveries included)? */
+static bool
+frame_passes(void)
+{
+	uint64_t end = rte_get_timer_cycles() + FZ_WAIT_MS * rte_get_timer_hz() / 1000;
+
+	receive();
+	send_frames(1);
+	do {
+		if (receive() != 0)
+			return true;
+		rte_delay_us_sleep(1000);
+		send_frames(1);	/* the first may have met a recovery */
+	} while (rte_get_timer_cycles() < end);
+	return false;
+}
+
+int
+LLVMFuzzerInitialize(int *argc __rte_unused, char ***argv)
+{
+	char *eal[] = { (*argv)[0], "--no-huge", "-m", "512", "--no-pci", "--no-shconf",
+			"--no-telemetry", "-l", "0", "--log-level=*:emerg", NULL };
+
+	if (rte_eal_init(RTE_DIM(eal) - 1, eal) < 0)
+		abort();
+	pool = rte_pktmbuf_pool_create("fuzz", 4095, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
+				       SOCKET_ID_ANY);
+	if (pool == NULL ||
+	    rte_vdev_init(FZ_A, "cable=fz,profile=ideal,itr=off") != 0 ||
+	    rte_vdev_init(FZ_B, "cable=fz,profile=ideal,itr=off") != 0 ||
+	    rte_eth_dev_get_port_by_name(FZ_A, &port_a) != 0 ||
+	    rte_eth_dev_get_port_by_name(FZ_B, &port_b) != 0 ||
+	    port_start(port_a) != 0 || port_start(port_b) != 0 ||
+	    rte_eth_macaddr_get(port_b, &mac_b) != 0)
+		abort();
+	refnic_emu_set_tamper(refnic_emu_lookup(FZ_A), tamper, NULL);
+	refnic_emu_set_tamper(refnic_emu_lookup(FZ_B), tamper, NULL);
+	return 0;
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct rte_eth_stats st;
+	unsigned int round;
+
+	in_data = data;
+	in_left = size;
+	for (round = 0; round < 4 && in_left != 0; round++) {
+		send_frames(FZ_BURST);
+		receive();
+		rte_eth_tx_done_cleanup(port_a, 0, 0);
+		rte_eth_stats_get(port_a, &st);		/* an admin exchange each */
+		rte_eth_stats_get(port_b, &st);
+	}
+	in_left = 0;
+	if (frame_passes())
+		return 0;
+	/* Not by itself (a stopped port, or RECOVERY_FAILED): as a user would. */
+	if (rte_eth_dev_reset(port_a) != 0 || rte_eth_dev_reset(port_b) != 0 ||
+	    port_start(port_a) != 0 || port_start(port_b) != 0 || !frame_passes())
+		abort();
+	return 0;
+}
