@@ -293,6 +293,9 @@ unsigned int refnic_emu_tx_service(struct refnic_emu *emu, uint16_t qid,
 void refnic_emu_tx_run(struct refnic_emu *emu, uint16_t qid);
 /* Every queue of the device held: nobody runs its queue work meanwhile. */
 void refnic_emu_queues_lock(struct refnic_emu *emu);
+/* Its halves: every device's TX half before any RX half (refnic_emu_lock()). */
+void refnic_emu_queues_lock_tx(struct refnic_emu *emu);
+void refnic_emu_queues_lock_rx(struct refnic_emu *emu);
 void refnic_emu_queues_unlock(struct refnic_emu *emu);
 
 /* refnic_emu_trap.c: the emulated BAR's write trap (a refnic_emu_trap_t). */

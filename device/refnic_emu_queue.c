@@ -36,15 +36,33 @@ queue_lock_yielding(rte_spinlock_t *lock)
 		sched_yield();
 }
 
+/*
+ * Lock order: TX queue locks before RX queue locks, across devices too: a
+ * TX doorbell delivers into the peer's RX ring holding its own TX lock.
+ */
 void
-refnic_emu_queues_lock(struct refnic_emu *emu)
+refnic_emu_queues_lock_tx(struct refnic_emu *emu)
 {
 	uint16_t q;
 
 	for (q = 0; q < REFNIC_MAX_QUEUES; q++)
 		queue_lock_yielding(&emu->txq[q].lock);
+}
+
+void
+refnic_emu_queues_lock_rx(struct refnic_emu *emu)
+{
+	uint16_t q;
+
 	for (q = 0; q < REFNIC_MAX_QUEUES; q++)
 		queue_lock_yielding(&emu->rxq[q].lock);
+}
+
+void
+refnic_emu_queues_lock(struct refnic_emu *emu)
+{
+	refnic_emu_queues_lock_tx(emu);
+	refnic_emu_queues_lock_rx(emu);
 }
 
 void

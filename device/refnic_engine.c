@@ -125,7 +125,10 @@ engines_unlock_all(void)
 
 /*
  * Control threads hold every engine's lock, taken in order, then every
- * device's queues (inline traps run queue work too): nothing runs.
+ * device's queues (inline traps run queue work too): nothing runs. All TX
+ * locks first, then all RX locks: a trap holding its TX lock waits for the
+ * peer device's RX lock, so device by device would deadlock with it
+ * (bench.sh soak found it: a link flap against inline forwarding).
  */
 void
 refnic_emu_lock(void)
@@ -135,7 +138,9 @@ refnic_emu_lock(void)
 	pthread_mutex_lock(&control_mutex);
 	engines_lock_all();
 	TAILQ_FOREACH(emu, &refnic_emu_devices, next)
-		refnic_emu_queues_lock(emu);
+		refnic_emu_queues_lock_tx(emu);
+	TAILQ_FOREACH(emu, &refnic_emu_devices, next)
+		refnic_emu_queues_lock_rx(emu);
 }
 
 void

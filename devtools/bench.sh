@@ -27,6 +27,12 @@
 #       CPU; then idle. Default 10 s per run, ideal, 200 us (5,000
 #       interrupts/s at most, within e1000's InterruptThrottleRate range).
 #       -l 0-1.
+#   ./devtools/bench.sh soak [SECONDS]
+#       forwarding both ways between two refnic ports for SECONDS (default
+#       180) while every 200 ms a random port gets a link flap, a queue
+#       stop/start, a port reset, a device fatal error, a burst of garbled
+#       completions or a detach/attach; prints what happened, frames, drops,
+#       mbufs in use against the baseline. Exit status 1 if any leaked.
 #   ./devtools/bench.sh fuzz [SECONDS]
 #       each libFuzzer harness (tests/fuzz) for SECONDS (default 300) on its
 #       growing corpus in build-fuzz/corpus; crash inputs go to
@@ -35,7 +41,7 @@ set -euo pipefail
 
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 
-usage() { sed -n '3,33p' "$0"; exit 2; }
+usage() { sed -n '3,39p' "$0"; exit 2; }
 
 scenario=${1:-}
 [ -n "$scenario" ] || usage
@@ -68,6 +74,9 @@ intr)
 	echo "# ./devtools/bench.sh intr $* ($(date -u '+%Y-%m-%d %H:%M'), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg))"
 	"$REFNIC_BUILD/tests/refnic-bench-intr" "${1:-10}" "${2:-ideal}" "${3:-200}" 2>&1 |
 		grep -v '^EAL:'
+	;;
+soak)
+	"$REFNIC_BUILD/tests/refnic-bench-soak" "${1:-180}" 2>&1 | grep -vE '^EAL:|already stopped'
 	;;
 fuzz)
 	refnic_build_fuzz || exit 1

@@ -866,6 +866,74 @@ test_stats_consistent_under_concurrency(void)
 	return TEST_SUCCESS;
 }
 
+struct traffic_thread {
+	uint16_t a, b;
+	struct rte_ether_addr mac;
+	volatile bool stop;
+	uint64_t sent, received;
+};
+
+static void *
+traffic_loop(void *arg)
+{
+	struct traffic_thread *t = arg;
+	struct rte_mbuf *m[TEST_BURST];
+	uint16_t i, n;
+
+	/* Both ways: whichever device the control call locks first, a
+	 * doorbell holds the other's TX lock. */
+	while (!t->stop) {
+		for (i = 0; i < TEST_BURST; i++)
+			m[i] = test_make_pkt(&t->mac, 64, i, 1);
+		n = rte_eth_tx_burst(t->a, 0, m, TEST_BURST / 2);
+		n += rte_eth_tx_burst(t->b, 0, m + n, TEST_BURST - n);
+		t->sent += n;
+		rte_pktmbuf_free_bulk(m + n, TEST_BURST - n);
+		n = rte_eth_rx_burst(t->b, 0, m, TEST_BURST);
+		n += rte_eth_rx_burst(t->a, 0, m + n, TEST_BURST - n);
+		t->received += n;
+		rte_pktmbuf_free_bulk(m, n);
+	}
+	return NULL;
+}
+
+/*
+ * Device control calls (a cable pulled and pushed back) while another
+ * thread's TX doorbells deliver inline into the peer's RX ring: they take
+ * the same queue locks, and must take them in the same order. A deadlock
+ * hangs this test (test.sh's timeout ends it); the soak found one.
+ */
+static int
+test_control_calls_during_inline_traffic(void)
+{
+	struct traffic_thread t = { 0 };
+	pthread_t thread;
+	uint64_t deadline;
+	unsigned int i;
+	uint16_t a, b;
+
+	TEST_ASSERT_SUCCESS(test_pair_create(CP_A, CP_B, &a, &b), "");
+	if (test_port_start(a, 0, 0) != 0 || test_port_start(b, 0, 0) != 0 ||
+	    rte_eth_macaddr_get(b, &t.mac) != 0) {
+		test_pair_destroy(CP_A, CP_B);
+		return TEST_FAILED;
+	}
+	t.a = a;
+	t.b = b;
+	TEST_ASSERT_SUCCESS(pthread_create(&thread, NULL, traffic_loop, &t), "");
+	deadline = rte_get_timer_cycles() + rte_get_timer_hz();	/* 1 s of flaps */
+	while (t.sent == 0 && rte_get_timer_cycles() < deadline)
+		rte_pause();
+	for (i = 0; rte_get_timer_cycles() < deadline || i < 400; i++)
+		refnic_emu_set_cable_plugged(refnic_emu_lookup(i % 4 < 2 ? CP_A : CP_B),
+					     i % 2 != 0);
+	t.stop = true;
+	pthread_join(thread, NULL);
+	test_pair_destroy(CP_A, CP_B);
+	TEST_ASSERT(t.sent > 0 && t.received > 0, "no traffic ran alongside");
+	return TEST_SUCCESS;
+}
+
 const struct unit_test_suite refnic_control_suite = {
 	.name = "control",
 	.cases = {
@@ -877,6 +945,7 @@ const struct unit_test_suite refnic_control_suite = {
 		TEST_CASE(test_queue_error_recovers),
 		TEST_CASE(test_recovery_failure),
 		TEST_CASE(test_stats_consistent_under_concurrency),
+		TEST_CASE(test_control_calls_during_inline_traffic),
 		TEST_CASE(test_lsc_on_unplug_replug),
 		TEST_CASE(test_rss),
 		TEST_CASE(test_filters),
