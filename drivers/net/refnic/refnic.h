@@ -29,11 +29,12 @@
 					 RTE_ETH_RX_OFFLOAD_TCP_CKSUM | \
 					 RTE_ETH_RX_OFFLOAD_UDP_CKSUM)
 
-/* Driver-side admin counters (xstats admin_*). */
+/* Driver-side admin counters (xstats admin_*, telemetry /refnic/port). */
 struct refnic_admin_stats {
 	uint64_t commands;
 	uint64_t polls;
 	uint64_t wait_us;
+	uint64_t timeouts;		/* waits that hit the deadline */
 };
 
 struct refnic_admin {
