@@ -275,18 +275,19 @@ handle_profile(const char *key, const char *value, void *opaque)
 	return 0;
 }
 
+static const char * const exec_names[] = {
+	[REFNIC_EXEC_AUTO] = "auto",
+	[REFNIC_EXEC_INLINE] = "inline",
+	[REFNIC_EXEC_THREAD] = "thread",
+};
+
 static int
 handle_exec(const char *key, const char *value, void *opaque)
 {
-	static const char * const names[] = {
-		[REFNIC_EXEC_AUTO] = "auto",
-		[REFNIC_EXEC_INLINE] = "inline",
-		[REFNIC_EXEC_THREAD] = "thread",
-	};
 	unsigned int i;
 
-	for (i = 0; value != NULL && i < RTE_DIM(names); i++) {
-		if (strcmp(value, names[i]) == 0) {
+	for (i = 0; value != NULL && i < RTE_DIM(exec_names); i++) {
+		if (strcmp(value, exec_names[i]) == 0) {
 			((struct refnic_emu_params *)opaque)->exec = i;
 			return 0;
 		}
@@ -331,4 +332,33 @@ refnic_emu_devargs_parse(const char *name, const struct rte_kvargs *kvlist,
 		return -EINVAL;
 	}
 	return 0;
+}
+
+const char *
+refnic_emu_exec_name(enum refnic_emu_exec exec)
+{
+	return (unsigned int)exec < RTE_DIM(exec_names) ? exec_names[exec] : "?";
+}
+
+/* fault_admin_timeout's value as users type it ("off" when none). */
+int
+refnic_emu_fault_admin_timeout_format(const struct refnic_emu_faults *f, char *buf,
+				      size_t len)
+{
+	char op[32];
+	size_t i;
+
+	if (f->admin_timeout_every != 0)
+		return snprintf(buf, len, "every:%u", f->admin_timeout_every);
+	if (f->admin_timeout_times == 0)
+		return snprintf(buf, len, "off");
+	if (f->admin_timeout_opcode == REFNIC_EMU_FAULT_ANY_OPCODE)
+		strlcpy(op, "any", sizeof(op));
+	else
+		strlcpy(op, refnic_admin_opcode_name(f->admin_timeout_opcode), sizeof(op));
+	for (i = 0; op[i] != '\0'; i++)
+		op[i] = tolower((unsigned char)op[i]);	/* as users type it */
+	if (f->admin_timeout_times == UINT32_MAX)
+		return snprintf(buf, len, "%s", op);
+	return snprintf(buf, len, "%s:%u", op, f->admin_timeout_times);
 }
