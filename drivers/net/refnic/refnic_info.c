@@ -176,9 +176,12 @@ refnic_port_state(struct rte_eth_dev *dev, struct refnic_state_sink *s)
 	struct refnic_adapter *ad = refnic_adapter(dev);
 	/* Admin counts from before our own STATS_GET, as xstats shows them. */
 	struct refnic_admin_stats admin = ad->admin.stats;
-	bool live = !ad->failed && refnic_fetch_hw_stats(ad) == 0;
 	uint16_t q;
+	bool live;
 
+	/* The device counters are read under the lock stats readers share. */
+	pthread_mutex_lock(&ad->stats_lock);
+	live = !ad->failed && refnic_fetch_hw_stats(ad) == 0;
 	state_device(ad, s);
 	state_port(dev, ad, live, s);
 	state_devargs(dev, ad, s);
@@ -187,6 +190,7 @@ refnic_port_state(struct rte_eth_dev *dev, struct refnic_state_sink *s)
 		state_rxq(dev, q, s);
 	for (q = 0; q < dev->data->nb_tx_queues; q++)
 		state_txq(dev, q, s);
+	pthread_mutex_unlock(&ad->stats_lock);
 }
 
 /* The private dump: one line per group, "group [index]: key=value ...". */
