@@ -65,6 +65,7 @@ int refnic_emu_profile_parse(const char *name, enum refnic_emu_profile *profile)
 const char *refnic_emu_exec_name(enum refnic_emu_exec exec);
 int refnic_emu_fault_admin_timeout_format(const struct refnic_emu_faults *f, char *buf,
 					  size_t len);
+int refnic_emu_fault_corrupt_format(const struct refnic_emu_faults *f, char *buf, size_t len);
 
 /* Inline execution models a device emulated in the trapped store; a bus
  * device's asynchronous fetch needs an engine thread. */

@@ -10,6 +10,7 @@
  *   /refnic/device,<name>    one device: timing profile, where its queue
  *                            work runs (inline, or which engine thread),
  *                            its cable and link, the faults it commits
+ *                            (as configured, what is left, what it garbled)
  *
  * Read under the list lock only: the data path is not stopped for a look.
  * What engines change meanwhile (state, faults left) is read as it is.
@@ -101,6 +102,10 @@ tel_faults(const struct refnic_emu *emu)
 	refnic_emu_fault_admin_timeout_format(&emu->faults, buf, sizeof(buf));
 	rte_tel_data_add_dict_string(f, "admin_timeout_pending", buf);
 	rte_tel_data_add_dict_u64(f, "reset_fail_pending", emu->faults.reset_fail_times);
+	refnic_emu_fault_corrupt_format(&emu->params.faults, buf, sizeof(buf));
+	rte_tel_data_add_dict_string(f, "fault_corrupt", buf);
+	rte_tel_data_add_dict_u64(f, "corrupted", __atomic_load_n(&emu->corrupted,
+								  __ATOMIC_RELAXED));
 	return f;
 }
 
