@@ -106,6 +106,11 @@ tel_faults(const struct refnic_emu *emu)
 	rte_tel_data_add_dict_string(f, "fault_corrupt", buf);
 	rte_tel_data_add_dict_u64(f, "corrupted", __atomic_load_n(&emu->corrupted,
 								  __ATOMIC_RELAXED));
+	if (emu->params.faults.fatal_after_ms != 0)
+		snprintf(buf, sizeof(buf), "after_ms:%u", emu->params.faults.fatal_after_ms);
+	else
+		snprintf(buf, sizeof(buf), "off");
+	rte_tel_data_add_dict_string(f, "fault_fatal", buf);
 	return f;
 }
 

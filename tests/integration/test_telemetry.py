@@ -101,7 +101,8 @@ def test_refnic_port_devargs_moderation_and_doorbells(refnic_testpmd):
 
 def test_admin_timeout_shows_in_port_and_device(refnic_testpmd):
     # The device drops the first SET_MTU, which only port start sends.
-    tp = refnic_testpmd(["net_refnic0,fault_admin_timeout=set_mtu:1,fault_corrupt=rx:1000"],
+    tp = refnic_testpmd(["net_refnic0,fault_admin_timeout=set_mtu:1,fault_corrupt=rx:1000,"
+                         "fault_fatal=after_ms:3600000"],
                         telemetry=True,
                         testpmd_args=["--disable-device-start"])
     port, dev = telemetry(tp, "/refnic/port,0", "/refnic/device,net_refnic0")
@@ -109,6 +110,7 @@ def test_admin_timeout_shows_in_port_and_device(refnic_testpmd):
     assert dev["faults"]["fault_admin_timeout"] == "set_mtu:1", dev
     assert dev["faults"]["admin_timeout_pending"] == "set_mtu:1", dev
     assert dev["faults"]["fault_corrupt"] == "rx:1000", dev
+    assert dev["faults"]["fault_fatal"] == "after_ms:3600000", dev
 
     tp.cmd("port start 0")              # fails: the admin command times out
     port, dev = telemetry(tp, "/refnic/port,0", "/refnic/device,net_refnic0")
@@ -150,7 +152,7 @@ def test_refnic_devices_profile_exec_and_engines(refnic_testpmd):
     assert d0["cable"] == "dev" and d0["link"] == "up" and d0["state"] == "ready", d0
     assert d0["faults"] == {"fault_admin_timeout": "off", "fault_reset_fail": 0,
                             "admin_timeout_pending": "off", "reset_fail_pending": 0,
-                            "fault_corrupt": "off", "corrupted": 0}, d0
+                            "fault_corrupt": "off", "corrupted": 0, "fault_fatal": "off"}, d0
     tp.cmd("show port info 0")          # read what testpmd logged meanwhile
     assert "'nosuch' is not a refnic device" in tp.transcript, tp.transcript
 
