@@ -58,6 +58,7 @@ state_port(const struct rte_eth_dev *dev, const struct refnic_adapter *ad, bool 
 	s->group(s, "port", -1);
 	/* failed: the device stopped answering; rte_eth_dev_reset() recovers. */
 	s->str(s, "state", ad->failed ? "failed" : "ok");
+	s->u64(s, "recovering", ad->recovering);	/* proactive recovery under way */
 	s->u64(s, "started", dev->data->dev_started);
 	s->u64(s, "dma_unsafe", ad->dma_unsafe);
 	s->u64(s, "rx_queues", dev->data->nb_rx_queues);
