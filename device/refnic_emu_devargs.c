@@ -159,30 +159,31 @@ bad:
 	return -EINVAL;
 }
 
+static const struct {
+	const char *name;
+	uint8_t what;
+} corrupt_kinds[] = {
+	{ "rx", REFNIC_EMU_CORRUPT_RX },
+	{ "tx", REFNIC_EMU_CORRUPT_TX },
+	{ "admin", REFNIC_EMU_CORRUPT_ADMIN },
+	{ "event", REFNIC_EMU_CORRUPT_EVENT },
+	{ "any", REFNIC_EMU_CORRUPT_ANY },
+};
+
 /* fault_corrupt=rx|tx|admin|event|any:<n>: garble one in n of those writes */
 static int
 handle_fault_corrupt(const char *key, const char *value, void *opaque)
 {
-	static const struct {
-		const char *name;
-		uint8_t what;
-	} kinds[] = {
-		{ "rx", REFNIC_EMU_CORRUPT_RX },
-		{ "tx", REFNIC_EMU_CORRUPT_TX },
-		{ "admin", REFNIC_EMU_CORRUPT_ADMIN },
-		{ "event", REFNIC_EMU_CORRUPT_EVENT },
-		{ "any", REFNIC_EMU_CORRUPT_ANY },
-	};
 	struct refnic_emu_faults *f = &((struct refnic_emu_params *)opaque)->faults;
 	const char *sep = value != NULL ? strchr(value, ':') : NULL;
 	unsigned int i;
 	uint32_t n;
 
-	for (i = 0; sep != NULL && i < RTE_DIM(kinds); i++) {
-		if (strlen(kinds[i].name) == (size_t)(sep - value) &&
-		    strncmp(value, kinds[i].name, sep - value) == 0 &&
+	for (i = 0; sep != NULL && i < RTE_DIM(corrupt_kinds); i++) {
+		if (strlen(corrupt_kinds[i].name) == (size_t)(sep - value) &&
+		    strncmp(value, corrupt_kinds[i].name, sep - value) == 0 &&
 		    parse_u32(sep + 1, 1, 1000000000, &n) == 0) {
-			f->corrupt_what = kinds[i].what;
+			f->corrupt_what = corrupt_kinds[i].what;
 			f->corrupt_every = n;
 			return 0;
 		}
@@ -275,18 +276,19 @@ handle_profile(const char *key, const char *value, void *opaque)
 	return 0;
 }
 
+static const char * const exec_names[] = {
+	[REFNIC_EXEC_AUTO] = "auto",
+	[REFNIC_EXEC_INLINE] = "inline",
+	[REFNIC_EXEC_THREAD] = "thread",
+};
+
 static int
 handle_exec(const char *key, const char *value, void *opaque)
 {
-	static const char * const names[] = {
-		[REFNIC_EXEC_AUTO] = "auto",
-		[REFNIC_EXEC_INLINE] = "inline",
-		[REFNIC_EXEC_THREAD] = "thread",
-	};
 	unsigned int i;
 
-	for (i = 0; value != NULL && i < RTE_DIM(names); i++) {
-		if (strcmp(value, names[i]) == 0) {
+	for (i = 0; value != NULL && i < RTE_DIM(exec_names); i++) {
+		if (strcmp(value, exec_names[i]) == 0) {
 			((struct refnic_emu_params *)opaque)->exec = i;
 			return 0;
 		}
@@ -331,4 +333,45 @@ refnic_emu_devargs_parse(const char *name, const struct rte_kvargs *kvlist,
 		return -EINVAL;
 	}
 	return 0;
+}
+
+const char *
+refnic_emu_exec_name(enum refnic_emu_exec exec)
+{
+	return (unsigned int)exec < RTE_DIM(exec_names) ? exec_names[exec] : "?";
+}
+
+/* fault_admin_timeout's value as users type it ("off" when none). */
+int
+refnic_emu_fault_admin_timeout_format(const struct refnic_emu_faults *f, char *buf,
+				      size_t len)
+{
+	char op[32];
+	size_t i;
+
+	if (f->admin_timeout_every != 0)
+		return snprintf(buf, len, "every:%u", f->admin_timeout_every);
+	if (f->admin_timeout_times == 0)
+		return snprintf(buf, len, "off");
+	if (f->admin_timeout_opcode == REFNIC_EMU_FAULT_ANY_OPCODE)
+		strlcpy(op, "any", sizeof(op));
+	else
+		strlcpy(op, refnic_admin_opcode_name(f->admin_timeout_opcode), sizeof(op));
+	for (i = 0; op[i] != '\0'; i++)
+		op[i] = tolower((unsigned char)op[i]);	/* as users type it */
+	if (f->admin_timeout_times == UINT32_MAX)
+		return snprintf(buf, len, "%s", op);
+	return snprintf(buf, len, "%s:%u", op, f->admin_timeout_times);
+}
+
+/* fault_corrupt's value as users type it ("off" when none). */
+int
+refnic_emu_fault_corrupt_format(const struct refnic_emu_faults *f, char *buf, size_t len)
+{
+	unsigned int i;
+
+	for (i = 0; f->corrupt_every != 0 && i < RTE_DIM(corrupt_kinds); i++)
+		if (corrupt_kinds[i].what == f->corrupt_what)
+			return snprintf(buf, len, "%s:%u", corrupt_kinds[i].name, f->corrupt_every);
+	return snprintf(buf, len, "off");
 }

@@ -61,6 +61,12 @@ const struct refnic_profile *refnic_profile_get(enum refnic_emu_profile id);
 /* A profile by the name users type (profile=...); -EINVAL if unknown. */
 int refnic_emu_profile_parse(const char *name, enum refnic_emu_profile *profile);
 
+/* refnic_emu_devargs.c: settings back in the form users type them. */
+const char *refnic_emu_exec_name(enum refnic_emu_exec exec);
+int refnic_emu_fault_admin_timeout_format(const struct refnic_emu_faults *f, char *buf,
+					  size_t len);
+int refnic_emu_fault_corrupt_format(const struct refnic_emu_faults *f, char *buf, size_t len);
+
 /* Inline execution models a device emulated in the trapped store; a bus
  * device's asynchronous fetch needs an engine thread. */
 static inline bool
@@ -427,6 +433,15 @@ extern TAILQ_HEAD(refnic_emu_list, refnic_emu) refnic_emu_devices;
 /* Control threads: every engine's lock. */
 void refnic_emu_lock(void);
 void refnic_emu_unlock(void);
+/* Readers (telemetry): the device list and what control threads set stay
+ * put, the data path runs on. */
+void refnic_emu_list_lock(void);
+void refnic_emu_list_unlock(void);
+/* Engine threads running, and whether they share CPUs with lcores; under
+ * the list lock. */
+unsigned int refnic_engine_running(bool *share_cpu);
+/* Engine k's thread name, as ps and top show it. */
+void refnic_engine_name(unsigned int k, char *buf, size_t len);
 /* The first engine, changing what the others read: their locks too, and
  * the device's queues (trap threads run their work too). */
 void refnic_engine_lock_others(struct refnic_emu *emu);

@@ -154,6 +154,31 @@ refnic_emu_unlock(void)
 	pthread_mutex_unlock(&control_mutex);
 }
 
+void
+refnic_emu_list_lock(void)
+{
+	pthread_mutex_lock(&control_mutex);
+}
+
+void
+refnic_emu_list_unlock(void)
+{
+	pthread_mutex_unlock(&control_mutex);
+}
+
+unsigned int
+refnic_engine_running(bool *share_cpu)
+{
+	*share_cpu = engines_share_cpu;
+	return nb_engines;
+}
+
+void
+refnic_engine_name(unsigned int k, char *buf, size_t len)
+{
+	snprintf(buf, len, k == 0 ? "refnic-engine" : "refnic-engine%u", k);
+}
+
 /*
  * The first engine changes what the others read (queues, device state)
  * only with their locks held too. It already holds its own, and the others
@@ -421,7 +446,7 @@ engine_start(unsigned int k)
 	pthread_attr_destroy(&attr);
 	if (ret != 0)
 		return -ret;
-	snprintf(name, sizeof(name), k == 0 ? "refnic-engine" : "refnic-engine%u", k);
+	refnic_engine_name(k, name, sizeof(name));
 	pthread_setname_np(*thread, name);
 	return 0;
 }

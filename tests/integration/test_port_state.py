@@ -3,6 +3,7 @@
 dpdk-telemetry.py) and the burst mode testpmd shows per queue.
 """
 
+import json
 import re
 import shutil
 import subprocess
@@ -22,9 +23,9 @@ def dump_priv(tp, port):
     res = subprocess.run([tool, "-f", tp.file_prefix], input="/ethdev/dump_priv,%d\n" % port,
                          capture_output=True, text=True, timeout=30)
     assert res.returncode == 0, res.stdout + res.stderr
-    m = re.search(r'"/ethdev/dump_priv": "(.*)"', res.stdout)
+    m = re.search(r'^\{"/ethdev/dump_priv": .*$', res.stdout, re.M)
     assert m, res.stdout + res.stderr
-    return m.group(1).replace("\\n", "\n")
+    return json.loads(m.group(0))["/ethdev/dump_priv"]
 
 
 def queue_line(dump, kind, q):
@@ -34,7 +35,7 @@ def queue_line(dump, kind, q):
 
 
 def counter(line, name):
-    m = re.search(r"\b%s (\d+)" % name, line)
+    m = re.search(r"\b%s=(\d+)" % name, line)
     assert m, (name, line)
     return int(m.group(1))
 
@@ -44,7 +45,7 @@ def test_dump_priv_shows_admin_policy_queues_and_counts(refnic_testpmd):
     tp = refnic_testpmd(vdevs, telemetry=True)
     dump = dump_priv(tp, 0)
     assert dump.startswith("refnic port 0 (net_refnic0)"), dump
-    assert "admin_poll=fixed:20" in dump and "link up" in dump, dump
+    assert "admin_poll=fixed:20" in dump and "link=up" in dump, dump
     assert "admin_poll=backoff" in dump_priv(tp, 1)
     assert counter(dump, "commands") > 0, dump   # probing talked to the device
 
@@ -53,7 +54,7 @@ def test_dump_priv_shows_admin_policy_queues_and_counts(refnic_testpmd):
     dump = dump_priv(tp, 0)
     nic = tp.port_stats(0)
     rxq, txq = queue_line(dump, "rxq", 0), queue_line(dump, "txq", 0)
-    assert rxq.startswith("started") and txq.startswith("started"), dump
+    assert rxq.startswith("state=started") and txq.startswith("state=started"), dump
     # The driver's counts against the device's (port stats): the driver
     # cannot have taken more than the device delivered, nor be behind by
     # more than a ring; and the other way round for TX.
@@ -64,8 +65,8 @@ def test_dump_priv_shows_admin_policy_queues_and_counts(refnic_testpmd):
 
     tp.cmd("port stop 0", check=True)
     dump = dump_priv(tp, 0)
-    assert queue_line(dump, "rxq", 0).startswith("stopped"), dump
-    assert queue_line(dump, "txq", 0).startswith("stopped"), dump
+    assert queue_line(dump, "rxq", 0).startswith("state=stopped"), dump
+    assert queue_line(dump, "txq", 0).startswith("state=stopped"), dump
 
 
 def burst_mode(tp, kind, port, q):

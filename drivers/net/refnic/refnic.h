@@ -29,11 +29,12 @@
 					 RTE_ETH_RX_OFFLOAD_TCP_CKSUM | \
 					 RTE_ETH_RX_OFFLOAD_UDP_CKSUM)
 
-/* Driver-side admin counters (xstats admin_*). */
+/* Driver-side admin counters (xstats admin_*, telemetry /refnic/port). */
 struct refnic_admin_stats {
 	uint64_t commands;
 	uint64_t polls;
 	uint64_t wait_us;
+	uint64_t timeouts;		/* waits that hit the deadline */
 };
 
 struct refnic_admin {
@@ -207,6 +208,17 @@ int refnic_xstats_get_names(struct rte_eth_dev *dev, struct rte_eth_xstat_name *
 int refnic_xstats_reset(struct rte_eth_dev *dev);
 
 /* refnic_info.c */
+/*
+ * Where refnic_port_state() writes a port's state: the private dump's text
+ * or a telemetry dict. One walk, so that both show the same things.
+ */
+struct refnic_state_sink {
+	/* A new group of values: "device", "admin", ..., or "rxq" with index >= 0. */
+	void (*group)(struct refnic_state_sink *s, const char *name, int index);
+	void (*u64)(struct refnic_state_sink *s, const char *key, uint64_t val);
+	void (*str)(struct refnic_state_sink *s, const char *key, const char *val);
+};
+void refnic_port_state(struct rte_eth_dev *dev, struct refnic_state_sink *s);
 int refnic_dev_priv_dump(struct rte_eth_dev *dev, FILE *f);
 int refnic_rx_burst_mode_get(struct rte_eth_dev *dev, uint16_t qid,
 			     struct rte_eth_burst_mode *mode);

@@ -116,8 +116,8 @@ hw_state(const struct refnic_adapter *ad)
 
 /*
  * Poll cond until it holds or timeout_us passes. Returns 0, -ETIMEDOUT, or
- * -EIO if the device went FATAL meanwhile; adds the polls made and the time
- * waited to acct, if given.
+ * -EIO if the device went FATAL meanwhile; adds the polls made, the time
+ * waited and a timeout to acct, if given.
  */
 static int
 refnic_poll_until(struct refnic_adapter *ad, uint32_t timeout_us,
@@ -165,6 +165,7 @@ refnic_poll_until(struct refnic_adapter *ad, uint32_t timeout_us,
 	if (acct != NULL) {
 		acct->polls += polls;
 		acct->wait_us += timer_to_us(now - start);
+		acct->timeouts += ret == -ETIMEDOUT;
 	}
 	return ret;
 }

@@ -3,76 +3,246 @@
  */
 
 /*
- * What a user asks of the PMD about its state: the private dump
- * (rte_eth_dev_priv_dump(), telemetry's /ethdev/dump_priv) and the burst
- * mode of each queue (testpmd's "show rxq info", "show txq info").
- * Read-only: registers read through the BAR, the driver's own structures.
+ * What a user asks of the PMD about its state. The port's state is walked
+ * once, in refnic_port_state(), into a sink: text for the private dump
+ * (rte_eth_dev_priv_dump(), telemetry's /ethdev/dump_priv), a telemetry
+ * dict for /refnic/port (refnic_telemetry.c), so the two never drift apart.
+ * Also the burst mode of each queue (testpmd's "show rxq info", "show txq
+ * info"). Registers are read through the BAR; device counters are the
+ * device's own (STATS_GET) since the last stats reset, as xstats show them.
  */
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
+
+#include <rte_devargs.h>
 
 #include "refnic.h"
 #include "refnic_rxtx.h"
 
-static const char *
-queue_state(bool started, bool deferred)
+static const char * const hw_state_names[] = {
+	[REFNIC_STATE_OFF] = "off",
+	[REFNIC_STATE_RESETTING] = "resetting",
+	[REFNIC_STATE_READY] = "ready",
+	[REFNIC_STATE_FATAL] = "fatal",
+};
+
+/* A device counter of queue q since the last stats reset. */
+#define HW_Q_DELTA(ad, q, field) \
+	((ad)->hw_stats.q[q].field - (ad)->hw_stats_base.q[q].field)
+
+static void
+state_device(const struct refnic_adapter *ad, struct refnic_state_sink *s)
 {
-	if (started)
-		return "started";
-	return deferred ? "stopped (deferred start)" : "stopped";
+	uint32_t status = refnic_reg_read(&ad->hw, REFNIC_REG_STATUS);
+	uint32_t version = refnic_reg_read(&ad->hw, REFNIC_REG_VERSION);
+	uint32_t state = status & REFNIC_STATUS_STATE_MASK;
+	char buf[32];
+
+	s->group(s, "device", -1);
+	snprintf(buf, sizeof(buf), "%u.%u", version >> 16, version & 0xffff);
+	s->str(s, "version", buf);
+	s->str(s, "fw_version", ad->ident.fw_version);
+	s->str(s, "state", state < RTE_DIM(hw_state_names) ? hw_state_names[state] : "unknown");
+	s->u64(s, "fatal_code", refnic_reg_read(&ad->hw, REFNIC_REG_FATAL_CODE));
+	s->str(s, "link", status & REFNIC_STATUS_LINK_UP ? "up" : "down");
+	s->u64(s, "resets", refnic_reg_read(&ad->hw, REFNIC_REG_RESET_GEN));
+	s->u64(s, "queue_pairs", ad->ident.max_queues);
+}
+
+static void
+state_port(const struct rte_eth_dev *dev, const struct refnic_adapter *ad, bool live,
+	   struct refnic_state_sink *s)
+{
+	s->group(s, "port", -1);
+	/* failed: the device stopped answering; rte_eth_dev_reset() recovers. */
+	s->str(s, "state", ad->failed ? "failed" : "ok");
+	s->u64(s, "recovering", ad->recovering);	/* proactive recovery under way */
+	s->u64(s, "started", dev->data->dev_started);
+	s->u64(s, "dma_unsafe", ad->dma_unsafe);
+	s->u64(s, "rx_queues", dev->data->nb_rx_queues);
+	s->u64(s, "tx_queues", dev->data->nb_tx_queues);
+	/* stale: a failed device keeps its last known counts. */
+	s->str(s, "device_counters", live ? "live" : "stale");
+}
+
+/* As typed (the device's keys too), then the driver's keys as in effect. */
+static void
+state_devargs(const struct rte_eth_dev *dev, const struct refnic_adapter *ad,
+	      struct refnic_state_sink *s)
+{
+	const struct rte_devargs *da = dev->device != NULL ? rte_dev_devargs(dev->device) : NULL;
+	const struct refnic_devargs *a = &ad->args;
+	char buf[64];
+
+	s->group(s, "devargs", -1);
+	s->str(s, "given", da != NULL && da->args != NULL ? da->args : "");
+	refnic_poll_policy_format(&a->admin_poll, buf, sizeof(buf));
+	s->str(s, REFNIC_ARG_ADMIN_POLL, buf);
+	refnic_itr_mode_format(a->itr.mode, buf, sizeof(buf));
+	s->str(s, REFNIC_ARG_ITR, buf);
+	s->u64(s, REFNIC_ARG_RX_ITR_US, a->itr.rx_us);
+	s->u64(s, REFNIC_ARG_TX_ITR_US, a->itr.tx_us);
+}
+
+static void
+state_admin(const struct refnic_adapter *ad, const struct refnic_admin_stats *st,
+	    struct refnic_state_sink *s)
+{
+	char policy[64];
+
+	s->group(s, "admin", -1);
+	refnic_poll_policy_format(&ad->admin.policy, policy, sizeof(policy));
+	s->str(s, "poll", policy);
+	s->u64(s, "timeout_us", ad->admin.timeout_us);
+	s->u64(s, "commands", st->commands);
+	s->u64(s, "polls", st->polls);
+	s->u64(s, "wait_us", st->wait_us);
+	s->u64(s, "timeouts", st->timeouts);
+	s->u64(s, "reset_wait_us", ad->reset_stats.wait_us);
+	s->u64(s, "reset_timeouts", ad->reset_stats.timeouts);
+}
+
+/* The moderation a queue's cause runs with now. */
+static void
+state_itr(const struct refnic_itr_cause *c, struct refnic_state_sink *s)
+{
+	s->str(s, "itr", c->adaptive ? "adaptive" : c->us != 0 ? "static" : "off");
+	s->u64(s, "itr_us", c->us);
+}
+
+static void
+state_rxq(struct rte_eth_dev *dev, uint16_t q, struct refnic_state_sink *s)
+{
+	const struct refnic_adapter *ad = refnic_adapter(dev);
+	const struct refnic_rx_queue *rxq = dev->data->rx_queues[q];
+	struct rte_eth_burst_mode mode;
+
+	if (rxq == NULL)
+		return;
+	s->group(s, "rxq", q);
+	s->str(s, "state", rxq->started ? "started" : "stopped");
+	s->u64(s, "deferred_start", rxq->deferred_start);
+	s->u64(s, "broken", rxq->broken);
+	s->str(s, "path", refnic_rx_burst_mode_get(dev, q, &mode) == 0 ? mode.info : "none");
+	s->u64(s, "descriptors", rxq->size);
+	s->u64(s, "next", rxq->next);
+	s->u64(s, "tail", rxq->tail);
+	s->u64(s, "phase", rxq->phase);
+	s->u64(s, "free_thresh", rxq->free_thresh);
+	s->u64(s, "buf_size", rxq->buf_size);
+	s->u64(s, "packets", rxq->stats.packets);
+	s->u64(s, "bytes", rxq->stats.bytes);
+	s->u64(s, "errors", rxq->stats.errors);
+	s->u64(s, "nombuf", rxq->stats.nombuf);
+	s->u64(s, "doorbell_writes", HW_Q_DELTA(ad, q, rx_doorbells));
+	s->u64(s, "no_buffer", HW_Q_DELTA(ad, q, rx_no_buffer));
+	s->u64(s, "interrupts", HW_Q_DELTA(ad, q, rx_interrupts));
+	state_itr(&ad->itr[q].rx, s);
+}
+
+static void
+state_txq(struct rte_eth_dev *dev, uint16_t q, struct refnic_state_sink *s)
+{
+	const struct refnic_adapter *ad = refnic_adapter(dev);
+	const struct refnic_tx_queue *txq = dev->data->tx_queues[q];
+	struct rte_eth_burst_mode mode;
+
+	if (txq == NULL)
+		return;
+	s->group(s, "txq", q);
+	s->str(s, "state", txq->started ? "started" : "stopped");
+	s->u64(s, "deferred_start", txq->deferred_start);
+	s->u64(s, "broken", txq->broken);
+	s->str(s, "path", refnic_tx_burst_mode_get(dev, q, &mode) == 0 ? mode.info : "none");
+	s->u64(s, "descriptors", txq->size);
+	s->u64(s, "tail", txq->tail);
+	s->u64(s, "clean", txq->clean);
+	s->u64(s, "device_head", txq->hw_head);
+	s->u64(s, "free", txq->nb_free);
+	s->u64(s, "free_thresh", txq->free_thresh);
+	s->u64(s, "packets", txq->stats.packets);
+	s->u64(s, "bytes", txq->stats.bytes);
+	s->u64(s, "errors", txq->stats.errors);
+	s->u64(s, "doorbell_writes", HW_Q_DELTA(ad, q, tx_doorbells));
+	s->u64(s, "malformed", HW_Q_DELTA(ad, q, tx_malformed));
+	s->u64(s, "interrupts", HW_Q_DELTA(ad, q, tx_interrupts));
+	state_itr(&ad->itr[q].tx, s);
+}
+
+void
+refnic_port_state(struct rte_eth_dev *dev, struct refnic_state_sink *s)
+{
+	struct refnic_adapter *ad = refnic_adapter(dev);
+	/* Admin counts from before our own STATS_GET, as xstats shows them. */
+	struct refnic_admin_stats admin = ad->admin.stats;
+	uint16_t q;
+	bool live;
+
+	/* The device counters are read under the lock stats readers share. */
+	pthread_mutex_lock(&ad->stats_lock);
+	live = !ad->failed && refnic_fetch_hw_stats(ad) == 0;
+	state_device(ad, s);
+	state_port(dev, ad, live, s);
+	state_devargs(dev, ad, s);
+	state_admin(ad, &admin, s);
+	for (q = 0; q < dev->data->nb_rx_queues; q++)
+		state_rxq(dev, q, s);
+	for (q = 0; q < dev->data->nb_tx_queues; q++)
+		state_txq(dev, q, s);
+	pthread_mutex_unlock(&ad->stats_lock);
+}
+
+/* The private dump: one line per group, "group [index]: key=value ...". */
+struct refnic_text_sink {
+	struct refnic_state_sink s;
+	FILE *f;
+	bool open;			/* a group's line is not ended yet */
+};
+
+static void
+text_group(struct refnic_state_sink *s, const char *name, int index)
+{
+	struct refnic_text_sink *t = container_of(s, struct refnic_text_sink, s);
+
+	if (t->open)
+		fputc('\n', t->f);
+	if (index < 0)
+		fprintf(t->f, "%s:", name);
+	else
+		fprintf(t->f, "%s %d:", name, index);
+	t->open = true;
+}
+
+static void
+text_u64(struct refnic_state_sink *s, const char *key, uint64_t val)
+{
+	fprintf(container_of(s, struct refnic_text_sink, s)->f, " %s=%" PRIu64, key, val);
+}
+
+/* Quoted if empty or spaced, so that a line still splits on spaces. */
+static void
+text_str(struct refnic_state_sink *s, const char *key, const char *val)
+{
+	bool quote = val[0] == '\0' || strchr(val, ' ') != NULL;
+
+	fprintf(container_of(s, struct refnic_text_sink, s)->f,
+		quote ? " %s=\"%s\"" : " %s=%s", key, val);
 }
 
 int
 refnic_dev_priv_dump(struct rte_eth_dev *dev, FILE *f)
 {
-	struct refnic_adapter *ad = refnic_adapter(dev);
-	const struct refnic_admin *aq = &ad->admin;
-	uint32_t status = refnic_reg_read(&ad->hw, REFNIC_REG_STATUS);
-	char policy[64];
-	uint16_t q;
+	struct refnic_text_sink t = {
+		.s = { .group = text_group, .u64 = text_u64, .str = text_str },
+		.f = f,
+	};
 
-	refnic_poll_policy_format(&aq->policy, policy, sizeof(policy));
 	fprintf(f, "refnic port %u (%s)\n", dev->data->port_id, dev->data->name);
-	fprintf(f, "device: version 0x%08x, status 0x%08x (state %u, link %s%s), "
-		"resets %u\n",
-		refnic_reg_read(&ad->hw, REFNIC_REG_VERSION), status,
-		status & REFNIC_STATUS_STATE_MASK,
-		status & REFNIC_STATUS_LINK_UP ? "up" : "down",
-		status & REFNIC_STATUS_FATAL ? ", FATAL" : "",
-		refnic_reg_read(&ad->hw, REFNIC_REG_RESET_GEN));
-	fprintf(f, "driver: %s%s\n", ad->failed ? "failed (needs reset)" : "ok",
-		ad->dma_unsafe ? ", DMA unsafe" : "");
-	fprintf(f, "admin: admin_poll=%s, timeout %u us, commands %" PRIu64
-		", polls %" PRIu64 ", wait %" PRIu64 " us; reset wait %" PRIu64 " us\n",
-		policy, aq->timeout_us, aq->stats.commands, aq->stats.polls,
-		aq->stats.wait_us, ad->reset_stats.wait_us);
-	for (q = 0; q < dev->data->nb_rx_queues; q++) {
-		const struct refnic_rx_queue *rxq = dev->data->rx_queues[q];
-
-		if (rxq == NULL)
-			continue;
-		fprintf(f, "rxq %u: %s%s, %u descriptors, next %u, tail %u, phase %u, "
-			"free threshold %u, buffer %u, packets %" PRIu64 ", bytes %" PRIu64
-			", errors %" PRIu64 ", nombuf %" PRIu64 "\n",
-			q, queue_state(rxq->started, rxq->deferred_start),
-			rxq->broken ? ", broken" : "", rxq->size, rxq->next, rxq->tail,
-			rxq->phase, rxq->free_thresh, rxq->buf_size, rxq->stats.packets,
-			rxq->stats.bytes, rxq->stats.errors, rxq->stats.nombuf);
-	}
-	for (q = 0; q < dev->data->nb_tx_queues; q++) {
-		const struct refnic_tx_queue *txq = dev->data->tx_queues[q];
-
-		if (txq == NULL)
-			continue;
-		fprintf(f, "txq %u: %s%s, %u descriptors, tail %u, clean %u, device head %u, "
-			"free %u, free threshold %u, packets %" PRIu64 ", bytes %" PRIu64
-			", errors %" PRIu64 "\n",
-			q, queue_state(txq->started, txq->deferred_start),
-			txq->broken ? ", broken" : "", txq->size, txq->tail, txq->clean,
-			txq->hw_head, txq->nb_free, txq->free_thresh, txq->stats.packets,
-			txq->stats.bytes, txq->stats.errors);
-	}
+	refnic_port_state(dev, &t.s);
+	if (t.open)
+		fputc('\n', f);
 	return 0;
 }
 
