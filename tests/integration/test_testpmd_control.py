@@ -134,3 +134,43 @@ def test_fatal_error_mid_forwarding_recovers_by_itself(refnic_testpmd):
     assert after > before, "port 0 sent nothing after its recovery (%d, %d)" % (before, after)
     # Counters go on across the recovery, as across a restart.
     assert before > 0 and fwd[0]["TX-packets"] >= after, (before, after, fwd)
+
+
+# Malformed devargs as users mistype them: (devargs, the key the error must name).
+BAD_DEVARGS = [
+    ("queues=0", "queues"), ("queues=65", "queues"), ("queues=abc", "queues"),
+    ("queues=-1", "queues"), ("bogus=1", "bogus"), ("Queues=2", "Queues"),
+    ("profile=warp", "profile"), ("profile=", "profile"), ("cable=", "cable"),
+    ("cable=a/b", "cable"), ("cable=shm:", "cable"), ("exec=fast", "exec"),
+    ("profile=baremetal,exec=inline", "exec"), ("engines=9", "engines"),
+    ("admin_poll=fixed:0", "admin_poll"), ("admin_poll=exp:500:10", "admin_poll"),
+    ("admin_poll=spin", "admin_poll"), ("admin_latency_pct=x", "admin_latency_pct"),
+    ("itr=fast", "itr"), ("rx_itr_us=10001", "rx_itr_us"), ("tx_itr_us=-1", "tx_itr_us"),
+    ("itr=off,rx_itr_us=5", "rx_itr_us"), ("queues=2,queues=4", "queues"),
+    ("fault_admin_timeout=bogus", "fault_admin_timeout"),
+    ("fault_reset_fail=1001", "fault_reset_fail"), ("fault_corrupt=disk:5", "fault_corrupt"),
+    ("fault_fatal=5", "fault_fatal"), ("rx_itr_us=" + "9" * 5000, "rx_itr_us"),
+    ("x" * 5000 + "=1", "xxxxxxxx"),
+]
+
+
+def refnic_lines(out):
+    """The lines the PMD or its device printed (not EAL's or testpmd's)."""
+    return [line for line in out.splitlines()
+            if line.startswith("refnic") or re.match(r"^\w+\(\): ", line)]
+
+
+def test_malformed_devargs_through_port_attach(refnic_testpmd):
+    """Each malformed devargs string given to testpmd's `port attach`: one
+    bounded line from refnic naming the key, a refused attach, no port left
+    behind, and testpmd goes on: a good attach works afterwards."""
+    tp = refnic_testpmd([])
+    for i, (devargs, key) in enumerate(BAD_DEVARGS):
+        out = tp.cmd("port attach net_refnic%d,%s" % (i + 1, devargs))
+        assert "Failed to attach port" in out, (devargs[:80], out[-2000:])
+        lines = refnic_lines(out)
+        assert len(lines) == 1, (devargs[:80], lines)
+        assert key in lines[0] and len(lines[0]) < 1000, (devargs[:80], lines[0][:1200])
+    assert "Number of available ports: 0" in tp.cmd("show port summary all")
+    out = tp.cmd("port attach net_refnic99,cable=loopback", check=True)
+    assert re.search(r"Port \d+ is attached", out), out
