@@ -595,6 +595,18 @@ static const enum rte_eth_event_type recovered[] = {
 	RTE_ETH_EVENT_ERR_RECOVERING, RTE_ETH_EVENT_RECOVERY_SUCCESS,
 };
 
+/* One frame from a to b, received. */
+static bool
+frame_arrives(uint16_t a, uint16_t b, const struct rte_ether_addr *mac, uint32_t seed)
+{
+	struct rte_mbuf *m = test_make_pkt(mac, 128, seed, 1), *rx;
+
+	if (test_tx_all(a, &m, 1) != 1 || test_rx_wait(b, &rx, 1) != 1)
+		return false;
+	rte_pktmbuf_free(rx);
+	return true;
+}
+
 /*
  * A device that fails under a stopped port raises RTE_ETH_EVENT_INTR_RESET;
  * the port fails fast and the first rte_eth_dev_reset() brings it back.
@@ -605,7 +617,6 @@ test_fatal_on_stopped_port_then_reset(void)
 	static const enum rte_eth_event_type reset[] = { RTE_ETH_EVENT_INTR_RESET };
 	struct rte_eth_conf conf = { 0 };
 	struct rte_ether_addr mac;
-	struct rte_mbuf *m, *rx;
 	uint16_t a, b;
 	int ret = TEST_FAILED;
 
@@ -626,11 +637,8 @@ test_fatal_on_stopped_port_then_reset(void)
 	if (rte_eth_dev_configure(a, 1, 1, &conf) != 0 || test_port_start(a, 0, 0) != 0 ||
 	    rte_eth_macaddr_get(b, &mac) != 0)
 		goto out;
-	m = test_make_pkt(&mac, 128, 5, 1);
-	if (test_tx_all(a, &m, 1) == 1 && test_rx_wait(b, &rx, 1) == 1) {
-		rte_pktmbuf_free(rx);
+	if (frame_arrives(a, b, &mac, 5))
 		ret = TEST_SUCCESS;
-	}
 out:
 	recovery_log_start(a, false);
 	test_pair_destroy(CP_A, CP_B);
@@ -720,7 +728,6 @@ out:
 static int
 test_queue_error_recovers(void)
 {
-	struct rte_mbuf *m, *rx;
 	struct rte_ether_addr mac;
 	unsigned int in_use;
 	uint16_t a, b;
@@ -740,12 +747,10 @@ test_queue_error_recovers(void)
 		       rte_mempool_in_use_count(test_pool), in_use);
 		goto out;
 	}
-	m = test_make_pkt(&mac, 128, 7, 1);
-	if (test_tx_all(a, &m, 1) != 1 || test_rx_wait(b, &rx, 1) != 1) {
+	if (!frame_arrives(a, b, &mac, 7)) {
 		printf("    no traffic after the recovery\n");
 		goto out;
 	}
-	rte_pktmbuf_free(rx);
 	ret = TEST_SUCCESS;
 out:
 	recovery_log_start(a, false);
@@ -794,11 +799,8 @@ test_recovery_failure(void)
 		printf("    no way back through rte_eth_dev_reset()\n");
 		goto out;
 	}
-	m = test_make_pkt(&mac, 128, 9, 1);
-	if (test_tx_all(a, &m, 1) == 1 && test_rx_wait(b, &rx, 1) == 1) {
-		rte_pktmbuf_free(rx);
+	if (frame_arrives(a, b, &mac, 9))
 		ret = TEST_SUCCESS;
-	}
 out:
 	recovery_log_start(a, false);
 	test_pair_destroy(CP_A, CP_B);
