@@ -43,7 +43,8 @@ refnic_set_mc_addr_list(struct rte_eth_dev *dev, struct rte_ether_addr *mc_addrs
 	}
 	ret = refnic_admin_exec_buf(ad, &cmd, mc_addrs, nb_mc_addrs * RTE_ETHER_ADDR_LEN, true);
 	if (ret == 0) {
-		memcpy(ad->mc_addrs, mc_addrs, nb_mc_addrs * sizeof(*mc_addrs));
+		if (nb_mc_addrs != 0)	/* an empty list may come as NULL */
+			memcpy(ad->mc_addrs, mc_addrs, nb_mc_addrs * sizeof(*mc_addrs));
 		ad->nb_mc_addrs = nb_mc_addrs;
 	}
 	return ret;
