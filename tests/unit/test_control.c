@@ -626,7 +626,8 @@ test_fatal_on_stopped_port_then_reset(void)
 	    rte_eth_dev_stop(a) != 0)
 		goto out;
 	refnic_emu_inject_fatal(refnic_emu_lookup(CP_A));
-	if (!recovery_log_is(reset, RTE_DIM(reset)) || rte_eth_dev_start(a) != -EIO) {
+	if (!recovery_log_is(reset, RTE_DIM(reset)) || test_xstat(a, "reset_requests") != 1 ||
+	    rte_eth_dev_start(a) != -EIO) {
 		printf("    a failed port must say INTR_RESET and refuse to start with -EIO\n");
 		goto out;
 	}
@@ -742,6 +743,12 @@ test_queue_error_recovers(void)
 	refnic_emu_inject_queue_error(refnic_emu_lookup(CP_A), true, 0);
 	if (!recovery_log_is(recovered, RTE_DIM(recovered)))
 		goto out;
+	if (test_xstat(a, "queue_errors") != 1 || test_xstat(a, "recoveries") != 1 ||
+	    test_xstat(a, "recovery_failures") != 0) {
+		printf("    xstats queue_errors %" PRIu64 ", recoveries %" PRIu64 "\n",
+		       test_xstat(a, "queue_errors"), test_xstat(a, "recoveries"));
+		goto out;
+	}
 	if (rte_mempool_in_use_count(test_pool) != in_use) {
 		printf("    %u mbufs in use after recovery, %u before\n",
 		       rte_mempool_in_use_count(test_pool), in_use);
@@ -785,6 +792,11 @@ test_recovery_failure(void)
 	refnic_emu_inject_fatal(refnic_emu_lookup(CP_A));
 	if (!recovery_log_is(failed, RTE_DIM(failed)))
 		goto out;
+	if (test_xstat(a, "recovery_failures") != 1 || test_xstat(a, "recoveries") != 0) {
+		printf("    xstat recovery_failures %" PRIu64 "\n",
+		       test_xstat(a, "recovery_failures"));
+		goto out;
+	}
 	m = test_make_pkt(&mac, 128, 8, 1);
 	if (rte_eth_tx_burst(a, 0, &m, 1) != 0 || rte_eth_rx_burst(a, 0, &rx, 1) != 0) {
 		printf("    bursts on a port that failed to recover moved frames\n");

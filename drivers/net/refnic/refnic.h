@@ -94,6 +94,13 @@ struct refnic_adapter {
 	bool failed;
 	bool reset_event_sent;		/* this failure was reported */
 	bool recovering;		/* proactive recovery under way */
+	/* What failed and what came of it, across recoveries (xstats). */
+	struct {
+		uint64_t queue_errors;		/* queues stopped: bad completions, device */
+		uint64_t recoveries;		/* RTE_ETH_EVENT_RECOVERY_SUCCESS */
+		uint64_t recovery_failures;	/* RTE_ETH_EVENT_RECOVERY_FAILED */
+		uint64_t reset_requests;	/* RTE_ETH_EVENT_INTR_RESET */
+	} failure_stats;
 	uint16_t port_id;
 	/* Set when even a reset did not quiet the device: queue buffers stay
 	 * allocated (it may still write them) until a reset succeeds. */
@@ -175,6 +182,8 @@ int refnic_features_apply(struct rte_eth_dev *dev);
  * by the PMD on a started port, RTE_ETH_EVENT_INTR_RESET otherwise */
 void refnic_reset_needed(struct refnic_adapter *ad, const char *why);
 void refnic_port_fail(struct refnic_adapter *ad, const char *why);
+/* A queue stopped on an error (counted): the same as refnic_reset_needed(). */
+void refnic_queue_failed(struct refnic_adapter *ad, const char *why);
 void refnic_reset_event_clear(struct refnic_adapter *ad);
 /* refnic_ethdev.c: the device reset and the port's configuration restored */
 int refnic_dev_recover(struct rte_eth_dev *dev);

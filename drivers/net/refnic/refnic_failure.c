@@ -29,8 +29,11 @@ static void
 reset_event_alarm(void *arg)
 {
 	uint16_t port_id = (uintptr_t)arg;
+	struct rte_eth_dev *dev = &rte_eth_devices[port_id];
 
-	rte_eth_dev_callback_process(&rte_eth_devices[port_id], RTE_ETH_EVENT_INTR_RESET, NULL);
+	__atomic_fetch_add(&refnic_adapter(dev)->failure_stats.reset_requests, 1,
+			   __ATOMIC_RELAXED);
+	rte_eth_dev_callback_process(dev, RTE_ETH_EVENT_INTR_RESET, NULL);
 }
 
 /* Every lcore's next burst returns 0; the ones under way are let finish. */
@@ -77,10 +80,12 @@ recovery_alarm(void *arg)
 	if (ret == 0) {
 		__atomic_store_n(&ad->reset_event_sent, false, __ATOMIC_RELEASE);
 		datapath_resume(dev);
+		__atomic_fetch_add(&ad->failure_stats.recoveries, 1, __ATOMIC_RELAXED);
 		PMD_DRV_LOG(NOTICE, "port %u: recovered", port_id);
 		rte_eth_dev_callback_process(dev, RTE_ETH_EVENT_RECOVERY_SUCCESS, NULL);
 	} else {
 		__atomic_store_n(&ad->failed, true, __ATOMIC_RELEASE);
+		__atomic_fetch_add(&ad->failure_stats.recovery_failures, 1, __ATOMIC_RELAXED);
 		PMD_DRV_LOG(ERR, "port %u: recovery failed %u times (%s); the port is stopped "
 			    "until rte_eth_dev_reset()", port_id, RECOVERY_ATTEMPTS,
 			    rte_strerror(-ret));
@@ -107,6 +112,13 @@ refnic_reset_needed(struct refnic_adapter *ad, const char *why)
 	if (ret != 0)
 		PMD_DRV_LOG(ERR, "port %u: cannot schedule the %s: %s", ad->port_id,
 			    started ? "recovery" : "reset event", rte_strerror(-ret));
+}
+
+void
+refnic_queue_failed(struct refnic_adapter *ad, const char *why)
+{
+	__atomic_fetch_add(&ad->failure_stats.queue_errors, 1, __ATOMIC_RELAXED);
+	refnic_reset_needed(ad, why);
 }
 
 void

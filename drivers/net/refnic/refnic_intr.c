@@ -86,7 +86,7 @@ queue_error_event(struct rte_eth_dev *dev, uint32_t data)
 	}
 	PMD_DRV_LOG(ERR, "port %u: device stopped %s queue %u on an error",
 		    dev->data->port_id, type == REFNIC_QTYPE_RX ? "RX" : "TX", qid);
-	refnic_reset_needed(refnic_adapter(dev), "the device stopped a queue");
+	refnic_queue_failed(refnic_adapter(dev), "the device stopped a queue");
 }
 
 /*

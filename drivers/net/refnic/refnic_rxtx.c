@@ -158,7 +158,7 @@ rx_bad_completion(struct refnic_rx_queue *rxq, const struct refnic_rx_cpl *cpl)
 	PMD_DRV_LOG(ERR, "port %u RX queue %u: bad completion (descriptor %u, expected %u, "
 		    "length %u) - queue stopped", rxq->port_id, rxq->qid,
 		    cpl->desc_idx, rxq->next, cpl->len);
-	refnic_reset_needed(refnic_adapter(&rte_eth_devices[rxq->port_id]),
+	refnic_queue_failed(refnic_adapter(&rte_eth_devices[rxq->port_id]),
 			    "bad RX completion");
 }
 
@@ -309,7 +309,7 @@ tx_scan(struct refnic_tx_queue *txq, bool consume)
 				PMD_DRV_LOG(ERR, "port %u TX queue %u: completion head %u outside "
 					    "[%u, %u] - queue stopped", txq->port_id, txq->qid,
 					    sq_head, head, txq->tail);
-				refnic_reset_needed(refnic_adapter(&rte_eth_devices[txq->port_id]),
+				refnic_queue_failed(refnic_adapter(&rte_eth_devices[txq->port_id]),
 						    "bad TX completion");
 			}
 			break;

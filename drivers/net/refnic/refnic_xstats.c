@@ -31,6 +31,10 @@ struct refnic_port_xstats {
 	uint64_t device_resets;
 	uint64_t rx_interrupts;
 	uint64_t tx_interrupts;
+	uint64_t queue_errors;
+	uint64_t recoveries;
+	uint64_t recovery_failures;
+	uint64_t reset_requests;
 };
 
 struct refnic_xstat_def {
@@ -56,6 +60,10 @@ static const struct refnic_xstat_def port_xstats[] = {
 	PORT_XSTAT(device_resets),
 	PORT_XSTAT(rx_interrupts),
 	PORT_XSTAT(tx_interrupts),
+	PORT_XSTAT(queue_errors),
+	PORT_XSTAT(recoveries),
+	PORT_XSTAT(recovery_failures),
+	PORT_XSTAT(reset_requests),
 };
 
 /* Per queue, straight from the device's per-queue counters... */
@@ -131,6 +139,12 @@ port_xstats_gather(const struct refnic_adapter *ad, const struct refnic_admin_st
 	x->cable_tx_dropped = s->cable_tx_dropped - b->cable_tx_dropped;
 	x->cable_rx_dropped = s->cable_rx_dropped - b->cable_rx_dropped;
 	x->device_resets = s->resets;	/* all of them: the port's own come first */
+	x->queue_errors = __atomic_load_n(&ad->failure_stats.queue_errors, __ATOMIC_RELAXED);
+	x->recoveries = __atomic_load_n(&ad->failure_stats.recoveries, __ATOMIC_RELAXED);
+	x->recovery_failures = __atomic_load_n(&ad->failure_stats.recovery_failures,
+					       __ATOMIC_RELAXED);
+	x->reset_requests = __atomic_load_n(&ad->failure_stats.reset_requests,
+					    __ATOMIC_RELAXED);
 }
 
 int
@@ -194,5 +208,6 @@ refnic_xstats_reset(struct rte_eth_dev *dev)
 
 	memset(&ad->admin.stats, 0, sizeof(ad->admin.stats));
 	memset(&ad->reset_stats, 0, sizeof(ad->reset_stats));
+	memset(&ad->failure_stats, 0, sizeof(ad->failure_stats));
 	return dev->dev_ops->stats_reset(dev);
 }
