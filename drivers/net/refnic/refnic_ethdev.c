@@ -60,6 +60,8 @@ refnic_hw_init(struct refnic_adapter *ad)
 	if (ret != 0)
 		return ret;
 	ad->dma_unsafe = false;		/* a finished reset stopped all DMA */
+	/* Before the first admin doorbell: the device may miss that one too. */
+	refnic_db_check_init(ad);
 	ret = refnic_admin_init(ad);
 	if (ret == 0)
 		ret = refnic_aeq_setup(ad);
@@ -274,6 +276,7 @@ refnic_queues_free_mbufs(struct rte_eth_dev *dev)
 static int
 refnic_dev_stop(struct rte_eth_dev *dev)
 {
+	refnic_db_check_stop(dev);
 	dev->data->dev_started = 0;
 	refnic_rxq_intr_teardown(dev);
 	if (refnic_queues_hw_stop(dev))
@@ -343,6 +346,7 @@ refnic_dev_start(struct rte_eth_dev *dev)
 		return ret;
 	}
 	dev->data->dev_started = 1;
+	refnic_db_check_start(dev);
 	refnic_link_update(dev, 0);
 	return 0;
 }
@@ -398,6 +402,7 @@ refnic_dev_close(struct rte_eth_dev *dev)
 	if (dev->data->dev_started)
 		refnic_dev_stop(dev);
 	refnic_reset_event_clear(ad);
+	refnic_db_check_stop(dev);
 	refnic_intr_fini(dev);
 	/* Quiet the device first: it forgets the rings we free next. If it
 	 * does not answer, leave them allocated rather than free live memory. */

@@ -84,6 +84,26 @@ state_devargs(const struct rte_eth_dev *dev, const struct refnic_adapter *ad,
 	s->str(s, REFNIC_ARG_ITR, buf);
 	s->u64(s, REFNIC_ARG_RX_ITR_US, a->itr.rx_us);
 	s->u64(s, REFNIC_ARG_TX_ITR_US, a->itr.tx_us);
+	refnic_db_check_mode_format(a->db_check.mode, buf, sizeof(buf));
+	s->str(s, REFNIC_ARG_DOORBELL_CHECK, buf);
+	s->u64(s, REFNIC_ARG_DOORBELL_CHECK_US, a->db_check.deadline_us);
+}
+
+/* The missed-doorbell check (refnic_doorbell.c): off, running, or on but
+ * stopped with the port. */
+static void
+state_doorbell(const struct refnic_adapter *ad, struct refnic_state_sink *s)
+{
+	const struct refnic_db_check *c = &ad->db;
+	uint32_t errata = refnic_reg_read(&ad->hw, REFNIC_REG_ERRATA);
+
+	s->group(s, "doorbell_check", -1);
+	s->str(s, "state", !c->enabled ? "off" :
+	       __atomic_load_n(&c->running, __ATOMIC_ACQUIRE) ? "running" : "stopped");
+	s->str(s, "erratum", errata & REFNIC_ERRATA_MISSED_DOORBELL ? "present" : "absent");
+	s->u64(s, "deadline_us", c->deadline_us);
+	s->u64(s, "checks", refnic_db_checks(ad));
+	s->u64(s, "re_rings", refnic_db_recoveries(ad));
 }
 
 static void
@@ -187,6 +207,7 @@ refnic_port_state(struct rte_eth_dev *dev, struct refnic_state_sink *s)
 	state_port(dev, ad, live, s);
 	state_devargs(dev, ad, s);
 	state_admin(ad, &admin, s);
+	state_doorbell(ad, s);
 	for (q = 0; q < dev->data->nb_rx_queues; q++)
 		state_rxq(dev, q, s);
 	for (q = 0; q < dev->data->nb_tx_queues; q++)
