@@ -79,8 +79,12 @@ struct refnic_queue_itr {
 /* One queue as the doorbell check last saw it (refnic_doorbell.c). */
 struct refnic_db_queue {
 	uint32_t starts;		/* the queue's starts then: a restart resets */
+	/* At the first sighting: packets the queue had sent (TX) or received
+	 * (RX), which never wrap, and its ring indexes, which do: the same
+	 * indexes a ring lap later are not the same stall. */
+	uint64_t packets;
 	uint16_t tail;			/* posted up to here ... */
-	uint16_t done;			/* ... done up to here, at the first sighting */
+	uint16_t done;			/* ... done up to here */
 	bool suspect;			/* posted work and no progress since then */
 	bool rung;			/* re-rung for this very sighting */
 	uint64_t recoveries;		/* re-rings */

@@ -135,19 +135,26 @@ rxq_waiting(const struct refnic_rx_queue *rxq, uint16_t *tail, uint16_t *done)
 	       (__atomic_load_n(&cpl->phase, __ATOMIC_ACQUIRE) & REFNIC_PHASE_BIT) != phase;
 }
 
-/* Has this queue been stalled since the previous run? Then re-ring it, once. */
+/*
+ * Has this queue been stalled since the previous run? Then re-ring it, once.
+ * Nothing moved means: the same packet count (the burst's own, which never
+ * wraps) and the same indexes. Indexes alone come back every ring lap, and
+ * a lap between two runs is a few microseconds of traffic: a new stall at
+ * the indexes of the last one would pass for it, already re-rung.
+ */
 static bool
 db_queue_stalled(struct refnic_db_queue *st, uint32_t starts, bool waiting,
-		 uint16_t tail, uint16_t done)
+		 uint64_t packets, uint16_t tail, uint16_t done)
 {
 	if (!waiting || st->starts != starts) {
 		st->starts = starts;
 		st->suspect = false;
 		return false;
 	}
-	if (!st->suspect || st->tail != tail || st->done != done) {
+	if (!st->suspect || st->packets != packets || st->tail != tail || st->done != done) {
 		st->suspect = true;
 		st->rung = false;
+		st->packets = packets;
 		st->tail = tail;
 		st->done = done;
 		return false;
@@ -185,7 +192,7 @@ db_check_txq(struct rte_eth_dev *dev, struct refnic_adapter *ad, uint16_t q)
 	}
 	waiting = txq_waiting(txq, &tail, &done);
 	if (db_queue_stalled(st, __atomic_load_n(&txq->starts, __ATOMIC_ACQUIRE), waiting,
-			     tail, done))
+			     __atomic_load_n(&txq->stats.packets, __ATOMIC_RELAXED), tail, done))
 		db_rering(ad, st, REFNIC_REG_TXQ(q), dev->data->port_id, "TX", q);
 }
 
@@ -203,7 +210,7 @@ db_check_rxq(struct rte_eth_dev *dev, struct refnic_adapter *ad, uint16_t q)
 	}
 	waiting = rxq_waiting(rxq, &tail, &done);
 	if (db_queue_stalled(st, __atomic_load_n(&rxq->starts, __ATOMIC_ACQUIRE), waiting,
-			     tail, done))
+			     __atomic_load_n(&rxq->stats.packets, __ATOMIC_RELAXED), tail, done))
 		db_rering(ad, st, REFNIC_REG_RXQ(q), dev->data->port_id, "RX", q);
 }
 

@@ -132,6 +132,17 @@ state_itr(const struct refnic_itr_cause *c, struct refnic_state_sink *s)
 	s->u64(s, "itr_us", c->us);
 }
 
+/* What the doorbell check last saw of a queue, where it runs. */
+static void
+state_doorbell_queue(const struct refnic_adapter *ad, const struct refnic_db_queue *st,
+		     uint64_t recoveries, struct refnic_state_sink *s)
+{
+	if (!ad->db.enabled)
+		return;
+	s->str(s, "doorbell", !st->suspect ? "moving" : st->rung ? "stalled,re-rung" : "stalled");
+	s->u64(s, "missed_doorbell_recoveries", recoveries);
+}
+
 static void
 state_rxq(struct rte_eth_dev *dev, uint16_t q, struct refnic_state_sink *s)
 {
@@ -160,6 +171,7 @@ state_rxq(struct rte_eth_dev *dev, uint16_t q, struct refnic_state_sink *s)
 	s->u64(s, "no_buffer", HW_Q_DELTA(ad, q, rx_no_buffer));
 	s->u64(s, "interrupts", HW_Q_DELTA(ad, q, rx_interrupts));
 	state_itr(&ad->itr[q].rx, s);
+	state_doorbell_queue(ad, &ad->db.rxq[q], refnic_db_queue_recoveries(ad, q, false), s);
 }
 
 static void
@@ -189,6 +201,7 @@ state_txq(struct rte_eth_dev *dev, uint16_t q, struct refnic_state_sink *s)
 	s->u64(s, "malformed", HW_Q_DELTA(ad, q, tx_malformed));
 	s->u64(s, "interrupts", HW_Q_DELTA(ad, q, tx_interrupts));
 	state_itr(&ad->itr[q].tx, s);
+	state_doorbell_queue(ad, &ad->db.txq[q], refnic_db_queue_recoveries(ad, q, true), s);
 }
 
 void
