@@ -42,7 +42,7 @@
 #       check off and on: throughput (512 frames circulating A -> B -> A)
 #       and ping-pong p50/p99/max; then the check's cost with 1, 4, 16 and
 #       64 queue pairs: off, one alarm per port (as shipped), and a timer
-#       per queue (a variant built only for this). Default 200000 round
+#       per queue (a variant built only for this). Default 2000000 round
 #       trips, 3 s, 1000 us deadline; ideal, inline, -l 0-1.
 set -euo pipefail
 
@@ -94,10 +94,10 @@ fuzz)
 	;;
 doorbell)
 	echo "# ./devtools/bench.sh doorbell $* ($(date -u '+%Y-%m-%d %H:%M'), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg))"
-	"$REFNIC_BUILD/tests/refnic-bench-doorbell" "${1:-200000}" "${2:-3}" "${3:-1000}" 2>&1 |
+	"$REFNIC_BUILD/tests/refnic-bench-doorbell" "${1:-2000000}" "${2:-3}" "${3:-1000}" 2>&1 |
 		grep -v '^EAL:'
 	echo
-	"$REFNIC_BUILD/tests/refnic-bench-doorbell-pqt" "${1:-200000}" "${3:-1000}" 2>&1 |
+	"$REFNIC_BUILD/tests/refnic-bench-doorbell-pqt" "${1:-2000000}" "${3:-1000}" 2>&1 |
 		grep -v '^EAL:'
 	;;
 *)
