@@ -118,6 +118,9 @@ emu_start_reset(struct refnic_emu *emu, uint64_t now)
 {
 	emu_load_defaults(emu);
 	emu_set_status(emu, REFNIC_STATE_RESETTING);
+	/* A reset turns the PHY back on: the far end sees the link return. */
+	if (emu->phy_down)
+		refnic_cable_set_phy(emu, true);
 	emu_stats(emu)->resets++;
 	if (emu->faults.reset_fail_times > 0) {
 		/* fault_reset_fail: this reset never finishes. */

@@ -186,6 +186,11 @@ admin_execute(struct refnic_emu *emu, const struct refnic_admin_cmd *cmd, uint32
 	case REFNIC_ADMIN_LINK_GET:
 		*result = refnic_cable_link_up(emu) ? REFNIC_LINK_UP : 0;
 		return REFNIC_ADMIN_STS_OK;
+	case REFNIC_ADMIN_LINK_SET:
+		if (cmd->value & ~REFNIC_LINK_UP)
+			return REFNIC_ADMIN_STS_INVALID;
+		refnic_cable_set_phy(emu, cmd->value & REFNIC_LINK_UP);
+		return REFNIC_ADMIN_STS_OK;
 	default:
 		/* Defined by the contract, not offered by this device version. */
 		return REFNIC_ADMIN_STS_UNSUPPORTED;

@@ -239,6 +239,7 @@ struct refnic_emu {
 	uint32_t features;		/* REFNIC_FEATURES_SWITCHABLE bits on */
 	struct refnic_rss_config rss;	/* hash_types == 0: RSS off */
 	bool link_up;			/* as last reported */
+	bool phy_down;			/* LINK_SET 0: no link, whatever the cable */
 	struct refnic_emu_aeq aeq;
 	struct refnic_emu_faults faults;
 	uint32_t admin_fetched;		/* commands fetched since reset */
@@ -440,6 +441,8 @@ refnic_dma_map(struct refnic_emu *emu, uint64_t iova, uint64_t len)
 int refnic_cable_attach(struct refnic_emu *emu, const char *spec);
 void refnic_cable_detach(struct refnic_emu *emu);
 bool refnic_cable_link_up(const struct refnic_emu *emu);
+/* LINK_SET: the port's PHY on or off; both ends of the cable see the link. */
+void refnic_cable_set_phy(struct refnic_emu *emu, bool on);
 /* Frames come from outside the process (shm, TAP): an engine brings them in. */
 bool refnic_cable_external(const struct refnic_emu *emu);
 /* Carry a frame the port sent; flush once per batch. */

@@ -626,6 +626,12 @@ refnic_emu_rx_frame(struct refnic_emu *emu, const struct refnic_frame *f,
 
 	if (emu->state != REFNIC_STATE_READY)
 		return false;
+	/* PHY off (LINK_SET): what comes in from another process or the kernel
+	 * is not taken. In this process, nothing is sent to a port that is down. */
+	if (unlikely(emu->phy_down)) {
+		emu_stats(emu)->cable_rx_dropped++;
+		return false;
+	}
 	/* Parse the headers where they are; gather them only if split. */
 	if (f->seg_len[0] >= hdr_len) {
 		hdr = f->seg[0];

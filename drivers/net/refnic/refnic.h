@@ -137,6 +137,9 @@ struct refnic_adapter {
 	/* Set when even a reset did not quiet the device: queue buffers stay
 	 * allocated (it may still write them) until a reset succeeds. */
 	bool dma_unsafe;
+	/* rte_eth_dev_set_link_down(): kept until set_link_up, applied again
+	 * at each start (a device reset turns the PHY back on). */
+	bool link_down_requested;
 
 	struct refnic_identify ident;	/* validated copy */
 

@@ -205,6 +205,46 @@ refnic_set_mtu(struct refnic_adapter *ad, uint16_t mtu)
 	return refnic_admin_exec(ad, &cmd, NULL);
 }
 
+/* The port's PHY on or off, through the device: the far end sees the link go. */
+static int
+refnic_link_set(struct refnic_adapter *ad, bool up)
+{
+	struct refnic_admin_cmd cmd = {
+		.opcode = REFNIC_ADMIN_LINK_SET,
+		.value = up ? REFNIC_LINK_UP : 0,
+	};
+
+	return refnic_admin_exec(ad, &cmd, NULL);
+}
+
+/*
+ * The device's link event updates the port's link status and raises LSC,
+ * here as on the far end: updating it here first would leave that event
+ * nothing to report.
+ */
+static int
+refnic_dev_set_link(struct rte_eth_dev *dev, bool up)
+{
+	struct refnic_adapter *ad = refnic_adapter(dev);
+	int ret = refnic_link_set(ad, up);
+
+	if (ret == 0)
+		ad->link_down_requested = !up;
+	return ret;
+}
+
+static int
+refnic_dev_set_link_up(struct rte_eth_dev *dev)
+{
+	return refnic_dev_set_link(dev, true);
+}
+
+static int
+refnic_dev_set_link_down(struct rte_eth_dev *dev)
+{
+	return refnic_dev_set_link(dev, false);
+}
+
 static int
 refnic_link_update(struct rte_eth_dev *dev, int wait_to_complete __rte_unused)
 {
@@ -347,6 +387,8 @@ refnic_dev_start(struct rte_eth_dev *dev)
 	}
 	dev->data->dev_started = 1;
 	refnic_db_check_start(dev);
+	if (ad->link_down_requested && refnic_link_set(ad, false) != 0)
+		PMD_DRV_LOG(ERR, "port %u: cannot keep the link down", dev->data->port_id);
 	refnic_link_update(dev, 0);
 	return 0;
 }
@@ -701,6 +743,8 @@ static const struct eth_dev_ops refnic_eth_dev_ops = {
 	.dev_infos_get = refnic_dev_infos_get,
 	.dev_supported_ptypes_get = refnic_supported_ptypes_get,
 	.link_update = refnic_link_update,
+	.dev_set_link_up = refnic_dev_set_link_up,
+	.dev_set_link_down = refnic_dev_set_link_down,
 	.promiscuous_enable = refnic_promiscuous_enable,
 	.promiscuous_disable = refnic_promiscuous_disable,
 	.allmulticast_enable = refnic_allmulticast_enable,

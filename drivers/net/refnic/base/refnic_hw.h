@@ -326,7 +326,8 @@ struct refnic_rx_cpl {
 	X(STATS_CLEAR, 17, "zero the device counters")			\
 	X(FW_VERSION, 18, "DMA the version string (NUL-terminated) to buf") \
 	X(LINK_GET, 19, "result: REFNIC_LINK_*")			\
-	X(MC_LIST_SET, 20, "DMA 6-byte addresses from buf, at most REFNIC_MAX_MC_FILTERS")
+	X(MC_LIST_SET, 20, "DMA 6-byte addresses from buf, at most REFNIC_MAX_MC_FILTERS") \
+	X(LINK_SET, 21, "value: REFNIC_LINK_UP turns the port's PHY on, 0 off (1.1)")
 
 #define REFNIC_ADMIN_OPCODE_ENUM(name, value, what) REFNIC_ADMIN_ ## name = value,
 enum refnic_admin_opcode {
