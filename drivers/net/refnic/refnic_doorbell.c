@@ -13,8 +13,8 @@
  * as in the fix that replaced it, one EAL alarm per port looks at every
  * started queue every half deadline, and re-rings those that had posted
  * work and made no progress for a whole deadline. The bursts do nothing
- * for it: it reads the indexes they keep anyway (TX tail and completions,
- * RX tail and next completion). On by default only where the device reports
+ * for it: it reads the indexes and packet counts they keep anyway (TX tail
+ * and completions, RX tail and next completion). On by default only where the device reports
  * the erratum; doorbell_check=on|off forces it.
  *
  * The re-ring is a store to the queue's REFNIC_Q_RERING: the device takes
@@ -236,6 +236,7 @@ db_check_alarm(void *arg)
 	struct refnic_adapter *ad = refnic_adapter(dev);
 	struct refnic_db_check *c = &ad->db;
 	uint16_t q;
+	int ret;
 
 	if (!__atomic_load_n(&c->running, __ATOMIC_ACQUIRE))
 		return;
@@ -245,11 +246,12 @@ db_check_alarm(void *arg)
 		db_check_txq(dev, ad, q);
 	for (q = 0; !ad->failed && q < dev->data->nb_rx_queues; q++)
 		db_check_rxq(dev, ad, q);
-	if (rte_eal_alarm_set(db_period_us(c), db_check_alarm, dev) != 0) {
+	ret = rte_eal_alarm_set(db_period_us(c), db_check_alarm, dev);
+	if (ret != 0) {
 		__atomic_store_n(&c->running, false, __ATOMIC_RELEASE);
 		PMD_DRV_LOG(ERR, "port %u: cannot re-arm the doorbell check: %s; "
 			    "missed doorbells now stall queues", dev->data->port_id,
-			    rte_strerror(rte_errno));
+			    rte_strerror(-ret));
 	}
 }
 
@@ -339,6 +341,7 @@ refnic_db_check_start(struct rte_eth_dev *dev)
 {
 	struct refnic_db_check *c = &refnic_adapter(dev)->db;
 	uint16_t q;
+	int ret;
 
 	if (!c->enabled || c->running)
 		return;
@@ -348,11 +351,12 @@ refnic_db_check_start(struct rte_eth_dev *dev)
 		c->rxq[q].suspect = false;
 	}
 	__atomic_store_n(&c->running, true, __ATOMIC_RELEASE);
-	if (db_alarms_set(dev) != 0) {
+	ret = db_alarms_set(dev);
+	if (ret != 0) {
 		__atomic_store_n(&c->running, false, __ATOMIC_RELEASE);
 		db_alarms_cancel(dev);
 		PMD_DRV_LOG(ERR, "port %u: cannot start the doorbell check: %s",
-			    dev->data->port_id, rte_strerror(rte_errno));
+			    dev->data->port_id, rte_strerror(-ret));
 	}
 }
 
