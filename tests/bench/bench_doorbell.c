@@ -57,11 +57,13 @@
 static struct rte_mempool *pool;
 static uint16_t port_a, port_b;
 static uint32_t *rtt_ns;
+static uint32_t deadline_ns;
 
 struct result {
 	double mpps;			/* throughput, until it stalled if it did */
 	bool mpps_stalled;
-	double p50_us, p99_us, max_us;
+	double p50_us, p99_us, p999_us, max_us;
+	uint32_t over_deadline;		/* round trips longer than the deadline */
 	uint32_t samples;		/* round trips done */
 	bool stalled;
 	double intr_cpu_pct;		/* the interrupt thread, per second of run */
@@ -283,6 +285,9 @@ done:
 	qsort(rtt_ns, s, sizeof(*rtt_ns), cmp_u32);
 	r->p50_us = rtt_ns[s / 2] / 1e3;
 	r->p99_us = rtt_ns[(uint64_t)s * 99 / 100] / 1e3;
+	r->p999_us = rtt_ns[(uint64_t)s * 999 / 1000] / 1e3;
+	while (r->over_deadline < s && rtt_ns[s - 1 - r->over_deadline] > deadline_ns)
+		r->over_deadline++;
 	r->max_us = rtt_ns[s - 1] / 1e3;
 }
 
@@ -291,11 +296,12 @@ print_json(const char *part, const char *check, uint32_t drop, uint16_t queues,
 	   const struct result *r)
 {
 	printf("{\"part\": \"%s\", \"check\": \"%s\", \"drop_1_in\": %u, \"queues\": %u, "
-	       "\"mpps\": %.3f, \"p50_us\": %.2f, \"p99_us\": %.2f, \"max_us\": %.1f, "
+	       "\"mpps\": %.3f, \"p50_us\": %.2f, \"p99_us\": %.2f, \"p999_us\": %.2f, "
+	       "\"max_us\": %.1f, \"over_deadline\": %u, "
 	       "\"samples\": %u, \"stalled\": %s, \"mpps_stalled\": %s, \"intr_cpu_pct\": %.3f, "
 	       "\"doorbells_dropped\": %" PRIu64 ", \"recoveries\": %" PRIu64
 	       ", \"checks\": %" PRIu64 "}\n", part, check, drop, queues, r->mpps, r->p50_us,
-	       r->p99_us, r->max_us, r->samples, r->stalled ? "true" : "false",
+	       r->p99_us, r->p999_us, r->max_us, r->over_deadline, r->samples, r->stalled ? "true" : "false",
 	       r->mpps_stalled ? "true" : "false",
 	       r->intr_cpu_pct, r->dropped, r->recoveries, r->checks);
 }
@@ -304,9 +310,10 @@ static void
 fmt_lat(char *buf, size_t len, const struct result *r)
 {
 	if (r->stalled)
-		snprintf(buf, len, "stalled after %u round trips | - | -", r->samples);
+		snprintf(buf, len, "stalled after %u round trips | - | - | - | -", r->samples);
 	else
-		snprintf(buf, len, "%.2f | %.2f | %.1f", r->p50_us, r->p99_us, r->max_us);
+		snprintf(buf, len, "%.2f | %.2f | %.2f | %.1f | %u", r->p50_us, r->p99_us,
+			 r->p999_us, r->max_us, r->over_deadline);
 }
 
 #ifndef BENCH_PER_QUEUE_TIMERS
@@ -345,7 +352,8 @@ part_drops(uint32_t samples, double seconds, uint32_t deadline_us)
 		}
 	}
 	printf("\n| doorbells missed | check | throughput Mpps | ping-pong p50 us | p99 us | "
-	       "max us | missed | re-rings |\n|---|---|---:|---:|---:|---:|---:|---:|\n");
+	       "p99.9 us | max us | over deadline | missed | re-rings |\n"
+	       "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
 	for (d = 0; d < RTE_DIM(drops); d++) {
 		for (c = 0; c < 2; c++) {
 			const struct result *r = &res[d][c];
@@ -396,8 +404,9 @@ part_cost(uint32_t samples, uint32_t deadline_us)
 			print_json("cost", modes[m], 0, queue_counts[i], r);
 		}
 	}
-	printf("\n| check | queue pairs | ping-pong p50 us | p99 us | max us | "
-	       "checks | interrupt thread CPU %% |\n|---|---:|---:|---:|---:|---:|---:|\n");
+	printf("\n| check | queue pairs | ping-pong p50 us | p99 us | p99.9 us | max us | "
+	       "over deadline | checks | interrupt thread CPU %% |\n"
+	       "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
 	for (m = 0; m < RTE_DIM(modes); m++) {
 		for (i = 0; i < RTE_DIM(queue_counts); i++) {
 			const struct result *r = &res[m][i];
@@ -437,6 +446,7 @@ main(int argc, char **argv)
 		fprintf(stderr, "out of memory\n");
 		return 1;
 	}
+	deadline_ns = deadline_us * 1000;
 	printf("check: %s; deadline %u us; %u ping-pong samples per run\n", CHECK_NAME,
 	       deadline_us, samples);
 #ifndef BENCH_PER_QUEUE_TIMERS
