@@ -173,7 +173,11 @@ BAD_DEVARGS = [
     ("itr=off,rx_itr_us=5", "rx_itr_us"), ("queues=2,queues=4", "queues"),
     ("fault_admin_timeout=bogus", "fault_admin_timeout"),
     ("fault_reset_fail=1001", "fault_reset_fail"), ("fault_corrupt=disk:5", "fault_corrupt"),
-    ("fault_fatal=5", "fault_fatal"), ("rx_itr_us=" + "9" * 5000, "rx_itr_us"),
+    ("fault_fatal=5", "fault_fatal"), ("fault_doorbell_drop=1", "fault_doorbell_drop"),
+    ("errata=bogus", "errata"), ("doorbell_check=maybe", "doorbell_check"),
+    ("doorbell_check_us=99", "doorbell_check_us"),
+    ("doorbell_check=off,doorbell_check_us=500", "doorbell_check_us"),
+    ("rx_itr_us=" + "9" * 5000, "rx_itr_us"),
     ("x" * 5000 + "=1", "xxxxxxxx"),
 ]
 
