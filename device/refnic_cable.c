@@ -35,14 +35,18 @@ struct local_cable {
 
 static TAILQ_HEAD(, local_cable) local_cables = TAILQ_HEAD_INITIALIZER(local_cables);
 
+/* The other end, if the link is up: plugged, and both PHYs on. */
 static struct refnic_emu *
 local_peer(const struct local_cable *lc, const struct refnic_emu *emu)
 {
-	if (lc->unplugged)
+	struct refnic_emu *peer;
+
+	if (lc->unplugged || emu->phy_down)
 		return NULL;
 	if (lc->loopback)
 		return lc->end[0];
-	return lc->end[0] == emu ? lc->end[1] : lc->end[0];
+	peer = lc->end[0] == emu ? lc->end[1] : lc->end[0];
+	return peer != NULL && !peer->phy_down ? peer : NULL;
 }
 
 static void
@@ -176,12 +180,31 @@ refnic_cable_detach(struct refnic_emu *emu)
 bool
 refnic_cable_link_up(const struct refnic_emu *emu)
 {
-	return emu->cable != NULL && emu->cable->ops->link_up(emu->cable, emu);
+	return emu->cable != NULL && !emu->phy_down && emu->cable->ops->link_up(emu->cable, emu);
+}
+
+/*
+ * In this process both ends of a pair see the link go and come back. Over
+ * shm and TAP only this end does: the far end is another process or the
+ * kernel, which this version does not tell; its frames are dropped here.
+ */
+void
+refnic_cable_set_phy(struct refnic_emu *emu, bool on)
+{
+	emu->phy_down = !on;
+	if (emu->cable != NULL && emu->cable->ops == &local_cable_ops)
+		local_update_ends((struct local_cable *)emu->cable);
+	else
+		refnic_emu_update_link(emu);
 }
 
 void
 refnic_cable_tx(struct refnic_emu *emu, const struct refnic_frame *f, struct refnic_rx_batch *b)
 {
+	if (unlikely(emu->phy_down)) {
+		emu_stats(emu)->cable_tx_dropped++;
+		return;
+	}
 	emu->cable->ops->tx(emu->cable, emu, f, b);
 }
 

@@ -96,11 +96,12 @@ emu_load_defaults(struct refnic_emu *emu)
 	emu_reg_write(emu, REFNIC_REG_CAPS_HI, (uint32_t)(caps >> 32));
 	emu_reg_write(emu, REFNIC_REG_ADMIN_TIMEOUT_US, REFNIC_EMU_ADMIN_TIMEOUT_US);
 	emu_reg_write(emu, REFNIC_REG_RESET_TIMEOUT_US, REFNIC_EMU_RESET_TIMEOUT_US);
-	emu_reg_write(emu, REFNIC_REG_ERRATA, 0);
+	emu_reg_write(emu, REFNIC_REG_ERRATA, refnic_emu_errata(emu));
 	emu_reg_write(emu, REFNIC_REG_FATAL_CODE, REFNIC_FATAL_NONE);
 
 	memset(&emu->aq, 0, sizeof(emu->aq));
 	emu->aq.db_seen = emu_reg_writes(emu, REFNIC_REG_AQ_TAIL);
+	refnic_emu_db_reset(&emu->aqdb);
 	memset(&emu->aeq, 0, sizeof(emu->aeq));
 	emu->aeq.ctrl_seen = emu_reg_writes(emu, REFNIC_REG_AEQ_CTRL);
 	emu->admin_fetched = 0;
@@ -117,6 +118,9 @@ emu_start_reset(struct refnic_emu *emu, uint64_t now)
 {
 	emu_load_defaults(emu);
 	emu_set_status(emu, REFNIC_STATE_RESETTING);
+	/* A reset turns the PHY back on: the far end sees the link return. */
+	if (emu->phy_down)
+		refnic_cable_set_phy(emu, true);
 	emu_stats(emu)->resets++;
 	if (emu->faults.reset_fail_times > 0) {
 		/* fault_reset_fail: this reset never finishes. */
@@ -350,9 +354,12 @@ refnic_emu_create(const char *name, const struct refnic_emu_params *params,
 	refnic_emu_unlock();
 
 	EMU_LOG(INFO, "%s: created, profile %s, %u queue pairs, %s execution, %u engine%s, "
-		"cable %s", name, emu->profile->name, params->max_queues,
+		"cable %s, errata 0x%x", name, emu->profile->name, params->max_queues,
 		emu->inline_exec ? "inline" : "thread", params->engines,
-		params->engines == 1 ? "" : "s", params->cable);
+		params->engines == 1 ? "" : "s", params->cable, refnic_emu_errata(emu));
+	if (emu->faults.doorbell_drop != 0)
+		EMU_LOG(INFO, "%s: misses 1 in %u doorbells (fault injection)", name,
+			emu->faults.doorbell_drop);
 	*out = emu;
 	return 0;
 
@@ -406,6 +413,7 @@ refnic_emu_set_faults(struct refnic_emu *emu, const struct refnic_emu_faults *fa
 {
 	refnic_emu_lock();
 	emu->faults = *faults;
+	emu_reg_write(emu, REFNIC_REG_ERRATA, refnic_emu_errata(emu));
 	refnic_emu_unlock();
 }
 
@@ -464,6 +472,7 @@ refnic_emu_stats_sum(const struct refnic_emu *emu, struct refnic_hw_stats *sum)
 		for (w = 0; w < words; w++)
 			out[w] += in[w];
 	}
+	sum->doorbells_dropped = __atomic_load_n(&emu->doorbells_dropped, __ATOMIC_RELAXED);
 	refnic_emu_intr_stats_add(emu, sum);
 }
 

@@ -54,6 +54,7 @@ struct refnic_emu_faults {
 	uint8_t corrupt_what;		/* REFNIC_EMU_CORRUPT_* */
 	uint32_t corrupt_every;
 	uint32_t fatal_after_ms;	/* fatal this long after creation; 0: never */
+	uint32_t doorbell_drop;		/* miss 1 in this many TAIL writes; 0: off */
 };
 
 #define REFNIC_EMU_CORRUPT_RX		0x1u	/* RX completions */
@@ -71,6 +72,7 @@ struct refnic_emu_params {
 	uint16_t engines;		/* engine threads its queues are spread over:
 					 * queue q is served by engine q % engines */
 	uint32_t admin_latency_pct;	/* scales admin latencies, 100 = as profiled */
+	uint32_t errata;		/* REFNIC_ERRATA_* this revision has (errata=) */
 	struct refnic_emu_faults faults;
 };
 
@@ -109,7 +111,9 @@ extern const char * const refnic_emu_devargs_keys[];
 	"fault_admin_timeout=<command>[:<times>]|any[:<times>]|every:<n> " \
 	"fault_reset_fail=<resets> " \
 	"fault_corrupt=rx|tx|admin|event|any:<n> " \
-	"fault_fatal=after_ms:<ms>"
+	"fault_fatal=after_ms:<ms> " \
+	"fault_doorbell_drop=0|<2-1000000000> " \
+	"errata=none|missed_doorbell"
 
 /*
  * Fill params with the defaults and the device keys of kvlist (other keys
@@ -135,6 +139,7 @@ void refnic_emu_read_stats(struct refnic_emu *emu, struct refnic_hw_stats *stats
  * REFNIC_EMU_MAX_ENGINES. */
 int refnic_emu_read_engine_stats(struct refnic_emu *emu, unsigned int engine,
 				 struct refnic_hw_stats *stats);
+/* New faults; REFNIC_REG_ERRATA follows fault_doorbell_drop. */
 void refnic_emu_set_faults(struct refnic_emu *emu, const struct refnic_emu_faults *faults);
 /* The device fails: state FATAL with REFNIC_FATAL_INJECTED, and an event says so. */
 void refnic_emu_inject_fatal(struct refnic_emu *emu);

@@ -178,12 +178,18 @@ admin_execute(struct refnic_emu *emu, const struct refnic_admin_cmd *cmd, uint32
 		for (e = 0; e < RTE_DIM(emu->shard); e++)
 			memset(&emu->shard[e].stats, 0, sizeof(emu->shard[e].stats));
 		memset(emu->intr_count, 0, sizeof(emu->intr_count));
+		__atomic_store_n(&emu->doorbells_dropped, 0, __ATOMIC_RELAXED);
 		return REFNIC_ADMIN_STS_OK;
 	case REFNIC_ADMIN_FW_VERSION:
 		return admin_dma_to_host(emu, &cmd->buf, REFNIC_EMU_FW_VERSION,
 					 sizeof(REFNIC_EMU_FW_VERSION));
 	case REFNIC_ADMIN_LINK_GET:
 		*result = refnic_cable_link_up(emu) ? REFNIC_LINK_UP : 0;
+		return REFNIC_ADMIN_STS_OK;
+	case REFNIC_ADMIN_LINK_SET:
+		if (cmd->value & ~REFNIC_LINK_UP)
+			return REFNIC_ADMIN_STS_INVALID;
+		refnic_cable_set_phy(emu, cmd->value & REFNIC_LINK_UP);
 		return REFNIC_ADMIN_STS_OK;
 	default:
 		/* Defined by the contract, not offered by this device version. */
@@ -271,7 +277,7 @@ refnic_emu_admin_service(struct refnic_emu *emu, uint64_t now, uint64_t *next_du
 			admin_complete(emu);
 			work++;
 		}
-		tail = emu_reg_read(emu, REFNIC_REG_AQ_TAIL);
+		tail = emu_db_tail(&emu->aqdb);
 		if (tail >= aq->depth) {
 			EMU_LOG(ERR, "%s: admin tail %u beyond depth %u",
 				emu->name, tail, aq->depth);

@@ -31,6 +31,10 @@
 #define ARG_FAULT_RESET_FAIL	"fault_reset_fail"
 #define ARG_FAULT_CORRUPT	"fault_corrupt"
 #define ARG_FAULT_FATAL		"fault_fatal"
+#define ARG_FAULT_DOORBELL_DROP	"fault_doorbell_drop"
+#define ARG_ERRATA		"errata"
+
+#define DOORBELL_DROP_MAX	1000000000u
 
 const char * const refnic_emu_devargs_keys[] = {
 	ARG_CABLE,
@@ -43,6 +47,8 @@ const char * const refnic_emu_devargs_keys[] = {
 	ARG_FAULT_RESET_FAIL,
 	ARG_FAULT_CORRUPT,
 	ARG_FAULT_FATAL,
+	ARG_FAULT_DOORBELL_DROP,
+	ARG_ERRATA,
 	NULL
 };
 
@@ -115,6 +121,44 @@ handle_fault_reset_fail(const char *key, const char *value, void *opaque)
 		return -EINVAL;
 	}
 	return 0;
+}
+
+/*
+ * fault_doorbell_drop=N: miss 1 in N TAIL writes; 0 is off. 1 would miss
+ * every one, the re-rings' AQ_TAIL writes too: no driver could recover.
+ */
+static int
+handle_fault_doorbell_drop(const char *key, const char *value, void *opaque)
+{
+	struct refnic_emu_params *p = opaque;
+	uint32_t n;
+
+	if (parse_u32(value, 0, DOORBELL_DROP_MAX, &n) != 0 || n == 1) {
+		EMU_LOG(ERR, "invalid %s=%s: expected 0 (off) or N from 2 to %u, to miss "
+			"1 in N doorbells", key, value ? value : "", DOORBELL_DROP_MAX);
+		return -EINVAL;
+	}
+	p->faults.doorbell_drop = n;
+	return 0;
+}
+
+/* errata=none|missed_doorbell: the ASIC revision modelled, without faults. */
+static int
+handle_errata(const char *key, const char *value, void *opaque)
+{
+	struct refnic_emu_params *p = opaque;
+
+	if (value != NULL && strcmp(value, "none") == 0) {
+		p->errata = 0;
+		return 0;
+	}
+	if (value != NULL && strcmp(value, "missed_doorbell") == 0) {
+		p->errata = REFNIC_ERRATA_MISSED_DOORBELL;
+		return 0;
+	}
+	EMU_LOG(ERR, "invalid %s=%s: expected none or missed_doorbell", key,
+		value ? value : "");
+	return -EINVAL;
 }
 
 /* fault_admin_timeout=<command>[:<times>] | any[:<times>] | every:<n> */
@@ -311,6 +355,8 @@ static const struct {
 	{ ARG_FAULT_RESET_FAIL, handle_fault_reset_fail },
 	{ ARG_FAULT_CORRUPT, handle_fault_corrupt },
 	{ ARG_FAULT_FATAL, handle_fault_fatal },
+	{ ARG_FAULT_DOORBELL_DROP, handle_fault_doorbell_drop },
+	{ ARG_ERRATA, handle_errata },
 };
 
 int

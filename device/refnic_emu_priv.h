@@ -75,6 +75,24 @@ refnic_profile_allows_inline(const struct refnic_profile *p)
 	return p->trap_and_emulate;
 }
 
+/*
+ * A queue's doorbell as the device took it: the device works from this tail,
+ * never from the TAIL register itself (with REFNIC_ERRATA_MISSED_DOORBELL
+ * the two differ). The take counter sits above the tail in one word, so a
+ * re-ring that read TAIL before a newer write was taken cannot install the
+ * older value (refnic_emu_trap.c). One line per queue: each has its writer.
+ */
+struct refnic_emu_db {
+	uint64_t taken;			/* takes << 32 | tail */
+	uint32_t writes;		/* TAIL writes, for fault_doorbell_drop */
+} __rte_cache_aligned;
+
+static inline uint32_t
+emu_db_tail(const struct refnic_emu_db *db)
+{
+	return (uint32_t)__atomic_load_n(&db->taken, __ATOMIC_ACQUIRE);
+}
+
 struct refnic_emu_txq {
 	/* First, and never cleared with the rest: whoever runs the queue's
 	 * work (an engine, or a trap inline) holds it. */
@@ -85,6 +103,7 @@ struct refnic_emu_txq {
 	uint16_t cq_tail;		/* next completion slot */
 	uint8_t cq_phase;
 	uint32_t db_seen;		/* link write_count at last look */
+	uint32_t rering_seen;		/* the same for REFNIC_Q_RERING */
 	uint64_t fetch_ready_tsc;	/* descriptors visible after this */
 	bool fetch_pending;
 	struct refnic_tx_desc *ring;
@@ -201,6 +220,11 @@ struct refnic_emu {
 	struct refnic_emu_admin aq;
 	struct refnic_emu_txq txq[REFNIC_MAX_QUEUES];
 	struct refnic_emu_rxq rxq[REFNIC_MAX_QUEUES];
+	/* Tails as the device took them (refnic_emu_trap.c). */
+	struct refnic_emu_db txdb[REFNIC_MAX_QUEUES];
+	struct refnic_emu_db rxdb[REFNIC_MAX_QUEUES];
+	struct refnic_emu_db aqdb;
+	uint64_t doorbells_dropped;	/* fault_doorbell_drop: TAIL writes missed */
 
 	/* Port configuration, as set through the admin queue. */
 	uint8_t mac[6];
@@ -215,6 +239,7 @@ struct refnic_emu {
 	uint32_t features;		/* REFNIC_FEATURES_SWITCHABLE bits on */
 	struct refnic_rss_config rss;	/* hash_types == 0: RSS off */
 	bool link_up;			/* as last reported */
+	bool phy_down;			/* LINK_SET 0: no link, whatever the cable */
 	struct refnic_emu_aeq aeq;
 	struct refnic_emu_faults faults;
 	uint32_t admin_fetched;		/* commands fetched since reset */
@@ -311,6 +336,10 @@ void refnic_emu_trap_tx(struct refnic_emu *emu, uint16_t qid);
 /* Wake the engines that doze, as a trapped store for them does. */
 void refnic_emu_kick_engines(struct refnic_emu *emu);
 void refnic_emu_rx_count_doorbells(struct refnic_emu *emu, uint16_t qid);
+/* The device sets a TAIL register to 0 itself (queue create, reset). */
+void refnic_emu_db_reset(struct refnic_emu_db *db);
+/* REFNIC_REG_ERRATA as this device has it: its revision's, and the fault's. */
+uint32_t refnic_emu_errata(const struct refnic_emu *emu);
 void refnic_emu_queues_publish_heads(struct refnic_emu *emu, uint16_t qid);
 
 /*
@@ -412,6 +441,8 @@ refnic_dma_map(struct refnic_emu *emu, uint64_t iova, uint64_t len)
 int refnic_cable_attach(struct refnic_emu *emu, const char *spec);
 void refnic_cable_detach(struct refnic_emu *emu);
 bool refnic_cable_link_up(const struct refnic_emu *emu);
+/* LINK_SET: the port's PHY on or off; both ends of the cable see the link. */
+void refnic_cable_set_phy(struct refnic_emu *emu, bool on);
 /* Frames come from outside the process (shm, TAP): an engine brings them in. */
 bool refnic_cable_external(const struct refnic_emu *emu);
 /* Carry a frame the port sent; flush once per batch. */

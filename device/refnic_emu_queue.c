@@ -97,9 +97,11 @@ queue_rings_map(struct refnic_emu *emu, const struct refnic_admin_queue_create *
 /* Mirror the new queue in its registers; returns TAIL's write count, from
  * which its doorbells are counted. */
 static uint32_t
-queue_regs_set(struct refnic_emu *emu, uint32_t base, const struct refnic_admin_queue_create *qc)
+queue_regs_set(struct refnic_emu *emu, uint32_t base, struct refnic_emu_db *db,
+	       const struct refnic_admin_queue_create *qc)
 {
 	emu_reg_write(emu, base + REFNIC_Q_TAIL, 0);
+	refnic_emu_db_reset(db);
 	emu_reg_write(emu, base + REFNIC_Q_HEAD, 0);
 	emu_reg_write(emu, base + REFNIC_Q_RING_BASE_LO, (uint32_t)qc->ring_iova);
 	emu_reg_write(emu, base + REFNIC_Q_RING_BASE_HI, (uint32_t)(qc->ring_iova >> 32));
@@ -135,7 +137,9 @@ refnic_emu_queue_create(struct refnic_emu *emu, const struct refnic_admin_queue_
 		txq->cq_phase = REFNIC_PHASE_BIT;
 		txq->intr = qc->flags & REFNIC_QCREATE_INTR;
 		txq->vector = qc->vector;
-		txq->db_seen = queue_regs_set(emu, REFNIC_REG_TXQ(qc->qid), qc);
+		txq->db_seen = queue_regs_set(emu, REFNIC_REG_TXQ(qc->qid),
+					      &emu->txdb[qc->qid], qc);
+		txq->rering_seen = emu_reg_writes(emu, REFNIC_REG_TXQ(qc->qid) + REFNIC_Q_RERING);
 		txq->enabled = true;
 	} else if (qc->type == REFNIC_QTYPE_RX) {
 		struct refnic_emu_rxq *rxq = &emu->rxq[qc->qid];
@@ -154,7 +158,8 @@ refnic_emu_queue_create(struct refnic_emu *emu, const struct refnic_admin_queue_
 		rxq->vector = qc->vector;
 		rxq->cq_phase = REFNIC_PHASE_BIT;
 		rxq->pub_phase = REFNIC_PHASE_BIT;
-		rxq->db_seen = queue_regs_set(emu, REFNIC_REG_RXQ(qc->qid), qc);
+		rxq->db_seen = queue_regs_set(emu, REFNIC_REG_RXQ(qc->qid),
+					      &emu->rxdb[qc->qid], qc);
 		rxq->enabled = true;
 	} else {
 		return -EINVAL;
@@ -199,6 +204,8 @@ refnic_emu_queues_reset(struct refnic_emu *emu)
 	for (q = 0; q < REFNIC_MAX_QUEUES; q++) {
 		QUEUE_CLEAR(&emu->txq[q]);
 		QUEUE_CLEAR(&emu->rxq[q]);
+		refnic_emu_db_reset(&emu->txdb[q]);
+		refnic_emu_db_reset(&emu->rxdb[q]);
 	}
 	refnic_emu_intr_reset(emu);
 }
@@ -226,17 +233,20 @@ refnic_emu_queue_fail(struct refnic_emu *emu, bool tx, uint16_t qid, const char 
 	queue_error(emu, tx, qid, tx ? &emu->txq[qid].enabled : &emu->rxq[qid].enabled, what);
 }
 
-/* Count new TAIL writes; with a fetch cost, descriptors show up later. */
+/* Count new TAIL writes; with a fetch cost, descriptors show up later. A
+ * re-ring is no TAIL write, but it starts a fetch as one does. */
 static void
 tx_note_doorbells(struct refnic_emu *emu, uint16_t qid, uint64_t now)
 {
 	struct refnic_emu_txq *txq = &emu->txq[qid];
 	uint32_t writes = emu_reg_writes(emu, REFNIC_REG_TXQ(qid) + REFNIC_Q_TAIL);
+	uint32_t rerings = emu_reg_writes(emu, REFNIC_REG_TXQ(qid) + REFNIC_Q_RERING);
 
-	if (writes == txq->db_seen)
+	if (writes == txq->db_seen && rerings == txq->rering_seen)
 		return;
 	emu_stats(emu)->q[qid].tx_doorbells += writes - txq->db_seen;
 	txq->db_seen = writes;
+	txq->rering_seen = rerings;
 	if (!txq->fetch_pending && emu->desc_fetch_ns != 0) {
 		txq->fetch_pending = true;
 		txq->fetch_ready_tsc = now + emu->desc_fetch_ns *
@@ -317,14 +327,13 @@ refnic_emu_tx_service(struct refnic_emu *emu, uint16_t qid, uint64_t now,
 	struct refnic_emu_txq *txq = &emu->txq[qid];
 	struct refnic_hw_queue_stats *qs = &emu_stats(emu)->q[qid];
 	struct refnic_rx_batch batch = { .held = NULL };
-	uint32_t base = REFNIC_REG_TXQ(qid);
 	unsigned int done = 0;
 	struct refnic_frame f;
 	uint16_t tail, idx;
 	bool malformed;
 
 	tx_note_doorbells(emu, qid, now);
-	tail = emu_reg_read(emu, base + REFNIC_Q_TAIL);
+	tail = emu_db_tail(&emu->txdb[qid]);
 	if (tail >= txq->size) {
 		queue_error(emu, true, qid, &txq->enabled, "TX tail beyond ring");
 		return 1;
@@ -606,7 +615,7 @@ refnic_emu_rx_frame(struct refnic_emu *emu, const struct refnic_frame *f,
 {
 	/* Ethernet, a VLAN tag, IPv6 or IPv4 with options, L4 ports. */
 	uint8_t hdr_copy[EMU_ETH_HLEN + 4 + 60 + 4];
-	uint32_t hdr_len = RTE_MIN(f->len, sizeof(hdr_copy)), base;
+	uint32_t hdr_len = RTE_MIN(f->len, sizeof(hdr_copy));
 	struct rx_meta meta = { .hash = 0 };
 	struct refnic_pkt_hdrs hdrs;
 	struct refnic_frame stripped;
@@ -617,6 +626,12 @@ refnic_emu_rx_frame(struct refnic_emu *emu, const struct refnic_frame *f,
 
 	if (emu->state != REFNIC_STATE_READY)
 		return false;
+	/* PHY off (LINK_SET): what comes in from another process or the kernel
+	 * is not taken. In this process, nothing is sent to a port that is down. */
+	if (unlikely(emu->phy_down)) {
+		emu_stats(emu)->cable_rx_dropped++;
+		return false;
+	}
 	/* Parse the headers where they are; gather them only if split. */
 	if (f->seg_len[0] >= hdr_len) {
 		hdr = f->seg[0];
@@ -642,7 +657,6 @@ refnic_emu_rx_frame(struct refnic_emu *emu, const struct refnic_frame *f,
 		meta.flags |= REFNIC_RXC_VLAN_STRIPPED;
 		f = &stripped;
 	}
-	base = REFNIC_REG_RXQ(qid);
 	rxq = &emu->rxq[qid];
 	qs = &emu_stats(emu)->q[qid];
 	rx_batch_switch(b, emu, rxq);
@@ -650,7 +664,7 @@ refnic_emu_rx_frame(struct refnic_emu *emu, const struct refnic_frame *f,
 		qs->rx_no_buffer++;
 		goto drop;
 	}
-	tail = emu_reg_read(emu, base + REFNIC_Q_TAIL);
+	tail = emu_db_tail(&emu->rxdb[qid]);
 	if (tail >= rxq->size) {
 		queue_error(emu, false, qid, &rxq->enabled, "RX tail beyond ring");
 		goto drop;

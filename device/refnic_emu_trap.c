@@ -7,9 +7,17 @@
  * driver makes, as a hypervisor's MMIO write handler runs after a trapped
  * guest store.
  *
- * Every store is counted (write_count[], how the device learns of each
- * doorbell exactly once) and charged what it costs on the modelled platform
- * (a VM exit, an uncached write). Then:
+ * A TAIL store (TX, RX, admin) is a doorbell: the device takes its value
+ * into the queue's doorbell word (struct refnic_emu_db), which is what it
+ * works from. With fault_doorbell_drop it misses one in N of them, as an
+ * ASIC with REFNIC_ERRATA_MISSED_DOORBELL does: the value stays in the
+ * register, the store is neither taken nor counted, and nothing runs or
+ * wakes, so the work it posted waits for the next TAIL write or a
+ * REFNIC_Q_RERING (which takes the register's value again).
+ *
+ * Every store the device sees is counted (write_count[], how the device
+ * learns of each doorbell exactly once) and charged what it costs on the
+ * modelled platform (a VM exit, an uncached write). Then:
  *  - exec=inline: a TX doorbell runs that queue's device work right here,
  *    on the writing thread, as QEMU's e1000 model transmits inside the
  *    trapped TDT write; frames land in the peer's RX ring directly. An RX
@@ -157,29 +165,137 @@ trap_queue_reg(struct refnic_emu *emu, uint32_t off, uint32_t val)
 	return true;
 }
 
+uint32_t
+refnic_emu_errata(const struct refnic_emu *emu)
+{
+	return emu->params.errata |
+	       (emu->faults.doorbell_drop != 0 ? REFNIC_ERRATA_MISSED_DOORBELL : 0);
+}
+
+void
+refnic_emu_db_reset(struct refnic_emu_db *db)
+{
+	uint64_t taken = __atomic_load_n(&db->taken, __ATOMIC_RELAXED);
+
+	__atomic_store_n(&db->taken, ((taken >> 32) + 1) << 32, __ATOMIC_RELEASE);
+}
+
+/* A TAIL write the device takes: always the newest value of its register. */
+static void
+db_take(struct refnic_emu_db *db, uint32_t tail)
+{
+	uint64_t old = __atomic_load_n(&db->taken, __ATOMIC_RELAXED), new;
+
+	do {
+		new = ((old >> 32) + 1) << 32 | tail;
+	} while (!__atomic_compare_exchange_n(&db->taken, &old, new, false,
+					      __ATOMIC_RELEASE, __ATOMIC_RELAXED));
+}
+
+/*
+ * REFNIC_Q_RERING: take the TAIL register's value again. It is read after
+ * the last take (acquire), so it is that take's value or a newer one; if a
+ * TAIL write is taken meanwhile, the exchange fails and that newer take
+ * stands. Racing the queue's own TAIL writes can thus never move the tail
+ * back, which a driver re-writing TAIL from another thread could.
+ */
+static void
+db_retake(struct refnic_emu *emu, struct refnic_emu_db *db, uint32_t tail_off)
+{
+	uint64_t old = __atomic_load_n(&db->taken, __ATOMIC_ACQUIRE);
+	uint32_t tail = emu_reg_read(emu, tail_off);
+
+	if ((uint32_t)old != tail)
+		__atomic_compare_exchange_n(&db->taken, &old, ((old >> 32) + 1) << 32 | tail,
+					    false, __ATOMIC_RELEASE, __ATOMIC_RELAXED);
+}
+
+/* The doorbell word behind a TAIL or RERING register, or NULL; *tail_off
+ * is that TAIL's offset. */
+static struct refnic_emu_db *
+trap_doorbell(struct refnic_emu *emu, uint32_t off, uint32_t *tail_off)
+{
+	uint32_t reg = off & (REFNIC_REG_Q_STRIDE - 1), nb = emu->params.max_queues;
+
+	*tail_off = off - reg + REFNIC_Q_TAIL;
+	if (off == REFNIC_REG_AQ_TAIL) {
+		*tail_off = off;
+		return &emu->aqdb;
+	}
+	if (reg != REFNIC_Q_TAIL && reg != REFNIC_Q_RERING)
+		return NULL;
+	if (off >= REFNIC_REG_TXQ(0) && off < REFNIC_REG_TXQ(nb))
+		return &emu->txdb[(off - REFNIC_REG_TXQ(0)) / REFNIC_REG_Q_STRIDE];
+	if (off >= REFNIC_REG_RXQ(0) && off < REFNIC_REG_RXQ(nb))
+		return &emu->rxdb[(off - REFNIC_REG_RXQ(0)) / REFNIC_REG_Q_STRIDE];
+	return NULL;
+}
+
+/* splitmix64's finaliser: which writes fault_doorbell_drop misses. */
+static uint64_t
+db_mix(uint64_t x)
+{
+	x = (x ^ (x >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+	x = (x ^ (x >> 27)) * UINT64_C(0x94d049bb133111eb);
+	return x ^ (x >> 31);
+}
+
+/*
+ * fault_doorbell_drop=N: is this TAIL write one the device misses? One in
+ * N, pseudo-random but the same sequence every run for a register, so a
+ * single-threaded test sees the same misses each time.
+ */
+static bool
+db_missed(struct refnic_emu *emu, struct refnic_emu_db *db, uint32_t off)
+{
+	uint32_t n = __atomic_load_n(&emu->faults.doorbell_drop, __ATOMIC_RELAXED);
+	uint32_t w;
+
+	if (likely(n == 0))
+		return false;
+	w = __atomic_fetch_add(&db->writes, 1, __ATOMIC_RELAXED);
+	if (db_mix((uint64_t)off << 32 | w) % n != 0)
+		return false;
+	__atomic_fetch_add(&emu->doorbells_dropped, 1, __ATOMIC_RELAXED);
+	return true;
+}
+
 static void
 trap_write(struct refnic_emu *emu, uint32_t off, uint32_t val)
 {
 	struct refnic_emu_link *link = emu->link;
-	uint32_t q;
+	struct refnic_emu_db *db;
+	uint32_t tail_off, q;
 
+	db = trap_doorbell(emu, off, &tail_off);
+	if (db != NULL) {
+		if (off != tail_off) {
+			db_retake(emu, db, tail_off);
+		} else if (unlikely(db_missed(emu, db, off))) {
+			/* The store cost what stores cost; nobody saw it. */
+			if (link->trap_cost_ns != 0)
+				trap_charge(link->trap_cost_ns);
+			return;
+		} else {
+			db_take(db, val);
+		}
+	}
+	/* Taken before counted: who sees the count sees the tail. */
 	__atomic_fetch_add(&link->write_count[off / 4], 1, __ATOMIC_RELEASE);
 	if (link->trap_cost_ns != 0)
 		trap_charge(link->trap_cost_ns);
 	if (unlikely(trap_queue_reg(emu, off, val)))
 		return;
-	if (emu->inline_exec && (off & (REFNIC_REG_Q_STRIDE - 1)) == REFNIC_Q_TAIL) {
-		if (off >= REFNIC_REG_TXQ(0) && off < (uint32_t)REFNIC_REG_TXQ(emu->params.max_queues)) {
+	if (emu->inline_exec && db != NULL && db != &emu->aqdb) {
+		if (off < REFNIC_REG_RXQ(0)) {
 			trap_queue_doorbell(emu, true, (off - REFNIC_REG_TXQ(0)) / REFNIC_REG_Q_STRIDE);
 			return;
 		}
 		q = (off - REFNIC_REG_RXQ(0)) / REFNIC_REG_Q_STRIDE;
-		if (off >= REFNIC_REG_RXQ(0) && q < emu->params.max_queues) {
-			trap_queue_doorbell(emu, false, q);
-			/* Posted buffers need nobody, unless frames wait outside. */
-			if (!refnic_cable_external(emu))
-				return;
-		}
+		trap_queue_doorbell(emu, false, q);
+		/* Posted buffers need nobody, unless frames wait outside. */
+		if (!refnic_cable_external(emu))
+			return;
 	}
 	trap_kick_engines(link);
 }

@@ -58,6 +58,7 @@
 		[REFNIC_ADMIN_FW_VERSION] = (other),			\
 		[REFNIC_ADMIN_LINK_GET] = (other),			\
 		[REFNIC_ADMIN_MC_LIST_SET] = (other),			\
+		[REFNIC_ADMIN_LINK_SET] = (other),			\
 	}
 
 static const struct refnic_profile refnic_profiles[REFNIC_PROFILE_COUNT] = {

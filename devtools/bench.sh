@@ -37,11 +37,18 @@
 #       each libFuzzer harness (tests/fuzz) for SECONDS (default 300) on its
 #       growing corpus in build-fuzz/corpus; crash inputs go to
 #       build-fuzz/crashes and, once understood, to tests/fuzz/regressions.
+#   ./devtools/bench.sh doorbell [SAMPLES] [SECONDS] [DEADLINE_US]
+#       missed doorbells (fault_doorbell_drop) at 0, 1e-4 and 1e-3, the
+#       check off and on: throughput (512 frames circulating A -> B -> A)
+#       and ping-pong p50/p99/max; then the check's cost with 1, 4, 16 and
+#       64 queue pairs: off, one alarm per port (as shipped), and a timer
+#       per queue (a variant built only for this). Default 2000000 round
+#       trips, 3 s, 1000 us deadline; ideal, inline, -l 0-1.
 set -euo pipefail
 
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 
-usage() { sed -n '3,39p' "$0"; exit 2; }
+usage() { sed -n '3,46p' "$0"; exit 2; }
 
 scenario=${1:-}
 [ -n "$scenario" ] || usage
@@ -84,6 +91,14 @@ fuzz)
 		echo "# ./devtools/bench.sh fuzz ${1:-300}: $fuzzer"
 		refnic_fuzz "$fuzzer" 0 "${1:-300}" 2>&1 | grep -E '^#[0-9]+.*(DONE|pulse)|ERROR|SUMMARY|Done'
 	done
+	;;
+doorbell)
+	echo "# ./devtools/bench.sh doorbell $* ($(date -u '+%Y-%m-%d %H:%M'), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg))"
+	"$REFNIC_BUILD/tests/refnic-bench-doorbell" "${1:-2000000}" "${2:-3}" "${3:-1000}" 2>&1 |
+		grep -v '^EAL:'
+	echo
+	"$REFNIC_BUILD/tests/refnic-bench-doorbell-pqt" "${1:-2000000}" "${3:-1000}" 2>&1 |
+		grep -v '^EAL:'
 	;;
 *)
 	usage

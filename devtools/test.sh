@@ -123,6 +123,11 @@ if [ ${#filters[@]} -eq 0 ]; then
 		echo "FAIL fuzz: the fuzzer build failed"
 		failed=$((failed + 1))
 	fi
+	# And the doorbell suite so: the check's re-rings (EAL interrupt
+	# thread), the bursts and the engines then truly race on two CPUs.
+	run_suite unit-doorbell-in-parallel timeout 600 "$REFNIC_BUILD/tests/refnic-unit-test" \
+		--no-huge -m 512 --no-pci --no-shconf --no-telemetry --lcores '0@(0-1)' \
+		--log-level='pmd.net.refnic.*:error' -- doorbell
 	# The data-path suites once more under each other device setting a
 	# user may choose: where device work runs, and what the platform costs.
 	for devargs in profile=ideal,exec=thread profile=vm profile=vm,exec=thread \

@@ -1,6 +1,6 @@
 """The control path through stock testpmd commands: MTU, promiscuous mode and
 MAC filters, RSS key/functions/RETA, link events when the peer goes and comes
-back, a port that recovers with `port reset` after a lost admin command, and
+back, `set link-down`/`set link-up` seen by the peer, a port that recovers with `port reset` after a lost admin command, and
 one that recovers by itself from a device fatal error in mid-forwarding.
 """
 
@@ -23,6 +23,30 @@ def test_mtu(pair):
     out = tp.cmd("port config mtu 0 9001")
     assert tp.port_info(0).get("MTU") == "1000", out
     assert tp.port_info(0).get("Firmware-version", "").startswith("refnic-emu")
+
+
+def link_status(tp, port, want, timeout=5):
+    """The port's link status as testpmd shows it, once it is `want` (or the last)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        status = tp.port_info(port).get("Link status")
+        if status == want or time.monotonic() > deadline:
+            return status
+        time.sleep(0.1)
+
+
+def test_set_link_down_up_seen_by_peer(pair):
+    tp = pair
+    tp.cmd("set link-down port 0", check=True)
+    assert link_status(tp, 0, "down") == "down"
+    assert link_status(tp, 1, "down") == "down"
+    fwd = forward_once(tp)
+    assert fwd[0]["RX-packets"] == 0 and fwd[1]["RX-packets"] == 0, fwd
+    tp.cmd("set link-up port 0", check=True)
+    assert link_status(tp, 0, "up") == "up"
+    assert link_status(tp, 1, "up") == "up"
+    fwd = forward_once(tp)
+    assert fwd[0]["RX-packets"] > 0 and fwd[1]["RX-packets"] > 0, fwd
 
 
 def test_promisc_off_then_mac_addr_add(pair):
@@ -149,7 +173,11 @@ BAD_DEVARGS = [
     ("itr=off,rx_itr_us=5", "rx_itr_us"), ("queues=2,queues=4", "queues"),
     ("fault_admin_timeout=bogus", "fault_admin_timeout"),
     ("fault_reset_fail=1001", "fault_reset_fail"), ("fault_corrupt=disk:5", "fault_corrupt"),
-    ("fault_fatal=5", "fault_fatal"), ("rx_itr_us=" + "9" * 5000, "rx_itr_us"),
+    ("fault_fatal=5", "fault_fatal"), ("fault_doorbell_drop=1", "fault_doorbell_drop"),
+    ("errata=bogus", "errata"), ("doorbell_check=maybe", "doorbell_check"),
+    ("doorbell_check_us=99", "doorbell_check_us"),
+    ("doorbell_check=off,doorbell_check_us=500", "doorbell_check_us"),
+    ("rx_itr_us=" + "9" * 5000, "rx_itr_us"),
     ("x" * 5000 + "=1", "xxxxxxxx"),
 ]
 

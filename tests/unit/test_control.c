@@ -181,6 +181,85 @@ test_lsc_on_unplug_replug(void)
 	return ret;
 }
 
+/* Frames A sends that B receives (n sent, waited for up to TEST_WAIT_S if
+ * expected, else a 20 ms look). */
+static uint16_t
+link_frames_cross(uint16_t a, uint16_t b, uint16_t n, bool expected)
+{
+	struct rte_ether_addr mac_b;
+	struct rte_mbuf *pkts[8];
+	uint64_t end;
+	uint16_t i, got = 0;
+
+	rte_eth_macaddr_get(b, &mac_b);
+	for (i = 0; i < n; i++)
+		pkts[i] = test_make_pkt(&mac_b, 64, i, 1);
+	test_tx_all(a, pkts, n);
+	if (expected)
+		got = test_rx_wait(b, pkts, n);
+	end = rte_get_timer_cycles() + rte_get_timer_hz() / 50;
+	while (!expected && got < n && rte_get_timer_cycles() < end)
+		got += rte_eth_rx_burst(b, 0, pkts + got, n - got);
+	rte_pktmbuf_free_bulk(pkts, got);
+	return got;
+}
+
+/*
+ * rte_eth_dev_set_link_down() turns the port's PHY off through the device:
+ * both ends see the link go (LSC on each), nothing crosses, and a restart
+ * keeps it down; set_link_up brings both back.
+ */
+static int
+test_link_down_up_seen_by_peer(void)
+{
+	struct rte_eth_conf conf = { .intr_conf = { .lsc = 1 } };
+	uint64_t dropped_before, dropped_after = 0;
+	uint16_t ports[2], p, crossed_down = 0, crossed_up = 0;
+	int ret = TEST_SUCCESS;
+
+	TEST_ASSERT_SUCCESS(test_pair_create(CP_A, CP_B, &ports[0], &ports[1]), "");
+	for (p = 0; p < 2; p++) {
+		lsc_events[ports[p]] = 0;
+		rte_eth_dev_callback_register(ports[p], RTE_ETH_EVENT_INTR_LSC, lsc_cb, NULL);
+		if (rte_eth_dev_configure(ports[p], 1, 1, &conf) != 0 ||
+		    rte_eth_rx_queue_setup(ports[p], 0, TEST_RING_SIZE, SOCKET_ID_ANY, NULL,
+					   test_pool) != 0 ||
+		    rte_eth_tx_queue_setup(ports[p], 0, TEST_RING_SIZE, SOCKET_ID_ANY, NULL) != 0 ||
+		    rte_eth_dev_start(ports[p]) != 0 || rte_eth_promiscuous_enable(ports[p]) != 0)
+			ret = TEST_FAILED;
+	}
+	dropped_before = test_xstat(ports[0], "cable_tx_dropped");
+	if (ret == TEST_SUCCESS && rte_eth_dev_set_link_down(ports[0]) != 0)
+		ret = TEST_FAILED;
+	if (ret == TEST_SUCCESS && (!lsc_wait(ports[0], 1, false) || !lsc_wait(ports[1], 1, false)))
+		ret = TEST_FAILED;
+	if (ret == TEST_SUCCESS) {
+		crossed_down = link_frames_cross(ports[0], ports[1], 8, false) +
+			       link_frames_cross(ports[1], ports[0], 8, false);
+		dropped_after = test_xstat(ports[0], "cable_tx_dropped");
+		/* Stopped and started again, the port stays down. */
+		if (rte_eth_dev_stop(ports[0]) != 0 || rte_eth_dev_start(ports[0]) != 0 ||
+		    !lsc_wait(ports[1], 1, false))
+			ret = TEST_FAILED;
+	}
+	if (ret == TEST_SUCCESS && rte_eth_dev_set_link_up(ports[0]) != 0)
+		ret = TEST_FAILED;
+	if (ret == TEST_SUCCESS && (!lsc_wait(ports[0], 2, true) || !lsc_wait(ports[1], 2, true)))
+		ret = TEST_FAILED;
+	if (ret == TEST_SUCCESS)
+		crossed_up = link_frames_cross(ports[0], ports[1], 8, true);
+	if (ret != TEST_SUCCESS)
+		printf("    LSC events: %u and %u\n", lsc_events[ports[0]], lsc_events[ports[1]]);
+	for (p = 0; p < 2; p++)
+		rte_eth_dev_callback_unregister(ports[p], RTE_ETH_EVENT_INTR_LSC, lsc_cb, NULL);
+	test_pair_destroy(CP_A, CP_B);
+	TEST_ASSERT_SUCCESS(ret, "link down/up not seen as expected");
+	TEST_ASSERT_EQUAL(crossed_down, 0, "frames crossed a link that is down");
+	TEST_ASSERT_EQUAL(dropped_after - dropped_before, 8, "A's frames lost on the cable");
+	TEST_ASSERT_EQUAL(crossed_up, 8, "frames after the link came back");
+	return TEST_SUCCESS;
+}
+
 /* Microsoft's RSS verification suite, IPv4 and IPv6 with TCP. */
 static const struct {
 	uint8_t src[16], dst[16];
@@ -961,6 +1040,7 @@ const struct unit_test_suite refnic_control_suite = {
 		TEST_CASE(test_stats_consistent_under_concurrency),
 		TEST_CASE(test_control_calls_during_inline_traffic),
 		TEST_CASE(test_lsc_on_unplug_replug),
+		TEST_CASE(test_link_down_up_seen_by_peer),
 		TEST_CASE(test_rss),
 		TEST_CASE(test_filters),
 		TEST_CASE(test_mtu_runtime),

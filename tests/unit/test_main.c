@@ -30,6 +30,7 @@ extern const struct unit_test_suite refnic_engines_suite;
 extern const struct unit_test_suite refnic_exec_suite;
 extern const struct unit_test_suite refnic_intr_suite;
 extern const struct unit_test_suite refnic_hostile_suite;
+extern const struct unit_test_suite refnic_doorbell_suite;
 
 static const struct unit_test_suite *suites[] = {
 	&refnic_probe_suite,
@@ -43,6 +44,7 @@ static const struct unit_test_suite *suites[] = {
 	&refnic_exec_suite,
 	&refnic_intr_suite,
 	&refnic_hostile_suite,
+	&refnic_doorbell_suite,
 };
 
 static bool

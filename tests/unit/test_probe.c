@@ -70,6 +70,12 @@ test_probe_bad_devargs(void)
 		"fault_corrupt=any:x", "fault_corrupt=:5", "fault_fatal=after_ms:0",
 		"fault_fatal=5", "fault_fatal=after_ms:", "fault_fatal=after_packets:5",
 		"queues=2,queues=4", "profile=vm,profile=vm",
+		"fault_doorbell_drop=1", "fault_doorbell_drop=-1", "fault_doorbell_drop=x",
+		"fault_doorbell_drop=1000000001", "fault_doorbell_drop=", "errata=bogus",
+		"errata=", "errata=MISSED_DOORBELL", "doorbell_check=maybe", "doorbell_check=",
+		"doorbell_check=ON", "doorbell_check_us=99", "doorbell_check_us=1000001",
+		"doorbell_check_us=1ms", "doorbell_check_us=",
+		"doorbell_check=off,doorbell_check_us=500",
 		"a=1,b=2,c=3,d=4,e=5,f=6,g=7,h=8,i=9,j=10,k=11,l=12,m=13,n=14,o=15,p=16,"
 		"q=17,r=18,s=19,t=20,u=21,v=22,w=23,x=24,y=25,z=26,A=27,B=28,C=29,D=30,"
 		"E=31,F=32,G=33",

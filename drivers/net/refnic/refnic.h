@@ -76,6 +76,37 @@ struct refnic_queue_itr {
 	struct refnic_itr_cause tx;
 };
 
+/* One queue as the doorbell check last saw it (refnic_doorbell.c). */
+struct refnic_db_queue {
+	uint32_t starts;		/* the queue's starts then: a restart resets */
+	/* At the first sighting: packets the queue had sent (TX) or received
+	 * (RX), which never wrap, and its ring indexes, which do: the same
+	 * indexes a ring lap later are not the same stall. */
+	uint64_t packets;
+	uint16_t tail;			/* posted up to here ... */
+	uint16_t done;			/* ... done up to here */
+	bool suspect;			/* posted work and no progress since then */
+	bool rung;			/* re-rung for this very sighting */
+	uint64_t recoveries;		/* re-rings */
+};
+
+/* The missed-doorbell check: one EAL alarm per port, never one per queue. */
+struct refnic_db_check {
+	bool enabled;			/* decided at init: devarg and erratum */
+	bool admin_rering;		/* the admin wait re-rings: erratum or check */
+	bool running;			/* alarm armed; cleared to stop it */
+	uint32_t deadline_us;		/* a stall is re-rung within this */
+	uint64_t checks;		/* alarm runs */
+	uint64_t admin_rerings;		/* AQ_TAIL written again */
+	uint64_t admin_next_tsc;	/* next admin re-ring, while waiting */
+	struct refnic_db_queue txq[REFNIC_MAX_QUEUES];
+	struct refnic_db_queue rxq[REFNIC_MAX_QUEUES];
+	struct {			/* counts at the last xstats reset */
+		uint64_t checks, admin_rerings;
+		uint64_t txq[REFNIC_MAX_QUEUES], rxq[REFNIC_MAX_QUEUES];
+	} base;
+};
+
 struct refnic_bus_ops;
 
 struct refnic_adapter {
@@ -89,6 +120,7 @@ struct refnic_adapter {
 	struct refnic_aeq aeq;
 	bool events_registered;		/* vector 0 handler in the interrupt thread */
 	struct refnic_queue_itr itr[REFNIC_MAX_QUEUES];
+	struct refnic_db_check db;
 	/* Set when the device stopped answering: later calls fail fast until
 	 * rte_eth_dev_reset() brings the port back. */
 	bool failed;
@@ -105,6 +137,9 @@ struct refnic_adapter {
 	/* Set when even a reset did not quiet the device: queue buffers stay
 	 * allocated (it may still write them) until a reset succeeds. */
 	bool dma_unsafe;
+	/* rte_eth_dev_set_link_down(): kept until set_link_up, applied again
+	 * at each start (a device reset turns the PHY back on). */
+	bool link_down_requested;
 
 	struct refnic_identify ident;	/* validated copy */
 
@@ -209,6 +244,17 @@ uint32_t refnic_itr_current(const struct refnic_adapter *ad, uint16_t q, bool tx
 /* For rte_pmd_refnic_*(): is it ours, and has it queue_id. */
 bool refnic_is_port(const struct rte_eth_dev *dev);
 int refnic_port_queue_get(uint16_t port_id, uint16_t queue_id, struct rte_eth_dev **dev);
+
+/* refnic_doorbell.c */
+void refnic_db_check_init(struct refnic_adapter *ad);
+void refnic_db_check_start(struct rte_eth_dev *dev);
+void refnic_db_check_stop(struct rte_eth_dev *dev);
+void refnic_db_admin_wait_start(struct refnic_adapter *ad);
+void refnic_db_admin_wait(struct refnic_adapter *ad);
+uint64_t refnic_db_recoveries(const struct refnic_adapter *ad);
+uint64_t refnic_db_queue_recoveries(const struct refnic_adapter *ad, uint16_t q, bool tx);
+uint64_t refnic_db_checks(const struct refnic_adapter *ad);
+void refnic_db_stats_reset(struct refnic_adapter *ad);
 
 /* refnic_xstats.c */
 int refnic_xstats_get(struct rte_eth_dev *dev, struct rte_eth_xstat *xstats, unsigned int n);

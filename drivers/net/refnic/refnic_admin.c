@@ -272,13 +272,17 @@ refnic_admin_fini(struct refnic_adapter *ad)
 	pthread_mutex_destroy(&aq->lock);
 }
 
+/* Between polls, a device that may miss doorbells may need its AQ_TAIL again. */
 static bool
 admin_cpl_ready(struct refnic_adapter *ad, const void *arg)
 {
 	const struct refnic_admin_cpl *cpl = arg;
 
-	return (__atomic_load_n(&cpl->phase, __ATOMIC_ACQUIRE) & REFNIC_PHASE_BIT) ==
-	       ad->admin.phase;
+	if ((__atomic_load_n(&cpl->phase, __ATOMIC_ACQUIRE) & REFNIC_PHASE_BIT) ==
+	    ad->admin.phase)
+		return true;
+	refnic_db_admin_wait(ad);
+	return false;
 }
 
 /* Submit cmd and wait for it; the caller holds the admin lock. */
@@ -298,6 +302,7 @@ admin_exec_locked(struct refnic_adapter *ad, struct refnic_admin_cmd *cmd, uint3
 	aq->tail = (slot + 1) & (REFNIC_ADMIN_DEPTH - 1);
 	refnic_reg_write(&ad->hw, REFNIC_REG_AQ_TAIL, aq->tail);
 	aq->stats.commands++;
+	refnic_db_admin_wait_start(ad);
 
 	ret = refnic_poll_until(ad, aq->timeout_us, admin_cpl_ready, &aq->cq[slot],
 				&aq->stats);

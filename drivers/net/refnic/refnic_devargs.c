@@ -29,6 +29,8 @@ const char * const refnic_devargs_keys[] = {
 	REFNIC_ARG_ITR,
 	REFNIC_ARG_RX_ITR_US,
 	REFNIC_ARG_TX_ITR_US,
+	REFNIC_ARG_DOORBELL_CHECK,
+	REFNIC_ARG_DOORBELL_CHECK_US,
 	NULL
 };
 
@@ -36,6 +38,12 @@ static const char * const itr_mode_names[] = {
 	[REFNIC_ITR_ADAPTIVE] = "adaptive",
 	[REFNIC_ITR_STATIC] = "static",
 	[REFNIC_ITR_OFF] = "off",
+};
+
+static const char * const db_check_mode_names[] = {
+	[REFNIC_DB_CHECK_AUTO] = "auto",
+	[REFNIC_DB_CHECK_ON] = "on",
+	[REFNIC_DB_CHECK_OFF] = "off",
 };
 
 /* Strict decimal: digits only, no sign, no trailing junk, within [min, max]. */
@@ -149,6 +157,51 @@ parse_itr(const struct rte_kvargs *kvlist, struct refnic_itr_conf *itr)
 	return 0;
 }
 
+static int
+handle_db_check(const char *key, const char *value, void *opaque)
+{
+	struct refnic_db_check_conf *c = opaque;
+	unsigned int m;
+
+	for (m = 0; m < RTE_DIM(db_check_mode_names); m++)
+		if (value != NULL && strcmp(value, db_check_mode_names[m]) == 0) {
+			c->mode = m;
+			return 0;
+		}
+	PMD_INIT_LOG(ERR, "invalid %s=%.32s: expected auto (where the device has the "
+		     "missed-doorbell erratum), on or off", key, value ? value : "");
+	return -EINVAL;
+}
+
+static int
+handle_db_check_us(const char *key, const char *value, void *opaque)
+{
+	struct refnic_db_check_conf *c = opaque;
+
+	if (parse_u32(value, REFNIC_DB_CHECK_MIN_US, REFNIC_DB_CHECK_MAX_US,
+		      &c->deadline_us) == 0)
+		return 0;
+	PMD_INIT_LOG(ERR, "invalid %s=%.32s: expected microseconds, %u to %u",
+		     key, value ? value : "", REFNIC_DB_CHECK_MIN_US, REFNIC_DB_CHECK_MAX_US);
+	return -EINVAL;
+}
+
+/* doorbell_check=, doorbell_check_us=: a deadline for a check that is off is a mistake. */
+static int
+parse_db_check(const struct rte_kvargs *kvlist, struct refnic_db_check_conf *c)
+{
+	if (rte_kvargs_process(kvlist, REFNIC_ARG_DOORBELL_CHECK, handle_db_check, c) != 0 ||
+	    rte_kvargs_process(kvlist, REFNIC_ARG_DOORBELL_CHECK_US, handle_db_check_us, c) != 0)
+		return -EINVAL;
+	if (c->mode == REFNIC_DB_CHECK_OFF &&
+	    rte_kvargs_count(kvlist, REFNIC_ARG_DOORBELL_CHECK_US) != 0) {
+		PMD_INIT_LOG(ERR, "%s sets the doorbell check's deadline: it conflicts with %s=off",
+			     REFNIC_ARG_DOORBELL_CHECK_US, REFNIC_ARG_DOORBELL_CHECK);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int
 refnic_devargs_parse(const struct rte_kvargs *kvlist, struct refnic_devargs *out)
 {
@@ -157,11 +210,22 @@ refnic_devargs_parse(const struct rte_kvargs *kvlist, struct refnic_devargs *out
 	out->itr.mode = REFNIC_ITR_ADAPTIVE;
 	out->itr.rx_us = REFNIC_ITR_DEFAULT_US;
 	out->itr.tx_us = REFNIC_ITR_DEFAULT_US;
+	out->db_check.mode = REFNIC_DB_CHECK_AUTO;
+	out->db_check.deadline_us = REFNIC_DB_CHECK_DEFAULT_US;
 	if (kvlist == NULL)
 		return 0;
 	if (rte_kvargs_process(kvlist, REFNIC_ARG_ADMIN_POLL, handle_admin_poll, out) != 0)
 		return -EINVAL;
-	return parse_itr(kvlist, &out->itr);
+	if (parse_itr(kvlist, &out->itr) != 0)
+		return -EINVAL;
+	return parse_db_check(kvlist, &out->db_check);
+}
+
+int
+refnic_db_check_mode_format(enum refnic_db_check_mode mode, char *buf, size_t len)
+{
+	return snprintf(buf, len, "%s", mode < RTE_DIM(db_check_mode_names) ?
+			db_check_mode_names[mode] : "?");
 }
 
 int

@@ -19,6 +19,8 @@
 #define REFNIC_ARG_ITR			"itr"
 #define REFNIC_ARG_RX_ITR_US		"rx_itr_us"
 #define REFNIC_ARG_TX_ITR_US		"tx_itr_us"
+#define REFNIC_ARG_DOORBELL_CHECK	"doorbell_check"
+#define REFNIC_ARG_DOORBELL_CHECK_US	"doorbell_check_us"
 
 /* How to wait for something the device will do (an admin completion, reset). */
 enum refnic_poll_mode {
@@ -48,9 +50,26 @@ struct refnic_itr_conf {
 	uint32_t tx_us;
 };
 
+/* Missed-doorbell recovery (refnic_doorbell.c). */
+enum refnic_db_check_mode {
+	REFNIC_DB_CHECK_AUTO,		/* where the device has the erratum (default) */
+	REFNIC_DB_CHECK_ON,
+	REFNIC_DB_CHECK_OFF,
+};
+
+#define REFNIC_DB_CHECK_DEFAULT_US	1000	/* a stall is re-rung after this */
+#define REFNIC_DB_CHECK_MIN_US		100
+#define REFNIC_DB_CHECK_MAX_US		1000000
+
+struct refnic_db_check_conf {
+	enum refnic_db_check_mode mode;
+	uint32_t deadline_us;
+};
+
 struct refnic_devargs {
 	struct refnic_poll_policy admin_poll;
 	struct refnic_itr_conf itr;
+	struct refnic_db_check_conf db_check;
 };
 
 /* NULL-terminated. */
@@ -61,11 +80,14 @@ int refnic_devargs_parse(const struct rte_kvargs *kvlist, struct refnic_devargs 
 int refnic_poll_policy_format(const struct refnic_poll_policy *p, char *buf, size_t len);
 
 int refnic_itr_mode_format(enum refnic_itr_mode mode, char *buf, size_t len);
+int refnic_db_check_mode_format(enum refnic_db_check_mode mode, char *buf, size_t len);
 
 #define REFNIC_DRV_PARAM_STRING \
 	REFNIC_ARG_ADMIN_POLL "=backoff|fixed:<us>|exp:<min_us>:<max_us> " \
 	REFNIC_ARG_ITR "=adaptive|static|off " \
 	REFNIC_ARG_RX_ITR_US "=<0-10000> " \
-	REFNIC_ARG_TX_ITR_US "=<0-10000>"
+	REFNIC_ARG_TX_ITR_US "=<0-10000> " \
+	REFNIC_ARG_DOORBELL_CHECK "=auto|on|off " \
+	REFNIC_ARG_DOORBELL_CHECK_US "=<100-1000000>"
 
 #endif /* _REFNIC_DEVARGS_H_ */

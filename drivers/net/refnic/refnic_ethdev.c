@@ -60,6 +60,8 @@ refnic_hw_init(struct refnic_adapter *ad)
 	if (ret != 0)
 		return ret;
 	ad->dma_unsafe = false;		/* a finished reset stopped all DMA */
+	/* Before the first admin doorbell: the device may miss that one too. */
+	refnic_db_check_init(ad);
 	ret = refnic_admin_init(ad);
 	if (ret == 0)
 		ret = refnic_aeq_setup(ad);
@@ -203,6 +205,46 @@ refnic_set_mtu(struct refnic_adapter *ad, uint16_t mtu)
 	return refnic_admin_exec(ad, &cmd, NULL);
 }
 
+/* The port's PHY on or off, through the device: the far end sees the link go. */
+static int
+refnic_link_set(struct refnic_adapter *ad, bool up)
+{
+	struct refnic_admin_cmd cmd = {
+		.opcode = REFNIC_ADMIN_LINK_SET,
+		.value = up ? REFNIC_LINK_UP : 0,
+	};
+
+	return refnic_admin_exec(ad, &cmd, NULL);
+}
+
+/*
+ * The device's link event updates the port's link status and raises LSC,
+ * here as on the far end: updating it here first would leave that event
+ * nothing to report.
+ */
+static int
+refnic_dev_set_link(struct rte_eth_dev *dev, bool up)
+{
+	struct refnic_adapter *ad = refnic_adapter(dev);
+	int ret = refnic_link_set(ad, up);
+
+	if (ret == 0)
+		ad->link_down_requested = !up;
+	return ret;
+}
+
+static int
+refnic_dev_set_link_up(struct rte_eth_dev *dev)
+{
+	return refnic_dev_set_link(dev, true);
+}
+
+static int
+refnic_dev_set_link_down(struct rte_eth_dev *dev)
+{
+	return refnic_dev_set_link(dev, false);
+}
+
 static int
 refnic_link_update(struct rte_eth_dev *dev, int wait_to_complete __rte_unused)
 {
@@ -274,6 +316,7 @@ refnic_queues_free_mbufs(struct rte_eth_dev *dev)
 static int
 refnic_dev_stop(struct rte_eth_dev *dev)
 {
+	refnic_db_check_stop(dev);
 	dev->data->dev_started = 0;
 	refnic_rxq_intr_teardown(dev);
 	if (refnic_queues_hw_stop(dev))
@@ -343,6 +386,9 @@ refnic_dev_start(struct rte_eth_dev *dev)
 		return ret;
 	}
 	dev->data->dev_started = 1;
+	refnic_db_check_start(dev);
+	if (ad->link_down_requested && refnic_link_set(ad, false) != 0)
+		PMD_DRV_LOG(ERR, "port %u: cannot keep the link down", dev->data->port_id);
 	refnic_link_update(dev, 0);
 	return 0;
 }
@@ -398,6 +444,7 @@ refnic_dev_close(struct rte_eth_dev *dev)
 	if (dev->data->dev_started)
 		refnic_dev_stop(dev);
 	refnic_reset_event_clear(ad);
+	refnic_db_check_stop(dev);
 	refnic_intr_fini(dev);
 	/* Quiet the device first: it forgets the rings we free next. If it
 	 * does not answer, leave them allocated rather than free live memory. */
@@ -696,6 +743,8 @@ static const struct eth_dev_ops refnic_eth_dev_ops = {
 	.dev_infos_get = refnic_dev_infos_get,
 	.dev_supported_ptypes_get = refnic_supported_ptypes_get,
 	.link_update = refnic_link_update,
+	.dev_set_link_up = refnic_dev_set_link_up,
+	.dev_set_link_down = refnic_dev_set_link_down,
 	.promiscuous_enable = refnic_promiscuous_enable,
 	.promiscuous_disable = refnic_promiscuous_disable,
 	.allmulticast_enable = refnic_allmulticast_enable,

@@ -84,6 +84,26 @@ state_devargs(const struct rte_eth_dev *dev, const struct refnic_adapter *ad,
 	s->str(s, REFNIC_ARG_ITR, buf);
 	s->u64(s, REFNIC_ARG_RX_ITR_US, a->itr.rx_us);
 	s->u64(s, REFNIC_ARG_TX_ITR_US, a->itr.tx_us);
+	refnic_db_check_mode_format(a->db_check.mode, buf, sizeof(buf));
+	s->str(s, REFNIC_ARG_DOORBELL_CHECK, buf);
+	s->u64(s, REFNIC_ARG_DOORBELL_CHECK_US, a->db_check.deadline_us);
+}
+
+/* The missed-doorbell check (refnic_doorbell.c): off, running, or on but
+ * stopped with the port. */
+static void
+state_doorbell(const struct refnic_adapter *ad, struct refnic_state_sink *s)
+{
+	const struct refnic_db_check *c = &ad->db;
+	uint32_t errata = refnic_reg_read(&ad->hw, REFNIC_REG_ERRATA);
+
+	s->group(s, "doorbell_check", -1);
+	s->str(s, "state", !c->enabled ? "off" :
+	       __atomic_load_n(&c->running, __ATOMIC_ACQUIRE) ? "running" : "stopped");
+	s->str(s, "erratum", errata & REFNIC_ERRATA_MISSED_DOORBELL ? "present" : "absent");
+	s->u64(s, "deadline_us", c->deadline_us);
+	s->u64(s, "checks", refnic_db_checks(ad));
+	s->u64(s, "re_rings", refnic_db_recoveries(ad));
 }
 
 static void
@@ -110,6 +130,17 @@ state_itr(const struct refnic_itr_cause *c, struct refnic_state_sink *s)
 {
 	s->str(s, "itr", c->adaptive ? "adaptive" : c->us != 0 ? "static" : "off");
 	s->u64(s, "itr_us", c->us);
+}
+
+/* What the doorbell check last saw of a queue, where it runs. */
+static void
+state_doorbell_queue(const struct refnic_adapter *ad, const struct refnic_db_queue *st,
+		     uint64_t recoveries, struct refnic_state_sink *s)
+{
+	if (!ad->db.enabled)
+		return;
+	s->str(s, "doorbell", !st->suspect ? "moving" : st->rung ? "stalled,re-rung" : "stalled");
+	s->u64(s, "missed_doorbell_recoveries", recoveries);
 }
 
 static void
@@ -140,6 +171,7 @@ state_rxq(struct rte_eth_dev *dev, uint16_t q, struct refnic_state_sink *s)
 	s->u64(s, "no_buffer", HW_Q_DELTA(ad, q, rx_no_buffer));
 	s->u64(s, "interrupts", HW_Q_DELTA(ad, q, rx_interrupts));
 	state_itr(&ad->itr[q].rx, s);
+	state_doorbell_queue(ad, &ad->db.rxq[q], refnic_db_queue_recoveries(ad, q, false), s);
 }
 
 static void
@@ -169,6 +201,7 @@ state_txq(struct rte_eth_dev *dev, uint16_t q, struct refnic_state_sink *s)
 	s->u64(s, "malformed", HW_Q_DELTA(ad, q, tx_malformed));
 	s->u64(s, "interrupts", HW_Q_DELTA(ad, q, tx_interrupts));
 	state_itr(&ad->itr[q].tx, s);
+	state_doorbell_queue(ad, &ad->db.txq[q], refnic_db_queue_recoveries(ad, q, true), s);
 }
 
 void
@@ -187,6 +220,7 @@ refnic_port_state(struct rte_eth_dev *dev, struct refnic_state_sink *s)
 	state_port(dev, ad, live, s);
 	state_devargs(dev, ad, s);
 	state_admin(ad, &admin, s);
+	state_doorbell(ad, s);
 	for (q = 0; q < dev->data->nb_rx_queues; q++)
 		state_rxq(dev, q, s);
 	for (q = 0; q < dev->data->nb_tx_queues; q++)

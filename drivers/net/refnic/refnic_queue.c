@@ -236,7 +236,8 @@ refnic_rx_queue_hw_start(struct rte_eth_dev *dev, struct refnic_rx_queue *rxq)
 		queue_destroy(ad, REFNIC_QTYPE_RX, rxq->qid);
 		return -ENOMEM;
 	}
-	rxq->started = true;
+	__atomic_fetch_add(&rxq->starts, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&rxq->started, true, __ATOMIC_RELEASE);
 	dev->data->rx_queue_state[rxq->qid] = RTE_ETH_QUEUE_STATE_STARTED;
 	return 0;
 }
@@ -258,7 +259,8 @@ refnic_tx_queue_hw_start(struct rte_eth_dev *dev, struct refnic_tx_queue *txq)
 			   txq->mz->iova + txq->size * sizeof(*txq->ring), 0);
 	if (ret != 0)
 		return ret;
-	txq->started = true;
+	__atomic_fetch_add(&txq->starts, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&txq->started, true, __ATOMIC_RELEASE);
 	dev->data->tx_queue_state[txq->qid] = RTE_ETH_QUEUE_STATE_STARTED;
 	return 0;
 }

@@ -142,7 +142,8 @@ refnic_rx_refill(struct refnic_rx_queue *rxq)
 			break;
 		}
 		rx_post(rxq, rxq->tail, run);
-		rxq->tail = (rxq->tail + run) & rxq->mask;
+		/* Whole, for the doorbell check on another thread. */
+		__atomic_store_n(&rxq->tail, (rxq->tail + run) & rxq->mask, __ATOMIC_RELAXED);
 		done += run;
 	}
 	if (done != 0)
@@ -517,7 +518,8 @@ refnic_xmit_pkts(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 	}
 
 	if (tail != txq->tail) {
-		txq->tail = tail;
+		/* Whole, for the doorbell check on another thread. */
+		__atomic_store_n(&txq->tail, tail, __ATOMIC_RELAXED);
 		refnic_reg_write(txq->hw, txq->tail_reg, tail);
 	}
 	txq->stats.packets += i - dropped;

@@ -34,6 +34,7 @@ struct refnic_rx_queue {
 	bool broken;			/* device wrote garbage; stop reading */
 	bool started;			/* created on the device */
 	bool deferred_start;		/* not started with the port */
+	uint32_t starts;		/* times started: the doorbell check sees restarts */
 	struct rte_mbuf *pkt_first;	/* frame being assembled across bursts */
 	struct rte_mbuf *pkt_last;
 	struct rte_mempool *mp;
@@ -64,6 +65,7 @@ struct refnic_tx_queue {
 	bool broken;
 	bool started;
 	bool deferred_start;
+	uint32_t starts;		/* times started: the doorbell check sees restarts */
 	struct refnic_queue_stats stats;
 	uint16_t qid;
 	uint16_t port_id;

@@ -35,6 +35,9 @@ struct refnic_port_xstats {
 	uint64_t recoveries;
 	uint64_t recovery_failures;
 	uint64_t reset_requests;
+	uint64_t doorbells_dropped;
+	uint64_t missed_doorbell_recoveries;
+	uint64_t doorbell_checks;
 };
 
 struct refnic_xstat_def {
@@ -64,23 +67,30 @@ static const struct refnic_xstat_def port_xstats[] = {
 	PORT_XSTAT(recoveries),
 	PORT_XSTAT(recovery_failures),
 	PORT_XSTAT(reset_requests),
+	PORT_XSTAT(doorbells_dropped),
+	PORT_XSTAT(missed_doorbell_recoveries),
+	PORT_XSTAT(doorbell_checks),
 };
 
 /* Per queue, straight from the device's per-queue counters... */
 #define QUEUE_XSTAT(name, field) { name, offsetof(struct refnic_hw_queue_stats, field) }
-/* ...but for the interval the queue's interrupts run with, the driver's. */
-#define QUEUE_ITR_US	SIZE_MAX
+/* ...but for the interval the queue's interrupts run with, and the re-rings
+ * of the doorbell check, the driver's. */
+#define QUEUE_ITR_US		SIZE_MAX
+#define QUEUE_DB_RECOVERIES	(SIZE_MAX - 1)
 static const struct refnic_xstat_def rxq_xstats[] = {
 	QUEUE_XSTAT("doorbell_writes", rx_doorbells),
 	QUEUE_XSTAT("no_buffer", rx_no_buffer),
 	QUEUE_XSTAT("interrupts", rx_interrupts),
 	{ "itr_us", QUEUE_ITR_US },
+	{ "missed_doorbell_recoveries", QUEUE_DB_RECOVERIES },
 };
 static const struct refnic_xstat_def txq_xstats[] = {
 	QUEUE_XSTAT("doorbell_writes", tx_doorbells),
 	QUEUE_XSTAT("malformed", tx_malformed),
 	QUEUE_XSTAT("interrupts", tx_interrupts),
 	{ "itr_us", QUEUE_ITR_US },
+	{ "missed_doorbell_recoveries", QUEUE_DB_RECOVERIES },
 };
 
 static unsigned int
@@ -110,6 +120,8 @@ queue_xstat(const struct refnic_adapter *ad, uint16_t q, bool tx, size_t offset)
 {
 	if (offset == QUEUE_ITR_US)
 		return refnic_itr_current(ad, q, tx);
+	if (offset == QUEUE_DB_RECOVERIES)
+		return refnic_db_queue_recoveries(ad, q, tx);
 	return hw_delta(ad, &ad->hw_stats.q[q], offset);
 }
 
@@ -145,6 +157,9 @@ port_xstats_gather(const struct refnic_adapter *ad, const struct refnic_admin_st
 					       __ATOMIC_RELAXED);
 	x->reset_requests = __atomic_load_n(&ad->failure_stats.reset_requests,
 					    __ATOMIC_RELAXED);
+	x->doorbells_dropped = s->doorbells_dropped - b->doorbells_dropped;
+	x->missed_doorbell_recoveries = refnic_db_recoveries(ad);
+	x->doorbell_checks = refnic_db_checks(ad);
 }
 
 int
@@ -209,5 +224,6 @@ refnic_xstats_reset(struct rte_eth_dev *dev)
 	memset(&ad->admin.stats, 0, sizeof(ad->admin.stats));
 	memset(&ad->reset_stats, 0, sizeof(ad->reset_stats));
 	memset(&ad->failure_stats, 0, sizeof(ad->failure_stats));
+	refnic_db_stats_reset(ad);
 	return dev->dev_ops->stats_reset(dev);
 }

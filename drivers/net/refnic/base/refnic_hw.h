@@ -31,7 +31,7 @@
 
 #define REFNIC_HW_MAGIC			0x434e4652u /* "RFNC" */
 #define REFNIC_HW_VERSION_MAJOR		1
-#define REFNIC_HW_VERSION_MINOR		0
+#define REFNIC_HW_VERSION_MINOR		1	/* 1.1: REFNIC_Q_RERING */
 #define REFNIC_HW_VERSION(maj, min)	(((uint32_t)(maj) << 16) | (min))
 
 /* ---------------------------------------------------------------------------
@@ -138,6 +138,13 @@
 						 * the queue's interrupt */
 #define REFNIC_Q_STATUS			0x18	/* REFNIC_Q_STATUS_* */
 #define REFNIC_Q_VECTOR			0x1c
+#define REFNIC_Q_RERING			0x20	/* W (1.1): the device takes TAIL
+						 * again, as if just written; for
+						 * missed-doorbell recovery. The
+						 * TAIL register keeps the last
+						 * value stored, so a re-ring needs
+						 * no value and never races a TAIL
+						 * write with a stale one. */
 
 /* REFNIC_Q_CQ_HEAD: the index in bits 15:0; ARM arms, a write without disarms. */
 #define REFNIC_Q_CQ_INDEX_MASK		0xffffu
@@ -213,7 +220,13 @@ enum refnic_hw_state {
 					 REFNIC_CAP_RX_CSUM)
 
 /* Errata (REFNIC_REG_ERRATA): behaviours the driver must work around. */
-#define REFNIC_ERRATA_MISSED_DOORBELL	(1u << 0)	/* may drop a TAIL write */
+/*
+ * The device may miss a TAIL write (TX, RX or AQ_TAIL): the value lands in
+ * the register but the device goes on working from the tail it took before,
+ * until TAIL is written again or REFNIC_Q_RERING is. Work posted by the
+ * missed write waits: a TX burst is not sent, RX buffers are not used.
+ */
+#define REFNIC_ERRATA_MISSED_DOORBELL	(1u << 0)
 
 /* ---------------------------------------------------------------------------
  * Data path descriptors
@@ -313,7 +326,8 @@ struct refnic_rx_cpl {
 	X(STATS_CLEAR, 17, "zero the device counters")			\
 	X(FW_VERSION, 18, "DMA the version string (NUL-terminated) to buf") \
 	X(LINK_GET, 19, "result: REFNIC_LINK_*")			\
-	X(MC_LIST_SET, 20, "DMA 6-byte addresses from buf, at most REFNIC_MAX_MC_FILTERS")
+	X(MC_LIST_SET, 20, "DMA 6-byte addresses from buf, at most REFNIC_MAX_MC_FILTERS") \
+	X(LINK_SET, 21, "value: REFNIC_LINK_UP turns the port's PHY on, 0 off (1.1)")
 
 #define REFNIC_ADMIN_OPCODE_ENUM(name, value, what) REFNIC_ADMIN_ ## name = value,
 enum refnic_admin_opcode {
@@ -480,7 +494,9 @@ struct refnic_hw_stats {
 					 * link, far end full, kernel refused */
 	uint64_t cable_rx_dropped;	/* frames from the cable not taken:
 					 * malformed, or sent before a restart */
-	uint64_t rsvd[2];
+	uint64_t doorbells_dropped;	/* TAIL writes the device missed
+					 * (REFNIC_ERRATA_MISSED_DOORBELL) */
+	uint64_t rsvd;
 	struct refnic_hw_queue_stats q[REFNIC_MAX_QUEUES];
 };
 

@@ -1,0 +1,455 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The refnic authors
+ */
+
+/*
+ * Missed-doorbell recovery, for devices with REFNIC_ERRATA_MISSED_DOORBELL:
+ * now and then they miss a TAIL write, and the work it posted waits until
+ * the next one, which may never come (a TX burst whose answer is awaited,
+ * an RX ring the device thinks empty).
+ *
+ * shared/seeds/001: the first fix put a timer on every queue, re-armed from
+ * the poll loop, and its cost alone pushed ping-pong p99 to ~900 us. Here,
+ * as in the fix that replaced it, one EAL alarm per port looks at every
+ * started queue every half deadline, and re-rings those that had posted
+ * work and made no progress for a whole deadline. The bursts do nothing
+ * for it: it reads the indexes and packet counts they keep anyway (TX tail
+ * and completions, RX tail and next completion). On by default only where the device reports
+ * the erratum; doorbell_check=on|off forces it.
+ *
+ * The re-ring is a store to the queue's REFNIC_Q_RERING: the device takes
+ * TAIL again, whatever value the burst stored last. It carries no value, so
+ * it cannot race the burst on another lcore. Writing TAIL again from here,
+ * with the last tail read from the queue, could: the burst may store a newer
+ * tail between our read and our store, the device consume past our value,
+ * and then take our older one as a whole ring of new descriptors.
+ *
+ * The admin queue has one writer at a time (its lock), so its wait simply
+ * writes AQ_TAIL again when the device has not fetched the command by the
+ * deadline (AQ_HEAD says what it fetched). That costs nothing (the wait
+ * polls anyway) and without it a missed admin doorbell fails the port, so
+ * it is on wherever the device reports the erratum, doorbell_check=off or
+ * not: that devarg is about the periodic check of the data queues.
+ */
+
+#include <rte_alarm.h>
+#include <rte_cycles.h>
+
+#include "refnic.h"
+#include "refnic_rxtx.h"
+
+/* The check runs twice per deadline: a queue seen stalled at two runs in a
+ * row, with nothing moved, has been stalled for at least half a deadline and
+ * at most a whole one. */
+#define DB_CHECKS_PER_DEADLINE	2
+
+void
+refnic_db_check_init(struct refnic_adapter *ad)
+{
+	struct refnic_db_check *c = &ad->db;
+	uint32_t errata = refnic_reg_read(&ad->hw, REFNIC_REG_ERRATA);
+	uint32_t version = refnic_reg_read(&ad->hw, REFNIC_REG_VERSION);
+	bool erratum = errata & REFNIC_ERRATA_MISSED_DOORBELL;
+	char mode[16];
+
+	refnic_db_check_mode_format(ad->args.db_check.mode, mode, sizeof(mode));
+	c->deadline_us = ad->args.db_check.deadline_us;
+	switch (ad->args.db_check.mode) {
+	case REFNIC_DB_CHECK_ON:
+		c->enabled = true;
+		break;
+	case REFNIC_DB_CHECK_OFF:
+		c->enabled = false;
+		break;
+	default:
+		c->enabled = erratum;
+		break;
+	}
+	/* REFNIC_Q_RERING came with contract 1.1. */
+	if (c->enabled && (version & 0xffff) < 1) {
+		PMD_INIT_LOG(WARNING, "device version 0x%08x has no re-ring register: "
+			     "no missed-doorbell check", version);
+		c->enabled = false;
+	}
+	c->admin_rering = erratum || c->enabled;
+	if (erratum && !c->enabled)
+		PMD_INIT_LOG(WARNING, "device may miss doorbells (erratum), and "
+			     "doorbell_check=%s: a queue may stall", mode);
+	else if (c->enabled)
+		PMD_INIT_LOG(INFO, "missed-doorbell check on (doorbell_check=%s, erratum %s), "
+			     "deadline %u us", mode, erratum ? "present" : "absent",
+			     c->deadline_us);
+}
+
+static uint64_t
+us_to_tsc(uint64_t us)
+{
+	return us * rte_get_timer_hz() / US_PER_S;
+}
+
+/*
+ * Posted work not done yet? TX: descriptors up to the tail, minus what the
+ * completions (consumed or not) say is done. Read from the lcore's queue
+ * while it runs: a torn view costs at most a re-ring too many or one check
+ * late, never a wrong store, and the next run sees it straight.
+ */
+static bool
+txq_waiting(const struct refnic_tx_queue *txq, uint16_t *tail, uint16_t *done)
+{
+	uint16_t head = __atomic_load_n(&txq->hw_head, __ATOMIC_RELAXED);
+	uint16_t cq = __atomic_load_n(&txq->cq_head, __ATOMIC_RELAXED);
+	uint8_t phase = __atomic_load_n(&txq->phase, __ATOMIC_RELAXED);
+	uint16_t n;
+
+	*tail = __atomic_load_n(&txq->tail, __ATOMIC_RELAXED);
+	/* Completions the burst has not consumed yet count as progress. */
+	for (n = 0; n < txq->size; n++) {
+		const struct refnic_tx_cpl *cpl = &txq->cq[cq];
+
+		if ((__atomic_load_n(&cpl->phase, __ATOMIC_ACQUIRE) & REFNIC_PHASE_BIT) != phase)
+			break;
+		head = cpl->sq_head;	/* untrusted, only compared */
+		cq = (cq + 1) & txq->mask;
+		if (cq == 0)
+			phase ^= REFNIC_PHASE_BIT;
+	}
+	*done = head;
+	return head != *tail;
+}
+
+/*
+ * RX: buffers are posted and the device delivered none the application has
+ * not taken yet. An idle link looks the same: such a queue is re-rung once
+ * per tail, which costs one store and tells the device nothing new.
+ */
+static bool
+rxq_waiting(const struct refnic_rx_queue *rxq, uint16_t *tail, uint16_t *done)
+{
+	uint16_t next = __atomic_load_n(&rxq->next, __ATOMIC_RELAXED);
+	uint8_t phase = __atomic_load_n(&rxq->phase, __ATOMIC_RELAXED);
+	const struct refnic_rx_cpl *cpl = &rxq->cq[next];
+
+	*tail = __atomic_load_n(&rxq->tail, __ATOMIC_RELAXED);
+	*done = next;
+	return *tail != next &&
+	       (__atomic_load_n(&cpl->phase, __ATOMIC_ACQUIRE) & REFNIC_PHASE_BIT) != phase;
+}
+
+/*
+ * Has this queue been stalled since the previous run? Then re-ring it, once.
+ * Nothing moved means: the same packet count (the burst's own, which never
+ * wraps) and the same indexes. Indexes alone come back every ring lap, and
+ * a lap between two runs is a few microseconds of traffic: a new stall at
+ * the indexes of the last one would pass for it, already re-rung.
+ */
+static bool
+db_queue_stalled(struct refnic_db_queue *st, uint32_t starts, bool waiting,
+		 uint64_t packets, uint16_t tail, uint16_t done)
+{
+	if (!waiting || st->starts != starts) {
+		st->starts = starts;
+		st->suspect = false;
+		return false;
+	}
+	if (!st->suspect || st->packets != packets || st->tail != tail || st->done != done) {
+		st->suspect = true;
+		st->rung = false;
+		st->packets = packets;
+		st->tail = tail;
+		st->done = done;
+		return false;
+	}
+	/* The device took TAIL at the re-ring: another would tell it nothing. */
+	if (st->rung)
+		return false;
+	st->rung = true;
+	return true;
+}
+
+static void
+db_rering(struct refnic_adapter *ad, struct refnic_db_queue *st, uint32_t block,
+	  uint16_t port, const char *what, uint16_t q)
+{
+	refnic_reg_write(&ad->hw, block + REFNIC_Q_RERING, 1);
+	/* Only this thread writes it; xstats read it whole. */
+	__atomic_store_n(&st->recoveries, st->recoveries + 1, __ATOMIC_RELAXED);
+	PMD_DRV_LOG(DEBUG, "port %u %s queue %u: no progress for %u us with work posted "
+		    "(tail %u, done %u): re-rung", port, what, q, ad->db.deadline_us,
+		    st->tail, st->done);
+}
+
+static void
+db_check_txq(struct rte_eth_dev *dev, struct refnic_adapter *ad, uint16_t q)
+{
+	const struct refnic_tx_queue *txq = dev->data->tx_queues[q];
+	struct refnic_db_queue *st = &ad->db.txq[q];
+	uint16_t tail, done;
+	bool waiting;
+
+	if (txq == NULL || !__atomic_load_n(&txq->started, __ATOMIC_ACQUIRE)) {
+		st->suspect = false;
+		return;
+	}
+	waiting = txq_waiting(txq, &tail, &done);
+	if (db_queue_stalled(st, __atomic_load_n(&txq->starts, __ATOMIC_ACQUIRE), waiting,
+			     __atomic_load_n(&txq->stats.packets, __ATOMIC_RELAXED), tail, done))
+		db_rering(ad, st, REFNIC_REG_TXQ(q), dev->data->port_id, "TX", q);
+}
+
+static void
+db_check_rxq(struct rte_eth_dev *dev, struct refnic_adapter *ad, uint16_t q)
+{
+	const struct refnic_rx_queue *rxq = dev->data->rx_queues[q];
+	struct refnic_db_queue *st = &ad->db.rxq[q];
+	uint16_t tail, done;
+	bool waiting;
+
+	if (rxq == NULL || !__atomic_load_n(&rxq->started, __ATOMIC_ACQUIRE)) {
+		st->suspect = false;
+		return;
+	}
+	waiting = rxq_waiting(rxq, &tail, &done);
+	if (db_queue_stalled(st, __atomic_load_n(&rxq->starts, __ATOMIC_ACQUIRE), waiting,
+			     __atomic_load_n(&rxq->stats.packets, __ATOMIC_RELAXED), tail, done))
+		db_rering(ad, st, REFNIC_REG_RXQ(q), dev->data->port_id, "RX", q);
+}
+
+static uint64_t
+db_period_us(const struct refnic_db_check *c)
+{
+	return RTE_MAX(1u, c->deadline_us / DB_CHECKS_PER_DEADLINE);
+}
+
+static void
+db_count_check(struct refnic_db_check *c)
+{
+	__atomic_store_n(&c->checks, c->checks + 1, __ATOMIC_RELAXED);
+}
+
+#ifndef REFNIC_DB_TIMER_PER_QUEUE
+
+/* In the EAL interrupt thread, every half deadline while the port runs. */
+static void
+db_check_alarm(void *arg)
+{
+	struct rte_eth_dev *dev = arg;
+	struct refnic_adapter *ad = refnic_adapter(dev);
+	struct refnic_db_check *c = &ad->db;
+	uint16_t q;
+	int ret;
+
+	if (!__atomic_load_n(&c->running, __ATOMIC_ACQUIRE))
+		return;
+	db_count_check(c);
+	/* A failed port's queues wait for rte_eth_dev_reset(), not for us. */
+	for (q = 0; !ad->failed && q < dev->data->nb_tx_queues; q++)
+		db_check_txq(dev, ad, q);
+	for (q = 0; !ad->failed && q < dev->data->nb_rx_queues; q++)
+		db_check_rxq(dev, ad, q);
+	ret = rte_eal_alarm_set(db_period_us(c), db_check_alarm, dev);
+	if (ret != 0) {
+		__atomic_store_n(&c->running, false, __ATOMIC_RELEASE);
+		PMD_DRV_LOG(ERR, "port %u: cannot re-arm the doorbell check: %s; "
+			    "missed doorbells now stall queues", dev->data->port_id,
+			    rte_strerror(-ret));
+	}
+}
+
+static int
+db_alarms_set(struct rte_eth_dev *dev)
+{
+	return rte_eal_alarm_set(db_period_us(&refnic_adapter(dev)->db), db_check_alarm, dev);
+}
+
+static void
+db_alarms_cancel(struct rte_eth_dev *dev)
+{
+	rte_eal_alarm_cancel(db_check_alarm, dev);
+}
+
+#else /* REFNIC_DB_TIMER_PER_QUEUE */
+
+/*
+ * Bench only (tests/meson.build builds it into refnic-bench-doorbell-pqt;
+ * nothing ships it): the first fix of shared/seeds/001, one timer per queue,
+ * for devtools/bench.sh doorbell to measure the real check against. Each
+ * queue's alarm checks that queue alone, with the same rule.
+ */
+struct db_queue_timer {
+	struct rte_eth_dev *dev;
+	uint16_t q;
+	bool tx;
+};
+
+static struct db_queue_timer db_timers[RTE_MAX_ETHPORTS][2][REFNIC_MAX_QUEUES];
+
+static void
+db_queue_alarm(void *arg)
+{
+	struct db_queue_timer *t = arg;
+	struct refnic_adapter *ad = refnic_adapter(t->dev);
+	struct refnic_db_check *c = &ad->db;
+
+	if (!__atomic_load_n(&c->running, __ATOMIC_ACQUIRE))
+		return;
+	db_count_check(c);
+	if (!ad->failed) {
+		if (t->tx)
+			db_check_txq(t->dev, ad, t->q);
+		else
+			db_check_rxq(t->dev, ad, t->q);
+	}
+	rte_eal_alarm_set(db_period_us(c), db_queue_alarm, t);
+}
+
+static int
+db_alarms_set(struct rte_eth_dev *dev)
+{
+	uint16_t port = dev->data->port_id, q;
+	unsigned int dir;
+	int ret = 0;
+
+	for (dir = 0; dir < 2; dir++) {
+		uint16_t nb = dir ? dev->data->nb_tx_queues : dev->data->nb_rx_queues;
+
+		for (q = 0; ret == 0 && q < nb; q++) {
+			struct db_queue_timer *t = &db_timers[port][dir][q];
+
+			*t = (struct db_queue_timer){ .dev = dev, .q = q, .tx = dir };
+			ret = rte_eal_alarm_set(db_period_us(&refnic_adapter(dev)->db),
+						db_queue_alarm, t);
+		}
+	}
+	return ret;
+}
+
+static void
+db_alarms_cancel(struct rte_eth_dev *dev)
+{
+	uint16_t port = dev->data->port_id, q;
+	unsigned int dir;
+
+	for (dir = 0; dir < 2; dir++)
+		for (q = 0; q < REFNIC_MAX_QUEUES; q++)
+			rte_eal_alarm_cancel(db_queue_alarm, &db_timers[port][dir][q]);
+}
+
+#endif /* REFNIC_DB_TIMER_PER_QUEUE */
+
+void
+refnic_db_check_start(struct rte_eth_dev *dev)
+{
+	struct refnic_db_check *c = &refnic_adapter(dev)->db;
+	uint16_t q;
+	int ret;
+
+	if (!c->enabled || c->running)
+		return;
+	/* Counters stay: only what was seen of the queues goes. */
+	for (q = 0; q < REFNIC_MAX_QUEUES; q++) {
+		c->txq[q].suspect = false;
+		c->rxq[q].suspect = false;
+	}
+	__atomic_store_n(&c->running, true, __ATOMIC_RELEASE);
+	ret = db_alarms_set(dev);
+	if (ret != 0) {
+		__atomic_store_n(&c->running, false, __ATOMIC_RELEASE);
+		db_alarms_cancel(dev);
+		PMD_DRV_LOG(ERR, "port %u: cannot start the doorbell check: %s",
+			    dev->data->port_id, rte_strerror(-ret));
+	}
+}
+
+/*
+ * From dev_stop and dev_close: once this returns the alarm neither runs nor
+ * is pending (rte_eal_alarm_cancel() waits for a run in progress, and
+ * removes what that run re-armed). From the interrupt thread itself (an app
+ * stopping the port in an event callback), cancel cannot wait; running,
+ * cleared first, keeps a run in progress from re-arming.
+ */
+void
+refnic_db_check_stop(struct rte_eth_dev *dev)
+{
+	struct refnic_db_check *c = &refnic_adapter(dev)->db;
+
+	if (!c->enabled)
+		return;
+	__atomic_store_n(&c->running, false, __ATOMIC_RELEASE);
+	db_alarms_cancel(dev);
+}
+
+/* An admin command was just submitted (admin lock held). */
+void
+refnic_db_admin_wait_start(struct refnic_adapter *ad)
+{
+	if (ad->db.admin_rering)
+		ad->db.admin_next_tsc = rte_get_timer_cycles() + us_to_tsc(ad->db.deadline_us);
+}
+
+/*
+ * Its completion is not there yet (admin lock held): past the deadline, and
+ * if the device has not even fetched the command, write AQ_TAIL again.
+ */
+void
+refnic_db_admin_wait(struct refnic_adapter *ad)
+{
+	struct refnic_db_check *c = &ad->db;
+	uint64_t now;
+
+	if (!c->admin_rering)
+		return;
+	now = rte_get_timer_cycles();
+	if (now < c->admin_next_tsc)
+		return;
+	c->admin_next_tsc = now + us_to_tsc(c->deadline_us);
+	if (refnic_reg_read(&ad->hw, REFNIC_REG_AQ_HEAD) == ad->admin.tail)
+		return;		/* fetched: just slow */
+	refnic_reg_write(&ad->hw, REFNIC_REG_AQ_TAIL, ad->admin.tail);
+	__atomic_store_n(&c->admin_rerings, c->admin_rerings + 1, __ATOMIC_RELAXED);
+	PMD_DRV_LOG(DEBUG, "admin command not fetched after %u us: AQ_TAIL written again",
+		    c->deadline_us);
+}
+
+uint64_t
+refnic_db_queue_recoveries(const struct refnic_adapter *ad, uint16_t q, bool tx)
+{
+	const struct refnic_db_check *c = &ad->db;
+
+	if (tx)
+		return __atomic_load_n(&c->txq[q].recoveries, __ATOMIC_RELAXED) - c->base.txq[q];
+	return __atomic_load_n(&c->rxq[q].recoveries, __ATOMIC_RELAXED) - c->base.rxq[q];
+}
+
+/* Every re-ring of the port: its queues' and its admin queue's. */
+uint64_t
+refnic_db_recoveries(const struct refnic_adapter *ad)
+{
+	uint64_t sum = __atomic_load_n(&ad->db.admin_rerings, __ATOMIC_RELAXED) -
+		       ad->db.base.admin_rerings;
+	uint16_t q;
+
+	for (q = 0; q < REFNIC_MAX_QUEUES; q++)
+		sum += refnic_db_queue_recoveries(ad, q, true) +
+		       refnic_db_queue_recoveries(ad, q, false);
+	return sum;
+}
+
+uint64_t
+refnic_db_checks(const struct refnic_adapter *ad)
+{
+	return __atomic_load_n(&ad->db.checks, __ATOMIC_RELAXED) - ad->db.base.checks;
+}
+
+void
+refnic_db_stats_reset(struct refnic_adapter *ad)
+{
+	struct refnic_db_check *c = &ad->db;
+	uint16_t q;
+
+	c->base.checks = __atomic_load_n(&c->checks, __ATOMIC_RELAXED);
+	c->base.admin_rerings = __atomic_load_n(&c->admin_rerings, __ATOMIC_RELAXED);
+	for (q = 0; q < REFNIC_MAX_QUEUES; q++) {
+		c->base.txq[q] = __atomic_load_n(&c->txq[q].recoveries, __ATOMIC_RELAXED);
+		c->base.rxq[q] = __atomic_load_n(&c->rxq[q].recoveries, __ATOMIC_RELAXED);
+	}
+}

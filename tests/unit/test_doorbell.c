@@ -1,0 +1,532 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The refnic authors
+ */
+
+/*
+ * Missed doorbells (fault_doorbell_drop=N, REFNIC_ERRATA_MISSED_DOORBELL)
+ * and the driver's check that recovers from them (doorbell_check=).
+ *
+ * Which doorbell the device misses is known without any timing: the device
+ * counts it the moment the store is trapped (read through the lab API, which
+ * rings no doorbell itself). So each test knows which packet must stall and
+ * asserts what a user sees: that packet is not received until the check
+ * re-rings the queue, or, with the check off, until the next TAIL write.
+ */
+
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+
+#include "test_common.h"
+
+#define DB_A		"net_refnic_db0"
+#define DB_B		"net_refnic_db1"
+#define DB_PKTS		256
+#define DB_DROP		"4"		/* miss 1 in 4 doorbells */
+#define DB_DEADLINE	"200"		/* us */
+#define DB_QUIET_MS	20		/* 100 checks at DB_DEADLINE: a stall is real */
+
+/* The device settings each test runs under: inline, engine, engine + fetch. */
+static const char * const db_modes[] = {
+	"profile=ideal,exec=inline",
+	"profile=ideal,exec=thread",
+	"profile=baremetal",
+};
+
+static struct rte_ether_addr db_mac_b;
+
+static uint32_t
+db_len(uint32_t seq)
+{
+	return 60 + seq % 200;
+}
+
+/* A pair wired back to back, both ports with args, one queue pair each. */
+static int
+db_pair(const char *args, uint16_t rx_ring, uint16_t *a, uint16_t *b)
+{
+	struct rte_eth_conf conf = { 0 };
+	char all[256];
+	uint16_t p, ports[2];
+	int ret;
+
+	snprintf(all, sizeof(all), "cable=%s,%s", DB_A, args);
+	if (test_port_create(DB_A, all, a) != 0)
+		return TEST_FAILED;
+	if (test_port_create(DB_B, all, b) != 0) {
+		test_port_destroy(DB_A);
+		return TEST_FAILED;
+	}
+	ports[0] = *a;
+	ports[1] = *b;
+	for (p = 0, ret = 0; ret == 0 && p < 2; p++) {
+		ret = rte_eth_dev_configure(ports[p], 1, 1, &conf);
+		if (ret == 0)
+			ret = rte_eth_rx_queue_setup(ports[p], 0, rx_ring, SOCKET_ID_ANY, NULL,
+						     test_pool);
+		if (ret == 0)
+			ret = rte_eth_tx_queue_setup(ports[p], 0, TEST_RING_SIZE, SOCKET_ID_ANY,
+						     NULL);
+		if (ret == 0)
+			ret = rte_eth_dev_start(ports[p]);
+		if (ret == 0)
+			ret = rte_eth_promiscuous_enable(ports[p]);
+	}
+	if (ret == 0)
+		ret = rte_eth_macaddr_get(*b, &db_mac_b);
+	if (ret != 0) {
+		test_pair_destroy(DB_A, DB_B);
+		return TEST_FAILED;
+	}
+	return TEST_SUCCESS;
+}
+
+/* Doorbells the device missed so far; reading them rings none. */
+static uint64_t
+db_missed(const char *name)
+{
+	struct refnic_hw_stats s;
+
+	test_hw_stats(name, &s);
+	return s.doorbells_dropped;
+}
+
+/* Receive up to n frames on port for at most ms milliseconds. */
+static uint16_t
+db_rx_for(uint16_t port, struct rte_mbuf **pkts, uint16_t n, unsigned int ms)
+{
+	uint64_t end = rte_get_timer_cycles() + rte_get_timer_hz() * ms / 1000;
+	uint16_t got = 0;
+
+	while (got < n && rte_get_timer_cycles() < end)
+		got += rte_eth_rx_burst(port, 0, pkts + got, n - got);
+	return got;
+}
+
+/* Frames in pkts[0..n) are seq, seq + 1, ...; frees them. */
+static bool
+db_check_frames(struct rte_mbuf **pkts, uint16_t n, uint32_t seq)
+{
+	bool ok = true;
+	uint16_t i;
+
+	for (i = 0; i < n; i++) {
+		if (ok && !test_pkt_matches(pkts[i], &db_mac_b, db_len(seq + i), seq + i)) {
+			printf("    frame %u is not the one sent %u-th\n", i, seq + i);
+			ok = false;
+		}
+	}
+	rte_pktmbuf_free_bulk(pkts, n);
+	return ok;
+}
+
+struct db_result {
+	unsigned int missed;		/* TX doorbells the device missed */
+	unsigned int stalled;		/* their frames, not received meanwhile */
+	uint64_t tx_recoveries;		/* A's tx_q0_missed_doorbell_recoveries */
+	uint64_t checks;		/* A's doorbell_checks */
+};
+
+/*
+ * Send DB_PKTS frames A -> B one per burst, each its own TX doorbell.
+ * After a doorbell the device missed, the frame must not arrive within
+ * DB_QUIET_MS when nothing re-rings (check off): the stall is real; with
+ * the check on it must arrive without another TAIL write. Every frame must
+ * arrive in the end, in order, intact.
+ */
+static int
+db_one_by_one(const char *args, bool check_on, struct db_result *r)
+{
+	struct rte_mbuf *pkt, *rx[DB_PKTS];
+	uint32_t seq, pending = 0, first_pending = 0;
+	uint16_t a, b, got;
+	int ret = TEST_FAILED;
+
+	memset(r, 0, sizeof(*r));
+	/* A long RX ring: B's missed refills never leave its device without buffers. */
+	if (db_pair(args, 1024, &a, &b) != TEST_SUCCESS)
+		return TEST_FAILED;
+	for (seq = 0; seq < DB_PKTS; seq++) {
+		uint64_t before = db_missed(DB_A);
+
+		pkt = test_make_pkt(&db_mac_b, db_len(seq), seq, 1 + seq % 2);
+		if (pkt == NULL || test_tx_all(a, &pkt, 1) != 1)
+			goto out;
+		if (db_missed(DB_A) != before) {
+			r->missed++;
+			if (!check_on) {
+				/* Nothing will ring it: the frame waits. */
+				got = db_rx_for(b, rx, 1, DB_QUIET_MS);
+				rte_pktmbuf_free_bulk(rx, got);
+				if (got != 0) {
+					printf("    %s: frame %u arrived, its doorbell missed\n",
+					       args, seq);
+					goto out;
+				}
+				r->stalled++;
+				if (pending++ == 0)
+					first_pending = seq;
+				continue;
+			}
+		}
+		if (pending == 0)
+			first_pending = seq;
+		/* This doorbell (or the re-ring) carries every frame still waiting. */
+		got = test_rx_wait(b, rx, pending + 1);
+		if (got != pending + 1) {
+			printf("    %s: %u of %u frames arrived after frame %u\n", args, got,
+			       pending + 1, seq);
+			rte_pktmbuf_free_bulk(rx, got);
+			goto out;
+		}
+		if (!db_check_frames(rx, got, first_pending))
+			goto out;
+		pending = 0;
+	}
+	r->tx_recoveries = test_xstat(a, "tx_q0_missed_doorbell_recoveries");
+	r->checks = test_xstat(a, "doorbell_checks");
+	ret = TEST_SUCCESS;
+out:
+	test_pair_destroy(DB_A, DB_B);
+	return ret;
+}
+
+/* With the check on, every frame whose doorbell was missed still arrives, and
+ * each such stall was one re-ring. */
+static int
+test_db_check_recovers(void)
+{
+	char args[128];
+	struct db_result r;
+	unsigned int m;
+
+	for (m = 0; m < RTE_DIM(db_modes); m++) {
+		snprintf(args, sizeof(args), "%s,fault_doorbell_drop=" DB_DROP
+			 ",doorbell_check_us=" DB_DEADLINE, db_modes[m]);
+		TEST_ASSERT_SUCCESS(db_one_by_one(args, true, &r), "%s", args);
+		TEST_ASSERT(r.missed > 0, "%s: no doorbell missed in %u", args, DB_PKTS);
+		/* One re-ring per stall; an engine slower than half the deadline may
+		 * cost one more, never one fewer. */
+		TEST_ASSERT(r.tx_recoveries >= r.missed, "%s: %" PRIu64 " re-rings for %u "
+			    "missed doorbells", args, r.tx_recoveries, r.missed);
+		if (strstr(args, "inline") != NULL)
+			TEST_ASSERT_EQUAL(r.tx_recoveries, r.missed, "%s: inline, no doorbell "
+					  "is late but a missed one", args);
+	}
+	return TEST_SUCCESS;
+}
+
+/* With the check off, the same misses stall their frames until the next
+ * TAIL write: the check is what un-stalls them. */
+static int
+test_db_check_off_stalls(void)
+{
+	char args[128];
+	struct db_result r;
+	unsigned int m;
+
+	for (m = 0; m < RTE_DIM(db_modes); m++) {
+		snprintf(args, sizeof(args), "%s,fault_doorbell_drop=" DB_DROP
+			 ",doorbell_check=off", db_modes[m]);
+		TEST_ASSERT_SUCCESS(db_one_by_one(args, false, &r), "%s", args);
+		TEST_ASSERT(r.missed > 0, "%s: no doorbell missed in %u", args, DB_PKTS);
+		TEST_ASSERT_EQUAL(r.stalled, r.missed, "%s", args);
+		TEST_ASSERT_EQUAL(r.tx_recoveries, 0, "%s: re-rung with the check off", args);
+		TEST_ASSERT_EQUAL(r.checks, 0, "%s: the check ran", args);
+	}
+	return TEST_SUCCESS;
+}
+
+static bool
+db_dump_says(uint16_t port, const char *what)
+{
+	char buf[16384] = "";
+	FILE *f = fmemopen(buf, sizeof(buf) - 1, "w");
+
+	if (f == NULL)
+		return false;
+	rte_eth_dev_priv_dump(port, f);
+	fclose(f);
+	return strstr(buf, what) != NULL;
+}
+
+/* Wait, bounded, until port has run at least n checks; returns how many. */
+static uint64_t
+db_checks_wait(uint16_t port, uint64_t n)
+{
+	uint64_t end = rte_get_timer_cycles() + TEST_WAIT_S * rte_get_timer_hz();
+	uint64_t v;
+
+	while ((v = test_xstat(port, "doorbell_checks")) < n && rte_get_timer_cycles() < end)
+		rte_delay_us_sleep(1000);
+	return v;
+}
+
+/* Send 64 frames A -> B in bursts; all must arrive. */
+static int
+db_traffic(uint16_t a, uint16_t b)
+{
+	struct rte_mbuf *pkts[64];
+	uint16_t i;
+
+	for (i = 0; i < RTE_DIM(pkts); i++) {
+		pkts[i] = test_make_pkt(&db_mac_b, db_len(i), i, 1);
+		if (pkts[i] == NULL)
+			return TEST_FAILED;
+	}
+	if (test_tx_all(a, pkts, RTE_DIM(pkts)) != RTE_DIM(pkts))
+		return TEST_FAILED;
+	i = test_rx_wait(b, pkts, RTE_DIM(pkts));
+	return db_check_frames(pkts, i, 0) && i == RTE_DIM(pkts) ? TEST_SUCCESS : TEST_FAILED;
+}
+
+/*
+ * Who runs the check: a device without the erratum has no alarm at all
+ * (not one check), one with it does, faults or not; doorbell_check= forces
+ * either way.
+ */
+static int
+test_db_check_only_with_erratum(void)
+{
+	static const struct {
+		const char *args;
+		bool runs;
+		bool stalls;		/* traffic may stall: missed, nobody re-rings */
+	} cases[] = {
+		{ "profile=ideal", false, false },
+		{ "profile=ideal,errata=missed_doorbell", true, false },
+		{ "profile=ideal,doorbell_check=on", true, false },
+		{ "profile=ideal,errata=missed_doorbell,doorbell_check=off", false, false },
+		{ "profile=ideal,fault_doorbell_drop=" DB_DROP ",doorbell_check=off", false, true },
+		{ "profile=ideal,fault_doorbell_drop=" DB_DROP ",errata=none", true, false },
+	};
+	char args[128];
+	uint16_t a, b;
+	unsigned int c;
+	uint64_t checks, dropped, queue_rerings;
+	bool dump_ok;
+	int traffic;
+
+	for (c = 0; c < RTE_DIM(cases); c++) {
+		snprintf(args, sizeof(args), "%s,doorbell_check_us=" DB_DEADLINE, cases[c].args);
+		if (strstr(args, "doorbell_check=off") != NULL)
+			snprintf(args, sizeof(args), "%s", cases[c].args);
+		TEST_ASSERT_SUCCESS(db_pair(args, TEST_RING_SIZE, &a, &b), "%s", args);
+		traffic = db_traffic(a, b);
+		if (cases[c].runs) {
+			checks = db_checks_wait(a, 4);
+		} else {
+			rte_delay_us_sleep(DB_QUIET_MS * 1000);
+			checks = test_xstat(a, "doorbell_checks");
+		}
+		dropped = test_xstat(a, "doorbells_dropped");
+		queue_rerings = test_xstat(a, "tx_q0_missed_doorbell_recoveries") +
+				test_xstat(a, "rx_q0_missed_doorbell_recoveries");
+		dump_ok = db_dump_says(a, cases[c].runs ? "doorbell_check: state=running" :
+						       "doorbell_check: state=off");
+		test_pair_destroy(DB_A, DB_B);
+		if (!cases[c].stalls)
+			TEST_ASSERT_SUCCESS(traffic, "%s: traffic", args);
+		TEST_ASSERT(dump_ok, "%s: the private dump disagrees", args);
+		if (cases[c].runs) {
+			TEST_ASSERT(checks >= 4, "%s: %" PRIu64 " checks", args, checks);
+		} else {
+			TEST_ASSERT_EQUAL(checks, 0, "%s: the check ran", args);
+			TEST_ASSERT_EQUAL(queue_rerings, 0, "%s: a queue re-rung", args);
+		}
+		if (strstr(args, "fault_doorbell_drop") == NULL)
+			TEST_ASSERT_EQUAL(dropped, 0, "%s: doorbells missed without the fault",
+					  args);
+	}
+	return TEST_SUCCESS;
+}
+
+/*
+ * Admin doorbells are missed too: the admin wait writes AQ_TAIL again when
+ * the device has not fetched the command, and the ports come up and carry
+ * traffic with half their doorbells missed, the queues' check on or off
+ * (without the admin re-ring, the first missed command would time out after
+ * the device's 2 s and fail the port). Those re-rings are the port's, not a
+ * queue's.
+ */
+static int
+test_db_admin_doorbells(void)
+{
+	static const char * const args[] = {
+		"profile=ideal,fault_doorbell_drop=2,doorbell_check_us=" DB_DEADLINE,
+		"profile=ideal,fault_doorbell_drop=2,doorbell_check=off",
+	};
+	uint64_t rerings, queue_rerings, admin_commands;
+	unsigned int i;
+	uint16_t a, b;
+	int traffic;
+
+	for (i = 0; i < RTE_DIM(args); i++) {
+		TEST_ASSERT_SUCCESS(db_pair(args[i], 1024, &a, &b), "%s: probe and start",
+				    args[i]);
+		traffic = db_traffic(a, b);
+		admin_commands = test_xstat(a, "admin_commands");
+		rerings = test_xstat(a, "missed_doorbell_recoveries");
+		queue_rerings = test_xstat(a, "tx_q0_missed_doorbell_recoveries") +
+				test_xstat(a, "rx_q0_missed_doorbell_recoveries");
+		test_pair_destroy(DB_A, DB_B);
+		TEST_ASSERT_SUCCESS(traffic, "%s: traffic", args[i]);
+		TEST_ASSERT(rerings > queue_rerings, "%s: no admin re-ring in %" PRIu64
+			    " commands, half the doorbells missed", args[i], admin_commands);
+	}
+	return TEST_SUCCESS;
+}
+
+/* The alarm stops with the port and comes back with it; closing a running
+ * port leaves nothing behind. */
+static int
+test_db_check_follows_port(void)
+{
+	uint64_t c1, c2, c3;
+	uint16_t a, b;
+	int ret = TEST_FAILED;
+
+	TEST_ASSERT_SUCCESS(db_pair("profile=ideal,errata=missed_doorbell,doorbell_check_us="
+				    DB_DEADLINE, TEST_RING_SIZE, &a, &b), "");
+	c1 = db_checks_wait(a, 3);
+	if (c1 < 3 || rte_eth_dev_stop(a) != 0)
+		goto out;
+	c1 = test_xstat(a, "doorbell_checks");
+	rte_delay_us_sleep(DB_QUIET_MS * 1000);
+	c2 = test_xstat(a, "doorbell_checks");
+	if (c2 != c1 || !db_dump_says(a, "doorbell_check: state=stopped")) {
+		printf("    %" PRIu64 " checks while stopped\n", c2 - c1);
+		goto out;
+	}
+	if (rte_eth_dev_start(a) != 0)
+		goto out;
+	c3 = db_checks_wait(a, c2 + 3);
+	if (c3 < c2 + 3)
+		goto out;
+	ret = TEST_SUCCESS;
+out:
+	/* Closed while running: the alarm must not outlive the port. */
+	test_pair_destroy(DB_A, DB_B);
+	rte_delay_us_sleep(DB_QUIET_MS * 1000);
+	return ret;
+}
+
+/*
+ * Re-rings racing the bursts: frames in bursts of 1 to 32 with short pauses,
+ * so the check re-rings now and then just as the next burst writes TAIL.
+ * Every frame arrives once, in order, intact, and nothing is counted broken
+ * (a re-ring that moved the tail back would hand the device stale
+ * descriptors: duplicates, freed mbufs, bad completions).
+ */
+static int
+test_db_rering_races_bursts(void)
+{
+	enum { NB = 20000 };
+	struct rte_mbuf *pkts[32], *rx[64];
+	struct rte_eth_stats sa, sb;
+	char args[128];
+	unsigned int m, k;
+	uint32_t sent, recvd;
+	uint16_t a, b, n, got, i;
+	uint64_t rerings;
+	bool ok;
+
+	for (m = 0; m < RTE_DIM(db_modes); m++) {
+		snprintf(args, sizeof(args), "%s,fault_doorbell_drop=2,doorbell_check_us=100",
+			 db_modes[m]);
+		TEST_ASSERT_SUCCESS(db_pair(args, 1024, &a, &b), "%s", args);
+		sent = recvd = 0;
+		ok = true;
+		for (k = 0; ok && sent < NB; k++) {
+			n = RTE_MIN(1 + k % 32, NB - sent);
+			for (i = 0; i < n; i++)
+				pkts[i] = test_make_pkt(&db_mac_b, db_len(sent + i), sent + i, 1);
+			ok = test_tx_all(a, pkts, n) == n;
+			sent += n;
+			/* Pauses of 0 to 140 us: some longer than a check period. */
+			if (k % 3 == 0)
+				rte_delay_us_block((k * 7) % 150);
+			got = rte_eth_rx_burst(b, 0, rx, RTE_DIM(rx));
+			ok = ok && db_check_frames(rx, got, recvd);
+			recvd += got;
+		}
+		while (ok && recvd < sent) {
+			got = test_rx_wait(b, rx, RTE_MIN(RTE_DIM(rx), sent - recvd));
+			ok = got != 0 && db_check_frames(rx, got, recvd);
+			recvd += got;
+		}
+		rerings = test_xstat(a, "tx_q0_missed_doorbell_recoveries");
+		rte_eth_stats_get(a, &sa);
+		rte_eth_stats_get(b, &sb);
+		test_pair_destroy(DB_A, DB_B);
+		TEST_ASSERT(ok, "%s: %u of %u frames arrived in order", args, recvd, sent);
+		TEST_ASSERT_EQUAL(sb.ipackets, sent, "%s: B counted", args);
+		TEST_ASSERT_EQUAL(sa.oerrors + sb.ierrors + sb.imissed, 0, "%s: errors", args);
+		TEST_ASSERT(rerings > 0, "%s: no re-ring raced a burst", args);
+	}
+	return TEST_SUCCESS;
+}
+
+/*
+ * testpmd's io forwarding after tx_first, in one thread: 32 frames each way
+ * in a closed loop, so every missed TX doorbell stops its direction until
+ * the check re-rings. Traffic is periodic (bursts of 32 on a ring of 256):
+ * a stall often comes back at the very ring indexes of the previous one,
+ * a lap later, and must be re-rung again. The loop must forward
+ * DB_LOOP_PKTS frames without ever going a second without one.
+ */
+#define DB_LOOP_PKTS	200000
+
+static int
+test_db_closed_loop_keeps_going(void)
+{
+	struct rte_mbuf *pkts[32];
+	uint64_t fwd, hz = rte_get_timer_hz(), last;
+	char args[128];
+	uint16_t ports[2], n, sent, i;
+	unsigned int m, k;
+
+	for (m = 0; m < 2; m++) {
+		snprintf(args, sizeof(args), "%s,fault_doorbell_drop=16,doorbell_check_us="
+			 DB_DEADLINE, db_modes[m]);
+		TEST_ASSERT_SUCCESS(db_pair(args, TEST_RING_SIZE, &ports[0], &ports[1]), "%s",
+				    args);
+		for (k = 0; k < 2; k++) {
+			for (i = 0; i < 32; i++)
+				pkts[i] = test_make_pkt(&db_mac_b, 64, i, 1);
+			sent = rte_eth_tx_burst(ports[k], 0, pkts, 32);
+			rte_pktmbuf_free_bulk(pkts + sent, 32 - sent);
+		}
+		fwd = 0;
+		last = rte_get_timer_cycles();
+		while (fwd < DB_LOOP_PKTS && rte_get_timer_cycles() - last < hz) {
+			for (k = 0; k < 2; k++) {
+				n = rte_eth_rx_burst(ports[k], 0, pkts, 32);
+				sent = n == 0 ? 0 : rte_eth_tx_burst(ports[k ^ 1], 0, pkts, n);
+				rte_pktmbuf_free_bulk(pkts + sent, n - sent);
+				fwd += sent;
+				if (n != 0)
+					last = rte_get_timer_cycles();
+			}
+		}
+		test_pair_destroy(DB_A, DB_B);
+		TEST_ASSERT(fwd >= DB_LOOP_PKTS, "%s: the loop stopped for good after %" PRIu64
+			    " frames", args, fwd);
+	}
+	return TEST_SUCCESS;
+}
+
+const struct unit_test_suite refnic_doorbell_suite = {
+	.name = "doorbell",
+	.cases = {
+		TEST_CASE(test_db_check_recovers),
+		TEST_CASE(test_db_check_off_stalls),
+		TEST_CASE(test_db_check_only_with_erratum),
+		TEST_CASE(test_db_admin_doorbells),
+		TEST_CASE(test_db_check_follows_port),
+		TEST_CASE(test_db_rering_races_bursts),
+		TEST_CASE(test_db_closed_loop_keeps_going),
+		TEST_CASES_END()
+	},
+};
