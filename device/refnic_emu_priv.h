@@ -51,7 +51,9 @@ struct refnic_profile {
 	uint32_t admin_latency_us[REFNIC_ADMIN_OPCODE_MAX];
 	uint32_t reset_latency_us;
 	uint32_t desc_fetch_ns;		/* DMA read of descriptors after a doorbell */
-	uint32_t bar_store_ns;		/* driver CPU cost of one non-WC BAR store */
+	uint32_t bar_store_ns;		/* driver CPU cost of one non-WC BAR store,
+					 * and of each push window transaction */
+	bool push_wc;			/* the platform maps the push window WC */
 	/* A device model the doorbell's trap may run (exec=inline): it reads
 	 * descriptors straight from memory, no fetch to wait for. */
 	bool trap_and_emulate;
@@ -93,6 +95,15 @@ emu_db_tail(const struct refnic_emu_db *db)
 	return (uint32_t)__atomic_load_n(&db->taken, __ATOMIC_ACQUIRE);
 }
 
+/* A push line as it reached the device (the write's payload), until the
+ * queue's work sends it; refnic_emu_push.c. */
+#define REFNIC_EMU_PUSH_FIFO		4
+struct refnic_emu_push {
+	uint16_t start;			/* ring index of its first descriptor */
+	uint16_t len;			/* bytes stored */
+	uint8_t line[REFNIC_PUSH_LINE_SIZE];
+};
+
 struct refnic_emu_txq {
 	/* First, and never cleared with the rest: whoever runs the queue's
 	 * work (an engine, or a trap inline) holds it. */
@@ -110,6 +121,8 @@ struct refnic_emu_txq {
 	struct refnic_tx_cpl *cq;
 	bool intr;			/* REFNIC_QCREATE_INTR: may be armed */
 	uint16_t vector;
+	uint32_t push_prod, push_cons;	/* push[] entries, under lock */
+	struct refnic_emu_push push[REFNIC_EMU_PUSH_FIFO];
 };
 
 struct refnic_emu_rxq {
@@ -199,6 +212,16 @@ struct refnic_emu {
 	const struct refnic_profile *profile;
 	bool inline_exec;		/* TX doorbells run TX work on the writer */
 	uint32_t desc_fetch_ns;		/* the profile's, but none inline */
+	bool push_wc;			/* push window write-combining (bar_wc=) */
+	/* The last line stored to a TX queue not created: the push self-test. */
+	struct {
+		rte_spinlock_t lock;
+		uint16_t qid;
+		uint16_t len;
+		uint32_t xfers;		/* transactions it arrived in */
+		bool whole;		/* every burst in one piece */
+		uint8_t line[REFNIC_PUSH_LINE_SIZE];
+	} push_probe;
 
 	uint8_t *bar0;
 	struct refnic_emu_link *link;
@@ -328,6 +351,20 @@ void refnic_emu_queues_lock(struct refnic_emu *emu);
 void refnic_emu_queues_lock_tx(struct refnic_emu *emu);
 void refnic_emu_queues_lock_rx(struct refnic_emu *emu);
 void refnic_emu_queues_unlock(struct refnic_emu *emu);
+
+/* refnic_emu_push.c: the push window. */
+struct refnic_frame;
+/* The trap of a line store: val bytes stored at off, then a fence. */
+void refnic_emu_push_write(struct refnic_emu *emu, uint32_t off, uint32_t val);
+/* The push line for descriptor idx, if one came (stale ones dropped); queue locked. */
+const struct refnic_emu_push *refnic_emu_push_front(struct refnic_emu_txq *txq, uint16_t idx,
+						    uint16_t tail);
+void refnic_emu_push_pop(struct refnic_emu_txq *txq);
+/* Gather a pushed packet into f; *next: the descriptor after it. */
+void refnic_emu_push_gather(struct refnic_emu *emu, const struct refnic_emu_push *p,
+			    struct refnic_frame *f, uint16_t *next, uint16_t mask,
+			    bool *malformed);
+uint16_t refnic_emu_admin_push_check(struct refnic_emu *emu, uint32_t qid, uint32_t *result);
 
 /* refnic_emu_trap.c: the emulated BAR's write trap (a refnic_emu_trap_t). */
 void refnic_emu_bar_write(void *ctx, uint32_t off, uint32_t val);

@@ -303,7 +303,11 @@ trap_write(struct refnic_emu *emu, uint32_t off, uint32_t val)
 void
 refnic_emu_bar_write(void *ctx, uint32_t off, uint32_t val)
 {
-	trap_write(ctx, off, val);
+	/* The push window is a line, not a register: its own model. */
+	if (unlikely(off >= REFNIC_PUSH_BASE && off < REFNIC_PUSH_END))
+		refnic_emu_push_write(ctx, off, val);
+	else
+		trap_write(ctx, off, val);
 	/* Interrupts this store raised, now that it holds no device lock. */
 	refnic_emu_intr_flush_deferred();
 }
