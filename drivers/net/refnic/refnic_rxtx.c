@@ -518,9 +518,19 @@ refnic_xmit_pkts(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 	}
 
 	if (tail != txq->tail) {
-		/* Whole, for the doorbell check on another thread. */
-		__atomic_store_n(&txq->tail, tail, __ATOMIC_RELAXED);
-		refnic_reg_write(txq->hw, txq->tail_reg, tail);
+		/* One notification per burst either way: a lone packet that fits
+		 * the push line is its own doorbell, the rest ring TAIL. Whole,
+		 * for the doorbell check on another thread. */
+		if (txq->push && i == 1 && dropped == 0 &&
+		    pkts[0]->nb_segs <= REFNIC_PUSH_MAX_DESC) {
+			refnic_tx_push(txq, pkts[0], txq->tail, tail);
+			__atomic_store_n(&txq->tail, tail, __ATOMIC_RELAXED);
+			txq->stats.push++;
+		} else {
+			__atomic_store_n(&txq->tail, tail, __ATOMIC_RELAXED);
+			refnic_reg_write(txq->hw, txq->tail_reg, tail);
+			txq->stats.fetch += i - dropped;
+		}
 	}
 	txq->stats.packets += i - dropped;
 	txq->stats.bytes += bytes;
