@@ -101,7 +101,7 @@ emu_db_tail(const struct refnic_emu_db *db)
 struct refnic_emu_push {
 	uint16_t start;			/* ring index of its first descriptor */
 	uint16_t len;			/* bytes stored */
-	uint8_t line[REFNIC_PUSH_LINE_SIZE];
+	uint8_t line[REFNIC_PUSH_LINE_SIZE] __rte_aligned(8);
 };
 
 struct refnic_emu_txq {
@@ -220,7 +220,7 @@ struct refnic_emu {
 		uint16_t len;
 		uint32_t xfers;		/* transactions it arrived in */
 		bool whole;		/* every burst in one piece */
-		uint8_t line[REFNIC_PUSH_LINE_SIZE];
+		uint8_t line[REFNIC_PUSH_LINE_SIZE] __rte_aligned(8);
 	} push_probe;
 
 	uint8_t *bar0;

@@ -105,7 +105,7 @@ void
 refnic_emu_push_write(struct refnic_emu *emu, uint32_t off, uint32_t val)
 {
 	uint32_t rel = off - REFNIC_PUSH_BASE, qid = rel / REFNIC_PUSH_STRIDE;
-	uint8_t line[REFNIC_PUSH_LINE_SIZE];
+	uint8_t line[REFNIC_PUSH_LINE_SIZE] __rte_aligned(8);
 	struct refnic_emu_txq *txq;
 	uint32_t xfers;
 	bool whole;
