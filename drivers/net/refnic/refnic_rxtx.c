@@ -7,8 +7,10 @@
  *
  * The rule this file exists for: one TAIL write per burst that did work,
  * never one per packet (shared/seeds/004: under a hypervisor each such write
- * is a VM exit). TX fills the descriptors of the whole burst and rings once;
- * RX refills in batches of rx_free_thresh and rings once per batch.
+ * is a VM exit). TX fills the descriptors of the whole burst and rings once
+ * (or, on a port whose TX path is push, stores a lone packet's push line,
+ * which is its doorbell: refnic_wc.c); RX refills in batches of
+ * rx_free_thresh and rings once per batch.
  *
  * Completions are device-written and untrusted: the phase bit is read first,
  * then a read barrier, then the rest, and every index and length is checked
