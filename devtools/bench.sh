@@ -49,7 +49,7 @@
 #       256 B under baremetal and vm: TX push with a write-combining window
 #       (wc=on,bar_wc=on), doorbell + fetch (wc=off), push with an uncached
 #       window (wc=on,bar_wc=off) and what wc=auto picks; p50 ratios to
-#       fetch. Default 20000 samples x 1 round.
+#       fetch. Default 20000 samples x 3 rounds, interleaved.
 set -euo pipefail
 
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"

@@ -34,7 +34,7 @@ def vdevs(profile, args):
 
 def main():
     count = int(sys.argv[1]) if len(sys.argv) > 1 else 20000
-    rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 1
+    rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 3
     res = {}
     with tempfile.TemporaryDirectory() as tmp:
         for _ in range(rounds):     # interleaved: drift falls on all alike
