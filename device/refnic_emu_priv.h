@@ -52,7 +52,8 @@ struct refnic_profile {
 	uint32_t reset_latency_us;
 	uint32_t desc_fetch_ns;		/* DMA read of descriptors after a doorbell */
 	uint32_t bar_store_ns;		/* driver CPU cost of one non-WC BAR store,
-					 * and of each push window transaction */
+					 * uncached push window stores included */
+	uint32_t push_burst_ns;		/* one write-combined push window burst */
 	bool push_wc;			/* the platform maps the push window WC */
 	/* A device model the doorbell's trap may run (exec=inline): it reads
 	 * descriptors straight from memory, no fetch to wait for. */

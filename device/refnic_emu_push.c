@@ -8,9 +8,9 @@
  *
  * The driver stores a line and fences, then the trap says how many bytes it
  * stored. The platform decides how they travel: mapped write-combining, in
- * bursts of REFNIC_PUSH_BURST bytes; uncached, one transaction per 8-byte
- * store; each transaction costs the writer one BAR store of the profile
- * (numbers and sources in refnic_profile.c). The device takes a copy of the
+ * bursts of REFNIC_PUSH_BURST bytes, each costing the writer a burst of the
+ * profile; uncached, one transaction per 8-byte store, each costing a BAR
+ * store of the profile (numbers and sources in refnic_profile.c). The device takes a copy of the
  * line as it arrived, as a NIC latches a posted write's payload, so that the
  * driver may store the next line at once.
  *
@@ -115,7 +115,8 @@ refnic_emu_push_write(struct refnic_emu *emu, uint32_t off, uint32_t val)
 	    val % 8 != 0 || qid >= emu->params.max_queues)
 		return;
 	xfers = push_arrive(emu, emu->bar0 + off, val, line, &whole);
-	push_charge((uint64_t)xfers * emu->link->trap_cost_ns);
+	push_charge((uint64_t)xfers * (whole && emu->push_wc ? emu->profile->push_burst_ns :
+				       emu->link->trap_cost_ns));
 
 	txq = &emu->txq[qid];
 	rte_spinlock_lock(&txq->lock);
