@@ -376,6 +376,7 @@ void refnic_emu_kick_engines(struct refnic_emu *emu);
 void refnic_emu_rx_count_doorbells(struct refnic_emu *emu, uint16_t qid);
 /* The device sets a TAIL register to 0 itself (queue create, reset). */
 void refnic_emu_db_reset(struct refnic_emu_db *db);
+void refnic_emu_db_take(struct refnic_emu_db *db, uint32_t tail);
 /* REFNIC_REG_ERRATA as this device has it: its revision's, and the fault's. */
 uint32_t refnic_emu_errata(const struct refnic_emu *emu);
 void refnic_emu_queues_publish_heads(struct refnic_emu *emu, uint16_t qid);

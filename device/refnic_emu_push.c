@@ -97,8 +97,12 @@ push_enqueue(struct refnic_emu *emu, uint16_t qid, const uint8_t *line, uint32_t
 		memcpy(p->line, line, len);
 		txq->push_prod++;
 	}
-	/* The line is the doorbell: its tail is the queue's now. */
+	/* The line is the doorbell: its tail is the queue's now, in the TAIL
+	 * register too, so that a re-ring (REFNIC_Q_RERING) takes it again
+	 * rather than an older one. Pushes are not TAIL writes: no erratum
+	 * misses them, the doorbell counts do not count them. */
 	emu_reg_write(emu, REFNIC_REG_TXQ(qid) + REFNIC_Q_TAIL, h->tail);
+	refnic_emu_db_take(&emu->txdb[qid], h->tail);
 }
 
 void

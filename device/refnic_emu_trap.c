@@ -192,6 +192,13 @@ db_take(struct refnic_emu_db *db, uint32_t tail)
 					      __ATOMIC_RELEASE, __ATOMIC_RELAXED));
 }
 
+/* A push line's tail, which the line's arrival takes as a TAIL write would. */
+void
+refnic_emu_db_take(struct refnic_emu_db *db, uint32_t tail)
+{
+	db_take(db, tail);
+}
+
 /*
  * REFNIC_Q_RERING: take the TAIL register's value again. It is read after
  * the last take (acquire), so it is that take's value or a newer one; if a

@@ -328,6 +328,24 @@ test_wc_xstats_count_each_path(void)
 	return TEST_SUCCESS;
 }
 
+/* A push line is a doorbell the device takes: with the missed-doorbell
+ * check running, pushed frames arrive and no TX queue is re-rung (an idle
+ * RX queue may be, once per tail, by the check's design). */
+static int
+test_wc_push_is_taken_as_doorbell(void)
+{
+	uint16_t port;
+
+	TEST_ASSERT_SUCCESS(wc_port("profile=baremetal,errata=missed_doorbell,"
+				    "doorbell_check_us=100", &port), "");
+	TEST_ASSERT(tx_mode_is(port, "WC push"), "");
+	TEST_ASSERT(wc_send(port, 64, 1, 64, 1), "frames");
+	TEST_ASSERT_EQUAL(test_xstat(port, "tx_push_packets"), 64, "");
+	TEST_ASSERT_EQUAL(test_xstat(port, "tx_q0_missed_doorbell_recoveries"), 0, "");
+	test_port_destroy(WC_P);
+	return TEST_SUCCESS;
+}
+
 static int
 write_file(const char *dir, const char *name, const char *text)
 {
@@ -408,6 +426,7 @@ const struct unit_test_suite refnic_wc_suite = {
 		TEST_CASE_ST(NULL, wc_teardown, test_wc_push_byte_identical),
 		TEST_CASE_ST(NULL, wc_teardown, test_wc_push_offloads_match_fetch),
 		TEST_CASE_ST(NULL, wc_teardown, test_wc_xstats_count_each_path),
+		TEST_CASE_ST(NULL, wc_teardown, test_wc_push_is_taken_as_doorbell),
 		TEST_CASE_ST(NULL, wc_teardown, test_wc_sysfs_check),
 		TEST_CASES_END()
 	},
