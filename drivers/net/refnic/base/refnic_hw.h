@@ -31,7 +31,9 @@
 
 #define REFNIC_HW_MAGIC			0x434e4652u /* "RFNC" */
 #define REFNIC_HW_VERSION_MAJOR		1
-#define REFNIC_HW_VERSION_MINOR		1	/* 1.1: REFNIC_Q_RERING */
+#define REFNIC_HW_VERSION_MINOR		2	/* 1.1: REFNIC_Q_RERING; 1.2: the push
+						 * line format, REFNIC_REG_PUSH_INFO,
+						 * REFNIC_ADMIN_PUSH_CHECK */
 #define REFNIC_HW_VERSION(maj, min)	(((uint32_t)(maj) << 16) | (min))
 
 /* ---------------------------------------------------------------------------
