@@ -84,7 +84,8 @@ emu_load_defaults(struct refnic_emu *emu)
 	uint64_t caps = REFNIC_CAP_SCATTER | REFNIC_CAP_JUMBO | REFNIC_CAP_STATS_DMA |
 			REFNIC_CAP_RSS | REFNIC_CAP_AEQ | REFNIC_CAP_VLAN_FILTER |
 			REFNIC_CAP_FAULT_REPORT | REFNIC_CAP_RX_CSUM | REFNIC_CAP_TX_CSUM |
-			REFNIC_CAP_VLAN_STRIP | REFNIC_CAP_VLAN_INSERT | REFNIC_CAP_INTR_MODERATION;
+			REFNIC_CAP_VLAN_STRIP | REFNIC_CAP_VLAN_INSERT | REFNIC_CAP_INTR_MODERATION |
+			REFNIC_CAP_TX_PUSH;
 	uint32_t off;
 
 	for (off = REFNIC_REG_AQ_BASE_LO; off < REFNIC_BAR0_REGS_END; off += 4)
@@ -98,6 +99,7 @@ emu_load_defaults(struct refnic_emu *emu)
 	emu_reg_write(emu, REFNIC_REG_RESET_TIMEOUT_US, REFNIC_EMU_RESET_TIMEOUT_US);
 	emu_reg_write(emu, REFNIC_REG_ERRATA, refnic_emu_errata(emu));
 	emu_reg_write(emu, REFNIC_REG_FATAL_CODE, REFNIC_FATAL_NONE);
+	emu_reg_write(emu, REFNIC_REG_PUSH_INFO, emu->push_wc ? REFNIC_PUSH_INFO_WC : 0);
 
 	memset(&emu->aq, 0, sizeof(emu->aq));
 	emu->aq.db_seen = emu_reg_writes(emu, REFNIC_REG_AQ_TAIL);
@@ -330,6 +332,10 @@ refnic_emu_create(const char *name, const struct refnic_emu_params *params,
 	}
 	emu->desc_fetch_ns = emu->inline_exec ? 0 : emu->profile->desc_fetch_ns;
 	emu->link->trap_cost_ns = emu->profile->bar_store_ns;
+	emu->push_wc = params->bar_wc == REFNIC_BAR_WC_AUTO ? emu->profile->push_wc :
+		       params->bar_wc == REFNIC_BAR_WC_ON;
+	rte_spinlock_init(&emu->push_probe.lock);
+	emu->push_probe.qid = UINT16_MAX;
 	emu_load_defaults(emu);
 	emu_set_status(emu, REFNIC_STATE_OFF);
 
@@ -354,9 +360,11 @@ refnic_emu_create(const char *name, const struct refnic_emu_params *params,
 	refnic_emu_unlock();
 
 	EMU_LOG(INFO, "%s: created, profile %s, %u queue pairs, %s execution, %u engine%s, "
-		"cable %s, errata 0x%x", name, emu->profile->name, params->max_queues,
-		emu->inline_exec ? "inline" : "thread", params->engines,
-		params->engines == 1 ? "" : "s", params->cable, refnic_emu_errata(emu));
+		"cable %s, errata 0x%x, push window %s%s", name, emu->profile->name,
+		params->max_queues, emu->inline_exec ? "inline" : "thread", params->engines,
+		params->engines == 1 ? "" : "s", params->cable, refnic_emu_errata(emu),
+		emu->push_wc ? "write-combining" : "uncached",
+		emu->faults.wc_garble ? " (garbled: fault injection)" : "");
 	if (emu->faults.doorbell_drop != 0)
 		EMU_LOG(INFO, "%s: misses 1 in %u doorbells (fault injection)", name,
 			emu->faults.doorbell_drop);

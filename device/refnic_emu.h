@@ -55,6 +55,15 @@ struct refnic_emu_faults {
 	uint32_t corrupt_every;
 	uint32_t fatal_after_ms;	/* fatal this long after creation; 0: never */
 	uint32_t doorbell_drop;		/* miss 1 in this many TAIL writes; 0: off */
+	bool wc_garble;			/* push stores arrive torn, every other
+					 * 8-byte word lost (a broken WC mapping) */
+};
+
+/* How the modelled platform maps the push window (bar_wc=). */
+enum refnic_emu_bar_wc {
+	REFNIC_BAR_WC_AUTO,		/* as the profile's platform does */
+	REFNIC_BAR_WC_ON,		/* write-combining */
+	REFNIC_BAR_WC_OFF,		/* uncached: one transaction per store */
 };
 
 #define REFNIC_EMU_CORRUPT_RX		0x1u	/* RX completions */
@@ -73,6 +82,7 @@ struct refnic_emu_params {
 					 * queue q is served by engine q % engines */
 	uint32_t admin_latency_pct;	/* scales admin latencies, 100 = as profiled */
 	uint32_t errata;		/* REFNIC_ERRATA_* this revision has (errata=) */
+	enum refnic_emu_bar_wc bar_wc;
 	struct refnic_emu_faults faults;
 };
 
@@ -113,7 +123,9 @@ extern const char * const refnic_emu_devargs_keys[];
 	"fault_corrupt=rx|tx|admin|event|any:<n> " \
 	"fault_fatal=after_ms:<ms> " \
 	"fault_doorbell_drop=0|<2-1000000000> " \
-	"errata=none|missed_doorbell"
+	"errata=none|missed_doorbell " \
+	"bar_wc=auto|on|off " \
+	"fault_wc_garble=0|1"
 
 /*
  * Fill params with the defaults and the device keys of kvlist (other keys

@@ -183,6 +183,8 @@ admin_execute(struct refnic_emu *emu, const struct refnic_admin_cmd *cmd, uint32
 	case REFNIC_ADMIN_FW_VERSION:
 		return admin_dma_to_host(emu, &cmd->buf, REFNIC_EMU_FW_VERSION,
 					 sizeof(REFNIC_EMU_FW_VERSION));
+	case REFNIC_ADMIN_PUSH_CHECK:
+		return refnic_emu_admin_push_check(emu, cmd->value, result);
 	case REFNIC_ADMIN_LINK_GET:
 		*result = refnic_cable_link_up(emu) ? REFNIC_LINK_UP : 0;
 		return REFNIC_ADMIN_STS_OK;

@@ -33,6 +33,8 @@
 #define ARG_FAULT_FATAL		"fault_fatal"
 #define ARG_FAULT_DOORBELL_DROP	"fault_doorbell_drop"
 #define ARG_ERRATA		"errata"
+#define ARG_BAR_WC		"bar_wc"
+#define ARG_FAULT_WC_GARBLE	"fault_wc_garble"
 
 #define DOORBELL_DROP_MAX	1000000000u
 
@@ -49,6 +51,8 @@ const char * const refnic_emu_devargs_keys[] = {
 	ARG_FAULT_FATAL,
 	ARG_FAULT_DOORBELL_DROP,
 	ARG_ERRATA,
+	ARG_BAR_WC,
+	ARG_FAULT_WC_GARBLE,
 	NULL
 };
 
@@ -341,6 +345,40 @@ handle_exec(const char *key, const char *value, void *opaque)
 	return -EINVAL;
 }
 
+/* How the platform maps the push window: auto (the profile's), on, off. */
+static int
+handle_bar_wc(const char *key, const char *value, void *opaque)
+{
+	static const char * const names[] = {
+		[REFNIC_BAR_WC_AUTO] = "auto",
+		[REFNIC_BAR_WC_ON] = "on",
+		[REFNIC_BAR_WC_OFF] = "off",
+	};
+	unsigned int i;
+
+	for (i = 0; value != NULL && i < RTE_DIM(names); i++) {
+		if (strcmp(value, names[i]) == 0) {
+			((struct refnic_emu_params *)opaque)->bar_wc = i;
+			return 0;
+		}
+	}
+	EMU_LOG(ERR, "invalid %s=%s: expected auto, on or off", key, value ? value : "");
+	return -EINVAL;
+}
+
+static int
+handle_fault_wc_garble(const char *key, const char *value, void *opaque)
+{
+	uint32_t v;
+
+	if (parse_u32(value, 0, 1, &v) != 0) {
+		EMU_LOG(ERR, "invalid %s=%s: expected 0 or 1", key, value ? value : "");
+		return -EINVAL;
+	}
+	((struct refnic_emu_params *)opaque)->faults.wc_garble = v;
+	return 0;
+}
+
 static const struct {
 	const char *key;
 	arg_handler_t handler;
@@ -357,6 +395,8 @@ static const struct {
 	{ ARG_FAULT_FATAL, handle_fault_fatal },
 	{ ARG_FAULT_DOORBELL_DROP, handle_fault_doorbell_drop },
 	{ ARG_ERRATA, handle_errata },
+	{ ARG_BAR_WC, handle_bar_wc },
+	{ ARG_FAULT_WC_GARBLE, handle_fault_wc_garble },
 };
 
 int

@@ -51,7 +51,10 @@ struct refnic_profile {
 	uint32_t admin_latency_us[REFNIC_ADMIN_OPCODE_MAX];
 	uint32_t reset_latency_us;
 	uint32_t desc_fetch_ns;		/* DMA read of descriptors after a doorbell */
-	uint32_t bar_store_ns;		/* driver CPU cost of one non-WC BAR store */
+	uint32_t bar_store_ns;		/* driver CPU cost of one non-WC BAR store,
+					 * uncached push window stores included */
+	uint32_t push_burst_ns;		/* one write-combined push window burst */
+	bool push_wc;			/* the platform maps the push window WC */
 	/* A device model the doorbell's trap may run (exec=inline): it reads
 	 * descriptors straight from memory, no fetch to wait for. */
 	bool trap_and_emulate;
@@ -93,6 +96,15 @@ emu_db_tail(const struct refnic_emu_db *db)
 	return (uint32_t)__atomic_load_n(&db->taken, __ATOMIC_ACQUIRE);
 }
 
+/* A push line as it reached the device (the write's payload), until the
+ * queue's work sends it; refnic_emu_push.c. */
+#define REFNIC_EMU_PUSH_FIFO		4
+struct refnic_emu_push {
+	uint16_t start;			/* ring index of its first descriptor */
+	uint16_t len;			/* bytes stored */
+	uint8_t line[REFNIC_PUSH_LINE_SIZE] __rte_aligned(8);
+};
+
 struct refnic_emu_txq {
 	/* First, and never cleared with the rest: whoever runs the queue's
 	 * work (an engine, or a trap inline) holds it. */
@@ -110,6 +122,8 @@ struct refnic_emu_txq {
 	struct refnic_tx_cpl *cq;
 	bool intr;			/* REFNIC_QCREATE_INTR: may be armed */
 	uint16_t vector;
+	uint32_t push_prod, push_cons;	/* push[] entries, under lock */
+	struct refnic_emu_push push[REFNIC_EMU_PUSH_FIFO];
 };
 
 struct refnic_emu_rxq {
@@ -199,6 +213,16 @@ struct refnic_emu {
 	const struct refnic_profile *profile;
 	bool inline_exec;		/* TX doorbells run TX work on the writer */
 	uint32_t desc_fetch_ns;		/* the profile's, but none inline */
+	bool push_wc;			/* push window write-combining (bar_wc=) */
+	/* The last line stored to a TX queue not created: the push self-test. */
+	struct {
+		rte_spinlock_t lock;
+		uint16_t qid;
+		uint16_t len;
+		uint32_t xfers;		/* transactions it arrived in */
+		bool whole;		/* every burst in one piece */
+		uint8_t line[REFNIC_PUSH_LINE_SIZE] __rte_aligned(8);
+	} push_probe;
 
 	uint8_t *bar0;
 	struct refnic_emu_link *link;
@@ -329,6 +353,20 @@ void refnic_emu_queues_lock_tx(struct refnic_emu *emu);
 void refnic_emu_queues_lock_rx(struct refnic_emu *emu);
 void refnic_emu_queues_unlock(struct refnic_emu *emu);
 
+/* refnic_emu_push.c: the push window. */
+struct refnic_frame;
+/* The trap of a line store: val bytes stored at off, then a fence. */
+void refnic_emu_push_write(struct refnic_emu *emu, uint32_t off, uint32_t val);
+/* The push line for descriptor idx, if one came (stale ones dropped); queue locked. */
+const struct refnic_emu_push *refnic_emu_push_front(struct refnic_emu_txq *txq, uint16_t idx,
+						    uint16_t tail);
+void refnic_emu_push_pop(struct refnic_emu_txq *txq);
+/* Gather a pushed packet into f; *next: the descriptor after it. */
+void refnic_emu_push_gather(struct refnic_emu *emu, const struct refnic_emu_push *p,
+			    struct refnic_frame *f, uint16_t *next, uint16_t mask,
+			    bool *malformed);
+uint16_t refnic_emu_admin_push_check(struct refnic_emu *emu, uint32_t qid, uint32_t *result);
+
 /* refnic_emu_trap.c: the emulated BAR's write trap (a refnic_emu_trap_t). */
 void refnic_emu_bar_write(void *ctx, uint32_t off, uint32_t val);
 /* TX work of queue qid, inline on this thread, as if its doorbell rang. */
@@ -338,6 +376,7 @@ void refnic_emu_kick_engines(struct refnic_emu *emu);
 void refnic_emu_rx_count_doorbells(struct refnic_emu *emu, uint16_t qid);
 /* The device sets a TAIL register to 0 itself (queue create, reset). */
 void refnic_emu_db_reset(struct refnic_emu_db *db);
+void refnic_emu_db_take(struct refnic_emu_db *db, uint32_t tail);
 /* REFNIC_REG_ERRATA as this device has it: its revision's, and the fault's. */
 uint32_t refnic_emu_errata(const struct refnic_emu *emu);
 void refnic_emu_queues_publish_heads(struct refnic_emu *emu, uint16_t qid);

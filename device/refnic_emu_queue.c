@@ -328,9 +328,10 @@ refnic_emu_tx_service(struct refnic_emu *emu, uint16_t qid, uint64_t now,
 	struct refnic_hw_queue_stats *qs = &emu_stats(emu)->q[qid];
 	struct refnic_rx_batch batch = { .held = NULL };
 	unsigned int done = 0;
+	const struct refnic_emu_push *push;
 	struct refnic_frame f;
 	uint16_t tail, idx;
-	bool malformed;
+	bool malformed, fetched;
 
 	tx_note_doorbells(emu, qid, now);
 	tail = emu_db_tail(&emu->txdb[qid]);
@@ -340,31 +341,37 @@ refnic_emu_tx_service(struct refnic_emu *emu, uint16_t qid, uint64_t now,
 	}
 	if (txq->head == tail) {
 		txq->fetch_pending = false;	/* nothing left to fetch */
+		txq->push_cons = txq->push_prod;	/* nor pushed lines to take */
 		return 0;
 	}
 	/*
 	 * With a fetch cost, the device fetches what a doorbell announced, a
 	 * fetch later. The emulated BAR stores TAIL, then counts the store: a
 	 * TAIL seen before its doorbell is counted waits for it, or its
-	 * descriptors would skip the fetch.
+	 * descriptors would skip the fetch. A pushed packet needs no fetch.
 	 */
-	if (emu->desc_fetch_ns != 0) {
-		if (!txq->fetch_pending)
-			return 0;
-		if (now < txq->fetch_ready_tsc) {
-			*next_due_tsc = RTE_MIN(*next_due_tsc, txq->fetch_ready_tsc);
-			return 0;
-		}
-	}
+	fetched = emu->desc_fetch_ns == 0 ||
+		  (txq->fetch_pending && now >= txq->fetch_ready_tsc);
+	if (!fetched && txq->fetch_pending)
+		*next_due_tsc = RTE_MIN(*next_due_tsc, txq->fetch_ready_tsc);
 
 	idx = txq->head;
 	while (idx != tail && done < TX_BUDGET) {
 		uint16_t start = idx;
 
-		/* The driver wrote these on another core: start the misses early. */
-		rte_prefetch0(&txq->ring[(idx + 4) & (txq->size - 1)]);
-		if (!tx_gather(emu, txq, &idx, tail, &f, &malformed))
-			break;
+		push = refnic_emu_push_front(txq, idx, tail);
+		if (push != NULL) {
+			refnic_emu_push_gather(emu, push, &f, &idx, txq->size - 1, &malformed);
+			refnic_emu_push_pop(txq);
+			emu_stats(emu)->tx_push_lines++;
+		} else {
+			if (!fetched)
+				break;
+			/* The driver wrote these on another core: start the misses early. */
+			rte_prefetch0(&txq->ring[(idx + 4) & (txq->size - 1)]);
+			if (!tx_gather(emu, txq, &idx, tail, &f, &malformed))
+				break;
+		}
 		done += (idx - start) & (txq->size - 1);
 		if (!malformed && (f.offload & REFNIC_TXD_OFFLOADS))
 			malformed = !refnic_emu_tx_offload(&f);
@@ -378,7 +385,10 @@ refnic_emu_tx_service(struct refnic_emu *emu, uint16_t qid, uint64_t now,
 	}
 	refnic_cable_tx_flush(emu, &batch);
 	/* What the budget left over is fetched already: next pass. */
-	txq->fetch_pending = idx != tail;
+	if (fetched)
+		txq->fetch_pending = idx != tail;
+	if (idx == tail)
+		txq->push_cons = txq->push_prod;
 	if (idx == txq->head)
 		return 0;
 	txq->head = idx;

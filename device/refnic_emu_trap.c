@@ -192,6 +192,13 @@ db_take(struct refnic_emu_db *db, uint32_t tail)
 					      __ATOMIC_RELEASE, __ATOMIC_RELAXED));
 }
 
+/* A push line's tail, which the line's arrival takes as a TAIL write would. */
+void
+refnic_emu_db_take(struct refnic_emu_db *db, uint32_t tail)
+{
+	db_take(db, tail);
+}
+
 /*
  * REFNIC_Q_RERING: take the TAIL register's value again. It is read after
  * the last take (acquire), so it is that take's value or a newer one; if a
@@ -303,7 +310,11 @@ trap_write(struct refnic_emu *emu, uint32_t off, uint32_t val)
 void
 refnic_emu_bar_write(void *ctx, uint32_t off, uint32_t val)
 {
-	trap_write(ctx, off, val);
+	/* The push window is a line, not a register: its own model. */
+	if (unlikely(off >= REFNIC_PUSH_BASE && off < REFNIC_PUSH_END))
+		refnic_emu_push_write(ctx, off, val);
+	else
+		trap_write(ctx, off, val);
 	/* Interrupts this store raised, now that it holds no device lock. */
 	refnic_emu_intr_flush_deferred();
 }

@@ -44,11 +44,17 @@
 #       64 queue pairs: off, one alarm per port (as shipped), and a timer
 #       per queue (a variant built only for this). Default 2000000 round
 #       trips, 3 s, 1000 us deadline; ideal, inline, -l 0-1.
+#   ./devtools/bench.sh wc [COUNT] [ROUNDS]
+#       refnic-pingpong round trips (as latency, refnic only) at 64, 128 and
+#       256 B under baremetal and vm: TX push with a write-combining window
+#       (wc=on,bar_wc=on), doorbell + fetch (wc=off), push with an uncached
+#       window (wc=on,bar_wc=off) and what wc=auto picks; p50 ratios to
+#       fetch. Default 20000 samples x 3 rounds, interleaved.
 set -euo pipefail
 
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 
-usage() { sed -n '3,46p' "$0"; exit 2; }
+usage() { sed -n '3,52p' "$0"; exit 2; }
 
 scenario=${1:-}
 [ -n "$scenario" ] || usage
@@ -99,6 +105,11 @@ doorbell)
 	echo
 	"$REFNIC_BUILD/tests/refnic-bench-doorbell-pqt" "${1:-2000000}" "${3:-1000}" 2>&1 |
 		grep -v '^EAL:'
+	;;
+wc)
+	export REFNIC_BUILD
+	echo "# ./devtools/bench.sh wc $* ($(date -u '+%Y-%m-%d %H:%M'), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg))"
+	python3 "$REFNIC_TOP/tests/bench/wc.py" "$@"
 	;;
 *)
 	usage

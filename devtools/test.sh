@@ -130,8 +130,10 @@ if [ ${#filters[@]} -eq 0 ]; then
 		--log-level='pmd.net.refnic.*:error' -- doorbell
 	# The data-path suites once more under each other device setting a
 	# user may choose: where device work runs, and what the platform costs.
+	# (baremetal pushes one-packet bursts, vm rings and fetches: each also
+	# the other way round, forced by wc=.)
 	for devargs in profile=ideal,exec=thread profile=vm profile=vm,exec=thread \
-		       profile=baremetal; do
+		       profile=baremetal profile=baremetal,wc=off profile=vm,wc=on; do
 		run_suite "unit-data-path-$devargs" env REFNIC_TEST_DEVARGS="$devargs" \
 			timeout 600 "$REFNIC_BUILD/tests/refnic-unit-test" -- datapath offload queues intr
 	done

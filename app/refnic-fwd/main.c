@@ -509,6 +509,7 @@ print_setup(uint16_t nb_ports, const struct fwd_lcore *lcores, unsigned int nb_l
 	char mac[RTE_ETHER_ADDR_FMT_SIZE], peer[RTE_ETHER_ADDR_FMT_SIZE];
 	struct rte_eth_rxq_info rxq;
 	struct rte_eth_txq_info txq;
+	struct rte_eth_burst_mode mode;
 	unsigned int l;
 	uint16_t port, i;
 
@@ -530,6 +531,9 @@ print_setup(uint16_t nb_ports, const struct fwd_lcore *lcores, unsigned int nb_l
 		    rte_eth_tx_queue_info_get(port, 0, &txq) == 0)
 			fprintf(fwd_out, ", %u RX and %u TX descriptors per queue",
 				rxq.nb_desc, txq.nb_desc);
+		/* The TX path the PMD chose (refnic: WC push or doorbell+fetch). */
+		if (rte_eth_tx_burst_mode_get(port, 0, &mode) == 0)
+			fprintf(fwd_out, ", TX %s", mode.info);
 		fprintf(fwd_out, "\n");
 	}
 	for (l = 0; l < nb_lcores; l++) {

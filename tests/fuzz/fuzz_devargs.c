@@ -43,7 +43,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (refnic_vdev_parse_args("net_refnic_fuzz", args, &drv, &params) == 0 &&
 	    (params.max_queues == 0 || params.max_queues > REFNIC_MAX_QUEUES ||
 	     params.engines == 0 || params.engines > REFNIC_EMU_MAX_ENGINES ||
-	     drv.itr.rx_us > REFNIC_ITR_MAX_US || drv.itr.tx_us > REFNIC_ITR_MAX_US))
+	     drv.itr.rx_us > REFNIC_ITR_MAX_US || drv.itr.tx_us > REFNIC_ITR_MAX_US ||
+	     drv.wc > REFNIC_WC_OFF || params.bar_wc > REFNIC_BAR_WC_OFF))
 		abort();	/* accepted, yet out of range */
 	free(args);
 	return 0;

@@ -79,9 +79,20 @@ def burst_mode(tp, kind, port, q):
 def test_burst_mode_per_queue(pair):
     tp = pair
     assert burst_mode(tp, "rxq", 0, 0) == "Scalar"
-    assert burst_mode(tp, "txq", 0, 0) == "Scalar"
+    # profile=ideal (the default) maps the push window write-combining.
+    assert burst_mode(tp, "txq", 0, 0) == "Scalar, WC push"
     tp.cmd("port stop 0", check=True)
     tp.cmd("port config 0 rx_offload scatter on", check=True)
     tp.cmd("port start 0", check=True)
     assert burst_mode(tp, "rxq", 0, 0) == "Scalar Scattered"
     assert burst_mode(tp, "rxq", 1, 0) == "Scalar"
+
+
+def test_tx_path_per_platform(refnic_testpmd):
+    """wc=auto pushes where the window is write-combining (baremetal) and
+    rings TAIL where it is not (vm); wc=off is obeyed; testpmd shows it."""
+    tp = refnic_testpmd(["net_refnic0,profile=vm", "net_refnic1,profile=baremetal",
+                         "net_refnic2,profile=baremetal,wc=off"])
+    assert burst_mode(tp, "txq", 0, 0) == "Scalar, doorbell+fetch"
+    assert burst_mode(tp, "txq", 1, 0) == "Scalar, WC push"
+    assert burst_mode(tp, "txq", 2, 0) == "Scalar, doorbell+fetch"

@@ -31,6 +31,7 @@ extern const struct unit_test_suite refnic_exec_suite;
 extern const struct unit_test_suite refnic_intr_suite;
 extern const struct unit_test_suite refnic_hostile_suite;
 extern const struct unit_test_suite refnic_doorbell_suite;
+extern const struct unit_test_suite refnic_wc_suite;
 
 static const struct unit_test_suite *suites[] = {
 	&refnic_probe_suite,
@@ -45,6 +46,7 @@ static const struct unit_test_suite *suites[] = {
 	&refnic_intr_suite,
 	&refnic_hostile_suite,
 	&refnic_doorbell_suite,
+	&refnic_wc_suite,
 };
 
 static bool

@@ -76,6 +76,8 @@ test_probe_bad_devargs(void)
 		"doorbell_check=ON", "doorbell_check_us=99", "doorbell_check_us=1000001",
 		"doorbell_check_us=1ms", "doorbell_check_us=",
 		"doorbell_check=off,doorbell_check_us=500",
+		"wc=", "wc=maybe", "wc=ON", "wc=1", "bar_wc=", "bar_wc=yes",
+		"fault_wc_garble=2", "fault_wc_garble=on",
 		"a=1,b=2,c=3,d=4,e=5,f=6,g=7,h=8,i=9,j=10,k=11,l=12,m=13,n=14,o=15,p=16,"
 		"q=17,r=18,s=19,t=20,u=21,v=22,w=23,x=24,y=25,z=26,A=27,B=28,C=29,D=30,"
 		"E=31,F=32,G=33",

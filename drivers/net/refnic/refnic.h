@@ -142,6 +142,7 @@ struct refnic_adapter {
 	bool link_down_requested;
 
 	struct refnic_identify ident;	/* validated copy */
+	bool tx_push;			/* TX path: push (refnic_wc.c) or fetch */
 
 	struct refnic_rss_config rss;	/* what RSS_SET sends at start */
 	/* The multicast list, which only the PMD keeps: sent again at start. */
@@ -261,6 +262,11 @@ int refnic_xstats_get(struct rte_eth_dev *dev, struct rte_eth_xstat *xstats, uns
 int refnic_xstats_get_names(struct rte_eth_dev *dev, struct rte_eth_xstat_name *names,
 			    unsigned int n);
 int refnic_xstats_reset(struct rte_eth_dev *dev);
+
+/* refnic_wc.c */
+void refnic_wc_select(struct rte_eth_dev *dev);
+bool refnic_wc_sysfs_check(const char *root, const char *pci_addr, unsigned int bar,
+			   char *why, size_t len);
 
 /* refnic_info.c */
 /*

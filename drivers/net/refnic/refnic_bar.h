@@ -57,4 +57,26 @@ refnic_reg_write64(struct refnic_hw *hw, uint32_t off_lo, uint64_t val)
 	refnic_reg_write(hw, off_lo + 4, (uint32_t)(val >> 32));
 }
 
+/*
+ * Store a push line (REFNIC_PUSH_LINE): 64-bit stores in order from its
+ * start, then a store fence, which flushes write-combining buffers so the
+ * line leaves as whole bursts. rte_io_wmb() first: the ring descriptors the
+ * line repeats are visible before it. On an emulated BAR the trap then takes
+ * the line as one store of len bytes (how the platform carries it is the
+ * device's model: bursts when WC, one transaction per 8 bytes when not).
+ */
+static inline void
+refnic_push_write(struct refnic_hw *hw, uint32_t off, const uint64_t *src, uint32_t len)
+{
+	volatile uint64_t *dst = (volatile uint64_t *)(hw->bar0 + off);
+	uint32_t i;
+
+	rte_io_wmb();
+	for (i = 0; i < len / 8; i++)
+		rte_write64_relaxed(src[i], &dst[i]);
+	rte_wmb();
+	if (hw->trap != NULL)
+		hw->trap(hw->trap_ctx, off, len);
+}
+
 #endif /* _REFNIC_BAR_H_ */

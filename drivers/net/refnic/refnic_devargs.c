@@ -31,6 +31,7 @@ const char * const refnic_devargs_keys[] = {
 	REFNIC_ARG_TX_ITR_US,
 	REFNIC_ARG_DOORBELL_CHECK,
 	REFNIC_ARG_DOORBELL_CHECK_US,
+	REFNIC_ARG_WC,
 	NULL
 };
 
@@ -44,6 +45,12 @@ static const char * const db_check_mode_names[] = {
 	[REFNIC_DB_CHECK_AUTO] = "auto",
 	[REFNIC_DB_CHECK_ON] = "on",
 	[REFNIC_DB_CHECK_OFF] = "off",
+};
+
+static const char * const wc_mode_names[] = {
+	[REFNIC_WC_AUTO] = "auto",
+	[REFNIC_WC_ON] = "on",
+	[REFNIC_WC_OFF] = "off",
 };
 
 /* Strict decimal: digits only, no sign, no trailing junk, within [min, max]. */
@@ -133,6 +140,22 @@ handle_itr_us(const char *key, const char *value, void *opaque)
 	return -EINVAL;
 }
 
+static int
+handle_wc(const char *key, const char *value, void *opaque)
+{
+	enum refnic_wc_mode *wc = opaque;
+	unsigned int m;
+
+	for (m = 0; m < RTE_DIM(wc_mode_names); m++)
+		if (value != NULL && strcmp(value, wc_mode_names[m]) == 0) {
+			*wc = m;
+			return 0;
+		}
+	PMD_INIT_LOG(ERR, "invalid %s=%.32s: expected auto, on or off", key,
+		     value ? value : "");
+	return -EINVAL;
+}
+
 /* itr=, rx_itr_us=, tx_itr_us=: an interval given alone means itr=static. */
 static int
 parse_itr(const struct rte_kvargs *kvlist, struct refnic_itr_conf *itr)
@@ -214,7 +237,8 @@ refnic_devargs_parse(const struct rte_kvargs *kvlist, struct refnic_devargs *out
 	out->db_check.deadline_us = REFNIC_DB_CHECK_DEFAULT_US;
 	if (kvlist == NULL)
 		return 0;
-	if (rte_kvargs_process(kvlist, REFNIC_ARG_ADMIN_POLL, handle_admin_poll, out) != 0)
+	if (rte_kvargs_process(kvlist, REFNIC_ARG_ADMIN_POLL, handle_admin_poll, out) != 0 ||
+	    rte_kvargs_process(kvlist, REFNIC_ARG_WC, handle_wc, &out->wc) != 0)
 		return -EINVAL;
 	if (parse_itr(kvlist, &out->itr) != 0)
 		return -EINVAL;
@@ -233,6 +257,12 @@ refnic_itr_mode_format(enum refnic_itr_mode mode, char *buf, size_t len)
 {
 	return snprintf(buf, len, "%s", mode < RTE_DIM(itr_mode_names) ?
 			itr_mode_names[mode] : "?");
+}
+
+const char *
+refnic_wc_mode_name(enum refnic_wc_mode mode)
+{
+	return mode < RTE_DIM(wc_mode_names) ? wc_mode_names[mode] : "?";
 }
 
 int

@@ -21,6 +21,7 @@
 #define REFNIC_ARG_TX_ITR_US		"tx_itr_us"
 #define REFNIC_ARG_DOORBELL_CHECK	"doorbell_check"
 #define REFNIC_ARG_DOORBELL_CHECK_US	"doorbell_check_us"
+#define REFNIC_ARG_WC			"wc"
 
 /* How to wait for something the device will do (an admin completion, reset). */
 enum refnic_poll_mode {
@@ -66,10 +67,18 @@ struct refnic_db_check_conf {
 	uint32_t deadline_us;
 };
 
+/* TX push through the write-combining window (refnic_wc.c). */
+enum refnic_wc_mode {
+	REFNIC_WC_AUTO,			/* push if the mapping checks out */
+	REFNIC_WC_ON,			/* push, even if it does not */
+	REFNIC_WC_OFF,			/* ring TAIL, let the device fetch */
+};
+
 struct refnic_devargs {
 	struct refnic_poll_policy admin_poll;
 	struct refnic_itr_conf itr;
 	struct refnic_db_check_conf db_check;
+	enum refnic_wc_mode wc;
 };
 
 /* NULL-terminated. */
@@ -81,6 +90,7 @@ int refnic_poll_policy_format(const struct refnic_poll_policy *p, char *buf, siz
 
 int refnic_itr_mode_format(enum refnic_itr_mode mode, char *buf, size_t len);
 int refnic_db_check_mode_format(enum refnic_db_check_mode mode, char *buf, size_t len);
+const char *refnic_wc_mode_name(enum refnic_wc_mode mode);
 
 #define REFNIC_DRV_PARAM_STRING \
 	REFNIC_ARG_ADMIN_POLL "=backoff|fixed:<us>|exp:<min_us>:<max_us> " \
@@ -88,6 +98,7 @@ int refnic_db_check_mode_format(enum refnic_db_check_mode mode, char *buf, size_
 	REFNIC_ARG_RX_ITR_US "=<0-10000> " \
 	REFNIC_ARG_TX_ITR_US "=<0-10000> " \
 	REFNIC_ARG_DOORBELL_CHECK "=auto|on|off " \
-	REFNIC_ARG_DOORBELL_CHECK_US "=<100-1000000>"
+	REFNIC_ARG_DOORBELL_CHECK_US "=<100-1000000> " \
+	REFNIC_ARG_WC "=auto|on|off"
 
 #endif /* _REFNIC_DEVARGS_H_ */

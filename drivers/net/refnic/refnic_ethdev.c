@@ -129,6 +129,7 @@ refnic_ethdev_init(struct rte_eth_dev *dev, const struct refnic_hw *hw,
 		return ret;
 	}
 	memcpy(dev->data->mac_addrs[0].addr_bytes, ad->ident.mac, RTE_ETHER_ADDR_LEN);
+	refnic_wc_select(dev);
 	dev->rx_pkt_burst = refnic_recv_pkts;
 	dev->tx_pkt_burst = refnic_xmit_pkts;
 	dev->tx_pkt_prepare = refnic_prep_pkts;

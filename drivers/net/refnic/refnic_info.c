@@ -63,6 +63,10 @@ state_port(const struct rte_eth_dev *dev, const struct refnic_adapter *ad, bool 
 	s->u64(s, "dma_unsafe", ad->dma_unsafe);
 	s->u64(s, "rx_queues", dev->data->nb_rx_queues);
 	s->u64(s, "tx_queues", dev->data->nb_tx_queues);
+	/* The TX path refnic_wc.c chose at probe, and the mapping it saw. */
+	s->str(s, "tx_path", ad->tx_push ? "push" : "doorbell+fetch");
+	s->str(s, "push_window", refnic_reg_read(&ad->hw, REFNIC_REG_PUSH_INFO) &
+	       REFNIC_PUSH_INFO_WC ? "write-combining" : "uncached");
 	/* stale: a failed device keeps its last known counts. */
 	s->str(s, "device_counters", live ? "live" : "stale");
 }
@@ -87,6 +91,7 @@ state_devargs(const struct rte_eth_dev *dev, const struct refnic_adapter *ad,
 	refnic_db_check_mode_format(a->db_check.mode, buf, sizeof(buf));
 	s->str(s, REFNIC_ARG_DOORBELL_CHECK, buf);
 	s->u64(s, REFNIC_ARG_DOORBELL_CHECK_US, a->db_check.deadline_us);
+	s->str(s, REFNIC_ARG_WC, refnic_wc_mode_name(a->wc));
 }
 
 /* The missed-doorbell check (refnic_doorbell.c): off, running, or on but
@@ -300,9 +305,12 @@ int
 refnic_tx_burst_mode_get(struct rte_eth_dev *dev, uint16_t qid,
 			 struct rte_eth_burst_mode *mode)
 {
-	if (dev->tx_pkt_burst != refnic_xmit_pkts || dev->data->tx_queues[qid] == NULL)
+	const struct refnic_tx_queue *txq = dev->data->tx_queues[qid];
+
+	if (dev->tx_pkt_burst != refnic_xmit_pkts || txq == NULL)
 		return -EINVAL;
 	mode->flags = 0;
-	snprintf(mode->info, sizeof(mode->info), "Scalar");
+	snprintf(mode->info, sizeof(mode->info), "Scalar, %s",
+		 txq->push ? "WC push" : "doorbell+fetch");
 	return 0;
 }

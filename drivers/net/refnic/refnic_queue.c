@@ -169,6 +169,8 @@ refnic_tx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
 	txq->free_thresh = free_thresh_get(conf->tx_free_thresh,
 					   REFNIC_DEFAULT_TX_FREE_THRESH, nb_desc);
 	txq->max_segs = ad->ident.max_tx_segs;
+	txq->push = ad->tx_push;
+	txq->push_reg = REFNIC_PUSH_LINE(qid);
 	txq->qid = qid;
 	txq->port_id = dev->data->port_id;
 	txq->offloads = conf->offloads | dev->data->dev_conf.txmode.offloads;

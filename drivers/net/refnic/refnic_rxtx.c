@@ -7,8 +7,10 @@
  *
  * The rule this file exists for: one TAIL write per burst that did work,
  * never one per packet (shared/seeds/004: under a hypervisor each such write
- * is a VM exit). TX fills the descriptors of the whole burst and rings once;
- * RX refills in batches of rx_free_thresh and rings once per batch.
+ * is a VM exit). TX fills the descriptors of the whole burst and rings once
+ * (or, on a port whose TX path is push, stores a lone packet's push line,
+ * which is its doorbell: refnic_wc.c); RX refills in batches of
+ * rx_free_thresh and rings once per batch.
  *
  * Completions are device-written and untrusted: the phase bit is read first,
  * then a read barrier, then the rest, and every index and length is checked
@@ -518,9 +520,19 @@ refnic_xmit_pkts(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 	}
 
 	if (tail != txq->tail) {
-		/* Whole, for the doorbell check on another thread. */
-		__atomic_store_n(&txq->tail, tail, __ATOMIC_RELAXED);
-		refnic_reg_write(txq->hw, txq->tail_reg, tail);
+		/* One notification per burst either way: a lone packet that fits
+		 * the push line is its own doorbell, the rest ring TAIL. Whole,
+		 * for the doorbell check on another thread. */
+		if (txq->push && i == 1 && dropped == 0 &&
+		    pkts[0]->nb_segs <= REFNIC_PUSH_MAX_DESC) {
+			refnic_tx_push(txq, pkts[0], txq->tail, tail);
+			__atomic_store_n(&txq->tail, tail, __ATOMIC_RELAXED);
+			txq->stats.push++;
+		} else {
+			__atomic_store_n(&txq->tail, tail, __ATOMIC_RELAXED);
+			refnic_reg_write(txq->hw, txq->tail_reg, tail);
+			txq->stats.fetch += i - dropped;
+		}
 	}
 	txq->stats.packets += i - dropped;
 	txq->stats.bytes += bytes;

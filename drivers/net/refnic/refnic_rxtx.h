@@ -16,6 +16,8 @@ struct refnic_queue_stats {
 	uint64_t bytes;
 	uint64_t errors;		/* TX: dropped bad packets; RX: bad completions */
 	uint64_t nombuf;		/* RX: refill allocation failures */
+	uint64_t push;			/* TX: packets pushed (push window) */
+	uint64_t fetch;			/* TX: packets left to the device's fetch */
 };
 
 struct refnic_rx_queue {
@@ -59,6 +61,8 @@ struct refnic_tx_queue {
 	uint16_t nb_free;		/* descriptors free to fill */
 	uint16_t free_thresh;		/* reclaim when fewer are free */
 	uint16_t max_segs;		/* descriptors per packet, as the device says */
+	bool push;			/* one-packet bursts go through the push line */
+	uint32_t push_reg;		/* REFNIC_PUSH_LINE(qid) */
 	uint16_t cq_head;
 	uint16_t hw_head;		/* device is done before this; from completions */
 	uint8_t phase;
@@ -108,6 +112,10 @@ int refnic_tx_done_cleanup(void *txq, uint32_t free_cnt);
 uint16_t refnic_rx_refill(struct refnic_rx_queue *rxq);
 uint64_t refnic_rx_mbuf_initializer(uint16_t port_id);
 void refnic_tx_reclaim(struct refnic_tx_queue *txq);
+
+/* refnic_wc.c: push a one-packet burst (its doorbell). */
+void refnic_tx_push(struct refnic_tx_queue *txq, const struct rte_mbuf *m, uint16_t start,
+		    uint16_t tail);
 
 uint16_t refnic_recv_pkts(void *rxq, struct rte_mbuf **pkts, uint16_t nb_pkts);
 uint16_t refnic_xmit_pkts(void *txq, struct rte_mbuf **pkts, uint16_t nb_pkts);

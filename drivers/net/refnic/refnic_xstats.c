@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "refnic.h"
+#include "refnic_rxtx.h"
 
 /* Port-wide counters, gathered into one struct before they are emitted. */
 struct refnic_port_xstats {
@@ -38,6 +39,8 @@ struct refnic_port_xstats {
 	uint64_t doorbells_dropped;
 	uint64_t missed_doorbell_recoveries;
 	uint64_t doorbell_checks;
+	uint64_t tx_push_packets;
+	uint64_t tx_fetch_packets;
 };
 
 struct refnic_xstat_def {
@@ -70,6 +73,8 @@ static const struct refnic_xstat_def port_xstats[] = {
 	PORT_XSTAT(doorbells_dropped),
 	PORT_XSTAT(missed_doorbell_recoveries),
 	PORT_XSTAT(doorbell_checks),
+	PORT_XSTAT(tx_push_packets),
+	PORT_XSTAT(tx_fetch_packets),
 };
 
 /* Per queue, straight from the device's per-queue counters... */
@@ -126,13 +131,23 @@ queue_xstat(const struct refnic_adapter *ad, uint16_t q, bool tx, size_t offset)
 }
 
 static void
-port_xstats_gather(const struct refnic_adapter *ad, const struct refnic_admin_stats *admin,
+port_xstats_gather(const struct rte_eth_dev *dev, const struct refnic_admin_stats *admin,
 		   struct refnic_port_xstats *x)
 {
+	const struct refnic_adapter *ad = refnic_adapter(dev);
 	const struct refnic_hw_stats *s = &ad->hw_stats, *b = &ad->hw_stats_base;
 	unsigned int q;
 
 	memset(x, 0, sizeof(*x));
+	/* Which TX path each packet took is the driver's own count. */
+	for (q = 0; q < dev->data->nb_tx_queues; q++) {
+		const struct refnic_tx_queue *txq = dev->data->tx_queues[q];
+
+		if (txq != NULL) {
+			x->tx_push_packets += txq->stats.push;
+			x->tx_fetch_packets += txq->stats.fetch;
+		}
+	}
 	for (q = 0; q < REFNIC_MAX_QUEUES; q++) {
 		x->tx_doorbell_writes += s->q[q].tx_doorbells - b->q[q].tx_doorbells;
 		x->rx_doorbell_writes += s->q[q].rx_doorbells - b->q[q].rx_doorbells;
@@ -197,7 +212,7 @@ refnic_xstats_get(struct rte_eth_dev *dev, struct rte_eth_xstat *xstats, unsigne
 	/* A failed device keeps its last known counts; the admin ones go on. */
 	if (!ad->failed)
 		refnic_fetch_hw_stats(ad);
-	port_xstats_gather(ad, &admin, &px);
+	port_xstats_gather(dev, &admin, &px);
 	for (i = 0; i < RTE_DIM(port_xstats); i++, id++) {
 		xstats[id].id = id;
 		xstats[id].value = field(&px, port_xstats[i].offset);

@@ -31,7 +31,9 @@
 
 #define REFNIC_HW_MAGIC			0x434e4652u /* "RFNC" */
 #define REFNIC_HW_VERSION_MAJOR		1
-#define REFNIC_HW_VERSION_MINOR		1	/* 1.1: REFNIC_Q_RERING */
+#define REFNIC_HW_VERSION_MINOR		2	/* 1.1: REFNIC_Q_RERING; 1.2: the push
+						 * line format, REFNIC_REG_PUSH_INFO,
+						 * REFNIC_ADMIN_PUSH_CHECK */
 #define REFNIC_HW_VERSION(maj, min)	(((uint32_t)(maj) << 16) | (min))
 
 /* ---------------------------------------------------------------------------
@@ -77,6 +79,8 @@
 #define REFNIC_REG_RESET_GEN		0x0028	/* resets completed (wraps): a
 						 * READY seen before it moves is
 						 * the state from before the reset */
+#define REFNIC_REG_PUSH_INFO		0x002c	/* REFNIC_PUSH_INFO_*: emulated
+						 * platforms only, 0 on hardware */
 
 /* Admin submission queue: 64-byte commands, driver produces. */
 #define REFNIC_REG_AQ_BASE_LO		0x0040
@@ -152,13 +156,29 @@
 
 /*
  * Write-combining push window (REFNIC_CAP_TX_PUSH): one 256-byte line per
- * TX queue. A driver that maps it WC may write a packet's descriptors and
- * inline data here instead of ringing TAIL. Contract 1.0 does not define
- * the layout of a line: a driver does not write it.
+ * TX queue. Instead of ringing TAIL, a driver may copy a one-packet burst
+ * into its queue's line: a struct refnic_push_hdr, the packet's descriptors
+ * (written to the ring as well: the ring stays the reference), then the
+ * packet's first inline_len bytes. The line is the doorbell (hdr.tail is
+ * the new TAIL): the device sends the packet without fetching its
+ * descriptors, and without a DMA read of the bytes carried inline.
+ *
+ * Store the line in order with 64-bit stores from its start, then a store
+ * fence, and never read it back. Mapped write-combining, the stores reach
+ * the device as bursts of REFNIC_PUSH_BURST bytes; mapped uncached (what the
+ * OS silently gives when WC is unavailable) or trapped, as one transaction
+ * per 8-byte store, which costs more than the fetch it saves (seeds/002).
+ * A line the device cannot use (bad header) counts as a TAIL doorbell.
+ * On an emulated BAR the write trap is called once per line, after the
+ * fence, with the number of bytes stored (see refnic_bar.h).
  */
 #define REFNIC_PUSH_BASE		0x8000
 #define REFNIC_PUSH_STRIDE		0x100
 #define REFNIC_PUSH_LINE(q)		(REFNIC_PUSH_BASE + (q) * REFNIC_PUSH_STRIDE)
+#define REFNIC_PUSH_LINE_SIZE		REFNIC_PUSH_STRIDE
+#define REFNIC_PUSH_END			REFNIC_PUSH_LINE(REFNIC_MAX_QUEUES)
+#define REFNIC_PUSH_BURST		64	/* bytes a WC mapping sends at once */
+#define REFNIC_PUSH_MAX_DESC		8	/* descriptors in one line */
 
 #define REFNIC_BAR0_REGS_END		0xc000
 
@@ -184,6 +204,13 @@ enum refnic_hw_state {
 #define REFNIC_FATAL_DMA		1	/* bad IOVA from the driver */
 #define REFNIC_FATAL_QUEUE		2	/* malformed ring state */
 #define REFNIC_FATAL_INJECTED		3	/* fault injection */
+
+/*
+ * REFNIC_REG_PUSH_INFO: how the platform maps the push window. Only an
+ * emulated BAR's platform (the device model) can know and say it; a driver
+ * on a real BAR asks the OS (sysfs resource<N>_wc, PAT) instead.
+ */
+#define REFNIC_PUSH_INFO_WC		0x1u	/* mapped write-combining */
 
 /* REFNIC_REG_AEQ_CTRL */
 #define REFNIC_AEQ_CTRL_ENABLE		0x1u
@@ -298,6 +325,21 @@ struct refnic_rx_cpl {
 
 #define REFNIC_PHASE_BIT		0x01u
 
+/* The head of a push line (REFNIC_PUSH_LINE), followed by nb_desc
+ * refnic_tx_desc and inline_len bytes of the packet, padded to 8 bytes. */
+struct refnic_push_hdr {
+	uint16_t tail;		/* the queue's TAIL after this packet */
+	uint8_t nb_desc;	/* 1 .. REFNIC_PUSH_MAX_DESC */
+	uint8_t rsvd0;
+	uint16_t inline_len;	/* packet bytes carried in the line */
+	uint16_t rsvd1;
+};
+
+/* Packet bytes a line has room for after n descriptors. */
+#define REFNIC_PUSH_INLINE_ROOM(n) \
+	(REFNIC_PUSH_LINE_SIZE - sizeof(struct refnic_push_hdr) - \
+	 (n) * sizeof(struct refnic_tx_desc))
+
 /* ---------------------------------------------------------------------------
  * Admin queue
  */
@@ -327,7 +369,9 @@ struct refnic_rx_cpl {
 	X(FW_VERSION, 18, "DMA the version string (NUL-terminated) to buf") \
 	X(LINK_GET, 19, "result: REFNIC_LINK_*")			\
 	X(MC_LIST_SET, 20, "DMA 6-byte addresses from buf, at most REFNIC_MAX_MC_FILTERS") \
-	X(LINK_SET, 21, "value: REFNIC_LINK_UP turns the port's PHY on, 0 off (1.1)")
+	X(LINK_SET, 21, "value: REFNIC_LINK_UP turns the port's PHY on, 0 off (1.1)") \
+	X(PUSH_CHECK, 22, "value: qid whose line holds the push test pattern; " \
+	  "result: REFNIC_PUSH_CHECK_*")
 
 #define REFNIC_ADMIN_OPCODE_ENUM(name, value, what) REFNIC_ADMIN_ ## name = value,
 enum refnic_admin_opcode {
@@ -422,6 +466,22 @@ struct refnic_admin_cpl {
 
 #define REFNIC_LINK_UP			0x1u
 
+/*
+ * Push self-test (REFNIC_ADMIN_PUSH_CHECK): the driver stores the pattern
+ * below into the whole line of a TX queue that is not created, then asks how
+ * it arrived. Whole bursts that hold the pattern mean the mapping combines
+ * writes and carries them intact; anything else, use TAIL and fetch.
+ */
+#define REFNIC_PUSH_CHECK_INTACT	0x1u	/* the line holds the pattern */
+#define REFNIC_PUSH_CHECK_WHOLE		0x2u	/* it came in whole bursts */
+#define REFNIC_PUSH_CHECK_XFERS_SHIFT	16	/* bits 31:16: transactions seen */
+
+static inline uint64_t
+refnic_push_test_word(unsigned int i)
+{
+	return (uint64_t)REFNIC_HW_MAGIC << 32 | (uint32_t)((i + 1) * 0x9e3779b9u);
+}
+
 /* REFNIC_ADMIN_IDENTIFY data. */
 struct refnic_identify {
 	uint32_t magic;			/* REFNIC_HW_MAGIC */
@@ -496,7 +556,7 @@ struct refnic_hw_stats {
 					 * malformed, or sent before a restart */
 	uint64_t doorbells_dropped;	/* TAIL writes the device missed
 					 * (REFNIC_ERRATA_MISSED_DOORBELL) */
-	uint64_t rsvd;
+	uint64_t tx_push_lines;		/* push lines sent without a fetch */
 	struct refnic_hw_queue_stats q[REFNIC_MAX_QUEUES];
 };
 
@@ -531,6 +591,8 @@ REFNIC_HW_LAYOUT_CHECK(struct refnic_admin_queue_create, 32);
 REFNIC_HW_LAYOUT_CHECK(struct refnic_identify, 256);
 REFNIC_HW_LAYOUT_CHECK(struct refnic_rss_config, 176);
 REFNIC_HW_LAYOUT_CHECK(struct refnic_event, 16);
+REFNIC_HW_LAYOUT_CHECK(struct refnic_push_hdr, 8);
+_Static_assert(REFNIC_PUSH_END <= REFNIC_BAR0_REGS_END, "push window inside BAR0");
 REFNIC_HW_LAYOUT_CHECK(struct refnic_hw_queue_stats, 80);
 REFNIC_HW_LAYOUT_CHECK(struct refnic_hw_stats, 128 + 80 * REFNIC_MAX_QUEUES);
 

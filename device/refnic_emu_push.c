@@ -1,0 +1,249 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The refnic authors
+ */
+
+/*
+ * The push window (REFNIC_PUSH_BASE): what a line store costs, how it
+ * reaches the device, and what the device makes of it.
+ *
+ * The driver stores a line and fences, then the trap says how many bytes it
+ * stored. The platform decides how they travel: mapped write-combining, in
+ * bursts of REFNIC_PUSH_BURST bytes, each costing the writer a burst of the
+ * profile; uncached, one transaction per 8-byte store, each costing a BAR
+ * store of the profile (numbers and sources in refnic_profile.c). The device takes a copy of the
+ * line as it arrived, as a NIC latches a posted write's payload, so that the
+ * driver may store the next line at once.
+ *
+ * A line for a created TX queue is the queue's doorbell: its packet waits in
+ * the queue's push FIFO and is sent without a descriptor fetch (the queue's
+ * work, inline or on an engine, takes it). A line for a queue not created is
+ * the driver's self-test: kept for REFNIC_ADMIN_PUSH_CHECK.
+ */
+
+#include <rte_cycles.h>
+#include <rte_pause.h>
+
+#include "refnic_emu_priv.h"
+
+/* The transactions' cost, on the writer's CPU as a real store's. */
+static void
+push_charge(uint64_t ns)
+{
+	uint64_t end;
+
+	if (ns == 0)
+		return;
+	end = rte_get_tsc_cycles() + ns * rte_get_tsc_hz() / NS_PER_S;
+	while (rte_get_tsc_cycles() < end)
+		rte_pause();
+}
+
+/*
+ * The len bytes at src as the device receives them, into dst; returns the
+ * transactions they took, *whole if each burst came in one.
+ */
+static uint32_t
+push_arrive(const struct refnic_emu *emu, const uint8_t *src, uint32_t len, uint8_t *dst,
+	    bool *whole)
+{
+	uint32_t w;
+
+	memcpy(dst, src, len);
+	if (unlikely(emu->faults.wc_garble)) {
+		/* Torn into 8-byte writes, every other one lost on the way. */
+		for (w = 8; w < len; w += 16)
+			memset(dst + w, 0, RTE_MIN(8u, len - w));
+		*whole = false;
+		return len / 8;
+	}
+	if (emu->push_wc) {
+		*whole = true;
+		return (len + REFNIC_PUSH_BURST - 1) / REFNIC_PUSH_BURST;
+	}
+	*whole = len <= 8;
+	return len / 8;
+}
+
+/* A line the device can use: a sane header that fits what was stored. */
+static bool
+push_valid(const struct refnic_push_hdr *h, uint32_t len, uint16_t size)
+{
+	return h->nb_desc >= 1 && h->nb_desc <= REFNIC_PUSH_MAX_DESC && h->tail < size &&
+	       sizeof(*h) + h->nb_desc * sizeof(struct refnic_tx_desc) +
+	       RTE_ALIGN_CEIL(h->inline_len, 8u) <= len;
+}
+
+/* The queue's line: into its FIFO, the stored tail into TAIL; queue locked. */
+static void
+push_enqueue(struct refnic_emu *emu, uint16_t qid, const uint8_t *line, uint32_t len)
+{
+	struct refnic_emu_txq *txq = &emu->txq[qid];
+	const struct refnic_push_hdr *h = (const void *)line;
+	struct refnic_emu_push *p;
+
+	if (!push_valid(h, len, txq->size) ||
+	    txq->push_prod - txq->push_cons == REFNIC_EMU_PUSH_FIFO) {
+		/* Unusable, or no room to keep it: the ring has the
+		 * descriptors, fetch them as after a doorbell. */
+		if (!txq->fetch_pending) {
+			txq->fetch_pending = true;
+			txq->fetch_ready_tsc = rte_get_tsc_cycles() + emu->desc_fetch_ns *
+					       rte_get_tsc_hz() / NS_PER_S;
+		}
+	} else {
+		p = &txq->push[txq->push_prod % REFNIC_EMU_PUSH_FIFO];
+		p->start = (h->tail - h->nb_desc) & (txq->size - 1);
+		p->len = len;
+		memcpy(p->line, line, len);
+		txq->push_prod++;
+	}
+	/* The line is the doorbell: its tail is the queue's now, in the TAIL
+	 * register too, so that a re-ring (REFNIC_Q_RERING) takes it again
+	 * rather than an older one. Pushes are not TAIL writes: no erratum
+	 * misses them, the doorbell counts do not count them. */
+	emu_reg_write(emu, REFNIC_REG_TXQ(qid) + REFNIC_Q_TAIL, h->tail);
+	refnic_emu_db_take(&emu->txdb[qid], h->tail);
+}
+
+void
+refnic_emu_push_write(struct refnic_emu *emu, uint32_t off, uint32_t val)
+{
+	uint32_t rel = off - REFNIC_PUSH_BASE, qid = rel / REFNIC_PUSH_STRIDE;
+	uint8_t line[REFNIC_PUSH_LINE_SIZE] __rte_aligned(8);
+	struct refnic_emu_txq *txq;
+	uint32_t xfers;
+	bool whole;
+
+	/* Whole lines from their start, in 8-byte stores; else nothing arrives. */
+	if (rel % REFNIC_PUSH_STRIDE != 0 || val == 0 || val > REFNIC_PUSH_LINE_SIZE ||
+	    val % 8 != 0 || qid >= emu->params.max_queues)
+		return;
+	xfers = push_arrive(emu, emu->bar0 + off, val, line, &whole);
+	push_charge((uint64_t)xfers * (whole && emu->push_wc ? emu->profile->push_burst_ns :
+				       emu->link->trap_cost_ns));
+
+	txq = &emu->txq[qid];
+	rte_spinlock_lock(&txq->lock);
+	if (!txq->enabled) {
+		rte_spinlock_unlock(&txq->lock);
+		rte_spinlock_lock(&emu->push_probe.lock);
+		emu->push_probe.qid = qid;
+		emu->push_probe.len = val;
+		emu->push_probe.xfers = xfers;
+		emu->push_probe.whole = whole;
+		memcpy(emu->push_probe.line, line, val);
+		rte_spinlock_unlock(&emu->push_probe.lock);
+		return;
+	}
+	push_enqueue(emu, qid, line, val);
+	rte_spinlock_unlock(&txq->lock);
+	if (emu->inline_exec)
+		refnic_emu_trap_tx(emu, qid);
+	else
+		refnic_emu_kick_engines(emu);
+}
+
+const struct refnic_emu_push *
+refnic_emu_push_front(struct refnic_emu_txq *txq, uint16_t idx, uint16_t tail)
+{
+	uint16_t mask = txq->size - 1;
+
+	while (txq->push_cons != txq->push_prod) {
+		const struct refnic_emu_push *p = &txq->push[txq->push_cons % REFNIC_EMU_PUSH_FIFO];
+
+		if (p->start == idx)
+			return p;
+		/* Ahead of idx, still to come: it waits. */
+		if (((p->start - idx) & mask) < ((tail - idx) & mask))
+			return NULL;
+		/* Behind: sent from the ring already. */
+		txq->push_cons++;
+	}
+	return NULL;
+}
+
+void
+refnic_emu_push_pop(struct refnic_emu_txq *txq)
+{
+	txq->push_cons++;
+}
+
+/*
+ * The packet of a push line: its first inline_len bytes from the line, the
+ * rest by DMA from its descriptors (which the line carries: no fetch).
+ */
+void
+refnic_emu_push_gather(struct refnic_emu *emu, const struct refnic_emu_push *p,
+		       struct refnic_frame *f, uint16_t *next, uint16_t mask, bool *malformed)
+{
+	const struct refnic_push_hdr *h = (const void *)p->line;
+	const struct refnic_tx_desc *d = (const void *)(p->line + sizeof(*h));
+	uint32_t skip = h->inline_len;
+	unsigned int i;
+
+	*next = (p->start + h->nb_desc) & mask;
+	*malformed = false;
+	f->nb_segs = 0;
+	f->len = 0;
+	f->offload = d[0].flags & REFNIC_TXD_OFFLOADS;
+	f->vlan_tci = d[0].vlan_tci;
+	f->hdr_lens = d[0].hdr_lens;
+	if (skip != 0) {
+		f->seg[f->nb_segs] = (const uint8_t *)(d + h->nb_desc);
+		f->seg_len[f->nb_segs++] = skip;
+		f->len = skip;
+	}
+	for (i = 0; i < h->nb_desc; i++) {
+		uint32_t len = d[i].len;
+
+		/* EOP on the last descriptor only, no empty segment. */
+		if (len == 0 || !(d[i].flags & REFNIC_TXD_EOP) != (i + 1 < h->nb_desc)) {
+			*malformed = true;
+			return;
+		}
+		if (skip >= len) {
+			skip -= len;
+			continue;
+		}
+		f->seg[f->nb_segs] = refnic_dma_map(emu, d[i].addr + skip, len - skip);
+		if (f->seg[f->nb_segs] == NULL) {
+			*malformed = true;
+			return;
+		}
+		emu_stats(emu)->dma_reads++;
+		f->seg_len[f->nb_segs++] = len - skip;
+		f->len += len - skip;
+		skip = 0;
+	}
+	/* More inline than the packet has, or a frame no wire carries. */
+	if (skip != 0 || f->len < EMU_ETH_HLEN || f->len > REFNIC_MAX_FRAME_LEN)
+		*malformed = true;
+}
+
+uint16_t
+refnic_emu_admin_push_check(struct refnic_emu *emu, uint32_t qid, uint32_t *result)
+{
+	uint32_t w, ok = REFNIC_PUSH_CHECK_INTACT;
+
+	if (qid >= emu->params.max_queues)
+		return REFNIC_ADMIN_STS_INVALID;
+	rte_spinlock_lock(&emu->push_probe.lock);
+	if (emu->push_probe.qid != qid || emu->push_probe.len != REFNIC_PUSH_LINE_SIZE) {
+		ok = 0;
+	} else {
+		for (w = 0; w < REFNIC_PUSH_LINE_SIZE / 8; w++) {
+			uint64_t v;
+
+			memcpy(&v, emu->push_probe.line + w * 8, sizeof(v));
+			if (v != refnic_push_test_word(w))
+				ok = 0;
+		}
+		if (emu->push_probe.whole)
+			ok |= REFNIC_PUSH_CHECK_WHOLE;
+		ok |= RTE_MIN(emu->push_probe.xfers, 0xffffu) << REFNIC_PUSH_CHECK_XFERS_SHIFT;
+	}
+	emu->push_probe.qid = UINT16_MAX;	/* one answer per pattern */
+	rte_spinlock_unlock(&emu->push_probe.lock);
+	*result = ok;
+	return REFNIC_ADMIN_STS_OK;
+}
