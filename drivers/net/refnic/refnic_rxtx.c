@@ -531,7 +531,6 @@ refnic_xmit_pkts(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 		} else {
 			__atomic_store_n(&txq->tail, tail, __ATOMIC_RELAXED);
 			refnic_reg_write(txq->hw, txq->tail_reg, tail);
-			txq->stats.fetch += i - dropped;
 		}
 	}
 	txq->stats.packets += i - dropped;

@@ -16,8 +16,8 @@ struct refnic_queue_stats {
 	uint64_t bytes;
 	uint64_t errors;		/* TX: dropped bad packets; RX: bad completions */
 	uint64_t nombuf;		/* RX: refill allocation failures */
-	uint64_t push;			/* TX: packets pushed (push window) */
-	uint64_t fetch;			/* TX: packets left to the device's fetch */
+	uint64_t push;			/* TX: packets pushed (push window); the
+					 * rest of packets the device fetched */
 };
 
 struct refnic_rx_queue {

@@ -145,7 +145,7 @@ port_xstats_gather(const struct rte_eth_dev *dev, const struct refnic_admin_stat
 
 		if (txq != NULL) {
 			x->tx_push_packets += txq->stats.push;
-			x->tx_fetch_packets += txq->stats.fetch;
+			x->tx_fetch_packets += txq->stats.packets - txq->stats.push;
 		}
 	}
 	for (q = 0; q < REFNIC_MAX_QUEUES; q++) {
