@@ -455,6 +455,7 @@ refnic_emu_set_dataplane_paused(struct refnic_emu *emu, bool paused)
 	 * waits for this moment, as a stalled DMA engine's picks up again. */
 	for (q = 0; !paused && emu->inline_exec && q < emu->params.max_queues; q++)
 		refnic_emu_trap_tx(emu, q);
+	refnic_emu_intr_flush_deferred();	/* the interrupts that work raised */
 }
 
 void

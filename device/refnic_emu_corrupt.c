@@ -20,17 +20,14 @@
 static bool
 corrupt_due(struct refnic_emu *emu, uint8_t what, void *entry, size_t len, uint32_t *variant)
 {
+	refnic_emu_tamper_t tamper = __atomic_load_n(&emu->tamper, __ATOMIC_ACQUIRE);
 	uint64_t n;
 
-	if (unlikely(emu->tamper != NULL))
-		emu->tamper(emu->tamper_ctx, what, entry, len);
+	if (unlikely(tamper != NULL))
+		tamper(emu->tamper_ctx, what, entry, len);
 	if (likely(!(emu->faults.corrupt_what & what)))
 		return false;
-	n = __atomic_add_fetch(&emu->corrupt_seq, 1, __ATOMIC_RELAXED);
-	/* splitmix64's finaliser: consecutive counts, scattered outcomes */
-	n = (n ^ (n >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-	n = (n ^ (n >> 27)) * UINT64_C(0x94d049bb133111eb);
-	n ^= n >> 31;
+	n = refnic_emu_mix64(__atomic_add_fetch(&emu->corrupt_seq, 1, __ATOMIC_RELAXED));
 	if (n % emu->faults.corrupt_every != 0)
 		return false;
 	*variant = __atomic_fetch_add(&emu->corrupted, 1, __ATOMIC_RELAXED);
@@ -119,6 +116,6 @@ refnic_emu_set_tamper(struct refnic_emu *emu, refnic_emu_tamper_t fn, void *ctx)
 {
 	refnic_emu_lock();
 	emu->tamper_ctx = ctx;
-	emu->tamper = fn;
+	__atomic_store_n(&emu->tamper, fn, __ATOMIC_RELEASE);	/* ctx first */
 	refnic_emu_unlock();
 }

@@ -23,8 +23,11 @@ refnic_emu_raise_vector(struct refnic_emu *emu, uint16_t vector)
 	if (vector >= emu->nb_vectors ||
 	    (emu_reg_read(emu, vec + REFNIC_VEC_CTRL) & REFNIC_VEC_CTRL_MASKED))
 		return;
-	emu_reg_write(emu, vec + REFNIC_VEC_RAISED, emu_reg_read(emu, vec + REFNIC_VEC_RAISED) + 1);
+	/* Counted atomically: trapping threads and the engine raise it at once. */
+	__atomic_fetch_add((uint32_t *)(emu->bar0 + vec + REFNIC_VEC_RAISED), 1, __ATOMIC_RELAXED);
 	emu_stats(emu)->interrupts++;
+	/* At once, unlike queue vectors (refnic_emu_intr.c): what it wakes is
+	 * the EAL interrupt thread, which takes no device lock. */
 	eventfd_write(emu->vector_fd[vector], 1);
 }
 

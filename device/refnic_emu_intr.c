@@ -107,11 +107,12 @@ static void
 vector_try_raise(struct refnic_emu *emu, uint16_t v, uint64_t now)
 {
 	struct refnic_emu_vector *vec = &emu->vec[v];
-	uint64_t gap = vector_interval_tsc(emu, v, vec->pending);
 	uint32_t reg = REFNIC_REG_VEC(v);
+	uint64_t gap;
 
 	if (vec->pending == 0)
 		return;
+	gap = vec->raised_once ? vector_interval_tsc(emu, v, vec->pending) : 0;
 	if (vec->raised_once && now - vec->last_raise_tsc < gap) {
 		if (vec->due_tsc == 0) {
 			vec->due_tsc = vec->last_raise_tsc + gap;

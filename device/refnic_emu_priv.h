@@ -423,6 +423,16 @@ bool refnic_emu_rx_frame(struct refnic_emu *emu, const struct refnic_frame *f,
 
 /* refnic_emu_events.c: async events and interrupt vectors. */
 unsigned int refnic_emu_aeq_service(struct refnic_emu *emu);
+/* splitmix64's finaliser: consecutive counts to scattered values, the same
+ * every run (which writes fault_doorbell_drop and fault_corrupt hit). */
+static inline uint64_t
+refnic_emu_mix64(uint64_t x)
+{
+	x = (x ^ (x >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+	x = (x ^ (x >> 27)) * UINT64_C(0x94d049bb133111eb);
+	return x ^ (x >> 31);
+}
+
 /* refnic_emu_corrupt.c: fault_corrupt, just before the phase bit goes out. */
 void refnic_emu_corrupt_rx_cpl(struct refnic_emu *emu, struct refnic_rx_cpl *cpl, uint16_t size);
 void refnic_emu_corrupt_tx_cpl(struct refnic_emu *emu, struct refnic_tx_cpl *cpl, uint16_t size);

@@ -238,15 +238,6 @@ trap_doorbell(struct refnic_emu *emu, uint32_t off, uint32_t *tail_off)
 	return NULL;
 }
 
-/* splitmix64's finaliser: which writes fault_doorbell_drop misses. */
-static uint64_t
-db_mix(uint64_t x)
-{
-	x = (x ^ (x >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-	x = (x ^ (x >> 27)) * UINT64_C(0x94d049bb133111eb);
-	return x ^ (x >> 31);
-}
-
 /*
  * fault_doorbell_drop=N: is this TAIL write one the device misses? One in
  * N, pseudo-random but the same sequence every run for a register, so a
@@ -261,7 +252,7 @@ db_missed(struct refnic_emu *emu, struct refnic_emu_db *db, uint32_t off)
 	if (likely(n == 0))
 		return false;
 	w = __atomic_fetch_add(&db->writes, 1, __ATOMIC_RELAXED);
-	if (db_mix((uint64_t)off << 32 | w) % n != 0)
+	if (refnic_emu_mix64((uint64_t)off << 32 | w) % n != 0)
 		return false;
 	__atomic_fetch_add(&emu->doorbells_dropped, 1, __ATOMIC_RELAXED);
 	return true;

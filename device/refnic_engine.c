@@ -152,6 +152,7 @@ refnic_emu_unlock(void)
 		refnic_emu_queues_unlock(emu);
 	engines_unlock_all();
 	pthread_mutex_unlock(&control_mutex);
+	refnic_emu_intr_flush_deferred();	/* what the control call raised */
 }
 
 void
@@ -373,9 +374,11 @@ engine_main(void *arg)
 		unsigned int work = 0;
 		struct refnic_emu *emu;
 
-		TAILQ_FOREACH(emu, &refnic_emu_devices, next)
+		/* Each device's interrupts out before the next device's work. */
+		TAILQ_FOREACH(emu, &refnic_emu_devices, next) {
 			work += refnic_emu_service(emu, k, now, settled, &next_due_tsc);
-		refnic_emu_intr_flush_deferred();
+			refnic_emu_intr_flush_deferred();
+		}
 		if (__atomic_load_n(&engines[k].lock_waiters, __ATOMIC_RELAXED) != 0)
 			engine_yield_lock(k);
 		if (work != 0) {
