@@ -845,6 +845,43 @@ out:
 }
 
 /*
+ * A recovery brings each queue back as the application left it: a
+ * deferred-start RX queue it started by hand receives again.
+ */
+static int
+test_recovery_keeps_queue_states(void)
+{
+	struct rte_eth_rxconf rxconf = { .rx_deferred_start = 1 };
+	struct rte_eth_conf conf = { 0 };
+	struct rte_ether_addr mac;
+	uint16_t a, b;
+	int ret = TEST_FAILED;
+
+	TEST_ASSERT_SUCCESS(test_pair_create(CP_A, CP_B, &a, &b), "");
+	recovery_log_start(b, true);
+	if (test_port_start(a, 0, 0) != 0 || rte_eth_dev_configure(b, 1, 1, &conf) != 0 ||
+	    rte_eth_rx_queue_setup(b, 0, TEST_RING_SIZE, SOCKET_ID_ANY, &rxconf,
+				   test_pool) != 0 ||
+	    rte_eth_tx_queue_setup(b, 0, TEST_RING_SIZE, SOCKET_ID_ANY, NULL) != 0 ||
+	    rte_eth_dev_start(b) != 0 || rte_eth_promiscuous_enable(b) != 0 ||
+	    rte_eth_dev_rx_queue_start(b, 0) != 0 || rte_eth_macaddr_get(b, &mac) != 0 ||
+	    !frame_arrives(a, b, &mac, 11))
+		goto out;
+	refnic_emu_inject_fatal(refnic_emu_lookup(CP_B));
+	if (!recovery_log_is(recovered, RTE_DIM(recovered)))
+		goto out;
+	if (!frame_arrives(a, b, &mac, 12)) {
+		printf("    the hand-started queue did not come back\n");
+		goto out;
+	}
+	ret = TEST_SUCCESS;
+out:
+	recovery_log_start(b, false);
+	test_pair_destroy(CP_A, CP_B);
+	return ret;
+}
+
+/*
  * A device whose resets never finish: the recovery gives up with
  * RECOVERY_FAILED, bursts return 0, the process lives; once the device
  * behaves, rte_eth_dev_reset() brings the port back.
@@ -1036,6 +1073,7 @@ const struct unit_test_suite refnic_control_suite = {
 		TEST_CASE(test_fatal_on_stopped_port_then_reset),
 		TEST_CASE(test_fatal_recovers_with_configuration),
 		TEST_CASE(test_queue_error_recovers),
+		TEST_CASE(test_recovery_keeps_queue_states),
 		TEST_CASE(test_recovery_failure),
 		TEST_CASE(test_stats_consistent_under_concurrency),
 		TEST_CASE(test_control_calls_during_inline_traffic),

@@ -223,8 +223,10 @@ void refnic_queue_failed(struct refnic_adapter *ad, const char *why);
 void refnic_reset_event_clear(struct refnic_adapter *ad);
 /* refnic_ethdev.c: the device reset and the port's configuration restored */
 int refnic_dev_recover(struct rte_eth_dev *dev);
-/* refnic_filter.c: what the device forgets at a reset and ethdev does not restore */
-int refnic_filters_restore(struct rte_eth_dev *dev, bool with_macs);
+/* refnic_filter.c: what the device forgets at a reset and ethdev does not
+ * restore at a start (multicast list, VLAN table); MACs for a recovery. */
+int refnic_filters_restore(struct rte_eth_dev *dev);
+int refnic_macs_restore(struct rte_eth_dev *dev);
 
 /* refnic_intr.c */
 int refnic_aeq_setup(struct refnic_adapter *ad);

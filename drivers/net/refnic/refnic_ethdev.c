@@ -365,7 +365,7 @@ refnic_dev_start(struct rte_eth_dev *dev)
 	if (ret == 0)
 		ret = refnic_features_apply(dev);
 	if (ret == 0)
-		ret = refnic_filters_restore(dev, false);
+		ret = refnic_filters_restore(dev);
 	if (ret == 0)
 		ret = refnic_rss_start(dev);
 	if (ret == 0)
@@ -406,7 +406,14 @@ refnic_dev_recover(struct rte_eth_dev *dev)
 {
 	struct refnic_adapter *ad = refnic_adapter(dev);
 	struct refnic_hw_stats base = ad->hw_stats_base;
+	uint8_t rx_state[RTE_MAX_QUEUES_PER_PORT], tx_state[RTE_MAX_QUEUES_PER_PORT];
+	uint16_t q;
 	int ret;
+
+	/* Each queue comes back as the application left it, started or not
+	 * (deferred-start queues it started, queues it stopped). */
+	memcpy(rx_state, dev->data->rx_queue_state, dev->data->nb_rx_queues);
+	memcpy(tx_state, dev->data->tx_queue_state, dev->data->nb_tx_queues);
 
 	refnic_rxq_intr_teardown(dev);
 	ret = refnic_hw_init(ad);
@@ -417,10 +424,33 @@ refnic_dev_recover(struct rte_eth_dev *dev)
 	pthread_mutex_unlock(&ad->stats_lock);
 	if (ret != 0)
 		return ret;
+	/* The reset took every queue off the device. */
+	for (q = 0; q < dev->data->nb_tx_queues; q++)
+		((struct refnic_tx_queue *)dev->data->tx_queues[q])->started = false;
+	for (q = 0; q < dev->data->nb_rx_queues; q++)
+		((struct refnic_rx_queue *)dev->data->rx_queues[q])->started = false;
 	refnic_queues_free_mbufs(dev);
 	ret = refnic_dev_start(dev);
+	for (q = 0; ret == 0 && q < dev->data->nb_tx_queues; q++) {
+		struct refnic_tx_queue *txq = dev->data->tx_queues[q];
+
+		if (tx_state[q] == RTE_ETH_QUEUE_STATE_STARTED && !txq->started)
+			ret = refnic_tx_queue_hw_start(dev, txq);
+		else if (tx_state[q] != RTE_ETH_QUEUE_STATE_STARTED && txq->started)
+			ret = refnic_tx_queue_hw_stop(dev, txq);
+	}
+	for (q = 0; ret == 0 && q < dev->data->nb_rx_queues; q++) {
+		struct refnic_rx_queue *rxq = dev->data->rx_queues[q];
+
+		if (rx_state[q] == RTE_ETH_QUEUE_STATE_STARTED && !rxq->started) {
+			ret = refnic_rx_queue_hw_start(dev, rxq);
+		} else if (rx_state[q] != RTE_ETH_QUEUE_STATE_STARTED && rxq->started) {
+			ret = refnic_rx_queue_hw_stop(dev, rxq);
+			refnic_rx_queue_free_mbufs(rxq);
+		}
+	}
 	if (ret == 0)
-		ret = refnic_filters_restore(dev, true);
+		ret = refnic_macs_restore(dev);
 	return ret;
 }
 

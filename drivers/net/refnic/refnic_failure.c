@@ -84,7 +84,10 @@ recovery_alarm(void *arg)
 		PMD_DRV_LOG(NOTICE, "port %u: recovered", port_id);
 		rte_eth_dev_callback_process(dev, RTE_ETH_EVENT_RECOVERY_SUCCESS, NULL);
 	} else {
+		/* Left stopped, as said: no doorbell check on a dead port. */
 		__atomic_store_n(&ad->failed, true, __ATOMIC_RELEASE);
+		refnic_db_check_stop(dev);
+		dev->data->dev_started = 0;
 		__atomic_fetch_add(&ad->failure_stats.recovery_failures, 1, __ATOMIC_RELAXED);
 		PMD_DRV_LOG(ERR, "port %u: recovery failed %u times (%s); the port is stopped "
 			    "until rte_eth_dev_reset()", port_id, RECOVERY_ATTEMPTS,
@@ -109,9 +112,13 @@ refnic_reset_needed(struct refnic_adapter *ad, const char *why)
 		__atomic_store_n(&ad->recovering, true, __ATOMIC_RELEASE);
 	ret = rte_eal_alarm_set(1, started ? recovery_alarm : reset_event_alarm,
 				(void *)(uintptr_t)ad->port_id);
-	if (ret != 0)
+	if (ret != 0) {
+		/* Nothing will act on it: let the next failure try again. */
 		PMD_DRV_LOG(ERR, "port %u: cannot schedule the %s: %s", ad->port_id,
 			    started ? "recovery" : "reset event", rte_strerror(-ret));
+		__atomic_store_n(&ad->recovering, false, __ATOMIC_RELEASE);
+		__atomic_store_n(&ad->reset_event_sent, false, __ATOMIC_RELEASE);
+	}
 }
 
 void

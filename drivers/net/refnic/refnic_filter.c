@@ -88,11 +88,10 @@ refnic_vlan_offload_set(struct rte_eth_dev *dev, int mask)
 /*
  * A device reset forgets every filter. At a start ethdev sends the MAC
  * addresses again, not the multicast list (which only the PMD keeps) nor
- * the VLAN table (kept in dev->data); a recovery, which ethdev does not
- * see, needs the MAC addresses too.
+ * the VLAN table (kept in dev->data): refnic_dev_start() sends those.
  */
 int
-refnic_filters_restore(struct rte_eth_dev *dev, bool with_macs)
+refnic_filters_restore(struct rte_eth_dev *dev)
 {
 	struct refnic_adapter *ad = refnic_adapter(dev);
 	const struct rte_vlan_filter_conf *vlans = &dev->data->vlan_filter_conf;
@@ -100,13 +99,7 @@ refnic_filters_restore(struct rte_eth_dev *dev, bool with_macs)
 	int ret = 0;
 	unsigned int i;
 
-	if (with_macs) {
-		ret = dev->dev_ops->mac_addr_set(dev, &dev->data->mac_addrs[0]);
-		for (i = 1; ret == 0 && i < refnic_max_mac_addrs(ad); i++)
-			if (!rte_is_zero_ether_addr(&dev->data->mac_addrs[i]))
-				ret = refnic_mac_addr_add(dev, &dev->data->mac_addrs[i], i, 0);
-	}
-	if (ret == 0 && ad->nb_mc_addrs != 0)
+	if (ad->nb_mc_addrs != 0)
 		ret = refnic_admin_exec_buf(ad, &cmd, ad->mc_addrs,
 					    ad->nb_mc_addrs * RTE_ETHER_ADDR_LEN, true);
 	if (!(dev->data->dev_conf.rxmode.offloads & RTE_ETH_RX_OFFLOAD_VLAN_FILTER))
@@ -114,5 +107,19 @@ refnic_filters_restore(struct rte_eth_dev *dev, bool with_macs)
 	for (i = 0; ret == 0 && i < RTE_ETH_VLAN_ID_MAX + 1; i++)
 		if (vlans->ids[i / 64] & (UINT64_C(1) << (i % 64)))
 			ret = refnic_vlan_filter_set(dev, i, 1);
+	return ret;
+}
+
+/* The MAC addresses, which a recovery (unseen by ethdev) must send itself. */
+int
+refnic_macs_restore(struct rte_eth_dev *dev)
+{
+	struct refnic_adapter *ad = refnic_adapter(dev);
+	int ret = dev->dev_ops->mac_addr_set(dev, &dev->data->mac_addrs[0]);
+	unsigned int i;
+
+	for (i = 1; ret == 0 && i < refnic_max_mac_addrs(ad); i++)
+		if (!rte_is_zero_ether_addr(&dev->data->mac_addrs[i]))
+			ret = refnic_mac_addr_add(dev, &dev->data->mac_addrs[i], i, 0);
 	return ret;
 }

@@ -62,31 +62,34 @@ refnic_aeq_setup(struct refnic_adapter *ad)
 	return 0;
 }
 
-/* The device stopped one of our queues: it moves nothing until a reset. */
-static void
+/*
+ * The device stopped one of our queues: it moves nothing until a reset.
+ * Returns true if that is a started queue of the port (the event is
+ * untrusted), which the caller reports once it holds no lock.
+ */
+static bool
 queue_error_event(struct rte_eth_dev *dev, uint32_t data)
 {
 	uint16_t type = data >> 16, qid = data & UINT16_MAX;
+	struct refnic_rx_queue *rxq = NULL;
+	struct refnic_tx_queue *txq = NULL;
 
-	/* Untrusted: only a queue the port has. */
-	if (type == REFNIC_QTYPE_RX && qid < dev->data->nb_rx_queues &&
-	    dev->data->rx_queues[qid] != NULL) {
-		struct refnic_rx_queue *rxq = dev->data->rx_queues[qid];
-
-		__atomic_store_n(&rxq->broken, true, __ATOMIC_RELEASE);
-	} else if (type == REFNIC_QTYPE_TX && qid < dev->data->nb_tx_queues &&
-		   dev->data->tx_queues[qid] != NULL) {
-		struct refnic_tx_queue *txq = dev->data->tx_queues[qid];
-
-		__atomic_store_n(&txq->broken, true, __ATOMIC_RELEASE);
-	} else {
+	if (type == REFNIC_QTYPE_RX && qid < dev->data->nb_rx_queues)
+		rxq = dev->data->rx_queues[qid];
+	else if (type == REFNIC_QTYPE_TX && qid < dev->data->nb_tx_queues)
+		txq = dev->data->tx_queues[qid];
+	if ((rxq == NULL || !rxq->started) && (txq == NULL || !txq->started)) {
 		PMD_DRV_LOG(ERR, "port %u: queue error event for queue %u of type %u, "
-			    "which the port does not have", dev->data->port_id, qid, type);
-		return;
+			    "which the port has not started", dev->data->port_id, qid, type);
+		return false;
 	}
+	if (rxq != NULL)
+		__atomic_store_n(&rxq->broken, true, __ATOMIC_RELEASE);
+	else
+		__atomic_store_n(&txq->broken, true, __ATOMIC_RELEASE);
 	PMD_DRV_LOG(ERR, "port %u: device stopped %s queue %u on an error",
-		    dev->data->port_id, type == REFNIC_QTYPE_RX ? "RX" : "TX", qid);
-	refnic_queue_failed(refnic_adapter(dev), "the device stopped a queue");
+		    dev->data->port_id, rxq != NULL ? "RX" : "TX", qid);
+	return true;
 }
 
 /*
@@ -100,7 +103,7 @@ refnic_aeq_process(struct rte_eth_dev *dev)
 {
 	struct refnic_adapter *ad = refnic_adapter(dev);
 	struct refnic_aeq *aeq = &ad->aeq;
-	bool link_changed = false, fatal = false;
+	bool link_changed = false, fatal = false, queue_error = false;
 	unsigned int budget = REFNIC_AEQ_DEPTH;
 	uint16_t start;
 
@@ -126,7 +129,7 @@ refnic_aeq_process(struct rte_eth_dev *dev)
 			fatal = true;
 			break;
 		case REFNIC_EVENT_QUEUE_ERROR:
-			queue_error_event(dev, ev->data);
+			queue_error |= queue_error_event(dev, ev->data);
 			break;
 		default:
 			PMD_DRV_LOG(DEBUG, "port %u: event %u ignored",
@@ -142,6 +145,8 @@ refnic_aeq_process(struct rte_eth_dev *dev)
 	rte_spinlock_unlock(&aeq->lock);
 	if (fatal)
 		refnic_port_fail(ad, "device fatal error");
+	else if (queue_error)
+		refnic_queue_failed(ad, "the device stopped a queue");
 	/* The event says something changed; the status register says what. */
 	if (link_changed && dev->dev_ops->link_update(dev, 0) == 0 &&
 	    dev->data->dev_conf.intr_conf.lsc)

@@ -154,13 +154,13 @@ refnic_rx_refill(struct refnic_rx_queue *rxq)
 }
 
 static void
-rx_bad_completion(struct refnic_rx_queue *rxq, const struct refnic_rx_cpl *cpl)
+rx_bad_completion(struct refnic_rx_queue *rxq, uint16_t desc_idx, uint16_t len)
 {
 	rxq->broken = true;
 	rxq->stats.errors++;
 	PMD_DRV_LOG(ERR, "port %u RX queue %u: bad completion (descriptor %u, expected %u, "
 		    "length %u) - queue stopped", rxq->port_id, rxq->qid,
-		    cpl->desc_idx, rxq->next, cpl->len);
+		    desc_idx, rxq->next, len);
 	refnic_queue_failed(refnic_adapter(&rte_eth_devices[rxq->port_id]),
 			    "bad RX completion");
 }
@@ -179,7 +179,7 @@ refnic_recv_pkts(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 		return 0;
 	while (nb_rx < nb_pkts) {
 		const struct refnic_rx_cpl *cpl = &rxq->cq[next];
-		uint16_t len, flags;
+		uint16_t len, flags, desc_idx;
 		struct rte_mbuf *m;
 
 		if (!cpl_ready(&cpl->phase, phase))
@@ -188,9 +188,10 @@ refnic_recv_pkts(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 		/* Each field the device wrote is read once: what is checked is used. */
 		len = cpl->len;
 		flags = cpl->flags;
-		if (unlikely(cpl->desc_idx != next || next == rxq->tail ||
+		desc_idx = cpl->desc_idx;
+		if (unlikely(desc_idx != next || next == rxq->tail ||
 			     len == 0 || len > rxq->buf_size)) {
-			rx_bad_completion(rxq, cpl);
+			rx_bad_completion(rxq, desc_idx, len);
 			break;
 		}
 		/* A frame longer than any the device may send, or in pieces the
@@ -198,7 +199,7 @@ refnic_recv_pkts(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 		if (unlikely((!(flags & REFNIC_RXC_EOP) &&
 			      !(rxq->offloads & RTE_ETH_RX_OFFLOAD_SCATTER)) ||
 			     (first != NULL && first->pkt_len + len > REFNIC_MAX_FRAME_LEN))) {
-			rx_bad_completion(rxq, cpl);
+			rx_bad_completion(rxq, desc_idx, len);
 			break;
 		}
 		m = rxq->sw_ring[next];
