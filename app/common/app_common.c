@@ -7,14 +7,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
+#include <rte_interrupts.h>
 
 #include "app_common.h"
 
 volatile sig_atomic_t app_quit;
 static bool port_started[RTE_MAX_ETHPORTS];
+static unsigned int intr_drain_rounds;
 
 static void
 on_signal(int sig __rte_unused)
@@ -88,6 +92,57 @@ fail:
 	return ret;
 }
 
+static void
+intr_drain_cb(void *arg)
+{
+	struct rte_intr_handle *ih = arg;
+	uint64_t v;
+
+	if (read(rte_intr_fd_get(ih), &v, sizeof(v)) == sizeof(v))
+		__atomic_add_fetch(&intr_drain_rounds, 1, __ATOMIC_RELEASE);
+}
+
+/*
+ * Return once the EAL interrupt thread has handled every event pending now.
+ * Stopping or closing one end of a pair that lives in this process (memif's
+ * server and client) wakes the other end's handler on that thread, and
+ * memif's handler and its own stop/close free the same regions unlocked.
+ * Two rounds of an eventfd: the second write follows the first callback, so
+ * it is seen by a later epoll_wait than every event already pending.
+ */
+static void
+intr_thread_drain(void)
+{
+	struct rte_intr_handle *ih;
+	uint64_t one = 1, deadline;
+	unsigned int round;
+	int fd, ret;
+
+	fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (fd < 0)
+		return;
+	ih = rte_intr_instance_alloc(RTE_INTR_INSTANCE_F_PRIVATE);
+	if (ih == NULL || rte_intr_fd_set(ih, fd) != 0 ||
+	    rte_intr_type_set(ih, RTE_INTR_HANDLE_EXT) != 0 ||
+	    rte_intr_callback_register(ih, intr_drain_cb, ih) != 0)
+		goto out;
+	__atomic_store_n(&intr_drain_rounds, 0, __ATOMIC_RELAXED);
+	deadline = rte_get_timer_cycles() + rte_get_timer_hz();	/* 1 s */
+	for (round = 1; round <= 2; round++) {
+		if (write(fd, &one, sizeof(one)) != sizeof(one))
+			break;
+		while (__atomic_load_n(&intr_drain_rounds, __ATOMIC_ACQUIRE) < round &&
+		       rte_get_timer_cycles() < deadline)
+			rte_delay_us_sleep(100);
+	}
+	do
+		ret = rte_intr_callback_unregister(ih, intr_drain_cb, ih);
+	while (ret == -EAGAIN);
+out:
+	rte_intr_instance_free(ih);
+	close(fd);
+}
+
 void
 app_ports_close(void)
 {
@@ -98,7 +153,9 @@ app_ports_close(void)
 			continue;
 		port_started[port] = false;
 		rte_eth_dev_stop(port);
+		intr_thread_drain();
 		rte_eth_dev_close(port);
+		intr_thread_drain();
 	}
 }
 
