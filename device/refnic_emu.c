@@ -208,6 +208,7 @@ refnic_emu_service(struct refnic_emu *emu, unsigned int engine, uint64_t now,
 	emu->shard[engine].write_seq_seen =
 		__atomic_load_n(&emu->link->write_seq, __ATOMIC_ACQUIRE);
 	if (engine == 0) {
+		work += refnic_emu_remote_drain(emu);
 		if (!emu_service_control(emu, now, next_due_tsc, &work))
 			return work;
 	} else if (engine >= nb_engines || emu->state != REFNIC_STATE_READY) {
@@ -263,8 +264,8 @@ emu_free(struct refnic_emu *emu)
 			close(emu->vector_fd[v]);
 	if (emu->link != NULL)
 		munmap(emu->link, sizeof(*emu->link));
-	if (emu->bar0 != NULL)
-		munmap(emu->bar0, REFNIC_BAR0_SIZE);
+	if (emu->bar_mz != NULL)
+		refnic_emu_bar_free(emu);
 	free(emu);
 }
 
@@ -311,9 +312,11 @@ refnic_emu_create(const char *name, const struct refnic_emu_params *params,
 		emu->fatal_at_tsc = rte_get_tsc_cycles() +
 			(uint64_t)emu->faults.fatal_after_ms * rte_get_tsc_hz() / 1000;
 	emu->profile = refnic_profile_get(params->profile);
-	emu->bar0 = emu_map_zeroed(REFNIC_BAR0_SIZE);
+	ret = refnic_emu_bar_alloc(emu);
+	if (ret != 0)
+		goto fail;
 	emu->link = emu_map_zeroed(sizeof(*emu->link));
-	if (emu->bar0 == NULL || emu->link == NULL) {
+	if (emu->link == NULL) {
 		ret = -ENOMEM;
 		goto fail;
 	}
@@ -353,6 +356,7 @@ refnic_emu_create(const char *name, const struct refnic_emu_params *params,
 		goto fail_unlock;
 	}
 	refnic_engine_link_init(emu);
+	refnic_emu_remote_listen();
 	TAILQ_INSERT_TAIL(&refnic_emu_devices, emu, next);
 	refnic_emu_queues_lock(emu);	/* as every device's, until unlock */
 	/* Dozing engines look at the new device. */

@@ -143,6 +143,15 @@ void refnic_emu_destroy(struct refnic_emu *emu);
 void refnic_emu_get_resources(const struct refnic_emu *emu,
 			      struct refnic_emu_resources *res);
 
+/*
+ * In a secondary process: attach to the primary's device of that name. The
+ * BAR is the primary's (shared memory), the trap forwards each store to the
+ * primary's engine; no interrupt vectors. Logs one line and fails if the
+ * primary has no such device or does not answer.
+ */
+int refnic_emu_remote_attach(const char *name, struct refnic_emu_resources *res);
+void refnic_emu_remote_detach(void *trap_ctx);
+
 /* Lab access for tests, as an instrument next to a real NIC would have it. */
 struct refnic_emu *refnic_emu_lookup(const char *name);
 void refnic_emu_read_stats(struct refnic_emu *emu, struct refnic_hw_stats *stats);

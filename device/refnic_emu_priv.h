@@ -14,6 +14,7 @@
 #include <sys/queue.h>
 
 #include <rte_log.h>
+#include <rte_memzone.h>
 #include <rte_per_lcore.h>
 #include <rte_spinlock.h>
 
@@ -224,7 +225,9 @@ struct refnic_emu {
 		uint8_t line[REFNIC_PUSH_LINE_SIZE] __rte_aligned(8);
 	} push_probe;
 
-	uint8_t *bar0;
+	uint8_t *bar0;			/* in bar_mz, which other processes map */
+	const struct rte_memzone *bar_mz;
+	bool remote_attached;		/* a secondary process stores: drain them */
 	struct refnic_emu_link *link;
 	uint16_t nb_vectors;
 	int vector_fd[REFNIC_MAX_VECTORS];
@@ -505,6 +508,13 @@ void refnic_cable_set_plugged(struct refnic_emu *emu, bool plugged);
 int refnic_cable_doze_prepare(struct refnic_emu *emu);
 void refnic_cable_doze_end(struct refnic_emu *emu);
 
+/* refnic_emu_remote.c: the BAR as a memzone, and stores other processes
+ * made into it, replayed by engine 0. */
+int refnic_emu_bar_alloc(struct refnic_emu *emu);
+void refnic_emu_bar_free(struct refnic_emu *emu);
+void refnic_emu_remote_listen(void);
+unsigned int refnic_emu_remote_drain(struct refnic_emu *emu);
+
 /* refnic_engine.c: the engine threads, started with the first device that
  * needs them, stopped with the last device. */
 int refnic_engine_get(unsigned int nb_engines);
@@ -529,5 +539,7 @@ void refnic_engine_unlock_others(struct refnic_emu *emu);
 /* A new device's link: the engines' kick fds; then kick them all. */
 void refnic_engine_link_init(struct refnic_emu *emu);
 void refnic_engine_kick_all(void);
+/* Whether this thread is an engine (its shard is its own, 0 included). */
+bool refnic_engine_self(void);
 
 #endif /* _REFNIC_EMU_PRIV_H_ */

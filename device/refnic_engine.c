@@ -264,6 +264,12 @@ refnic_engine_link_init(struct refnic_emu *emu)
 	emu->link->engine_dozing = 0;
 }
 
+bool
+refnic_engine_self(void)
+{
+	return RTE_PER_LCORE(is_engine);
+}
+
 void
 refnic_engine_kick_all(void)
 {

@@ -1,0 +1,267 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The refnic authors
+ */
+
+/*
+ * Stores from other processes (DPDK multi-process).
+ *
+ * The device lives in the primary process: its state, its engines, its
+ * code. A secondary process that drives one of its ports maps the BAR,
+ * which is a memzone for that reason, and stores into it as the primary
+ * does; but it cannot run the store's trap, whose code and state are the
+ * primary's. Its trap forwards the store instead: offset and value into a
+ * mailbox ring that sits in the same memzone, then a kick of the first
+ * engine, which replays the store through the trap as if it had been made
+ * in the primary. That is a hypervisor forwarding a trapped MMIO store to
+ * the device model's process (KVM's ioeventfd to QEMU): the store lands at
+ * once, its effect follows on the device's own thread.
+ *
+ * The secondary learns the memzone's name and gets the engine's kick
+ * eventfd from the primary over EAL's multi-process channel, the one place
+ * an fd can cross. Interrupt vectors stay with the primary: a secondary
+ * port has none. The primary must outlive its secondaries, as with every
+ * DPDK device.
+ */
+
+#include <errno.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_memzone.h>
+#include <rte_ring.h>
+#include <rte_ring_elem.h>
+#include <rte_string_fns.h>
+
+#include "refnic_emu_priv.h"
+
+#define REMOTE_MP_ACTION	"refnic_emu_attach"
+#define REMOTE_MAILBOX_SIZE	1024	/* stores in flight from all secondaries */
+#define REMOTE_REPLAY_BURST	32
+/* A full mailbox means the engine is behind; one that stays full this long
+ * means the primary is gone: the store is lost, as to a device that died. */
+#define REMOTE_FULL_TIMEOUT_MS	100
+
+struct remote_request {
+	char name[REFNIC_EMU_NAME_LEN];
+};
+
+struct remote_reply {
+	int32_t status;			/* 0 or a negative errno */
+	char mz_name[RTE_MEMZONE_NAMESIZE];
+};
+
+/* A secondary's trap context: where its stores go and whom to kick. */
+struct refnic_emu_remote {
+	struct rte_ring *mailbox;
+	int kick_fd;
+	uint64_t lost;			/* stores dropped: the primary did not drain */
+};
+
+static struct rte_ring *
+bar_mailbox(const struct rte_memzone *mz)
+{
+	return (struct rte_ring *)((uint8_t *)mz->addr + REFNIC_BAR0_SIZE);
+}
+
+int
+refnic_emu_bar_alloc(struct refnic_emu *emu)
+{
+	static uint32_t seq;
+	char name[RTE_MEMZONE_NAMESIZE];
+	ssize_t ring_size = rte_ring_get_memsize_elem(sizeof(uint64_t), REMOTE_MAILBOX_SIZE);
+	const struct rte_memzone *mz;
+
+	if (ring_size < 0)
+		return (int)ring_size;
+	snprintf(name, sizeof(name), "refnic_bar_%u",
+		 __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED));
+	mz = rte_memzone_reserve_aligned(name, REFNIC_BAR0_SIZE + ring_size, SOCKET_ID_ANY,
+					 0, 4096);
+	if (mz == NULL)
+		return -rte_errno;
+	memset(mz->addr, 0, mz->len);
+	/* rte_ring_init() is the pointer-sized case of the elem API: 8 bytes. */
+	RTE_BUILD_BUG_ON(sizeof(void *) != sizeof(uint64_t));
+	if (rte_ring_init(bar_mailbox(mz), name, REMOTE_MAILBOX_SIZE, RING_F_SC_DEQ) != 0) {
+		rte_memzone_free(mz);
+		return -EINVAL;
+	}
+	emu->bar_mz = mz;
+	emu->bar0 = mz->addr;
+	return 0;
+}
+
+void
+refnic_emu_bar_free(struct refnic_emu *emu)
+{
+	rte_memzone_free(emu->bar_mz);
+	emu->bar_mz = NULL;
+	emu->bar0 = NULL;
+}
+
+/* Engine 0: replay what secondaries stored. Returns the stores replayed. */
+unsigned int
+refnic_emu_remote_drain(struct refnic_emu *emu)
+{
+	struct rte_ring *mailbox = bar_mailbox(emu->bar_mz);
+	uint64_t st[REMOTE_REPLAY_BURST];
+	unsigned int n, i, total = 0;
+
+	if (likely(!__atomic_load_n(&emu->remote_attached, __ATOMIC_ACQUIRE)))
+		return 0;
+	do {
+		n = rte_ring_sc_dequeue_burst_elem(mailbox, st, sizeof(st[0]), RTE_DIM(st),
+						   NULL);
+		for (i = 0; i < n; i++)
+			refnic_emu_bar_write(emu, st[i] >> 32, (uint32_t)st[i]);
+		total += n;
+	} while (n == RTE_DIM(st));
+	return total;
+}
+
+/* In the primary, on EAL's multi-process thread: a secondary attaches. */
+static int
+remote_attach_action(const struct rte_mp_msg *msg, const void *peer)
+{
+	struct rte_mp_msg out;
+	struct remote_reply *rep = (struct remote_reply *)out.param;
+	char name[REFNIC_EMU_NAME_LEN];
+	struct refnic_emu *emu;
+
+	memset(&out, 0, sizeof(out));
+	strlcpy(out.name, msg->name, sizeof(out.name));
+	out.len_param = sizeof(*rep);
+	if (msg->len_param != sizeof(struct remote_request)) {
+		rep->status = -EINVAL;
+		return rte_mp_reply(&out, peer);
+	}
+	strlcpy(name, ((const struct remote_request *)msg->param)->name, sizeof(name));
+	refnic_emu_list_lock();
+	emu = refnic_emu_lookup(name);
+	if (emu == NULL) {
+		rep->status = -ENODEV;
+	} else {
+		strlcpy(rep->mz_name, emu->bar_mz->name, sizeof(rep->mz_name));
+		out.num_fds = 1;
+		out.fds[0] = emu->link->kick_fd[0];
+		__atomic_store_n(&emu->remote_attached, true, __ATOMIC_RELEASE);
+	}
+	refnic_emu_list_unlock();
+	if (emu != NULL)
+		EMU_LOG(INFO, "%s: a secondary process attached", name);
+	return rte_mp_reply(&out, peer);
+}
+
+void
+refnic_emu_remote_listen(void)
+{
+	static bool listening;
+
+	if (listening || rte_eal_process_type() != RTE_PROC_PRIMARY)
+		return;
+	/* ENOTSUP: no multi-process here (--no-shconf, --in-memory). EEXIST:
+	 * a second copy of this code (a test binary and the PMD) got there. */
+	if (rte_mp_action_register(REMOTE_MP_ACTION, remote_attach_action) == 0 ||
+	    rte_errno == EEXIST || rte_errno == ENOTSUP)
+		listening = true;
+	else
+		EMU_LOG(WARNING, "secondary processes cannot attach: %s",
+			rte_strerror(rte_errno));
+}
+
+static void
+remote_trap(void *ctx, uint32_t off, uint32_t val)
+{
+	struct refnic_emu_remote *r = ctx;
+	uint64_t st = (uint64_t)off << 32 | val;
+	uint64_t give_up = 0;
+
+	while (rte_ring_mp_enqueue_elem(r->mailbox, &st, sizeof(st)) != 0) {
+		if (give_up == 0) {
+			give_up = rte_get_timer_cycles() +
+				  rte_get_timer_hz() * REMOTE_FULL_TIMEOUT_MS / 1000;
+		} else if (rte_get_timer_cycles() > give_up) {
+			if (r->lost++ == 0)
+				EMU_LOG(ERR, "the primary process does not take stores any more: "
+					"lost (is it gone?)");
+			return;
+		}
+		eventfd_write(r->kick_fd, 1);
+		sched_yield();
+	}
+	eventfd_write(r->kick_fd, 1);
+}
+
+int
+refnic_emu_remote_attach(const char *name, struct refnic_emu_resources *res)
+{
+	struct timespec timeout = { .tv_sec = 5 };
+	struct rte_mp_reply reply = { 0 };
+	const struct remote_reply *rep;
+	const struct rte_memzone *mz;
+	struct refnic_emu_remote *r;
+	struct rte_mp_msg req;
+	struct rte_mp_msg *m;
+	uint16_t v;
+	int ret;
+
+	memset(&req, 0, sizeof(req));
+	strlcpy(req.name, REMOTE_MP_ACTION, sizeof(req.name));
+	req.len_param = sizeof(struct remote_request);
+	strlcpy(((struct remote_request *)req.param)->name, name, REFNIC_EMU_NAME_LEN);
+	if (rte_mp_request_sync(&req, &reply, &timeout) != 0 || reply.nb_received != 1) {
+		EMU_LOG(ERR, "%s: the primary process does not answer (%s)", name,
+			rte_strerror(rte_errno));
+		free(reply.msgs);
+		return -ENODEV;
+	}
+	m = &reply.msgs[0];
+	rep = (const struct remote_reply *)m->param;
+	ret = m->len_param == sizeof(*rep) ? rep->status : -EPROTO;
+	if (ret == 0 && m->num_fds != 1)
+		ret = -EPROTO;
+	mz = ret == 0 ? rte_memzone_lookup(rep->mz_name) : NULL;
+	if (ret == 0 && (mz == NULL || mz->len < REFNIC_BAR0_SIZE))
+		ret = -ENODEV;
+	if (ret != 0) {
+		EMU_LOG(ERR, "%s: cannot attach to the primary's device: %s", name,
+			rte_strerror(-ret));
+		goto out;
+	}
+	r = calloc(1, sizeof(*r));
+	if (r == NULL) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	r->mailbox = bar_mailbox(mz);
+	r->kick_fd = m->fds[0];
+	res->bar0 = mz->addr;
+	res->trap = remote_trap;
+	res->trap_ctx = r;
+	res->nb_vectors = 0;
+	for (v = 0; v < REFNIC_MAX_VECTORS; v++)
+		res->vector_fd[v] = -1;
+	free(reply.msgs);
+	return 0;
+out:
+	for (v = 0; v < m->num_fds; v++)
+		close(m->fds[v]);
+	free(reply.msgs);
+	return ret;
+}
+
+void
+refnic_emu_remote_detach(void *trap_ctx)
+{
+	struct refnic_emu_remote *r = trap_ctx;
+
+	if (r == NULL)
+		return;
+	close(r->kick_fd);
+	free(r);
+}
