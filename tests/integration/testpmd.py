@@ -7,6 +7,7 @@ itself dies, so a broken driver can fail a test but never hang or leak one.
 
 import codecs
 import ctypes
+import glob
 import itertools
 import os
 import re
@@ -25,6 +26,9 @@ _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
 # at any moment: after a prompt, or in the middle of one ("t" + event +
 # "estpmd> "). Taken out whole, wherever they land; the transcript keeps them.
 _ASYNC_EVENTS = re.compile(r"\nPort \d+: [A-Za-z ]+ event\n")
+# Lines the PMD logs from other threads (a burst that found a bad completion,
+# the interrupt thread recovering): they may come after the prompt.
+_ASYNC_LOG = re.compile(r"refnic(?:-dev)?: [^\n]*\n")
 # What cmdline prints when it could not parse a command: a test typo.
 _PARSE_ERROR = re.compile(r"^(Bad arguments|Command not found|Ambiguous command)", re.M)
 # What testpmd prints when a command it parsed did not work.
@@ -73,19 +77,23 @@ class TestPmd:
 
     def __init__(self, vdevs, testpmd_args=(), eal_args=(), plugins=None,
                  log_level="notice", timeout=30.0, wrapper=(), telemetry=False,
-                 lcores=("-l", "0-1")):
+                 lcores=("-l", "0-1"), proc_type=None, file_prefix=None):
         if plugins is None:
             plugins = [os.environ["REFNIC_PMD"]] if os.environ.get("REFNIC_PMD") else []
         self.timeout = timeout
-        self.file_prefix = "itest%d_%d" % (os.getpid(), next(self._seq))
+        self.file_prefix = file_prefix or "itest%d_%d" % (os.getpid(), next(self._seq))
+        self.proc_type = proc_type
         # --in-memory is refused with --no-huge (it implies --legacy-mem);
         # --no-shconf is the part of it that matters without hugepages.
         # wrapper: a command that execs its arguments (e.g. in a namespace).
         # telemetry: its socket in the runtime directory, for dpdk-telemetry.py -f PREFIX.
         # lcores: every CPU an lcore by default, as testpmd users type it.
-        self.argv = list(wrapper) + [TESTPMD] + list(lcores) + ["--no-huge", "-m", "1024", "--no-pci",
-                     "--no-shconf", "--file-prefix=" + self.file_prefix,
-                     "--log-level=" + log_level]
+        # proc_type: "primary" or "secondary" of a DPDK multi-process pair
+        # that shares file_prefix; that takes hugepages and a shared config.
+        memory = (["--no-huge", "-m", "1024", "--no-shconf"] if proc_type is None
+                  else ["--proc-type=" + proc_type] + (["-m", "256"] if proc_type == "primary" else []))
+        self.argv = list(wrapper) + [TESTPMD] + list(lcores) + memory + ["--no-pci",
+                     "--file-prefix=" + self.file_prefix, "--log-level=" + log_level]
         if not telemetry:
             self.argv.append("--no-telemetry")
         for plugin in plugins:
@@ -173,12 +181,16 @@ class TestPmd:
             os.close(self._fd)
             self._fd = None
             TestPmd._live.discard(self)
-            shutil.rmtree(self._runtime_dir(), ignore_errors=True)
+            if self.proc_type != "secondary":   # the primary's, shared
+                shutil.rmtree(self._runtime_dir(), ignore_errors=True)
+            if self.proc_type == "primary":
+                self._remove_hugepage_files()
 
     @classmethod
     def close_all(cls):
         """Close every instance still open; conftest.py calls this after each test."""
-        for tp in list(cls._live):
+        # Secondaries first: they use what their primary set up.
+        for tp in sorted(cls._live, key=lambda tp: tp.proc_type != "secondary"):
             tp.close(timeout=5)
 
     def _kill(self):
@@ -187,6 +199,18 @@ class TestPmd:
         except ProcessLookupError:
             pass
         self.proc.wait()
+
+    def _remove_hugepage_files(self):
+        # A primary that was killed leaves its pages' files, and the pages
+        # stay taken until they go.
+        with open("/proc/mounts") as f:
+            mounts = [line.split()[1] for line in f if line.split()[2] == "hugetlbfs"]
+        for mount in mounts:
+            for path in glob.glob(os.path.join(mount, self.file_prefix + "map_*")):
+                try:
+                    os.unlink(path)
+                except OSError:
+                    pass
 
     def _runtime_dir(self):
         # Where EAL puts --file-prefix files even with --no-shconf.
@@ -212,9 +236,13 @@ class TestPmd:
         start = len(self.transcript)
         deadline = time.monotonic() + timeout
         while True:
-            text = _ANSI.sub("", self.transcript[start:]).replace("\r", "")
-            if _ASYNC_EVENTS.sub("", text).endswith(PROMPT):
-                return _ASYNC_EVENTS.sub("", text)
+            text = _ASYNC_EVENTS.sub("", _ANSI.sub("", self.transcript[start:]).replace("\r", ""))
+            if text.endswith(PROMPT):
+                return text
+            prompt = text.rfind(PROMPT)
+            after = text[prompt + len(PROMPT):]
+            if prompt >= 0 and not _ASYNC_LOG.sub("", after):
+                return text[:prompt] + after + PROMPT
             if not self._read_some(deadline):
                 break
         tail = self.transcript[-3000:].replace("\r", "")

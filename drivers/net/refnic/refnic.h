@@ -182,6 +182,14 @@ int refnic_ethdev_init(struct rte_eth_dev *dev, const struct refnic_hw *hw,
 		       const struct refnic_bus_ops *bus, void *bus_priv);
 int refnic_quiesce(struct rte_eth_dev *dev);
 
+/* A secondary process's side of a port (process_private). */
+struct refnic_secondary {
+	struct refnic_hw hw;		/* first: the bursts read it as a refnic_hw */
+	void (*release)(struct refnic_hw *hw);	/* the bus glue's, at close */
+};
+/* Takes sec (malloc'd), freed at close. */
+int refnic_ethdev_init_secondary(struct rte_eth_dev *dev, struct refnic_secondary *sec);
+
 /* refnic_admin.c */
 int refnic_admin_init(struct refnic_adapter *ad);
 void refnic_admin_fini(struct refnic_adapter *ad);
@@ -221,6 +229,8 @@ void refnic_port_fail(struct refnic_adapter *ad, const char *why);
 /* A queue stopped on an error (counted): the same as refnic_reset_needed(). */
 void refnic_queue_failed(struct refnic_adapter *ad, const char *why);
 void refnic_reset_event_clear(struct refnic_adapter *ad);
+/* The primary takes failures its secondaries found (once per process). */
+void refnic_failure_listen(void);
 /* refnic_ethdev.c: the device reset and the port's configuration restored */
 int refnic_dev_recover(struct rte_eth_dev *dev);
 /* refnic_filter.c: what the device forgets at a reset and ethdev does not

@@ -20,6 +20,19 @@ RTE_LOG_REGISTER(refnic_logtype_rx, pmd.net.refnic.rx, NOTICE);
 RTE_LOG_REGISTER(refnic_logtype_tx, pmd.net.refnic.tx, NOTICE);
 
 static const struct eth_dev_ops refnic_eth_dev_ops;
+static const struct eth_dev_ops refnic_secondary_ops;
+
+/* This process's fast path: rte_eth_devices[] is per process. */
+static void
+refnic_set_burst_functions(struct rte_eth_dev *dev)
+{
+	dev->rx_pkt_burst = refnic_recv_pkts;
+	dev->tx_pkt_burst = refnic_xmit_pkts;
+	dev->tx_pkt_prepare = refnic_prep_pkts;
+	dev->rx_queue_count = refnic_rx_queue_count;
+	dev->rx_descriptor_status = refnic_rx_descriptor_status;
+	dev->tx_descriptor_status = refnic_tx_descriptor_status;
+}
 
 /* Check and clamp what IDENTIFY returned: it is device-written input. */
 static int
@@ -99,6 +112,7 @@ refnic_ethdev_init(struct rte_eth_dev *dev, const struct refnic_hw *hw,
 	int ret;
 
 	ad->hw = *hw;
+	dev->process_private = &ad->hw;	/* the bursts' register access */
 	ad->args = *args;
 	ad->bus = bus;
 	ad->bus_priv = bus_priv;
@@ -106,6 +120,7 @@ refnic_ethdev_init(struct rte_eth_dev *dev, const struct refnic_hw *hw,
 	pthread_mutex_init(&ad->stats_lock, NULL);
 
 	dev->dev_ops = &refnic_eth_dev_ops;	/* the event handler calls them */
+	refnic_failure_listen();
 	refnic_itr_init(ad);
 	ret = refnic_hw_init(ad);
 	if (ret == 0)
@@ -130,12 +145,7 @@ refnic_ethdev_init(struct rte_eth_dev *dev, const struct refnic_hw *hw,
 	}
 	memcpy(dev->data->mac_addrs[0].addr_bytes, ad->ident.mac, RTE_ETHER_ADDR_LEN);
 	refnic_wc_select(dev);
-	dev->rx_pkt_burst = refnic_recv_pkts;
-	dev->tx_pkt_burst = refnic_xmit_pkts;
-	dev->tx_pkt_prepare = refnic_prep_pkts;
-	dev->rx_queue_count = refnic_rx_queue_count;
-	dev->rx_descriptor_status = refnic_rx_descriptor_status;
-	dev->tx_descriptor_status = refnic_tx_descriptor_status;
+	refnic_set_burst_functions(dev);
 	dev->data->dev_flags |= RTE_ETH_DEV_AUTOFILL_QUEUE_XSTATS;
 
 	refnic_poll_policy_format(&ad->admin.policy, policy, sizeof(policy));
@@ -150,7 +160,7 @@ refnic_ethdev_init(struct rte_eth_dev *dev, const struct refnic_hw *hw,
 bool
 refnic_is_port(const struct rte_eth_dev *dev)
 {
-	return dev->dev_ops == &refnic_eth_dev_ops;
+	return dev->dev_ops == &refnic_eth_dev_ops || dev->dev_ops == &refnic_secondary_ops;
 }
 
 int
@@ -648,12 +658,15 @@ refnic_stats_get(struct rte_eth_dev *dev, struct rte_eth_stats *stats)
 {
 	struct refnic_adapter *ad = refnic_adapter(dev);
 	const struct refnic_hw_queue_stats *cur = ad->hw_stats.q, *base = ad->hw_stats_base.q;
+	/* A secondary process cannot ask the device: the driver's counts. */
+	bool primary = rte_eal_process_type() == RTE_PROC_PRIMARY;
 	uint64_t pkts, bytes;
 	uint16_t q;
 	bool hw;
 
-	pthread_mutex_lock(&ad->stats_lock);
-	hw = !ad->failed && refnic_fetch_hw_stats(ad) == 0;
+	if (primary)
+		pthread_mutex_lock(&ad->stats_lock);
+	hw = primary && !ad->failed && refnic_fetch_hw_stats(ad) == 0;
 
 	for (q = 0; q < dev->data->nb_rx_queues; q++) {
 		const struct refnic_rx_queue *rxq = dev->data->rx_queues[q];
@@ -691,7 +704,8 @@ refnic_stats_get(struct rte_eth_dev *dev, struct rte_eth_stats *stats)
 			stats->q_obytes[q] = bytes;
 		}
 	}
-	pthread_mutex_unlock(&ad->stats_lock);
+	if (primary)
+		pthread_mutex_unlock(&ad->stats_lock);
 	return 0;
 }
 
@@ -816,3 +830,147 @@ static const struct eth_dev_ops refnic_eth_dev_ops = {
 	.get_monitor_addr = refnic_get_monitor_addr,
 	.tx_burst_mode_get = refnic_tx_burst_mode_get,
 };
+
+/*
+ * A secondary process's port (DPDK multi-process): it receives, transmits
+ * and reads. The port's configuration, its state and the device's control
+ * (admin queue, interrupts, recovery) are the primary's; the rest is
+ * refused with one line. Its bursts store through a register access of its
+ * own (process_private), which the bus glue made for this process.
+ */
+static int
+refnic_secondary_refuse(struct rte_eth_dev *dev, const char *what)
+{
+	PMD_DRV_LOG(ERR, "port %u: %s belongs to the primary process; a secondary "
+		    "receives, transmits and reads", dev->data->port_id, what);
+	return -E_RTE_SECONDARY;
+}
+
+static int
+refnic_secondary_configure(struct rte_eth_dev *dev)
+{
+	return refnic_secondary_refuse(dev, "configuration");
+}
+
+static int
+refnic_secondary_start_stop(struct rte_eth_dev *dev)
+{
+	return refnic_secondary_refuse(dev, "starting and stopping the port");
+}
+
+static int
+refnic_secondary_rx_mode(struct rte_eth_dev *dev)
+{
+	return refnic_secondary_refuse(dev, "the Rx mode");
+}
+
+static int
+refnic_secondary_link_set(struct rte_eth_dev *dev)
+{
+	return refnic_secondary_refuse(dev, "the link state");
+}
+
+static int
+refnic_secondary_counters_reset(struct rte_eth_dev *dev)
+{
+	return refnic_secondary_refuse(dev, "resetting the counters");
+}
+
+static int
+refnic_secondary_mtu_set(struct rte_eth_dev *dev, uint16_t mtu __rte_unused)
+{
+	return refnic_secondary_refuse(dev, "the MTU");
+}
+
+static int
+refnic_secondary_mac_addr_set(struct rte_eth_dev *dev, struct rte_ether_addr *mac __rte_unused)
+{
+	return refnic_secondary_refuse(dev, "the MAC address");
+}
+
+static int
+refnic_secondary_queue_op(struct rte_eth_dev *dev, uint16_t qid __rte_unused)
+{
+	return refnic_secondary_refuse(dev, "starting, stopping and arming queues");
+}
+
+static int
+refnic_secondary_rx_queue_setup(struct rte_eth_dev *dev, uint16_t qid __rte_unused,
+				uint16_t nb_desc __rte_unused,
+				unsigned int socket_id __rte_unused,
+				const struct rte_eth_rxconf *conf __rte_unused,
+				struct rte_mempool *mp __rte_unused)
+{
+	return refnic_secondary_refuse(dev, "queue setup");
+}
+
+static int
+refnic_secondary_tx_queue_setup(struct rte_eth_dev *dev, uint16_t qid __rte_unused,
+				uint16_t nb_desc __rte_unused,
+				unsigned int socket_id __rte_unused,
+				const struct rte_eth_txconf *conf __rte_unused)
+{
+	return refnic_secondary_refuse(dev, "queue setup");
+}
+
+/* Closing a secondary's port ends this process's use of it, nothing more. */
+static int
+refnic_secondary_close(struct rte_eth_dev *dev)
+{
+	struct refnic_secondary *sec = dev->process_private;
+
+	dev->process_private = NULL;
+	if (sec != NULL) {
+		sec->release(&sec->hw);
+		free(sec);
+	}
+	return 0;
+}
+
+static const struct eth_dev_ops refnic_secondary_ops = {
+	.dev_configure = refnic_secondary_configure,
+	.dev_start = refnic_secondary_start_stop,
+	.dev_stop = refnic_secondary_start_stop,
+	.dev_close = refnic_secondary_close,
+	.dev_reset = refnic_secondary_start_stop,
+	.dev_infos_get = refnic_dev_infos_get,
+	.dev_supported_ptypes_get = refnic_supported_ptypes_get,
+	.link_update = refnic_link_update,
+	.dev_set_link_up = refnic_secondary_link_set,
+	.dev_set_link_down = refnic_secondary_link_set,
+	.promiscuous_enable = refnic_secondary_rx_mode,
+	.promiscuous_disable = refnic_secondary_rx_mode,
+	.allmulticast_enable = refnic_secondary_rx_mode,
+	.allmulticast_disable = refnic_secondary_rx_mode,
+	.mac_addr_set = refnic_secondary_mac_addr_set,
+	.mtu_set = refnic_secondary_mtu_set,
+	.stats_get = refnic_stats_get,
+	.stats_reset = refnic_secondary_counters_reset,
+	.xstats_reset = refnic_secondary_counters_reset,
+	.fw_version_get = refnic_fw_version_get,
+	.get_reg = refnic_get_reg,
+	.rx_queue_start = refnic_secondary_queue_op,
+	.rx_queue_stop = refnic_secondary_queue_op,
+	.tx_queue_start = refnic_secondary_queue_op,
+	.tx_queue_stop = refnic_secondary_queue_op,
+	.rxq_info_get = refnic_rxq_info_get,
+	.txq_info_get = refnic_txq_info_get,
+	.tx_done_cleanup = refnic_tx_done_cleanup,
+	.rx_queue_setup = refnic_secondary_rx_queue_setup,
+	.tx_queue_setup = refnic_secondary_tx_queue_setup,
+	.rx_burst_mode_get = refnic_rx_burst_mode_get,
+	.tx_burst_mode_get = refnic_tx_burst_mode_get,
+	.rx_queue_intr_enable = refnic_secondary_queue_op,
+	.rx_queue_intr_disable = refnic_secondary_queue_op,
+};
+
+int
+refnic_ethdev_init_secondary(struct rte_eth_dev *dev, struct refnic_secondary *sec)
+{
+	dev->process_private = sec;
+	dev->dev_ops = &refnic_secondary_ops;
+	refnic_set_burst_functions(dev);
+	PMD_INIT_LOG(INFO, "port %u: %s attached in a secondary process", dev->data->port_id,
+		     dev->data->name);
+	return 0;
+}

@@ -19,11 +19,20 @@
  */
 
 #include <rte_alarm.h>
+#include <rte_string_fns.h>
 
 #include "refnic.h"
+#include "refnic_rxtx.h"
 
 #define RECOVERY_ATTEMPTS	3
 #define RECOVERY_GRACE_MS	10	/* for bursts already inside the PMD */
+
+/* A failure a secondary process found, for the primary to act on. */
+#define FAILURE_MP_ACTION	"refnic_port_failure"
+struct failure_msg {
+	uint16_t port_id;
+	char why[96];
+};
 
 static void
 reset_event_alarm(void *arg)
@@ -36,14 +45,26 @@ reset_event_alarm(void *arg)
 	rte_eth_dev_callback_process(dev, RTE_ETH_EVENT_INTR_RESET, NULL);
 }
 
-/* Every lcore's next burst returns 0; the ones under way are let finish. */
+/*
+ * Every lcore's next burst returns 0; the ones under way are let finish.
+ * This process's bursts go to ethdev's dummies; a secondary process's, which
+ * run from its own table, find their queues stopped (the recovery starts
+ * them again).
+ */
 static void
 datapath_pause(struct rte_eth_dev *dev)
 {
 	struct rte_eth_fp_ops *fpo = &rte_eth_fp_ops[dev->data->port_id];
+	uint16_t q;
 
 	fpo->rx_pkt_burst = rte_eth_pkt_burst_dummy;
 	fpo->tx_pkt_burst = rte_eth_pkt_burst_dummy;
+	for (q = 0; q < dev->data->nb_rx_queues; q++)
+		__atomic_store_n(&((struct refnic_rx_queue *)dev->data->rx_queues[q])->started,
+				 false, __ATOMIC_RELAXED);
+	for (q = 0; q < dev->data->nb_tx_queues; q++)
+		__atomic_store_n(&((struct refnic_tx_queue *)dev->data->tx_queues[q])->started,
+				 false, __ATOMIC_RELAXED);
 	rte_mb();
 	rte_delay_ms(RECOVERY_GRACE_MS);
 }
@@ -96,12 +117,60 @@ recovery_alarm(void *arg)
 	}
 }
 
+/* In the primary, on EAL's multi-process thread: a secondary's report. */
+static int
+failure_action(const struct rte_mp_msg *msg, const void *peer __rte_unused)
+{
+	const struct failure_msg *f = (const struct failure_msg *)msg->param;
+	char why[sizeof(f->why) + 32];
+
+	if (msg->len_param != sizeof(*f) || !rte_eth_dev_is_valid_port(f->port_id) ||
+	    !refnic_is_port(&rte_eth_devices[f->port_id]))
+		return 0;
+	snprintf(why, sizeof(why), "%.*s (in a secondary process)", (int)sizeof(f->why) - 1,
+		 f->why);
+	refnic_reset_needed(refnic_adapter(&rte_eth_devices[f->port_id]), why);
+	return 0;
+}
+
+void
+refnic_failure_listen(void)
+{
+	static bool listening;
+
+	if (listening || rte_eal_process_type() != RTE_PROC_PRIMARY)
+		return;
+	/* ENOTSUP: no multi-process here (--no-shconf, --in-memory). */
+	if (rte_mp_action_register(FAILURE_MP_ACTION, failure_action) == 0 ||
+	    rte_errno == EEXIST || rte_errno == ENOTSUP)
+		listening = true;
+}
+
+/* Recovery is the primary's (admin queue, alarms, events): tell it. */
+static void
+failure_forward(struct refnic_adapter *ad, const char *why)
+{
+	struct rte_mp_msg msg = { .len_param = sizeof(struct failure_msg) };
+	struct failure_msg *f = (struct failure_msg *)msg.param;
+
+	strlcpy(msg.name, FAILURE_MP_ACTION, sizeof(msg.name));
+	f->port_id = ad->port_id;
+	strlcpy(f->why, why, sizeof(f->why));
+	if (rte_mp_sendmsg(&msg) != 0)
+		PMD_DRV_LOG(ERR, "port %u: %s; cannot tell the primary process: %s",
+			    ad->port_id, why, rte_strerror(rte_errno));
+}
+
 void
 refnic_reset_needed(struct refnic_adapter *ad, const char *why)
 {
 	bool started = rte_eth_devices[ad->port_id].data->dev_started;
 	int ret;
 
+	if (rte_eal_process_type() != RTE_PROC_PRIMARY) {
+		failure_forward(ad, why);
+		return;
+	}
 	/* A recovery under way judges its own failures. */
 	if (__atomic_load_n(&ad->recovering, __ATOMIC_ACQUIRE) ||
 	    __atomic_exchange_n(&ad->reset_event_sent, true, __ATOMIC_ACQ_REL))

@@ -121,7 +121,6 @@ refnic_rx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
 	rxq->mz = mz;
 	rxq->ring = rxq->mz->addr;
 	rxq->cq = RTE_PTR_ADD(rxq->mz->addr, nb_desc * sizeof(*rxq->ring));
-	rxq->hw = &ad->hw;
 	rxq->tail_reg = REFNIC_REG_RXQ(qid) + REFNIC_Q_TAIL;
 	rxq->size = nb_desc;
 	rxq->mask = nb_desc - 1;
@@ -162,7 +161,6 @@ refnic_tx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
 	txq->mz = mz;
 	txq->ring = txq->mz->addr;
 	txq->cq = RTE_PTR_ADD(txq->mz->addr, nb_desc * sizeof(*txq->ring));
-	txq->hw = &ad->hw;
 	txq->tail_reg = REFNIC_REG_TXQ(qid) + REFNIC_Q_TAIL;
 	txq->size = nb_desc;
 	txq->mask = nb_desc - 1;

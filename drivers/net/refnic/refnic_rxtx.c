@@ -149,7 +149,7 @@ refnic_rx_refill(struct refnic_rx_queue *rxq)
 		done += run;
 	}
 	if (done != 0)
-		refnic_reg_write(rxq->hw, rxq->tail_reg, rxq->tail);
+		refnic_reg_write(refnic_queue_hw(rxq->port_id), rxq->tail_reg, rxq->tail);
 	return done;
 }
 
@@ -521,17 +521,19 @@ refnic_xmit_pkts(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 	}
 
 	if (tail != txq->tail) {
+		struct refnic_hw *hw = refnic_queue_hw(txq->port_id);
+
 		/* One notification per burst either way: a lone packet that fits
 		 * the push line is its own doorbell, the rest ring TAIL. Whole,
 		 * for the doorbell check on another thread. */
 		if (txq->push && i == 1 && dropped == 0 &&
-		    pkts[0]->nb_segs <= REFNIC_PUSH_MAX_DESC) {
-			refnic_tx_push(txq, pkts[0], txq->tail, tail);
+		    pkts[0]->nb_segs <= REFNIC_PUSH_MAX_DESC && hw->push_lines) {
+			refnic_tx_push(hw, txq, pkts[0], txq->tail, tail);
 			__atomic_store_n(&txq->tail, tail, __ATOMIC_RELAXED);
 			txq->stats.push++;
 		} else {
 			__atomic_store_n(&txq->tail, tail, __ATOMIC_RELAXED);
-			refnic_reg_write(txq->hw, txq->tail_reg, tail);
+			refnic_reg_write(hw, txq->tail_reg, tail);
 		}
 	}
 	txq->stats.packets += i - dropped;

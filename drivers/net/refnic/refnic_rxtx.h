@@ -11,6 +11,17 @@
 
 #include "refnic_bar.h"
 
+/*
+ * This process's register access to a queue's port (process_private). The
+ * queues are shared memory; a secondary process's stores take a path of
+ * their own to the device, so the access handle cannot live in them.
+ */
+static inline struct refnic_hw *
+refnic_queue_hw(uint16_t port_id)
+{
+	return rte_eth_devices[port_id].process_private;
+}
+
 struct refnic_queue_stats {
 	uint64_t packets;
 	uint64_t bytes;
@@ -24,7 +35,6 @@ struct refnic_rx_queue {
 	struct refnic_rx_desc *ring;
 	struct refnic_rx_cpl *cq;
 	struct rte_mbuf **sw_ring;	/* mbuf posted at each descriptor */
-	struct refnic_hw *hw;
 	uint32_t tail_reg;
 	uint16_t size;
 	uint16_t mask;
@@ -52,7 +62,6 @@ struct refnic_tx_queue {
 	struct refnic_tx_desc *ring;
 	struct refnic_tx_cpl *cq;
 	struct rte_mbuf **sw_ring;	/* segment sent at each descriptor */
-	struct refnic_hw *hw;
 	uint32_t tail_reg;
 	uint16_t size;
 	uint16_t mask;
@@ -114,8 +123,8 @@ uint64_t refnic_rx_mbuf_initializer(uint16_t port_id);
 void refnic_tx_reclaim(struct refnic_tx_queue *txq);
 
 /* refnic_wc.c: push a one-packet burst (its doorbell). */
-void refnic_tx_push(struct refnic_tx_queue *txq, const struct rte_mbuf *m, uint16_t start,
-		    uint16_t tail);
+void refnic_tx_push(struct refnic_hw *hw, struct refnic_tx_queue *txq,
+		    const struct rte_mbuf *m, uint16_t start, uint16_t tail);
 
 uint16_t refnic_recv_pkts(void *rxq, struct rte_mbuf **pkts, uint16_t nb_pkts);
 uint16_t refnic_xmit_pkts(void *txq, struct rte_mbuf **pkts, uint16_t nb_pkts);

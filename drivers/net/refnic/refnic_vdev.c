@@ -98,6 +98,56 @@ out:
 	return ret;
 }
 
+static void
+refnic_vdev_release_secondary(struct refnic_hw *hw)
+{
+	refnic_emu_remote_detach(hw->trap_ctx);
+}
+
+/*
+ * A secondary process: the port and its device are the primary's. Attach to
+ * both; this process's stores reach the device through a trap of its own.
+ * Devargs are the primary's (EAL hands them over), nothing to parse.
+ */
+static int
+refnic_vdev_probe_secondary(struct rte_vdev_device *vdev, const char *name)
+{
+	struct refnic_emu_resources res;
+	struct refnic_secondary *sec;
+	struct rte_eth_dev *eth_dev;
+	int ret;
+
+	eth_dev = rte_eth_dev_attach_secondary(name);
+	if (eth_dev == NULL) {
+		PMD_INIT_LOG(ERR, "%s: the primary process has no such port", name);
+		return -ENODEV;
+	}
+	sec = calloc(1, sizeof(*sec));
+	if (sec == NULL) {
+		ret = -ENOMEM;
+		goto fail;
+	}
+	ret = refnic_emu_remote_attach(name, &res);
+	if (ret != 0) {
+		free(sec);
+		goto fail;
+	}
+	sec->hw.bar0 = res.bar0;
+	sec->hw.trap = res.trap;
+	sec->hw.trap_ctx = res.trap_ctx;
+	sec->hw.push_lines = false;
+	sec->hw.nb_vectors = 0;
+	memcpy(sec->hw.vector_fd, res.vector_fd, sizeof(sec->hw.vector_fd));
+	sec->release = refnic_vdev_release_secondary;
+	eth_dev->device = &vdev->device;
+	refnic_ethdev_init_secondary(eth_dev, sec);
+	rte_eth_dev_probing_finish(eth_dev);
+	return 0;
+fail:
+	rte_eth_dev_release_port(eth_dev);
+	return ret;
+}
+
 static int
 refnic_vdev_probe(struct rte_vdev_device *vdev)
 {
@@ -110,10 +160,8 @@ refnic_vdev_probe(struct rte_vdev_device *vdev)
 	struct refnic_hw hw;
 	int ret;
 
-	if (rte_eal_process_type() != RTE_PROC_PRIMARY) {
-		PMD_INIT_LOG(ERR, "%s: secondary processes are not supported", name);
-		return -ENOTSUP;
-	}
+	if (rte_eal_process_type() != RTE_PROC_PRIMARY)
+		return refnic_vdev_probe_secondary(vdev, name);
 	ret = refnic_vdev_parse_args(name, rte_vdev_device_args(vdev), &args, &params);
 	if (ret != 0)
 		return ret;
@@ -127,6 +175,7 @@ refnic_vdev_probe(struct rte_vdev_device *vdev)
 	hw.bar0 = res.bar0;
 	hw.trap = res.trap;
 	hw.trap_ctx = res.trap_ctx;
+	hw.push_lines = true;
 	hw.nb_vectors = res.nb_vectors;
 	memcpy(hw.vector_fd, res.vector_fd, sizeof(hw.vector_fd));
 
@@ -153,8 +202,9 @@ refnic_vdev_remove(struct rte_vdev_device *vdev)
 
 	if (eth_dev == NULL)
 		return 0;	/* already closed */
-	/* Removing the device ends the port, started or not. */
-	if (eth_dev->data->dev_started)
+	/* Removing the device ends the port, started or not; in a secondary
+	 * only this process's use of it. */
+	if (rte_eal_process_type() == RTE_PROC_PRIMARY && eth_dev->data->dev_started)
 		rte_eth_dev_stop(eth_dev->data->port_id);
 	return rte_eth_dev_close(eth_dev->data->port_id);
 }

@@ -236,8 +236,8 @@ refnic_wc_select(struct rte_eth_dev *dev)
  * packet's first bytes as fit. It is the burst's doorbell.
  */
 void
-refnic_tx_push(struct refnic_tx_queue *txq, const struct rte_mbuf *m, uint16_t start,
-	       uint16_t tail)
+refnic_tx_push(struct refnic_hw *hw, struct refnic_tx_queue *txq, const struct rte_mbuf *m,
+	       uint16_t start, uint16_t tail)
 {
 	uint64_t line[REFNIC_PUSH_LINE_SIZE / 8];
 	struct refnic_push_hdr *h = (struct refnic_push_hdr *)line;
@@ -263,5 +263,5 @@ refnic_tx_push(struct refnic_tx_queue *txq, const struct rte_mbuf *m, uint16_t s
 		copied += k;
 	}
 	memset(data + inl, 0, RTE_ALIGN_CEIL(inl, 8u) - inl);
-	refnic_push_write(txq->hw, txq->push_reg, line, len);
+	refnic_push_write(hw, txq->push_reg, line, len);
 }

@@ -1,0 +1,145 @@
+"""DPDK multi-process: a secondary testpmd drives the primary's refnic ports.
+
+The device lives in the primary; the secondary maps its BAR and rings
+(hugepage memory both processes map) and its stores reach the device
+through the primary's engine (device/refnic_emu_remote.c). This is how
+users run it (doc/guides/nics/refnic.rst, "Multi-process"):
+
+  dpdk-testpmd --proc-type=primary ... -- -i --rxq=2 --txq=2 --num-procs=2 --proc-id=0
+  dpdk-testpmd --proc-type=secondary ... -- -i --rxq=2 --txq=2 --num-procs=2 --proc-id=1
+"""
+
+import itertools
+import os
+import re
+import time
+
+import pytest
+
+from testpmd import TestPmd
+from test_testpmd_refnic import PAIR
+
+PAGES_NEEDED = 256          # 2 MiB pages: the primary's -m 256, then some
+_seq = itertools.count()
+
+
+def _meminfo(key):
+    with open("/proc/meminfo") as f:
+        m = re.search(r"^%s:\s+(\d+)" % key, f.read(), re.M)
+    return int(m.group(1)) if m else 0
+
+
+def _hugetlbfs_mounted():
+    with open("/proc/mounts") as f:
+        return any(line.split()[2] == "hugetlbfs" for line in f)
+
+
+@pytest.fixture(scope="module")
+def hugepages():
+    """Secondary processes need hugepages (EAL refuses --no-huge ones):
+    reserve them as root for the module, give them back after."""
+    nr_path = "/proc/sys/vm/nr_hugepages"
+    before = _meminfo("HugePages_Total")
+    changed = False
+    if _meminfo("HugePages_Free") < PAGES_NEEDED or not _hugetlbfs_mounted():
+        if os.geteuid() != 0:
+            pytest.skip("multi-process needs %d free 2 MiB hugepages and hugetlbfs "
+                        "mounted (or root to set them up)" % PAGES_NEEDED)
+        if not _hugetlbfs_mounted():
+            os.makedirs("/dev/hugepages", exist_ok=True)
+            if os.system("mount -t hugetlbfs nodev /dev/hugepages") != 0:
+                pytest.skip("cannot mount hugetlbfs on /dev/hugepages")
+        want = before + PAGES_NEEDED - _meminfo("HugePages_Free")
+        if want > before:
+            with open(nr_path, "w") as f:
+                f.write(str(want))
+            changed = True
+        if _meminfo("HugePages_Free") < PAGES_NEEDED:
+            pytest.skip("the kernel gave %d free hugepages, %d needed"
+                        % (_meminfo("HugePages_Free"), PAGES_NEEDED))
+    yield
+    if changed:
+        with open(nr_path, "w") as f:
+            f.write(str(before))
+
+
+def _pair(refnic_pmd, devargs=""):
+    """A primary testpmd on a wired refnic pair and a secondary on its ports,
+    each forwarding on its half of two queue pairs; not started."""
+    prefix = "mptest%d_%d" % (os.getpid(), next(_seq))
+    common = ["--rxq=2", "--txq=2", "--num-procs=2", "--txonly-multi-flow"]
+    vdevs = [v + devargs for v in PAIR]
+    primary = TestPmd(vdevs, testpmd_args=common + ["--proc-id=0"], plugins=[refnic_pmd],
+                      proc_type="primary", file_prefix=prefix)
+    secondary = TestPmd([], testpmd_args=common + ["--proc-id=1"], plugins=[refnic_pmd],
+                        proc_type="secondary", file_prefix=prefix)
+    return primary, secondary
+
+
+def test_secondary_testpmd_forwards_on_primary_ports(refnic_pmd, hugepages):
+    primary, secondary = _pair(refnic_pmd)
+    with primary:
+        assert "attached in a secondary" not in primary.startup
+        with secondary:
+            assert secondary.port_info(1)["Driver name"] == "net_refnic"
+            primary.cmd("start")
+            secondary.cmd("start tx_first")
+            time.sleep(2)
+            secondary.stop()
+            primary.stop()
+            xs = {p: primary.xstats(p) for p in (0, 1)}
+            stats = primary.port_stats()
+        # The secondary's queue pair 1 carried frames both ways, on both
+        # ports; nothing was lost or refused.
+        for p in (0, 1):
+            assert xs[p]["tx_q1_packets"] > 1000, xs[p]
+            assert xs[p]["rx_q1_packets"] > 1000, xs[p]
+            assert stats[p]["RX-errors"] == 0 and stats[p]["TX-errors"] == 0, stats
+        # Frames in flight stay in the rings at stop: each port received what
+        # the other sent, to within a ring's worth.
+        for tx, rx in ((0, 1), (1, 0)):
+            assert abs(stats[tx]["TX-packets"] - stats[rx]["RX-packets"]) <= 2 * 512, stats
+        # And it left cleanly: the primary forwards on.
+        primary.cmd("start")
+        time.sleep(0.5)
+        moved = primary.stop()
+        assert moved[0]["RX-packets"] + moved[1]["RX-packets"] > 0, moved
+
+
+def test_secondary_is_refused_what_is_the_primarys(refnic_pmd, hugepages):
+    """Configuration belongs to the primary: a secondary gets one clear line."""
+    primary, secondary = _pair(refnic_pmd)
+    with primary, secondary:
+        out = secondary.cmd("port config mtu 0 1400")
+        assert "belongs to the primary process" in out, out
+        out = secondary.cmd("set promisc 0 off")
+        assert "belongs to the primary process" in out, out
+        # The primary's port is as it was.
+        assert primary.port_info(0)["Promiscuous mode"] == "enabled"
+        assert primary.cmd("show port info 0").count("MTU: 1500") == 1
+
+
+def test_failure_found_in_secondary_is_recovered_by_primary(refnic_pmd, hugepages):
+    """A bad completion the secondary's burst finds goes to the primary, which
+    owns recovery; the secondary's queues carry traffic again after it. Only
+    the secondary transmits (txonly; the primary only receives), so every
+    garbled TX completion is one the secondary finds."""
+    primary, secondary = _pair(refnic_pmd, ",fault_corrupt=tx:100000")
+    with primary, secondary:
+        primary.cmd("set fwd rxonly")
+        primary.cmd("start")
+        secondary.cmd("set fwd txonly")
+        secondary.cmd("start")
+        deadline = time.monotonic() + 20
+        while "recovered" not in primary.transcript and time.monotonic() < deadline:
+            time.sleep(0.2)
+            primary.cmd("show port stats 0")
+        assert "(in a secondary process): recovering" in primary.transcript, \
+            primary.transcript[-3000:]
+        assert "recovered" in primary.transcript, primary.transcript[-3000:]
+        before = primary.xstats(0)["tx_q1_packets"] + primary.xstats(1)["tx_q1_packets"]
+        time.sleep(1)
+        after = primary.xstats(0)["tx_q1_packets"] + primary.xstats(1)["tx_q1_packets"]
+        secondary.stop()
+        primary.stop()
+        assert after > before + 1000, (before, after)
