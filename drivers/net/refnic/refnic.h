@@ -256,7 +256,9 @@ uint32_t refnic_itr_current(const struct refnic_adapter *ad, uint16_t q, bool tx
 
 /* For rte_pmd_refnic_*(): is it ours, and has it queue_id. */
 bool refnic_is_port(const struct rte_eth_dev *dev);
-int refnic_port_queue_get(uint16_t port_id, uint16_t queue_id, struct rte_eth_dev **dev);
+/* change: the call changes the port, which only the primary process may. */
+int refnic_port_queue_get(uint16_t port_id, uint16_t queue_id, bool change,
+			  struct rte_eth_dev **dev);
 
 /* refnic_doorbell.c */
 void refnic_db_check_init(struct refnic_adapter *ad);

@@ -21,6 +21,7 @@ RTE_LOG_REGISTER(refnic_logtype_tx, pmd.net.refnic.tx, NOTICE);
 
 static const struct eth_dev_ops refnic_eth_dev_ops;
 static const struct eth_dev_ops refnic_secondary_ops;
+static int refnic_secondary_refuse(struct rte_eth_dev *dev, const char *what);
 
 /* This process's fast path: rte_eth_devices[] is per process. */
 static void
@@ -164,7 +165,8 @@ refnic_is_port(const struct rte_eth_dev *dev)
 }
 
 int
-refnic_port_queue_get(uint16_t port_id, uint16_t queue_id, struct rte_eth_dev **devp)
+refnic_port_queue_get(uint16_t port_id, uint16_t queue_id, bool change,
+		      struct rte_eth_dev **devp)
 {
 	struct rte_eth_dev *dev;
 
@@ -179,6 +181,8 @@ refnic_port_queue_get(uint16_t port_id, uint16_t queue_id, struct rte_eth_dev **
 		PMD_DRV_LOG(ERR, "port %u: no queue %u", port_id, queue_id);
 		return -EINVAL;
 	}
+	if (change && rte_eal_process_type() != RTE_PROC_PRIMARY)
+		return refnic_secondary_refuse(dev, "changing moderation and queue interrupts");
 	*devp = dev;
 	return 0;
 }

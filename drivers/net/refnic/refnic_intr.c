@@ -280,7 +280,7 @@ txq_intr_write(uint16_t port_id, uint16_t qid, bool arm)
 	struct refnic_tx_queue *txq;
 	struct refnic_adapter *ad;
 	struct rte_eth_dev *dev;
-	int ret = refnic_port_queue_get(port_id, qid, &dev);
+	int ret = refnic_port_queue_get(port_id, qid, true, &dev);
 
 	if (ret != 0)
 		return ret;

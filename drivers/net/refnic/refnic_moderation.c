@@ -164,7 +164,7 @@ itr_set(uint16_t port_id, uint16_t queue_id, bool tx, uint32_t usec)
 	struct rte_eth_dev *dev;
 	struct refnic_adapter *ad;
 	struct refnic_itr_cause *c;
-	int ret = refnic_port_queue_get(port_id, queue_id, &dev);
+	int ret = refnic_port_queue_get(port_id, queue_id, true, &dev);
 
 	if (ret != 0)
 		return ret;
@@ -189,7 +189,7 @@ static int
 itr_get(uint16_t port_id, uint16_t queue_id, bool tx, uint32_t *usec)
 {
 	struct rte_eth_dev *dev;
-	int ret = refnic_port_queue_get(port_id, queue_id, &dev);
+	int ret = refnic_port_queue_get(port_id, queue_id, false, &dev);
 
 	if (ret != 0)
 		return ret;
@@ -228,7 +228,7 @@ rte_pmd_refnic_itr_adaptive_set(uint16_t port_id, uint16_t queue_id, int on)
 {
 	struct refnic_queue_itr *itr;
 	struct rte_eth_dev *dev;
-	int ret = refnic_port_queue_get(port_id, queue_id, &dev);
+	int ret = refnic_port_queue_get(port_id, queue_id, true, &dev);
 
 	if (ret != 0)
 		return ret;
@@ -248,7 +248,7 @@ int
 rte_pmd_refnic_itr_adaptive_get(uint16_t port_id, uint16_t queue_id, int *on)
 {
 	struct rte_eth_dev *dev;
-	int ret = refnic_port_queue_get(port_id, queue_id, &dev);
+	int ret = refnic_port_queue_get(port_id, queue_id, false, &dev);
 
 	if (ret != 0)
 		return ret;
