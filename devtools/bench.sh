@@ -50,11 +50,16 @@
 #       (wc=on,bar_wc=on), doorbell + fetch (wc=off), push with an uncached
 #       window (wc=on,bar_wc=off) and what wc=auto picks; p50 ratios to
 #       fetch. Default 20000 samples x 3 rounds, interleaved.
+#   ./devtools/bench.sh mp [SECONDS] [ROUNDS] [REFNIC_DEVARGS]
+#       stock testpmd io forwarding on a wired refnic pair (one queue pair,
+#       64 B, tx_first), by the primary process and by a secondary process
+#       on the same ports: Mpps and the primary's engine CPU. Needs
+#       hugepages (reserved as root). Default 5 s x 3 rounds.
 set -euo pipefail
 
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 
-usage() { sed -n '3,52p' "$0"; exit 2; }
+usage() { sed -n '3,57p' "$0"; exit 2; }
 
 scenario=${1:-}
 [ -n "$scenario" ] || usage
@@ -110,6 +115,13 @@ wc)
 	export REFNIC_BUILD
 	echo "# ./devtools/bench.sh wc $* ($(date -u '+%Y-%m-%d %H:%M'), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg))"
 	python3 "$REFNIC_TOP/tests/bench/wc.py" "$@"
+	;;
+mp)
+	REFNIC_PMD=$(refnic_stage_pmd)
+	export REFNIC_PMD
+	refnic_hugepages 256 || exit 1
+	echo "# ./devtools/bench.sh mp $* ($(date -u '+%Y-%m-%d %H:%M'), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg))"
+	python3 "$REFNIC_TOP/tests/bench/multiprocess.py" "$@"
 	;;
 *)
 	usage

@@ -197,6 +197,22 @@ refnic_stage_pmd() {
 	echo "$dir/librte_net_refnic.so"
 }
 
+# DPDK multi-process needs hugepages: at least $1 free 2 MiB pages and
+# hugetlbfs mounted; reserved here if not (root).
+refnic_hugepages() {
+	local need=$1 free
+	if ! grep -qw hugetlbfs /proc/mounts; then
+		mkdir -p /dev/hugepages && mount -t hugetlbfs nodev /dev/hugepages || return 1
+	fi
+	free=$(awk '/^HugePages_Free/ { print $2 }' /proc/meminfo)
+	if [ "$free" -lt "$need" ]; then
+		echo $(($(awk '/^HugePages_Total/ { print $2 }' /proc/meminfo) + need - free)) \
+			>/proc/sys/vm/nr_hugepages || return 1
+		free=$(awk '/^HugePages_Free/ { print $2 }' /proc/meminfo)
+	fi
+	[ "$free" -ge "$need" ] || { say "only $free free hugepages, $need needed"; return 1; }
+}
+
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then
 	refnic_setup
 fi
