@@ -581,9 +581,8 @@ refnic_prep_pkts(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 			rte_errno = EINVAL;
 			return i;
 		}
-		/* TX_IPV4/IPV6 only describe the packet for the offloads. */
-		if (m->ol_flags & RTE_MBUF_F_TX_OFFLOAD_MASK &
-		    ~(REFNIC_TX_OFFLOAD_MASK | RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IPV6) ||
+		/* Only what this device does (tx_ol_ok: its capabilities). */
+		if (m->ol_flags & RTE_MBUF_F_TX_OFFLOAD_MASK & ~txq->tx_ol_ok ||
 		    (m->ol_flags & RTE_MBUF_F_TX_L4_MASK) == RTE_MBUF_F_TX_SCTP_CKSUM) {
 			rte_errno = ENOTSUP;
 			return i;
