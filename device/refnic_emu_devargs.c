@@ -244,8 +244,9 @@ handle_fault_corrupt(const char *key, const char *value, void *opaque)
 			return 0;
 		}
 	}
-	EMU_LOG(ERR, "invalid %s=%s: expected rx, tx, admin, reply, event or any, ':', and n from 1 "
-		"to 1000000000 (one in n of those writes is garbled)", key, value ? value : "");
+	EMU_LOG(ERR, "invalid %s=%s: expected rx, tx, admin, reply, event or any, ':', and n "
+		"from 1 to 1000000000 (one in n of those writes is garbled)", key,
+		value ? value : "");
 	return -EINVAL;
 }
 

@@ -204,7 +204,9 @@ static int
 test_rss_without_capability(void)
 {
 	struct rte_eth_conf conf = { .rxmode.mq_mode = RTE_ETH_MQ_RX_RSS };
-	struct rte_eth_rss_reta_entry64 reta[2] = { { .mask = UINT64_MAX }, { .mask = UINT64_MAX } };
+	struct rte_eth_rss_reta_entry64 reta[2] = {
+		{ .mask = UINT64_MAX }, { .mask = UINT64_MAX },
+	};
 	struct rte_eth_rss_conf rss = { .rss_hf = RTE_ETH_RSS_IPV4 };
 	struct rte_eth_dev_info info;
 
@@ -270,7 +272,7 @@ test_rss_bad_key_and_reta(void)
 	TEST_ASSERT_SUCCESS(rte_eth_dev_rss_reta_query(cf_port, reta, REFNIC_RSS_RETA_SIZE), "");
 	for (i = 0; i < REFNIC_RSS_RETA_SIZE; i++)
 		TEST_ASSERT_EQUAL(reta[i / RTE_ETH_RETA_GROUP_SIZE].reta[i % RTE_ETH_RETA_GROUP_SIZE],
-				  i % 2, "RETA entry %u", i);
+				  i % 2, "entry %u", i);
 	TEST_ASSERT_SUCCESS(rte_eth_dev_stop(cf_port), "");
 	return cf_works();
 }

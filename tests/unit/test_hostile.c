@@ -480,7 +480,8 @@ test_bad_rss_replies(void)
 	ret |= rte_eth_dev_rss_reta_query(port, reta, REFNIC_RSS_RETA_SIZE) != 0;
 	for (i = 0; i < REFNIC_RSS_RETA_SIZE; i++)
 		ret |= reta[i / RTE_ETH_RETA_GROUP_SIZE].reta[i % RTE_ETH_RETA_GROUP_SIZE] != i % 2;
-	ret |= rte_eth_dev_rss_hash_conf_get(port, &rss) != 0 || rss.rss_hf != (RTE_ETH_RSS_IPV4 | RTE_ETH_RSS_IPV6);
+	ret |= rte_eth_dev_rss_hash_conf_get(port, &rss) != 0 ||
+	       rss.rss_hf != (RTE_ETH_RSS_IPV4 | RTE_ETH_RSS_IPV6);
 	rte_eth_dev_stop(port);
 	test_port_destroy(HR);
 	TEST_ASSERT_SUCCESS(ret, "a garbled RSS_GET reached the application, or the "
