@@ -355,6 +355,9 @@ refnic_tx_done_cleanup(void *queue, uint32_t free_cnt)
 	uint16_t head, upto;
 	uint32_t pkts = 0;
 
+	/* ethdev 22.11 passes a queue a failed rte_eth_dev_reset() released. */
+	if (txq == NULL)
+		return -EINVAL;
 	if (!txq->started)
 		return 0;
 	head = tx_scan(txq, true);
