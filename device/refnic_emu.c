@@ -88,6 +88,8 @@ emu_load_defaults(struct refnic_emu *emu)
 			REFNIC_CAP_TX_PUSH;
 	uint32_t off;
 
+	caps &= ~emu->params.caps_off;
+
 	for (off = REFNIC_REG_AQ_BASE_LO; off < REFNIC_BAR0_REGS_END; off += 4)
 		emu_reg_write(emu, off, 0);
 	emu_reg_write(emu, REFNIC_REG_MAGIC, REFNIC_HW_MAGIC);

@@ -70,7 +70,8 @@ enum refnic_emu_bar_wc {
 #define REFNIC_EMU_CORRUPT_TX		0x2u	/* TX completions */
 #define REFNIC_EMU_CORRUPT_ADMIN	0x4u	/* admin completions */
 #define REFNIC_EMU_CORRUPT_EVENT	0x8u	/* async events */
-#define REFNIC_EMU_CORRUPT_ANY		0xfu
+#define REFNIC_EMU_CORRUPT_REPLY	0x10u	/* admin reply buffers */
+#define REFNIC_EMU_CORRUPT_ANY		0x1fu
 
 struct refnic_emu_params {
 	/* "loopback", or a name: two ports naming it are wired together. */
@@ -83,6 +84,9 @@ struct refnic_emu_params {
 	uint32_t admin_latency_pct;	/* scales admin latencies, 100 = as profiled */
 	uint32_t errata;		/* REFNIC_ERRATA_* this revision has (errata=) */
 	enum refnic_emu_bar_wc bar_wc;
+	uint16_t max_tx_segs;		/* advertised and enforced (max_tx_segs=);
+					 * 0: REFNIC_MAX_TX_SEGS */
+	uint64_t caps_off;		/* REFNIC_CAP_* this device lacks (caps_off=) */
 	struct refnic_emu_faults faults;
 };
 
@@ -120,7 +124,9 @@ extern const char * const refnic_emu_devargs_keys[];
 	"admin_latency_pct=<0-100000> " \
 	"fault_admin_timeout=<command>[:<times>]|any[:<times>]|every:<n> " \
 	"fault_reset_fail=<resets> " \
-	"fault_corrupt=rx|tx|admin|event|any:<n> " \
+	"max_tx_segs=<1-32> " \
+	"caps_off=<cap>[+<cap>...] " \
+	"fault_corrupt=rx|tx|admin|reply|event|any:<n> " \
 	"fault_fatal=after_ms:<ms> " \
 	"fault_doorbell_drop=0|<2-1000000000> " \
 	"errata=none|missed_doorbell " \
@@ -167,9 +173,10 @@ void refnic_emu_inject_fatal(struct refnic_emu *emu);
 /* Entries fault_corrupt garbled so far. */
 uint64_t refnic_emu_corrupted(struct refnic_emu *emu);
 /*
- * For fuzzers: fn sees each RX or TX completion, admin reply and event the
- * device is about to hand over (what: one REFNIC_EMU_CORRUPT_* kind) and
- * may overwrite it; the device sets the phase bit afterwards. NULL: none.
+ * For fuzzers: fn sees each RX or TX completion, admin completion, admin
+ * reply buffer and event the device is about to hand over (what: one
+ * REFNIC_EMU_CORRUPT_* kind) and may overwrite it; the device sets the
+ * phase bit (of the command's completion, for a reply) afterwards. NULL: none.
  */
 typedef void (*refnic_emu_tamper_t)(void *ctx, uint8_t what, void *entry, size_t len);
 void refnic_emu_set_tamper(struct refnic_emu *emu, refnic_emu_tamper_t fn, void *ctx);

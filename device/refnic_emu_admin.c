@@ -66,17 +66,18 @@ refnic_emu_fatal(struct refnic_emu *emu, uint32_t code)
 }
 
 static uint16_t
-admin_dma_to_host(struct refnic_emu *emu, const struct refnic_admin_buf *buf,
+admin_dma_to_host(struct refnic_emu *emu, const struct refnic_admin_cmd *cmd,
 		  const void *data, uint32_t len)
 {
 	void *dst;
 
-	if (buf->len < len)
+	if (cmd->buf.len < len)
 		return REFNIC_ADMIN_STS_INVALID;
-	dst = refnic_dma_map(emu, buf->iova, len);
+	dst = refnic_dma_map(emu, cmd->buf.iova, len);
 	if (dst == NULL)
 		return REFNIC_ADMIN_STS_DMA_ERROR;
 	memcpy(dst, data, len);
+	refnic_emu_corrupt_reply(emu, cmd->opcode, dst, len);
 	emu_stats(emu)->dma_writes++;
 	return REFNIC_ADMIN_STS_OK;
 }
@@ -97,7 +98,7 @@ admin_identify(struct refnic_emu *emu, const struct refnic_admin_cmd *cmd)
 	id.max_ring_size = REFNIC_MAX_RING_SIZE;
 	id.min_mtu = REFNIC_MIN_MTU;
 	id.max_mtu = REFNIC_MAX_MTU;
-	id.max_tx_segs = REFNIC_MAX_TX_SEGS;
+	id.max_tx_segs = refnic_emu_max_tx_segs(emu);
 	id.min_rx_buf_size = REFNIC_MIN_RX_BUF_SIZE;
 	id.num_vectors = emu->nb_vectors;
 	id.rss_key_size = REFNIC_RSS_KEY_SIZE;
@@ -107,7 +108,7 @@ admin_identify(struct refnic_emu *emu, const struct refnic_admin_cmd *cmd)
 	id.admin_timeout_us = emu_reg_read(emu, REFNIC_REG_ADMIN_TIMEOUT_US);
 	id.errata = emu_reg_read(emu, REFNIC_REG_ERRATA);
 	strlcpy(id.fw_version, REFNIC_EMU_FW_VERSION, sizeof(id.fw_version));
-	return admin_dma_to_host(emu, &cmd->buf, &id, sizeof(id));
+	return admin_dma_to_host(emu, cmd, &id, sizeof(id));
 }
 
 static uint16_t
@@ -116,7 +117,7 @@ admin_stats_get(struct refnic_emu *emu, const struct refnic_admin_cmd *cmd)
 	struct refnic_hw_stats sum;
 
 	refnic_emu_stats_sum(emu, &sum);
-	return admin_dma_to_host(emu, &cmd->buf, &sum, sizeof(sum));
+	return admin_dma_to_host(emu, cmd, &sum, sizeof(sum));
 }
 
 static uint16_t
@@ -181,7 +182,7 @@ admin_execute(struct refnic_emu *emu, const struct refnic_admin_cmd *cmd, uint32
 		__atomic_store_n(&emu->doorbells_dropped, 0, __ATOMIC_RELAXED);
 		return REFNIC_ADMIN_STS_OK;
 	case REFNIC_ADMIN_FW_VERSION:
-		return admin_dma_to_host(emu, &cmd->buf, REFNIC_EMU_FW_VERSION,
+		return admin_dma_to_host(emu, cmd, REFNIC_EMU_FW_VERSION,
 					 sizeof(REFNIC_EMU_FW_VERSION));
 	case REFNIC_ADMIN_PUSH_CHECK:
 		return refnic_emu_admin_push_check(emu, cmd->value, result);

@@ -4,15 +4,19 @@
 
 /*
  * Hostile-device mode (fault_corrupt=KIND:N): one in N of the entries the
- * device writes into host memory, of the kinds chosen, comes out garbled,
- * as from buggy firmware or a hostile device model. Each garbled entry
- * still carries a valid phase bit, so the driver takes it for real: it
+ * device writes into host memory (completions, events, admin reply
+ * buffers), of the kinds chosen, comes out garbled, as from buggy firmware
+ * or a hostile device model. Each garbled entry still carries a valid
+ * phase bit (a reply, its command's completion), so the driver takes it
+ * for real: it
  * must check it, drop or stop, count, and never reach outside its rings.
  * Which writes is pseudo-random (one in N on average, the same sequence on
  * every run): a fixed period would garble the same command of a bring-up
  * sequence every time. The variants rotate, so that every check the
  * driver makes is hit.
  */
+
+#include <string.h>
 
 #include "refnic_emu_priv.h"
 
@@ -102,6 +106,140 @@ refnic_emu_corrupt_event(struct refnic_emu *emu, struct refnic_event *ev)
 	} else {
 		ev->type = REFNIC_EVENT_QUEUE_ERROR;	/* a queue nobody has */
 		ev->data = (uint32_t)UINT16_MAX << 16 | UINT16_MAX;
+	}
+}
+
+/*
+ * IDENTIFY: every limit the driver lives by, each out of range in turn:
+ * some impossible (the driver must refuse the device), some beyond what
+ * the contract allows (it must clamp), and a device that contradicts its
+ * own registers.
+ */
+static void
+corrupt_identify(struct refnic_identify *id, uint32_t v)
+{
+	switch (v % 15) {
+	case 0:
+		id->magic = ~id->magic;
+		break;
+	case 1:
+		id->max_queues = 0;
+		break;
+	case 2:
+		id->max_queues = UINT16_MAX;
+		id->num_vectors = UINT16_MAX;
+		break;
+	case 3:
+		id->min_ring_size = REFNIC_MAX_RING_SIZE;
+		id->max_ring_size = REFNIC_MIN_RING_SIZE;
+		break;
+	case 4:
+		id->max_ring_size = 1000;	/* not a power of two */
+		break;
+	case 5:
+		id->max_tx_segs = 0;
+		break;
+	case 6:
+		id->max_tx_segs = UINT16_MAX;
+		break;
+	case 7:
+		id->min_mtu = REFNIC_MAX_MTU;
+		id->max_mtu = REFNIC_MIN_MTU;
+		break;
+	case 8:
+		id->max_mtu = UINT16_MAX;
+		break;
+	case 9:
+		id->min_rx_buf_size = UINT16_MAX;
+		break;
+	case 10:
+		id->num_vectors = 1;		/* none for any queue */
+		break;
+	case 11:
+		id->rss_key_size = 1;
+		id->rss_reta_size = 4096;
+		break;
+	case 12:
+		id->caps = ~id->caps;		/* not what CAPS_LO/HI say */
+		break;
+	case 13:
+		id->hw_version += 1u << 16;	/* another major version */
+		break;
+	default:
+		memset(id->fw_version, 'X', sizeof(id->fw_version)); /* no NUL */
+		id->max_mac_filters = UINT16_MAX;
+		id->link_speed_mbps = UINT32_MAX - 1;
+		break;
+	}
+}
+
+/* STATS_GET: counters that go backwards, counts for queues the device lacks. */
+static void
+corrupt_stats(const struct refnic_emu *emu, struct refnic_hw_stats *st, uint32_t v)
+{
+	switch (v % 3) {
+	case 0:
+		st->admin_commands = 0;
+		break;
+	case 1:
+		st->resets = 0;
+		break;
+	default:
+		if (emu->params.max_queues < REFNIC_MAX_QUEUES)
+			st->q[emu->params.max_queues].rx_packets = UINT64_MAX / 2;
+		else
+			st->dma_reads = 0;
+		break;
+	}
+}
+
+/* RSS_GET: a RETA naming queues nobody has, hash types nobody defined. */
+static void
+corrupt_rss(const struct refnic_emu *emu, struct refnic_rss_config *rss, uint32_t v)
+{
+	switch (v % 3) {
+	case 0:
+		rss->reta[v % REFNIC_RSS_RETA_SIZE] = UINT8_MAX;
+		break;
+	case 1:
+		rss->hash_types |= 0x80000000u;
+		break;
+	default:
+		rss->reta[REFNIC_RSS_RETA_SIZE - 1] = RTE_MIN(emu->params.max_queues, UINT8_MAX);
+		break;
+	}
+}
+
+/*
+ * A reply buffer, already in host memory, before the command's completion
+ * says it is there. Each command's variants rotate on their own, so that
+ * a run of resets walks every IDENTIFY variant in order.
+ */
+void
+refnic_emu_corrupt_reply(struct refnic_emu *emu, uint8_t opcode, void *data, uint32_t len)
+{
+	uint32_t v;
+
+	if (!corrupt_due(emu, REFNIC_EMU_CORRUPT_REPLY, data, len, &v) ||
+	    opcode >= REFNIC_ADMIN_OPCODE_MAX)
+		return;
+	v = emu->reply_garbled[opcode]++;
+	switch (opcode) {
+	case REFNIC_ADMIN_IDENTIFY:
+		if (len >= sizeof(struct refnic_identify))
+			corrupt_identify(data, v);
+		break;
+	case REFNIC_ADMIN_STATS_GET:
+		if (len >= sizeof(struct refnic_hw_stats))
+			corrupt_stats(emu, data, v);
+		break;
+	case REFNIC_ADMIN_RSS_GET:
+		if (len >= sizeof(struct refnic_rss_config))
+			corrupt_rss(emu, data, v);
+		break;
+	default:
+		memset(data, 'X', len);		/* FW_VERSION: no NUL */
+		break;
 	}
 }
 

@@ -35,6 +35,8 @@
 #define ARG_ERRATA		"errata"
 #define ARG_BAR_WC		"bar_wc"
 #define ARG_FAULT_WC_GARBLE	"fault_wc_garble"
+#define ARG_MAX_TX_SEGS		"max_tx_segs"
+#define ARG_CAPS_OFF		"caps_off"
 
 #define DOORBELL_DROP_MAX	1000000000u
 
@@ -53,6 +55,8 @@ const char * const refnic_emu_devargs_keys[] = {
 	ARG_ERRATA,
 	ARG_BAR_WC,
 	ARG_FAULT_WC_GARBLE,
+	ARG_MAX_TX_SEGS,
+	ARG_CAPS_OFF,
 	NULL
 };
 
@@ -213,12 +217,16 @@ static const struct {
 } corrupt_kinds[] = {
 	{ "rx", REFNIC_EMU_CORRUPT_RX },
 	{ "tx", REFNIC_EMU_CORRUPT_TX },
-	{ "admin", REFNIC_EMU_CORRUPT_ADMIN },
+	{ "admin", REFNIC_EMU_CORRUPT_ADMIN | REFNIC_EMU_CORRUPT_REPLY },
+	{ "reply", REFNIC_EMU_CORRUPT_REPLY },
 	{ "event", REFNIC_EMU_CORRUPT_EVENT },
 	{ "any", REFNIC_EMU_CORRUPT_ANY },
 };
 
-/* fault_corrupt=rx|tx|admin|event|any:<n>: garble one in n of those writes */
+/*
+ * fault_corrupt=rx|tx|admin|reply|event|any:<n>: garble one in n of those
+ * writes; admin is completions and reply buffers, reply the buffers only.
+ */
 static int
 handle_fault_corrupt(const char *key, const char *value, void *opaque)
 {
@@ -236,8 +244,9 @@ handle_fault_corrupt(const char *key, const char *value, void *opaque)
 			return 0;
 		}
 	}
-	EMU_LOG(ERR, "invalid %s=%s: expected rx, tx, admin, event or any, ':', and n from 1 "
-		"to 1000000000 (one in n of those writes is garbled)", key, value ? value : "");
+	EMU_LOG(ERR, "invalid %s=%s: expected rx, tx, admin, reply, event or any, ':', and n "
+		"from 1 to 1000000000 (one in n of those writes is garbled)", key,
+		value ? value : "");
 	return -EINVAL;
 }
 
@@ -379,6 +388,59 @@ handle_fault_wc_garble(const char *key, const char *value, void *opaque)
 	return 0;
 }
 
+/* max_tx_segs=N: the device takes packets of at most N descriptors, and says so */
+static int
+handle_max_tx_segs(const char *key, const char *value, void *opaque)
+{
+	return parse_count(key, value, REFNIC_MAX_TX_SEGS,
+			   &((struct refnic_emu_params *)opaque)->max_tx_segs);
+}
+
+static const struct {
+	const char *name;
+	uint64_t caps;
+} cap_names[] = {
+	{ "rss", REFNIC_CAP_RSS },
+	{ "rx_csum", REFNIC_CAP_RX_CSUM },
+	{ "tx_csum", REFNIC_CAP_TX_CSUM },
+	{ "vlan_strip", REFNIC_CAP_VLAN_STRIP },
+	{ "vlan_insert", REFNIC_CAP_VLAN_INSERT },
+	{ "vlan_filter", REFNIC_CAP_VLAN_FILTER },
+	{ "scatter", REFNIC_CAP_SCATTER },
+	{ "moderation", REFNIC_CAP_INTR_MODERATION },
+	{ "push", REFNIC_CAP_TX_PUSH },
+};
+
+/* caps_off=<cap>[+<cap>...]: a device model without those features */
+static int
+handle_caps_off(const char *key, const char *value, void *opaque)
+{
+	struct refnic_emu_params *p = opaque;
+	const char *s = value != NULL ? value : "", *end;
+	uint64_t caps = 0;
+	unsigned int i;
+	size_t len;
+
+	do {
+		end = strchr(s, '+');
+		len = end != NULL ? (size_t)(end - s) : strlen(s);
+		for (i = 0; i < RTE_DIM(cap_names); i++)
+			if (strlen(cap_names[i].name) == len &&
+			    strncmp(s, cap_names[i].name, len) == 0)
+				break;
+		if (i == RTE_DIM(cap_names)) {
+			EMU_LOG(ERR, "invalid %s=%.64s: expected capabilities joined by '+', "
+				"of rss, rx_csum, tx_csum, vlan_strip, vlan_insert, vlan_filter, "
+				"scatter, moderation, push", key, value ? value : "");
+			return -EINVAL;
+		}
+		caps |= cap_names[i].caps;
+		s = end + 1;
+	} while (end != NULL);
+	p->caps_off = caps;
+	return 0;
+}
+
 static const struct {
 	const char *key;
 	arg_handler_t handler;
@@ -397,6 +459,8 @@ static const struct {
 	{ ARG_ERRATA, handle_errata },
 	{ ARG_BAR_WC, handle_bar_wc },
 	{ ARG_FAULT_WC_GARBLE, handle_fault_wc_garble },
+	{ ARG_MAX_TX_SEGS, handle_max_tx_segs },
+	{ ARG_CAPS_OFF, handle_caps_off },
 };
 
 int

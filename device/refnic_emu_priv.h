@@ -236,6 +236,7 @@ struct refnic_emu {
 	uint64_t fatal_at_tsc;		/* fault_fatal: when; 0: not (any more) */
 	uint64_t corrupt_seq;		/* fault_corrupt: candidate writes seen */
 	uint64_t corrupted;		/* ... and garbled */
+	uint32_t reply_garbled[REFNIC_ADMIN_OPCODE_MAX]; /* per command: its variants rotate */
 	refnic_emu_tamper_t tamper;	/* a fuzzer's, see refnic_emu_set_tamper() */
 	void *tamper_ctx;
 	struct { uint64_t rx, tx; } intr_count[REFNIC_MAX_QUEUES]; /* raises per queue */
@@ -441,6 +442,15 @@ void refnic_emu_corrupt_rx_cpl(struct refnic_emu *emu, struct refnic_rx_cpl *cpl
 void refnic_emu_corrupt_tx_cpl(struct refnic_emu *emu, struct refnic_tx_cpl *cpl, uint16_t size);
 void refnic_emu_corrupt_admin_cpl(struct refnic_emu *emu, struct refnic_admin_cpl *cpl);
 void refnic_emu_corrupt_event(struct refnic_emu *emu, struct refnic_event *ev);
+/* A reply buffer (IDENTIFY, STATS_GET, RSS_GET, FW_VERSION), as it is DMA-written. */
+void refnic_emu_corrupt_reply(struct refnic_emu *emu, uint8_t opcode, void *data, uint32_t len);
+
+/* Descriptors per TX packet this device takes (max_tx_segs=; 0: the contract's). */
+static inline uint16_t
+refnic_emu_max_tx_segs(const struct refnic_emu *emu)
+{
+	return emu->params.max_tx_segs != 0 ? emu->params.max_tx_segs : REFNIC_MAX_TX_SEGS;
+}
 /* Stop a queue on the device's own error (status, event); every device lock held. */
 void refnic_emu_queue_fail(struct refnic_emu *emu, bool tx, uint16_t qid, const char *what);
 void refnic_emu_post_event(struct refnic_emu *emu, uint16_t type, uint32_t data);

@@ -188,6 +188,10 @@ refnic_emu_push_gather(struct refnic_emu *emu, const struct refnic_emu_push *p,
 	f->offload = d[0].flags & REFNIC_TXD_OFFLOADS;
 	f->vlan_tci = d[0].vlan_tci;
 	f->hdr_lens = d[0].hdr_lens;
+	if (h->nb_desc > refnic_emu_max_tx_segs(emu)) {
+		*malformed = true;	/* as from the ring: more than it takes */
+		return;
+	}
 	if (skip != 0) {
 		f->seg[f->nb_segs] = (const uint8_t *)(d + h->nb_desc);
 		f->seg_len[f->nb_segs++] = skip;

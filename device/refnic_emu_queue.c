@@ -279,7 +279,7 @@ tx_gather(struct refnic_emu *emu, struct refnic_emu_txq *txq, uint16_t *idx,
 			f->hdr_lens = d.hdr_lens;
 		}
 		i = (i + 1) & mask;
-		if (f->nb_segs == REFNIC_MAX_TX_SEGS || d.len == 0) {
+		if (f->nb_segs == refnic_emu_max_tx_segs(emu) || d.len == 0) {
 			*malformed = true;
 			continue;
 		}

@@ -112,6 +112,7 @@ rss_get(struct refnic_emu *emu, const struct refnic_admin_buf *buf)
 	if (dst == NULL)
 		return REFNIC_ADMIN_STS_DMA_ERROR;
 	memcpy(dst, &emu->rss, sizeof(emu->rss));
+	refnic_emu_corrupt_reply(emu, REFNIC_ADMIN_RSS_GET, dst, sizeof(emu->rss));
 	emu_stats(emu)->dma_writes++;
 	return REFNIC_ADMIN_STS_OK;
 }
@@ -119,6 +120,8 @@ rss_get(struct refnic_emu *emu, const struct refnic_admin_buf *buf)
 uint16_t
 refnic_emu_admin_rss(struct refnic_emu *emu, const struct refnic_admin_cmd *cmd)
 {
+	if (!(emu_reg_read(emu, REFNIC_REG_CAPS_LO) & REFNIC_CAP_RSS))
+		return REFNIC_ADMIN_STS_UNSUPPORTED;	/* caps_off=rss */
 	return cmd->opcode == REFNIC_ADMIN_RSS_SET ? rss_set(emu, &cmd->buf) :
 						     rss_get(emu, &cmd->buf);
 }

@@ -3,10 +3,13 @@
  */
 
 /*
- * libFuzzer: the device hands the PMD RX and TX completions, admin replies
- * and events whose bytes come from the fuzzer's input (the device's tamper
- * hook; the phase bit stays the device's, so the PMD takes them for real).
- * Each input drives a little traffic and a stats read over a refnic pair;
+ * libFuzzer: the device hands the PMD RX and TX completions, admin
+ * completions, admin reply buffers (IDENTIFY, STATS_GET, RSS_GET) and
+ * events whose bytes come from the fuzzer's input (the device's tamper hook;
+ * the phase bit stays the device's, so the PMD takes them for real). The
+ * input's first byte says whether port A is reset first (bit 7: IDENTIFY
+ * and the counters' baseline from the input); then each input drives a
+ * little traffic, a stats read and an RSS read over a refnic pair;
  * then the device behaves again, and the port must carry a frame again:
  * by itself (proactive recovery) or after rte_eth_dev_reset(). Nothing may
  * crash or reach outside its rings (ASan, UBSan); a port that a healthy
@@ -38,7 +41,8 @@ static uint16_t port_a, port_b;
 static struct rte_ether_addr mac_b;
 
 /* The input, consumed entry by entry: a byte says whether to overwrite the
- * next entry, and which kinds may be; the entry's bytes follow. */
+ * next entry, and which kinds may be (REFNIC_EMU_CORRUPT_* bits); the
+ * entry's bytes follow. */
 static const uint8_t *in_data;
 static size_t in_left;
 
@@ -155,17 +159,35 @@ LLVMFuzzerInitialize(int *argc __rte_unused, char ***argv)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	struct rte_eth_rss_reta_entry64 reta[REFNIC_RSS_RETA_SIZE / RTE_ETH_RETA_GROUP_SIZE];
+	struct rte_eth_rss_conf rss = { 0 };
 	struct rte_eth_stats st;
-	unsigned int round;
+	unsigned int round, i;
 
-	in_data = data;
-	in_left = size;
+	if (size == 0)
+		return 0;
+	in_data = data + 1;
+	in_left = size - 1;
+	if (data[0] & 0x80) {
+		/* IDENTIFY and STATS_GET from the input; a refusal is fine. */
+		rte_eth_dev_stop(port_a);
+		if (rte_eth_dev_reset(port_a) == 0)
+			port_start(port_a);
+	}
 	for (round = 0; round < 4 && in_left != 0; round++) {
 		send_frames(FZ_BURST);
 		receive();
 		rte_eth_tx_done_cleanup(port_a, 0, 0);
 		rte_eth_stats_get(port_a, &st);		/* an admin exchange each */
 		rte_eth_stats_get(port_b, &st);
+		for (i = 0; i < RTE_DIM(reta); i++)
+			reta[i].mask = UINT64_MAX;
+		/* What reaches the application names a queue the port has. */
+		if (rte_eth_dev_rss_reta_query(port_a, reta, REFNIC_RSS_RETA_SIZE) == 0)
+			for (i = 0; i < REFNIC_RSS_RETA_SIZE; i++)
+				if (reta[i / RTE_ETH_RETA_GROUP_SIZE].reta[i % RTE_ETH_RETA_GROUP_SIZE])
+					abort();
+		rte_eth_dev_rss_hash_conf_get(port_a, &rss);
 	}
 	in_left = 0;
 	if (frame_passes())

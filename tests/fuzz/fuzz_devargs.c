@@ -44,7 +44,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    (params.max_queues == 0 || params.max_queues > REFNIC_MAX_QUEUES ||
 	     params.engines == 0 || params.engines > REFNIC_EMU_MAX_ENGINES ||
 	     drv.itr.rx_us > REFNIC_ITR_MAX_US || drv.itr.tx_us > REFNIC_ITR_MAX_US ||
-	     drv.wc > REFNIC_WC_OFF || params.bar_wc > REFNIC_BAR_WC_OFF))
+	     drv.wc > REFNIC_WC_OFF || params.bar_wc > REFNIC_BAR_WC_OFF ||
+	     params.max_tx_segs > REFNIC_MAX_TX_SEGS ||
+	     (params.faults.corrupt_what & ~REFNIC_EMU_CORRUPT_ANY) != 0))
 		abort();	/* accepted, yet out of range */
 	free(args);
 	return 0;

@@ -7,6 +7,9 @@
  * itself, byte-exact delivery, scatter, and the device's MAC filter.
  */
 
+#include <stdlib.h>
+
+#include <rte_errno.h>
 #include <rte_mempool.h>
 
 #include "test_common.h"
@@ -32,23 +35,30 @@ dp_teardown(void)
 	test_pair_destroy(DP_A, DP_B);
 }
 
-/* Send n frames A->B and take them off B's ring; true if all arrived intact. */
+/* Send n frames a->b and take them off b's ring; true if all arrived intact. */
 static bool
-dp_send_recv(uint16_t n, uint32_t len, uint16_t nb_segs)
+dp_send_recv_on(uint16_t a, uint16_t b, const struct rte_ether_addr *mac, uint16_t n,
+		uint32_t len, uint16_t nb_segs)
 {
 	struct rte_mbuf *tx[TEST_BURST], *rx[TEST_BURST];
 	uint16_t i, sent, got;
 	bool ok = true;
 
 	for (i = 0; i < n; i++)
-		tx[i] = test_make_pkt(&mac_b, len, i, nb_segs);
-	sent = test_tx_all(port_a, tx, n);
-	got = test_rx_wait(port_b, rx, sent);
+		tx[i] = test_make_pkt(mac, len, i, nb_segs);
+	sent = test_tx_all(a, tx, n);
+	got = test_rx_wait(b, rx, sent);
 	for (i = 0; i < got; i++) {
-		ok &= test_pkt_matches(rx[i], &mac_b, len, i);
+		ok &= test_pkt_matches(rx[i], mac, len, i);
 		rte_pktmbuf_free(rx[i]);
 	}
 	return ok && sent == n && got == n;
+}
+
+static bool
+dp_send_recv(uint16_t n, uint32_t len, uint16_t nb_segs)
+{
+	return dp_send_recv_on(port_a, port_b, &mac_b, n, len, nb_segs);
 }
 
 #define TXPK offsetof(struct refnic_hw_stats, q[0].tx_packets)
@@ -268,6 +278,107 @@ test_tx_reclaim_is_bounded(void)
 	return TEST_SUCCESS;
 }
 
+/*
+ * A device that takes at most 2 descriptors per packet (max_tx_segs=2)
+ * says so in dev_info; a longer chain is refused by tx_prepare and, sent
+ * anyway, dropped and counted by tx_burst without reaching the device;
+ * chains within the limit go out byte-identical, in order.
+ */
+#define SEGS_A	"net_refnic_s0"
+#define SEGS_B	"net_refnic_s1"
+
+static int
+test_tx_max_segs_from_device(void)
+{
+	const char *extra = getenv("REFNIC_TEST_DEVARGS");
+	struct rte_mbuf *tx[4], *rx[4];
+	struct refnic_hw_stats hw0, hw1;
+	struct rte_eth_dev_info info;
+	struct rte_eth_stats st;
+	struct rte_ether_addr mac;
+	unsigned int in_use;
+	char args[256];
+	uint16_t a, b, n, i;
+	int ret = TEST_FAILED;
+
+	snprintf(args, sizeof(args), "cable=%s,%s,max_tx_segs=2", SEGS_A,
+		 extra != NULL ? extra : "profile=ideal");
+	in_use = rte_mempool_in_use_count(test_pool);
+	TEST_ASSERT_SUCCESS(test_port_create(SEGS_A, args, &a), "%s", args);
+	if (test_port_create(SEGS_B, args, &b) != 0) {
+		test_port_destroy(SEGS_A);
+		return TEST_FAILED;
+	}
+	rte_eth_macaddr_get(b, &mac);
+	if (rte_eth_dev_info_get(a, &info) != 0 || info.tx_desc_lim.nb_seg_max != 2 ||
+	    info.tx_desc_lim.nb_mtu_seg_max != 2) {
+		printf("    nb_seg_max %u, expected the device's 2\n", info.tx_desc_lim.nb_seg_max);
+		goto out;
+	}
+	if (test_port_start(a, 0, 0) != 0 || test_port_start(b, 0, 0) != 0)
+		goto out;
+	test_hw_stats(SEGS_A, &hw0);
+
+	/* tx_prepare stops at the 3-segment chain. */
+	tx[0] = test_make_pkt(&mac, 300, 1, 1);
+	tx[1] = test_make_pkt(&mac, 300, 2, 2);
+	tx[2] = test_make_pkt(&mac, 300, 3, 3);
+	rte_errno = 0;
+	n = rte_eth_tx_prepare(a, 0, tx, 3);
+	if (n != 2 || rte_errno != EINVAL) {
+		printf("    tx_prepare passed %u of 3 (rte_errno %d), expected 2, EINVAL\n",
+		       n, rte_errno);
+		rte_pktmbuf_free_bulk(tx, 3);
+		goto out;
+	}
+	/* tx_burst anyway: the chain is taken, dropped and counted; the two
+	 * around it are sent. */
+	tx[3] = test_make_pkt(&mac, 1000, 4, 2);
+	rte_pktmbuf_free(tx[0]);
+	tx[0] = tx[1];
+	tx[1] = tx[2];
+	tx[2] = tx[3];
+	n = test_tx_all(a, tx, 3);
+	if (n != 3 || test_rx_wait(b, rx, 2) != 2) {
+		printf("    %u sent, expected 3 taken and 2 received\n", n);
+		goto out;
+	}
+	for (i = 0; i < 2; i++) {
+		bool ok = test_pkt_matches(rx[i], &mac, i == 0 ? 300 : 1000, i == 0 ? 2 : 4);
+
+		rte_pktmbuf_free(rx[i]);
+		if (!ok) {
+			printf("    frame %u not byte-identical\n", i);
+			goto out;
+		}
+	}
+	rte_delay_ms(10);
+	n = rte_eth_rx_burst(b, 0, rx, 4);
+	rte_pktmbuf_free_bulk(rx, n);
+	test_hw_stats(SEGS_A, &hw1);
+	if (n != 0 || rte_eth_stats_get(a, &st) != 0 || st.oerrors != 1 ||
+	    hw1.q[0].tx_malformed != hw0.q[0].tx_malformed ||
+	    hw1.q[0].tx_packets - hw0.q[0].tx_packets != 2) {
+		printf("    %u more received, oerrors %" PRIu64 " (expected 1), device: %" PRIu64
+		       " sent, %" PRIu64 " malformed\n", n, st.oerrors,
+		       hw1.q[0].tx_packets - hw0.q[0].tx_packets,
+		       hw1.q[0].tx_malformed - hw0.q[0].tx_malformed);
+		goto out;
+	}
+	/* Within the limit, a full burst of each size. */
+	if (!dp_send_recv_on(a, b, &mac, TEST_BURST, 1514, 2) ||
+	    !dp_send_recv_on(a, b, &mac, TEST_BURST, 60, 1))
+		goto out;
+	ret = TEST_SUCCESS;
+out:
+	rte_eth_dev_stop(a);
+	rte_eth_dev_stop(b);
+	test_port_destroy(SEGS_A);
+	test_port_destroy(SEGS_B);
+	TEST_ASSERT_EQUAL(rte_mempool_in_use_count(test_pool), in_use, "mbufs held");
+	return ret;
+}
+
 const struct unit_test_suite refnic_datapath_suite = {
 	.name = "datapath",
 	.setup = dp_setup,
@@ -280,6 +391,7 @@ const struct unit_test_suite refnic_datapath_suite = {
 		TEST_CASE(test_jumbo_scatter),
 		TEST_CASE(test_bad_iova_is_a_dma_error),
 		TEST_CASE(test_tx_reclaim_is_bounded),
+		TEST_CASE(test_tx_max_segs_from_device),
 		TEST_CASES_END()
 	},
 };

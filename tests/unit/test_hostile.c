@@ -12,6 +12,9 @@
  * build of this suite (test.sh's unit-sanitized) would catch.
  */
 
+#include <stdio.h>
+#include <string.h>
+
 #include <rte_mempool.h>
 
 #include "test_common.h"
@@ -224,6 +227,270 @@ test_garbled_events(void)
 	return TEST_SUCCESS;
 }
 
+/* --- Admin reply buffers (fault_corrupt=reply) ------------------------- */
+
+#define HR	"net_refnic_hr"
+
+static char reply_log[16384];
+
+/* Lines of reply_log holding needle. */
+static unsigned int
+log_lines_with(const char *needle)
+{
+	unsigned int n = 0;
+	const char *p;
+
+	for (p = strstr(reply_log, needle); p != NULL; p = strstr(p + 1, needle))
+		n++;
+	return n;
+}
+
+static FILE *
+log_capture_start(void)
+{
+	FILE *f = fmemopen(reply_log, sizeof(reply_log) - 1, "w");
+
+	memset(reply_log, 0, sizeof(reply_log));
+	if (f != NULL)
+		rte_openlog_stream(f);
+	return f;
+}
+
+static void
+log_capture_stop(FILE *f)
+{
+	rte_openlog_stream(NULL);
+	if (f != NULL)
+		fclose(f);
+}
+
+/* Every garbled reply from now on (the lab's knob: the port probed clean). */
+static void
+replies_garbled(bool on)
+{
+	struct refnic_emu_faults f = { .corrupt_what = REFNIC_EMU_CORRUPT_REPLY,
+				       .corrupt_every = 1 };
+
+	if (!on)
+		memset(&f, 0, sizeof(f));
+	refnic_emu_set_faults(refnic_emu_lookup(HR), &f);
+}
+
+/* Whatever a case left: its device behaves again and goes. */
+static void
+hr_teardown(void)
+{
+	if (refnic_emu_lookup(HR) != NULL)
+		replies_garbled(false);
+	test_port_destroy(HR);
+}
+
+/* What dev_info says stays within the contract, whatever IDENTIFY said. */
+static int
+info_within_contract(uint16_t port)
+{
+	struct rte_eth_dev_info info;
+	char fw[64];
+
+	TEST_ASSERT_SUCCESS(rte_eth_dev_info_get(port, &info), "dev_info");
+	TEST_ASSERT(info.max_rx_queues >= 1 && info.max_rx_queues <= REFNIC_MAX_QUEUES &&
+		    info.max_tx_queues == info.max_rx_queues, "%u queues", info.max_rx_queues);
+	TEST_ASSERT(info.tx_desc_lim.nb_seg_max >= 1 &&
+		    info.tx_desc_lim.nb_seg_max <= REFNIC_MAX_TX_SEGS, "%u TX segments",
+		    info.tx_desc_lim.nb_seg_max);
+	TEST_ASSERT(info.min_mtu >= REFNIC_MIN_MTU && info.max_mtu <= REFNIC_MAX_MTU &&
+		    info.min_mtu <= info.max_mtu, "MTU %u-%u", info.min_mtu, info.max_mtu);
+	TEST_ASSERT(info.rx_desc_lim.nb_min >= REFNIC_MIN_RING_SIZE &&
+		    info.rx_desc_lim.nb_max <= REFNIC_MAX_RING_SIZE &&
+		    rte_is_power_of_2(info.rx_desc_lim.nb_min) &&
+		    rte_is_power_of_2(info.rx_desc_lim.nb_max), "rings %u-%u",
+		    info.rx_desc_lim.nb_min, info.rx_desc_lim.nb_max);
+	TEST_ASSERT(info.max_mac_addrs <= 1 + REFNIC_MAX_MAC_FILTERS, "%u MACs",
+		    info.max_mac_addrs);
+	TEST_ASSERT(info.reta_size == 0 || info.reta_size == REFNIC_RSS_RETA_SIZE, "RETA %u",
+		    info.reta_size);
+	TEST_ASSERT(rte_eth_dev_fw_version_get(port, fw, sizeof(fw)) == 0 &&
+		    strlen(fw) < REFNIC_FW_VERSION_LEN, "fw version");
+	return TEST_SUCCESS;
+}
+
+/* A bad IDENTIFY at probe: the probe fails with one line naming the field,
+ * and leaves no port, no device, no mbuf behind. */
+static int
+test_bad_identify_fails_probe(void)
+{
+	unsigned int in_use = rte_mempool_in_use_count(test_pool);
+	FILE *f = log_capture_start();
+	uint16_t port;
+	int ret;
+
+	ret = test_port_create(HR, "cable=loopback,profile=ideal,fault_corrupt=reply:1", &port);
+	log_capture_stop(f);
+	if (ret == 0)
+		test_port_destroy(HR);
+	TEST_ASSERT(ret != 0, "a device with a bad IDENTIFY was accepted");
+	printf("    %s", reply_log);
+	TEST_ASSERT_EQUAL(log_lines_with("IDENTIFY reply"), 1, "lines naming IDENTIFY");
+	TEST_ASSERT(strstr(reply_log, "magic") != NULL, "the line names the field");
+	TEST_ASSERT(rte_eth_dev_get_port_by_name(HR, &port) != 0, "a port is left");
+	TEST_ASSERT(refnic_emu_lookup(HR) == NULL, "a device is left");
+	TEST_ASSERT_EQUAL(rte_mempool_in_use_count(test_pool), in_use, "mbufs held");
+	return TEST_SUCCESS;
+}
+
+/*
+ * Every IDENTIFY variant, one reset each: each refused or clamped with a
+ * counted line, dev_info within the contract all along; then the device
+ * behaves, and the port carries traffic again with every mbuf back.
+ */
+static int
+test_bad_identify_every_variant(void)
+{
+	unsigned int in_use = rte_mempool_in_use_count(test_pool), v, refused = 0;
+	uint64_t errors = 0, now;
+	struct rte_ether_addr mac;
+	struct rte_mbuf *m;
+	uint16_t port;
+	FILE *f;
+	int ret;
+
+	TEST_ASSERT_SUCCESS(test_port_create(HR, "cable=loopback,profile=ideal", &port), "");
+	TEST_ASSERT_SUCCESS(test_port_start(port, 0, 0), "");
+	replies_garbled(true);
+	for (v = 0; v < 15; v++) {
+		rte_eth_dev_stop(port);
+		f = log_capture_start();
+		ret = rte_eth_dev_reset(port);
+		log_capture_stop(f);
+		refused += log_lines_with("device refused") != 0;
+		now = test_xstat(port, "admin_reply_errors");
+		TEST_ASSERT(ret != 0, "variant %u: a garbled reset went through", v);
+		TEST_ASSERT(log_lines_with("IDENTIFY reply") >= 1,
+			    "variant %u: no line names IDENTIFY:\n%s", v, reply_log);
+		TEST_ASSERT(now > errors, "variant %u: nothing counted", v);
+		errors = now;
+		if (info_within_contract(port) != TEST_SUCCESS)
+			return TEST_FAILED;
+	}
+	printf("    15 IDENTIFY variants: %u refused, %u clamped, %" PRIu64 " reply errors\n",
+	       refused, 15 - refused, errors);
+	replies_garbled(false);
+	ret = rte_eth_dev_reset(port);
+	TEST_ASSERT_SUCCESS(ret, "reset once the device behaves");
+	ret = test_port_start(port, 0, 0);
+	TEST_ASSERT_SUCCESS(ret, "start once the device behaves");
+	rte_eth_macaddr_get(port, &mac);
+	m = test_make_pkt(&mac, 200, 7, 2);
+	ret |= test_tx_all(port, &m, 1) != 1 || test_rx_wait(port, &m, 1) != 1 ||
+	       !test_pkt_matches(m, &mac, 200, 7);
+	if (ret == 0)
+		rte_pktmbuf_free(m);
+	rte_eth_dev_stop(port);
+	test_port_destroy(HR);
+	TEST_ASSERT_SUCCESS(ret, "no traffic after the device behaved again");
+	TEST_ASSERT(refused >= 10, "%u variants refused", refused);
+	TEST_ASSERT_EQUAL(rte_mempool_in_use_count(test_pool), in_use, "mbufs held");
+	return TEST_SUCCESS;
+}
+
+/* Garbled STATS_GET replies are refused, counted, and the last good
+ * counters stand: nothing jumps, nothing goes back. */
+static int
+test_bad_stats_replies(void)
+{
+	static const char * const kept[] = {
+		"tx_doorbell_writes", "rx_doorbell_writes", "device_resets", "dma_errors",
+	};
+	uint64_t before[RTE_DIM(kept)], base, errors;
+	struct rte_ether_addr mac;
+	struct rte_mbuf *m[8];
+	struct rte_eth_stats st;
+	unsigned int i, r;
+	uint16_t port;
+
+	TEST_ASSERT_SUCCESS(test_port_create(HR, "cable=loopback,profile=ideal", &port), "");
+	TEST_ASSERT_SUCCESS(test_port_start(port, 0, 0), "");
+	rte_eth_macaddr_get(port, &mac);
+	for (i = 0; i < RTE_DIM(m); i++)
+		m[i] = test_make_pkt(&mac, 100, i, 1);
+	TEST_ASSERT_EQUAL(test_tx_all(port, m, RTE_DIM(m)), RTE_DIM(m), "sent");
+	TEST_ASSERT_EQUAL(test_rx_wait(port, m, RTE_DIM(m)), RTE_DIM(m), "received");
+	rte_pktmbuf_free_bulk(m, RTE_DIM(m));
+	for (i = 0; i < RTE_DIM(kept); i++)
+		before[i] = test_xstat(port, kept[i]);
+	base = test_xstat(port, "admin_reply_errors");
+	replies_garbled(true);
+	for (r = 0; r < 6; r++) {
+		for (i = 0; i < RTE_DIM(kept); i++)
+			TEST_ASSERT_EQUAL(test_xstat(port, kept[i]), before[i], "%s, read %u",
+					  kept[i], r);
+		TEST_ASSERT_SUCCESS(rte_eth_stats_get(port, &st), "");
+		TEST_ASSERT_EQUAL(st.opackets, RTE_DIM(m), "read %u: the driver's count", r);
+	}
+	replies_garbled(false);
+	/* Each xstat and stats read above made at least one STATS_GET, each
+	 * refused; the good ones after are not. */
+	errors = test_xstat(port, "admin_reply_errors") - base;
+	TEST_ASSERT(errors >= 6 * (RTE_DIM(kept) + 1), "%" PRIu64 " refused replies", errors);
+	TEST_ASSERT_SUCCESS(rte_eth_stats_get(port, &st), "");
+	TEST_ASSERT_EQUAL(st.opackets, RTE_DIM(m), "the device's count again");
+	TEST_ASSERT_EQUAL(st.ipackets, RTE_DIM(m), "the device's count again");
+	TEST_ASSERT_EQUAL(test_xstat(port, "admin_reply_errors") - base, errors,
+			  "a good reply counted as bad");
+	return TEST_SUCCESS;
+}
+
+/* Garbled RSS_GET replies (RETA beyond the queues, unknown hash types)
+ * never reach the application: -EIO, counted; then the real table. */
+static int
+test_bad_rss_replies(void)
+{
+	struct rte_eth_conf conf = {
+		.rxmode = { .mq_mode = RTE_ETH_MQ_RX_RSS },
+		.rx_adv_conf.rss_conf.rss_hf = RTE_ETH_RSS_IPV4 | RTE_ETH_RSS_IPV6,
+	};
+	struct rte_eth_rss_reta_entry64 reta[REFNIC_RSS_RETA_SIZE / RTE_ETH_RETA_GROUP_SIZE];
+	struct rte_eth_rss_conf rss = { 0 };
+	unsigned int in_use = rte_mempool_in_use_count(test_pool), i;
+	uint64_t errors;
+	uint16_t port;
+	int ret = 0;
+
+	TEST_ASSERT_SUCCESS(test_port_create(HR, "cable=loopback,profile=ideal", &port), "");
+	if (rte_eth_dev_configure(port, 2, 1, &conf) != 0 ||
+	    rte_eth_rx_queue_setup(port, 0, TEST_RING_SIZE, SOCKET_ID_ANY, NULL, test_pool) != 0 ||
+	    rte_eth_rx_queue_setup(port, 1, TEST_RING_SIZE, SOCKET_ID_ANY, NULL, test_pool) != 0 ||
+	    rte_eth_tx_queue_setup(port, 0, TEST_RING_SIZE, SOCKET_ID_ANY, NULL) != 0 ||
+	    rte_eth_dev_start(port) != 0) {
+		test_port_destroy(HR);
+		return TEST_FAILED;
+	}
+	errors = test_xstat(port, "admin_reply_errors");
+	replies_garbled(true);
+	for (i = 0; i < 6; i++) {
+		memset(reta, 0, sizeof(reta));
+		reta[0].mask = reta[1].mask = UINT64_MAX;
+		ret |= rte_eth_dev_rss_reta_query(port, reta, REFNIC_RSS_RETA_SIZE) != -EIO;
+		ret |= rte_eth_dev_rss_hash_conf_get(port, &rss) != -EIO;
+	}
+	replies_garbled(false);
+	errors = test_xstat(port, "admin_reply_errors") - errors;
+	memset(reta, 0, sizeof(reta));
+	reta[0].mask = reta[1].mask = UINT64_MAX;
+	ret |= rte_eth_dev_rss_reta_query(port, reta, REFNIC_RSS_RETA_SIZE) != 0;
+	for (i = 0; i < REFNIC_RSS_RETA_SIZE; i++)
+		ret |= reta[i / RTE_ETH_RETA_GROUP_SIZE].reta[i % RTE_ETH_RETA_GROUP_SIZE] != i % 2;
+	ret |= rte_eth_dev_rss_hash_conf_get(port, &rss) != 0 ||
+	       rss.rss_hf != (RTE_ETH_RSS_IPV4 | RTE_ETH_RSS_IPV6);
+	rte_eth_dev_stop(port);
+	test_port_destroy(HR);
+	TEST_ASSERT_SUCCESS(ret, "a garbled RSS_GET reached the application, or the "
+			    "good one did not");
+	TEST_ASSERT_EQUAL(errors, 12, "refused replies");
+	TEST_ASSERT_EQUAL(rte_mempool_in_use_count(test_pool), in_use, "mbufs held");
+	return TEST_SUCCESS;
+}
+
 const struct unit_test_suite refnic_hostile_suite = {
 	.name = "hostile",
 	.cases = {
@@ -231,6 +498,10 @@ const struct unit_test_suite refnic_hostile_suite = {
 		TEST_CASE(test_garbled_tx_completions),
 		TEST_CASE(test_garbled_admin_replies),
 		TEST_CASE(test_garbled_events),
+		TEST_CASE_ST(NULL, hr_teardown, test_bad_identify_fails_probe),
+		TEST_CASE_ST(NULL, hr_teardown, test_bad_identify_every_variant),
+		TEST_CASE_ST(NULL, hr_teardown, test_bad_stats_replies),
+		TEST_CASE_ST(NULL, hr_teardown, test_bad_rss_replies),
 		TEST_CASES_END()
 	},
 };

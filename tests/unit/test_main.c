@@ -32,6 +32,7 @@ extern const struct unit_test_suite refnic_intr_suite;
 extern const struct unit_test_suite refnic_hostile_suite;
 extern const struct unit_test_suite refnic_doorbell_suite;
 extern const struct unit_test_suite refnic_wc_suite;
+extern const struct unit_test_suite refnic_config_suite;
 
 static const struct unit_test_suite *suites[] = {
 	&refnic_probe_suite,
@@ -47,6 +48,7 @@ static const struct unit_test_suite *suites[] = {
 	&refnic_hostile_suite,
 	&refnic_doorbell_suite,
 	&refnic_wc_suite,
+	&refnic_config_suite,
 };
 
 static bool

@@ -132,6 +132,7 @@ struct refnic_adapter {
 		uint64_t recoveries;		/* RTE_ETH_EVENT_RECOVERY_SUCCESS */
 		uint64_t recovery_failures;	/* RTE_ETH_EVENT_RECOVERY_FAILED */
 		uint64_t reset_requests;	/* RTE_ETH_EVENT_INTR_RESET */
+		uint64_t reply_errors;		/* admin reply fields refused or clamped */
 	} failure_stats;
 	uint16_t port_id;
 	/* Set when even a reset did not quiet the device: queue buffers stay
@@ -200,6 +201,14 @@ int refnic_admin_exec_buf(struct refnic_adapter *ad, struct refnic_admin_cmd *cm
 			  void *data, uint32_t len, bool to_device);
 int refnic_admin_status_to_errno(uint16_t status);
 int refnic_fetch_hw_stats(struct refnic_adapter *ad);
+int refnic_fetch_hw_stats_baseline(struct refnic_adapter *ad);
+
+/* refnic_reply.c: admin reply buffers checked (one line and counted each) */
+int refnic_identify_check(struct refnic_adapter *ad, struct refnic_identify *id);
+int refnic_stats_check(struct refnic_adapter *ad, const struct refnic_hw_stats *s,
+		       const struct refnic_hw_stats *since);
+bool refnic_stats_not_below(const struct refnic_hw_stats *a, const struct refnic_hw_stats *b);
+void refnic_reply_error(struct refnic_adapter *ad, const char *cmd, const char *what);
 
 /* refnic_rss.c */
 uint64_t refnic_rss_offloads(void);

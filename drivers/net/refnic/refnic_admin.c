@@ -372,10 +372,30 @@ refnic_admin_exec_buf(struct refnic_adapter *ad, struct refnic_admin_cmd *cmd,
 	return ret;
 }
 
+static int
+hw_stats_fetch(struct refnic_adapter *ad, bool baseline)
+{
+	struct refnic_admin_cmd cmd = { .opcode = REFNIC_ADMIN_STATS_GET };
+	struct refnic_hw_stats s;
+	int ret = refnic_admin_exec_buf(ad, &cmd, &s, sizeof(s), false);
+
+	if (ret == 0)
+		ret = refnic_stats_check(ad, &s, baseline ? NULL : &ad->hw_stats);
+	if (ret == 0)
+		ad->hw_stats = s;
+	return ret;
+}
+
+/* The device's counters into ad->hw_stats, if they pass the checks. */
 int
 refnic_fetch_hw_stats(struct refnic_adapter *ad)
 {
-	struct refnic_admin_cmd cmd = { .opcode = REFNIC_ADMIN_STATS_GET };
+	return hw_stats_fetch(ad, false);
+}
 
-	return refnic_admin_exec_buf(ad, &cmd, &ad->hw_stats, sizeof(ad->hw_stats), false);
+/* The same, for a new baseline: not checked against the copy before. */
+int
+refnic_fetch_hw_stats_baseline(struct refnic_adapter *ad)
+{
+	return hw_stats_fetch(ad, true);
 }

@@ -35,38 +35,12 @@ refnic_set_burst_functions(struct rte_eth_dev *dev)
 	dev->tx_descriptor_status = refnic_tx_descriptor_status;
 }
 
-/* Check and clamp what IDENTIFY returned: it is device-written input. */
-static int
-refnic_identify_check(struct refnic_identify *id)
-{
-	if (id->magic != REFNIC_HW_MAGIC) {
-		PMD_INIT_LOG(ERR, "IDENTIFY returned magic 0x%08x", id->magic);
-		return -EIO;
-	}
-	id->fw_version[sizeof(id->fw_version) - 1] = '\0';
-	id->max_queues = RTE_MIN(id->max_queues, REFNIC_MAX_QUEUES);
-	id->min_ring_size = RTE_MAX(id->min_ring_size, REFNIC_MIN_RING_SIZE);
-	id->max_ring_size = RTE_MIN(id->max_ring_size, REFNIC_MAX_RING_SIZE);
-	id->min_mtu = RTE_MAX(id->min_mtu, REFNIC_MIN_MTU);
-	id->max_mtu = RTE_MIN(id->max_mtu, REFNIC_MAX_MTU);
-	id->max_tx_segs = RTE_MIN(id->max_tx_segs, REFNIC_MAX_TX_SEGS);
-	id->min_rx_buf_size = RTE_MAX(id->min_rx_buf_size, REFNIC_MIN_RX_BUF_SIZE);
-	if (id->max_queues == 0 || id->min_ring_size > id->max_ring_size ||
-	    !rte_is_power_of_2(id->min_ring_size) || !rte_is_power_of_2(id->max_ring_size) ||
-	    id->min_mtu > id->max_mtu || id->max_tx_segs == 0) {
-		PMD_INIT_LOG(ERR, "IDENTIFY returned impossible limits (queues %u, ring %u-%u, "
-			     "mtu %u-%u, tx segs %u)", id->max_queues, id->min_ring_size,
-			     id->max_ring_size, id->min_mtu, id->max_mtu, id->max_tx_segs);
-		return -EIO;
-	}
-	return 0;
-}
-
 /* Reset the device, set up the admin queue and learn what the device is. */
 static int
 refnic_hw_init(struct refnic_adapter *ad)
 {
 	struct refnic_admin_cmd cmd = { .opcode = REFNIC_ADMIN_IDENTIFY };
+	struct refnic_identify id;
 	int ret;
 
 	ad->admin.policy = ad->args.admin_poll;
@@ -82,12 +56,12 @@ refnic_hw_init(struct refnic_adapter *ad)
 	if (ret != 0)
 		return ret;
 	ad->failed = false;
-	ret = refnic_admin_exec_buf(ad, &cmd, &ad->ident, sizeof(ad->ident), false);
+	ret = refnic_admin_exec_buf(ad, &cmd, &id, sizeof(id), false);
 	if (ret != 0) {
 		PMD_INIT_LOG(ERR, "IDENTIFY failed: %s", rte_strerror(-ret));
 		return ret;
 	}
-	ret = refnic_identify_check(&ad->ident);
+	ret = refnic_identify_check(ad, &id);
 	if (ret != 0)
 		return ret;
 	if (!rte_is_valid_assigned_ether_addr((struct rte_ether_addr *)ad->ident.mac)) {
@@ -96,7 +70,7 @@ refnic_hw_init(struct refnic_adapter *ad)
 	}
 	/* Device counters run from its creation; the port's from its (re)init. */
 	pthread_mutex_lock(&ad->stats_lock);
-	ret = refnic_fetch_hw_stats(ad);
+	ret = refnic_fetch_hw_stats_baseline(ad);
 	if (ret == 0)
 		ad->hw_stats_base = ad->hw_stats;
 	pthread_mutex_unlock(&ad->stats_lock);
@@ -434,7 +408,8 @@ refnic_dev_recover(struct rte_eth_dev *dev)
 	/* Counters go on across a recovery, as across a restart: the device's
 	 * run from its creation, so the port's baseline stays. */
 	pthread_mutex_lock(&ad->stats_lock);
-	ad->hw_stats_base = base;
+	if (refnic_stats_not_below(&ad->hw_stats, &base))	/* else start over */
+		ad->hw_stats_base = base;
 	pthread_mutex_unlock(&ad->stats_lock);
 	if (ret != 0)
 		return ret;
@@ -728,7 +703,7 @@ refnic_stats_reset(struct rte_eth_dev *dev)
 			memset(&((struct refnic_tx_queue *)dev->data->tx_queues[q])->stats, 0,
 			       sizeof(struct refnic_queue_stats));
 	pthread_mutex_lock(&ad->stats_lock);
-	if (!ad->failed && refnic_fetch_hw_stats(ad) == 0)
+	if (!ad->failed && refnic_fetch_hw_stats_baseline(ad) == 0)
 		ad->hw_stats_base = ad->hw_stats;
 	pthread_mutex_unlock(&ad->stats_lock);
 	return 0;

@@ -167,6 +167,12 @@ refnic_tx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
 	txq->free_thresh = free_thresh_get(conf->tx_free_thresh,
 					   REFNIC_DEFAULT_TX_FREE_THRESH, nb_desc);
 	txq->max_segs = ad->ident.max_tx_segs;
+	/* TX_IPV4/IPV6 only describe the packet for the offloads. */
+	txq->tx_ol_ok = RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IPV6;
+	if (ad->ident.caps & REFNIC_CAP_TX_CSUM)
+		txq->tx_ol_ok |= RTE_MBUF_F_TX_IP_CKSUM | RTE_MBUF_F_TX_L4_MASK;
+	if (ad->ident.caps & REFNIC_CAP_VLAN_INSERT)
+		txq->tx_ol_ok |= RTE_MBUF_F_TX_VLAN;
 	txq->push = ad->tx_push;
 	txq->push_reg = REFNIC_PUSH_LINE(qid);
 	txq->qid = qid;

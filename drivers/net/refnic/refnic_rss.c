@@ -8,6 +8,8 @@
  * start and to answer while the port is stopped.
  */
 
+#include <stdio.h>
+
 #include "refnic.h"
 
 /* The key from Microsoft's RSS verification suite, the usual default. */
@@ -82,37 +84,56 @@ rss_push(struct rte_eth_dev *dev)
 	return dev->data->dev_started ? rss_send(refnic_adapter(dev)) : 0;
 }
 
+/* A port whose device has no RSS refuses every RSS call with a reason. */
 static int
-rss_key_set(struct refnic_adapter *ad, const uint8_t *key, uint8_t key_len)
+rss_capable(struct rte_eth_dev *dev)
 {
-	if (key == NULL)
+	if (refnic_adapter(dev)->ident.caps & REFNIC_CAP_RSS)
 		return 0;
-	if (key_len != REFNIC_RSS_KEY_SIZE) {
+	PMD_DRV_LOG(ERR, "port %u: the device has no RSS", dev->data->port_id);
+	return -ENOTSUP;
+}
+
+static int
+rss_key_check(const uint8_t *key, uint8_t key_len)
+{
+	if (key != NULL && key_len != REFNIC_RSS_KEY_SIZE) {
 		PMD_DRV_LOG(ERR, "RSS key of %u bytes: the device takes %u",
 			    key_len, REFNIC_RSS_KEY_SIZE);
 		return -EINVAL;
 	}
-	memcpy(ad->rss.key, key, REFNIC_RSS_KEY_SIZE);
 	return 0;
 }
 
-/* dev_configure: RSS on (with the app's key, or ours) or off. */
+/* dev_configure: RSS on (with the app's key, or ours) or off. Checked
+ * first: a refused configuration leaves the previous one as it was. */
 int
 refnic_rss_configure(struct rte_eth_dev *dev)
 {
 	struct refnic_adapter *ad = refnic_adapter(dev);
 	const struct rte_eth_rss_conf *conf = &dev->data->dev_conf.rx_adv_conf.rss_conf;
+	bool rss = dev->data->dev_conf.rxmode.mq_mode & RTE_ETH_MQ_RX_RSS_FLAG;
 	uint16_t nb_rxq = dev->data->nb_rx_queues;
 	unsigned int i;
+	int ret;
 
+	if (rss) {
+		ret = rss_capable(dev);
+		if (ret == 0)
+			ret = rss_key_check(conf->rss_key, conf->rss_key_len);
+		if (ret != 0)
+			return ret;
+	}
 	memset(&ad->rss, 0, sizeof(ad->rss));
 	memcpy(ad->rss.key, refnic_default_rss_key, sizeof(ad->rss.key));
 	for (i = 0; i < REFNIC_RSS_RETA_SIZE; i++)
 		ad->rss.reta[i] = nb_rxq != 0 ? i % nb_rxq : 0;
-	if (!(dev->data->dev_conf.rxmode.mq_mode & RTE_ETH_MQ_RX_RSS_FLAG))
+	if (!rss)
 		return 0;
 	ad->rss.hash_types = rss_hf_to_hw(conf->rss_hf);
-	return rss_key_set(ad, conf->rss_key, conf->rss_key_len);
+	if (conf->rss_key != NULL)
+		memcpy(ad->rss.key, conf->rss_key, REFNIC_RSS_KEY_SIZE);
+	return 0;
 }
 
 /* dev_start: the device forgets RSS across resets; program it every start. */
@@ -128,10 +149,14 @@ int
 refnic_rss_hash_update(struct rte_eth_dev *dev, struct rte_eth_rss_conf *conf)
 {
 	struct refnic_adapter *ad = refnic_adapter(dev);
-	int ret = rss_key_set(ad, conf->rss_key, conf->rss_key_len);
+	int ret = rss_capable(dev);
 
+	if (ret == 0)
+		ret = rss_key_check(conf->rss_key, conf->rss_key_len);
 	if (ret != 0)
 		return ret;
+	if (conf->rss_key != NULL)
+		memcpy(ad->rss.key, conf->rss_key, REFNIC_RSS_KEY_SIZE);
 	ad->rss.hash_types = rss_hf_to_hw(conf->rss_hf);
 	return rss_push(dev);
 }
@@ -142,10 +167,13 @@ rss_pull(struct rte_eth_dev *dev, struct refnic_rss_config *cfg)
 {
 	struct refnic_adapter *ad = refnic_adapter(dev);
 	struct refnic_admin_cmd cmd = { .opcode = REFNIC_ADMIN_RSS_GET };
-
+	char what[96];
 	unsigned int i;
 	int ret;
 
+	ret = rss_capable(dev);
+	if (ret != 0)
+		return ret;
 	if (!dev->data->dev_started) {
 		*cfg = ad->rss;
 		return 0;
@@ -153,12 +181,19 @@ rss_pull(struct rte_eth_dev *dev, struct refnic_rss_config *cfg)
 	ret = refnic_admin_exec_buf(ad, &cmd, cfg, sizeof(*cfg), false);
 	if (ret != 0)
 		return ret;
-	/* Untrusted: the application must not see a queue the port lacks. */
+	/* Untrusted (our copy of it): the application must see neither a
+	 * queue the port lacks nor a hash type it cannot name. */
+	if (cfg->hash_types & ~rss_hf_to_hw(refnic_rss_offloads())) {
+		snprintf(what, sizeof(what), "hash types 0x%x, of which 0x%x unknown",
+			 cfg->hash_types, cfg->hash_types & ~rss_hf_to_hw(refnic_rss_offloads()));
+		refnic_reply_error(ad, "RSS_GET", what);
+		return -EIO;
+	}
 	for (i = 0; i < REFNIC_RSS_RETA_SIZE; i++) {
 		if (cfg->reta[i] >= dev->data->nb_rx_queues) {
-			PMD_DRV_LOG(ERR, "port %u: device's RETA entry %u names RX queue %u "
-				    "of %u", dev->data->port_id, i, cfg->reta[i],
-				    dev->data->nb_rx_queues);
+			snprintf(what, sizeof(what), "RETA entry %u names RX queue %u of %u",
+				 i, cfg->reta[i], dev->data->nb_rx_queues);
+			refnic_reply_error(ad, "RSS_GET", what);
 			return -EIO;
 		}
 	}
@@ -191,6 +226,8 @@ refnic_reta_update(struct rte_eth_dev *dev, struct rte_eth_rss_reta_entry64 *ret
 	uint8_t table[REFNIC_RSS_RETA_SIZE];
 	unsigned int i;
 
+	if (rss_capable(dev) != 0)
+		return -ENOTSUP;
 	if (reta_size != REFNIC_RSS_RETA_SIZE) {
 		PMD_DRV_LOG(ERR, "RETA of %u entries: the device has %u",
 			    reta_size, REFNIC_RSS_RETA_SIZE);
@@ -222,8 +259,11 @@ refnic_reta_query(struct rte_eth_dev *dev, struct rte_eth_rss_reta_entry64 *reta
 	unsigned int i;
 	int ret;
 
-	if (reta_size != REFNIC_RSS_RETA_SIZE)
+	if (reta_size != REFNIC_RSS_RETA_SIZE && rss_capable(dev) == 0) {
+		PMD_DRV_LOG(ERR, "RETA of %u entries asked: the device has %u",
+			    reta_size, REFNIC_RSS_RETA_SIZE);
 		return -EINVAL;
+	}
 	ret = rss_pull(dev, &cfg);
 	if (ret != 0)
 		return ret;

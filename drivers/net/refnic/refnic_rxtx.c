@@ -355,6 +355,9 @@ refnic_tx_done_cleanup(void *queue, uint32_t free_cnt)
 	uint16_t head, upto;
 	uint32_t pkts = 0;
 
+	/* ethdev 22.11 passes a queue a failed rte_eth_dev_reset() released. */
+	if (txq == NULL)
+		return -EINVAL;
 	if (!txq->started)
 		return 0;
 	head = tx_scan(txq, true);
@@ -583,9 +586,8 @@ refnic_prep_pkts(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 			rte_errno = EINVAL;
 			return i;
 		}
-		/* TX_IPV4/IPV6 only describe the packet for the offloads. */
-		if (m->ol_flags & RTE_MBUF_F_TX_OFFLOAD_MASK &
-		    ~(REFNIC_TX_OFFLOAD_MASK | RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IPV6) ||
+		/* Only what this device does (tx_ol_ok: its capabilities). */
+		if (m->ol_flags & RTE_MBUF_F_TX_OFFLOAD_MASK & ~txq->tx_ol_ok ||
 		    (m->ol_flags & RTE_MBUF_F_TX_L4_MASK) == RTE_MBUF_F_TX_SCTP_CKSUM) {
 			rte_errno = ENOTSUP;
 			return i;

@@ -36,6 +36,7 @@ struct refnic_port_xstats {
 	uint64_t recoveries;
 	uint64_t recovery_failures;
 	uint64_t reset_requests;
+	uint64_t admin_reply_errors;
 	uint64_t doorbells_dropped;
 	uint64_t missed_doorbell_recoveries;
 	uint64_t doorbell_checks;
@@ -70,6 +71,7 @@ static const struct refnic_xstat_def port_xstats[] = {
 	PORT_XSTAT(recoveries),
 	PORT_XSTAT(recovery_failures),
 	PORT_XSTAT(reset_requests),
+	PORT_XSTAT(admin_reply_errors),
 	PORT_XSTAT(doorbells_dropped),
 	PORT_XSTAT(missed_doorbell_recoveries),
 	PORT_XSTAT(doorbell_checks),
@@ -172,6 +174,8 @@ port_xstats_gather(const struct rte_eth_dev *dev, const struct refnic_admin_stat
 					       __ATOMIC_RELAXED);
 	x->reset_requests = __atomic_load_n(&ad->failure_stats.reset_requests,
 					    __ATOMIC_RELAXED);
+	x->admin_reply_errors = __atomic_load_n(&ad->failure_stats.reply_errors,
+						__ATOMIC_RELAXED);
 	x->doorbells_dropped = s->doorbells_dropped - b->doorbells_dropped;
 	x->missed_doorbell_recoveries = refnic_db_recoveries(ad);
 	x->doorbell_checks = refnic_db_checks(ad);

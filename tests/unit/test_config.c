@@ -1,0 +1,291 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The refnic authors
+ */
+
+/*
+ * Impossible configurations: more queues than the device has, descriptor
+ * counts outside its limits, MTUs outside its range, offloads and RSS it
+ * does not offer. Each is refused by the ethdev call that asks for it
+ * (ethdev's own checks against dev_info, or the PMD's), and loses nothing:
+ * the port then starts with a correct configuration, carries a frame, and
+ * every mbuf comes back.
+ */
+
+#include <rte_errno.h>
+#include <rte_mempool.h>
+
+#include "test_common.h"
+
+#define CF	"net_refnic_cf"
+
+static uint16_t cf_port;
+static unsigned int cf_in_use;
+
+static int
+cf_create(const char *extra)
+{
+	char args[128];
+
+	snprintf(args, sizeof(args), "cable=loopback,profile=ideal%s%s",
+		 *extra != '\0' ? "," : "", extra);
+	cf_in_use = rte_mempool_in_use_count(test_pool);
+	return test_port_create(CF, args, &cf_port);
+}
+
+static void
+cf_teardown(void)
+{
+	test_port_destroy(CF);
+}
+
+/* A correct configuration still starts, and a frame goes round. */
+static int
+cf_works(void)
+{
+	struct rte_ether_addr mac;
+	struct rte_mbuf *m;
+
+	TEST_ASSERT_SUCCESS(test_port_start(cf_port, 0, 0), "a correct start");
+	rte_eth_macaddr_get(cf_port, &mac);
+	m = test_make_pkt(&mac, 300, 9, 2);
+	TEST_ASSERT_EQUAL(test_tx_all(cf_port, &m, 1), 1, "sent");
+	TEST_ASSERT_EQUAL(test_rx_wait(cf_port, &m, 1), 1, "received");
+	TEST_ASSERT(test_pkt_matches(m, &mac, 300, 9), "intact");
+	rte_pktmbuf_free(m);
+	TEST_ASSERT_SUCCESS(rte_eth_dev_stop(cf_port), "");
+	TEST_ASSERT_EQUAL(rte_mempool_in_use_count(test_pool), cf_in_use, "mbufs held");
+	return TEST_SUCCESS;
+}
+
+static int
+test_more_queues_than_the_device(void)
+{
+	struct rte_eth_conf conf = { 0 };
+	struct rte_eth_dev_info info;
+
+	TEST_ASSERT_SUCCESS(cf_create("queues=4"), "");
+	TEST_ASSERT_SUCCESS(rte_eth_dev_info_get(cf_port, &info), "");
+	TEST_ASSERT_EQUAL(info.max_rx_queues, 4, "the device's queues");
+	TEST_ASSERT_EQUAL(rte_eth_dev_configure(cf_port, 5, 1, &conf), -EINVAL, "5 RX queues");
+	TEST_ASSERT_EQUAL(rte_eth_dev_configure(cf_port, 1, 5, &conf), -EINVAL, "5 TX queues");
+	TEST_ASSERT_SUCCESS(rte_eth_dev_configure(cf_port, 4, 4, &conf), "4 queue pairs");
+	return cf_works();
+}
+
+static int
+test_descriptor_counts(void)
+{
+	static const uint16_t bad[] = { 32, 63, 100, 192, 8192, 65535 };
+	struct rte_eth_conf conf = { 0 };
+	struct rte_eth_rxq_info rxq;
+	struct rte_eth_txq_info txq;
+	unsigned int i;
+
+	TEST_ASSERT_SUCCESS(cf_create(""), "");
+	TEST_ASSERT_SUCCESS(rte_eth_dev_configure(cf_port, 1, 1, &conf), "");
+	/* Below the minimum, not a multiple of it, not a power of two, above
+	 * the maximum: refused, by ethdev (dev_info's limits) or the PMD. */
+	for (i = 0; i < RTE_DIM(bad); i++) {
+		TEST_ASSERT_EQUAL(rte_eth_rx_queue_setup(cf_port, 0, bad[i], SOCKET_ID_ANY,
+							 NULL, test_pool), -EINVAL,
+				  "%u RX descriptors", bad[i]);
+		TEST_ASSERT_EQUAL(rte_eth_tx_queue_setup(cf_port, 0, bad[i], SOCKET_ID_ANY,
+							 NULL), -EINVAL,
+				  "%u TX descriptors", bad[i]);
+	}
+	/* Not set up: the port does not start. */
+	TEST_ASSERT(rte_eth_dev_start(cf_port) != 0, "started without queues");
+	/* Zero: the port's default ring size. */
+	TEST_ASSERT_SUCCESS(rte_eth_rx_queue_setup(cf_port, 0, 0, SOCKET_ID_ANY, NULL,
+						   test_pool), "0 RX descriptors");
+	TEST_ASSERT_SUCCESS(rte_eth_tx_queue_setup(cf_port, 0, 0, SOCKET_ID_ANY, NULL),
+			    "0 TX descriptors");
+	TEST_ASSERT_SUCCESS(rte_eth_rx_queue_info_get(cf_port, 0, &rxq), "");
+	TEST_ASSERT_SUCCESS(rte_eth_tx_queue_info_get(cf_port, 0, &txq), "");
+	TEST_ASSERT(rxq.nb_desc == 512 && txq.nb_desc == 512, "default rings %u, %u",
+		    rxq.nb_desc, txq.nb_desc);
+	/* The limits themselves are fine. */
+	TEST_ASSERT_SUCCESS(rte_eth_rx_queue_setup(cf_port, 0, REFNIC_MIN_RING_SIZE,
+						   SOCKET_ID_ANY, NULL, test_pool), "min");
+	TEST_ASSERT_SUCCESS(rte_eth_tx_queue_setup(cf_port, 0, REFNIC_MAX_RING_SIZE,
+						   SOCKET_ID_ANY, NULL), "max");
+	TEST_ASSERT_SUCCESS(rte_eth_dev_start(cf_port), "");
+	TEST_ASSERT_SUCCESS(rte_eth_dev_stop(cf_port), "");
+	return cf_works();
+}
+
+static int
+test_mtu_limits(void)
+{
+	struct rte_eth_conf conf = { .rxmode.mtu = REFNIC_MAX_MTU + 1 };
+	uint16_t mtu, now;
+
+	TEST_ASSERT_SUCCESS(cf_create(""), "");
+	TEST_ASSERT_EQUAL(rte_eth_dev_configure(cf_port, 1, 1, &conf), -EINVAL, "MTU 9001");
+	conf.rxmode.mtu = REFNIC_MIN_MTU - 1;
+	TEST_ASSERT_EQUAL(rte_eth_dev_configure(cf_port, 1, 1, &conf), -EINVAL, "MTU 67");
+	TEST_ASSERT_SUCCESS(test_port_start(cf_port, 0, 0), "");
+	TEST_ASSERT_SUCCESS(rte_eth_dev_get_mtu(cf_port, &mtu), "");
+	TEST_ASSERT_EQUAL(rte_eth_dev_set_mtu(cf_port, REFNIC_MAX_MTU + 1), -EINVAL, "9001");
+	TEST_ASSERT_EQUAL(rte_eth_dev_set_mtu(cf_port, REFNIC_MIN_MTU - 1), -EINVAL, "67");
+	/* Within the range but beyond the started port's buffers (no scatter). */
+	TEST_ASSERT_EQUAL(rte_eth_dev_set_mtu(cf_port, REFNIC_MAX_MTU), -EINVAL, "9000");
+	TEST_ASSERT_SUCCESS(rte_eth_dev_get_mtu(cf_port, &now), "");
+	TEST_ASSERT_EQUAL(now, mtu, "a refused MTU changed the port's");
+	TEST_ASSERT_SUCCESS(rte_eth_dev_stop(cf_port), "");
+	return cf_works();
+}
+
+/* Offloads the port does not offer: refused at configure, queue setup and
+ * tx_prepare; a device without checksums and VLAN offers none of those. */
+static int
+test_offloads_not_offered(void)
+{
+	struct rte_eth_conf conf = { .rxmode.offloads = RTE_ETH_RX_OFFLOAD_TCP_LRO };
+	struct rte_eth_txconf txconf = { .offloads = RTE_ETH_TX_OFFLOAD_TCP_TSO };
+	struct rte_eth_dev_info info;
+	struct rte_ether_addr mac;
+	struct rte_mbuf *m;
+
+	TEST_ASSERT_SUCCESS(cf_create("caps_off=rx_csum+tx_csum+vlan_strip+vlan_insert"), "");
+	TEST_ASSERT_SUCCESS(rte_eth_dev_info_get(cf_port, &info), "");
+	TEST_ASSERT(!(info.rx_offload_capa & (RTE_ETH_RX_OFFLOAD_IPV4_CKSUM |
+					      RTE_ETH_RX_OFFLOAD_VLAN_STRIP)) &&
+		    !(info.tx_offload_capa & (RTE_ETH_TX_OFFLOAD_IPV4_CKSUM |
+					      RTE_ETH_TX_OFFLOAD_VLAN_INSERT)),
+		    "offloads the device lacks offered");
+	TEST_ASSERT_EQUAL(rte_eth_dev_configure(cf_port, 1, 1, &conf), -EINVAL, "LRO");
+	conf.rxmode.offloads = RTE_ETH_RX_OFFLOAD_IPV4_CKSUM;
+	TEST_ASSERT_EQUAL(rte_eth_dev_configure(cf_port, 1, 1, &conf), -EINVAL, "RX csum");
+	conf.rxmode.offloads = 0;
+	conf.txmode.offloads = RTE_ETH_TX_OFFLOAD_VLAN_INSERT;
+	TEST_ASSERT_EQUAL(rte_eth_dev_configure(cf_port, 1, 1, &conf), -EINVAL, "VLAN insert");
+	conf.txmode.offloads = 0;
+	TEST_ASSERT_SUCCESS(rte_eth_dev_configure(cf_port, 1, 1, &conf), "");
+	TEST_ASSERT_EQUAL(rte_eth_tx_queue_setup(cf_port, 0, TEST_RING_SIZE, SOCKET_ID_ANY,
+						 &txconf), -EINVAL, "TSO on a queue");
+	TEST_ASSERT_SUCCESS(test_port_start(cf_port, 0, 0), "");
+	/* A packet asking for a checksum the device cannot make. */
+	rte_eth_macaddr_get(cf_port, &mac);
+	m = test_make_pkt(&mac, 100, 1, 1);
+	m->ol_flags = RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IP_CKSUM;
+	m->l2_len = RTE_ETHER_HDR_LEN;
+	m->l3_len = 20;
+	rte_errno = 0;
+	TEST_ASSERT_EQUAL(rte_eth_tx_prepare(cf_port, 0, &m, 1), 0, "prepared");
+	TEST_ASSERT_EQUAL(rte_errno, ENOTSUP, "");
+	m->ol_flags = RTE_MBUF_F_TX_VLAN;
+	TEST_ASSERT_EQUAL(rte_eth_tx_prepare(cf_port, 0, &m, 1), 0, "VLAN prepared");
+	rte_pktmbuf_free(m);
+	TEST_ASSERT_SUCCESS(rte_eth_dev_stop(cf_port), "");
+	return cf_works();
+}
+
+static int
+rss_start(uint16_t nb_rxq, const struct rte_eth_conf *conf)
+{
+	uint16_t q;
+	int ret;
+
+	rte_eth_dev_stop(cf_port);
+	ret = rte_eth_dev_configure(cf_port, nb_rxq, 1, conf);
+	for (q = 0; ret == 0 && q < nb_rxq; q++)
+		ret = rte_eth_rx_queue_setup(cf_port, q, TEST_RING_SIZE, SOCKET_ID_ANY, NULL,
+					     test_pool);
+	if (ret == 0)
+		ret = rte_eth_tx_queue_setup(cf_port, 0, TEST_RING_SIZE, SOCKET_ID_ANY, NULL);
+	if (ret == 0)
+		ret = rte_eth_dev_start(cf_port);
+	return ret;
+}
+
+/* A device without RSS: RSS asked at configure and every RSS call refused. */
+static int
+test_rss_without_capability(void)
+{
+	struct rte_eth_conf conf = { .rxmode.mq_mode = RTE_ETH_MQ_RX_RSS };
+	struct rte_eth_rss_reta_entry64 reta[2] = {
+		{ .mask = UINT64_MAX }, { .mask = UINT64_MAX },
+	};
+	struct rte_eth_rss_conf rss = { .rss_hf = RTE_ETH_RSS_IPV4 };
+	struct rte_eth_dev_info info;
+
+	TEST_ASSERT_SUCCESS(cf_create("caps_off=rss"), "");
+	TEST_ASSERT_SUCCESS(rte_eth_dev_info_get(cf_port, &info), "");
+	TEST_ASSERT(info.reta_size == 0 && info.flow_type_rss_offloads == 0 &&
+		    !(info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_RSS_HASH), "RSS offered");
+	TEST_ASSERT_EQUAL(rss_start(2, &conf), -ENOTSUP, "RSS mode");
+	conf.rx_adv_conf.rss_conf.rss_hf = RTE_ETH_RSS_IPV4;
+	TEST_ASSERT_EQUAL(rss_start(2, &conf), -EINVAL, "RSS hash types");
+	memset(&conf, 0, sizeof(conf));
+	TEST_ASSERT_SUCCESS(rss_start(2, &conf), "two queues, no RSS");
+	TEST_ASSERT_EQUAL(rte_eth_dev_rss_reta_update(cf_port, reta, REFNIC_RSS_RETA_SIZE),
+			  -ENOTSUP, "RETA update");
+	TEST_ASSERT_EQUAL(rte_eth_dev_rss_reta_query(cf_port, reta, REFNIC_RSS_RETA_SIZE),
+			  -ENOTSUP, "RETA query");
+	TEST_ASSERT_EQUAL(rte_eth_dev_rss_hash_update(cf_port, &rss), -EINVAL, "hash update");
+	rss.rss_hf = 0;
+	TEST_ASSERT_EQUAL(rte_eth_dev_rss_hash_update(cf_port, &rss), -ENOTSUP, "hash update");
+	TEST_ASSERT_EQUAL(rte_eth_dev_rss_hash_conf_get(cf_port, &rss), -ENOTSUP, "hash get");
+	TEST_ASSERT_SUCCESS(rte_eth_dev_stop(cf_port), "");
+	return cf_works();
+}
+
+/* Bad key lengths and RETA sizes refused; the port's RSS stays as it was. */
+static int
+test_rss_bad_key_and_reta(void)
+{
+	uint8_t key[REFNIC_RSS_KEY_SIZE + 1], got[REFNIC_RSS_KEY_SIZE];
+	struct rte_eth_conf conf = {
+		.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS,
+		.rx_adv_conf.rss_conf = {
+			.rss_key = key, .rss_key_len = REFNIC_RSS_KEY_SIZE - 1,
+			.rss_hf = RTE_ETH_RSS_IPV4,
+		},
+	};
+	struct rte_eth_rss_reta_entry64 reta[4];
+	struct rte_eth_rss_conf rss = { .rss_key = got, .rss_key_len = sizeof(got) };
+	unsigned int i;
+
+	memset(key, 0x5a, sizeof(key));
+	TEST_ASSERT_SUCCESS(cf_create(""), "");
+	TEST_ASSERT_EQUAL(rss_start(2, &conf), -EINVAL, "a 39-byte key");
+	conf.rx_adv_conf.rss_conf.rss_key_len = REFNIC_RSS_KEY_SIZE;
+	TEST_ASSERT_SUCCESS(rss_start(2, &conf), "a 40-byte key");
+	/* Refused on the started port... */
+	rss.rss_key = key;
+	rss.rss_key_len = REFNIC_RSS_KEY_SIZE + 1;
+	rss.rss_hf = RTE_ETH_RSS_IPV6;
+	TEST_ASSERT_EQUAL(rte_eth_dev_rss_hash_update(cf_port, &rss), -EINVAL, "41 bytes");
+	memset(reta, 0, sizeof(reta));
+	for (i = 0; i < RTE_DIM(reta); i++)
+		reta[i].mask = UINT64_MAX;
+	TEST_ASSERT_EQUAL(rte_eth_dev_rss_reta_update(cf_port, reta, 64), -EINVAL, "RETA 64");
+	TEST_ASSERT_EQUAL(rte_eth_dev_rss_reta_update(cf_port, reta, 256), -EINVAL, "RETA 256");
+	TEST_ASSERT_EQUAL(rte_eth_dev_rss_reta_query(cf_port, reta, 64), -EINVAL, "query 64");
+	/* ... and nothing of them taken. */
+	rss.rss_key = got;
+	rss.rss_key_len = sizeof(got);
+	TEST_ASSERT_SUCCESS(rte_eth_dev_rss_hash_conf_get(cf_port, &rss), "");
+	TEST_ASSERT(memcmp(got, key, sizeof(got)) == 0 && rss.rss_hf == RTE_ETH_RSS_IPV4,
+		    "the refused update changed the port's RSS");
+	TEST_ASSERT_SUCCESS(rte_eth_dev_rss_reta_query(cf_port, reta, REFNIC_RSS_RETA_SIZE), "");
+	for (i = 0; i < REFNIC_RSS_RETA_SIZE; i++)
+		TEST_ASSERT_EQUAL(reta[i / RTE_ETH_RETA_GROUP_SIZE].reta[i % RTE_ETH_RETA_GROUP_SIZE],
+				  i % 2, "entry %u", i);
+	TEST_ASSERT_SUCCESS(rte_eth_dev_stop(cf_port), "");
+	return cf_works();
+}
+
+const struct unit_test_suite refnic_config_suite = {
+	.name = "config",
+	.cases = {
+		TEST_CASE_ST(NULL, cf_teardown, test_more_queues_than_the_device),
+		TEST_CASE_ST(NULL, cf_teardown, test_descriptor_counts),
+		TEST_CASE_ST(NULL, cf_teardown, test_mtu_limits),
+		TEST_CASE_ST(NULL, cf_teardown, test_offloads_not_offered),
+		TEST_CASE_ST(NULL, cf_teardown, test_rss_without_capability),
+		TEST_CASE_ST(NULL, cf_teardown, test_rss_bad_key_and_reta),
+		TEST_CASES_END()
+	},
+};
