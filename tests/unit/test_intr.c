@@ -98,6 +98,10 @@ struct in_sender {
 	unsigned int n;
 	unsigned int gap_us;
 	unsigned int burst;
+	/* A full ring while the receiver sleeps out its moderation interval
+	 * (a wake-up late on a loaded machine): the device drops and counts,
+	 * as a NIC does. Without it, every frame must arrive. */
+	bool may_drop;
 	unsigned int sent;
 };
 
@@ -126,16 +130,21 @@ in_send(void *arg)
  * frames; returns how many, and the sleeps that ended with nothing (lost
  * wake-ups: the sender is done long before IN_WAKE_MS).
  */
+/* The longest Rx interval the queue was armed with during in_receive(). */
+static uint32_t in_max_itr_us;
+
 static unsigned int
 in_receive(unsigned int want, unsigned int *timeouts, unsigned int *wakes)
 {
 	struct rte_epoll_event ev;
 	struct rte_mbuf *rx[32];
 	unsigned int got = 0;
+	uint32_t itr_us;
 	uint16_t n;
 
 	*timeouts = 0;
 	*wakes = 0;
+	in_max_itr_us = 0;
 	while (got < want) {
 		while ((n = rte_eth_rx_burst(in_b, 0, rx, RTE_DIM(rx))) != 0) {
 			rte_pktmbuf_free_bulk(rx, n);
@@ -144,6 +153,8 @@ in_receive(unsigned int want, unsigned int *timeouts, unsigned int *wakes)
 		if (got >= want)
 			break;
 		rte_eth_dev_rx_intr_enable(in_b, 0);
+		if (rte_pmd_refnic_rx_itr_get(in_b, 0, &itr_us) == 0)
+			in_max_itr_us = RTE_MAX(in_max_itr_us, itr_us);
 		if (rte_epoll_wait(RTE_EPOLL_PER_THREAD, &ev, 1, IN_WAKE_MS) <= 0) {
 			(*timeouts)++;
 			rte_eth_dev_rx_intr_disable(in_b, 0);
@@ -160,17 +171,22 @@ in_receive(unsigned int want, unsigned int *timeouts, unsigned int *wakes)
 static int
 in_run(struct in_sender *s, unsigned int *timeouts, unsigned int *wakes, uint64_t *elapsed_us)
 {
+	struct rte_eth_stats before, after;
+	uint64_t start = now_us(), missed;
 	unsigned int got;
 	pthread_t t;
-	uint64_t start = now_us();
 
+	rte_eth_stats_get(in_b, &before);
 	if (pthread_create(&t, NULL, in_send, s) != 0)
 		return -1;
 	got = in_receive(s->n, timeouts, wakes);
 	pthread_join(t, NULL);
 	*elapsed_us = now_us() - start;
-	if (got != s->n || s->sent != s->n) {
-		printf("    %u of %u frames sent, %u received\n", s->sent, s->n, got);
+	rte_eth_stats_get(in_b, &after);
+	missed = after.imissed - before.imissed;
+	if (s->sent != s->n || got + missed != s->n || (missed != 0 && !s->may_drop)) {
+		printf("    %u of %u frames sent, %u received, %" PRIu64 " dropped by the "
+		       "device (full ring)\n", s->sent, s->n, got, missed);
 		return -1;
 	}
 	return 0;
@@ -374,11 +390,15 @@ test_itr_api(void)
 	return TEST_SUCCESS;
 }
 
-/* Adaptive: a fast sender lengthens the interval, a slow one shortens it again. */
+/*
+ * Adaptive: a fast sender lengthens the interval, a slow one shortens it
+ * again. The fast phase is judged by the longest interval it armed with:
+ * its last sample may straddle the end of the traffic, and go down at once.
+ */
 static int
 test_adaptive_follows_rate(void)
 {
-	struct in_sender fast = { .n = 6400, .gap_us = 100, .burst = 32 };
+	struct in_sender fast = { .n = 6400, .gap_us = 100, .burst = 32, .may_drop = true };
 	struct in_sender slow = { .n = 20, .gap_us = 2000, .burst = 1 };
 	unsigned int timeouts, wakes;
 	uint64_t elapsed, itr_fast, itr_slow;
@@ -388,12 +408,12 @@ test_adaptive_follows_rate(void)
 	ret = in_epoll_add();
 	if (ret == 0)
 		ret = in_run(&fast, &timeouts, &wakes, &elapsed);
-	itr_fast = test_xstat(in_b, "rx_q0_itr_us");
+	itr_fast = in_max_itr_us;
 	if (ret == 0)
 		ret = in_run(&slow, &timeouts, &wakes, &elapsed);
 	itr_slow = test_xstat(in_b, "rx_q0_itr_us");
 	in_pair_destroy();
-	TEST_ASSERT_SUCCESS(ret, "frames lost");
+	TEST_ASSERT_SUCCESS(ret, "frames lost (neither received nor counted dropped)");
 	TEST_ASSERT(itr_fast > 0, "interval at full rate: %" PRIu64 " us", itr_fast);
 	TEST_ASSERT_EQUAL(itr_slow, 0, "interval at 500 pps: %" PRIu64 " us", itr_slow);
 	return TEST_SUCCESS;
