@@ -996,6 +996,72 @@ test_stats_consistent_under_concurrency(void)
 	return TEST_SUCCESS;
 }
 
+struct stats_reader {
+	uint16_t port;
+	volatile bool stop;
+	unsigned int reads;
+};
+
+static void *
+stats_read_loop(void *arg)
+{
+	struct stats_reader *r = arg;
+	struct rte_eth_stats st;
+
+	while (!r->stop) {
+		rte_eth_stats_get(r->port, &st);	/* a STATS_GET admin command */
+		r->reads++;
+	}
+	return NULL;
+}
+
+/*
+ * Recoveries while another thread keeps asking the device for its counters
+ * (as telemetry does): the reset and the new admin queue wait for the
+ * command under way, which would otherwise run on a queue being rebuilt
+ * under it, and every recovery succeeds.
+ */
+static int
+test_recovery_while_stats_read(void)
+{
+	struct stats_reader r = { 0 };
+	struct rte_ether_addr mac;
+	unsigned int round;
+	pthread_t thread;
+	uint16_t a, b;
+	int ret = TEST_FAILED;
+
+	TEST_ASSERT_SUCCESS(test_pair_create(CP_A, CP_B, &a, &b), "");
+	if (test_port_start(a, 0, 0) != 0 || test_port_start(b, 0, 0) != 0 ||
+	    rte_eth_macaddr_get(b, &mac) != 0) {
+		test_pair_destroy(CP_A, CP_B);
+		return TEST_FAILED;
+	}
+	r.port = b;
+	TEST_ASSERT_SUCCESS(pthread_create(&thread, NULL, stats_read_loop, &r), "");
+	for (round = 0; round < 10; round++) {
+		recovery_log_start(b, true);
+		refnic_emu_inject_fatal(refnic_emu_lookup(CP_B));
+		if (!recovery_log_is(recovered, RTE_DIM(recovered))) {
+			printf("    round %u: no clean recovery\n", round);
+			goto out;
+		}
+		recovery_log_start(b, false);
+		if (!frame_arrives(a, b, &mac, round)) {
+			printf("    round %u: no frame after the recovery\n", round);
+			goto out;
+		}
+	}
+	ret = TEST_SUCCESS;
+out:
+	recovery_log_start(b, false);
+	r.stop = true;
+	pthread_join(thread, NULL);
+	test_pair_destroy(CP_A, CP_B);
+	TEST_ASSERT(r.reads > 0, "the reading thread never ran");
+	return ret;
+}
+
 struct traffic_thread {
 	uint16_t a, b;
 	struct rte_ether_addr mac;
@@ -1076,6 +1142,7 @@ const struct unit_test_suite refnic_control_suite = {
 		TEST_CASE(test_recovery_keeps_queue_states),
 		TEST_CASE(test_recovery_failure),
 		TEST_CASE(test_stats_consistent_under_concurrency),
+		TEST_CASE(test_recovery_while_stats_read),
 		TEST_CASE(test_control_calls_during_inline_traffic),
 		TEST_CASE(test_lsc_on_unplug_replug),
 		TEST_CASE(test_link_down_up_seen_by_peer),

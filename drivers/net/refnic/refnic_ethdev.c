@@ -40,17 +40,25 @@ static int
 refnic_hw_init(struct refnic_adapter *ad)
 {
 	struct refnic_admin_cmd cmd = { .opcode = REFNIC_ADMIN_IDENTIFY };
+	/* Again (recovery, dev_reset): another thread (telemetry, stats) may
+	 * be inside an admin command; the reset and the new admin queue wait
+	 * for it, rather than rebuild the queue under it. */
+	bool again = ad->admin.mz != NULL;
 	struct refnic_identify id;
 	int ret;
 
 	ad->admin.policy = ad->args.admin_poll;
+	if (again)
+		pthread_mutex_lock(&ad->admin.lock);
 	ret = refnic_hw_reset(ad);
-	if (ret != 0)
-		return ret;
-	ad->dma_unsafe = false;		/* a finished reset stopped all DMA */
-	/* Before the first admin doorbell: the device may miss that one too. */
-	refnic_db_check_init(ad);
-	ret = refnic_admin_init(ad);
+	if (ret == 0) {
+		ad->dma_unsafe = false;	/* a finished reset stopped all DMA */
+		/* Before the first admin doorbell: the device may miss that one too. */
+		refnic_db_check_init(ad);
+		ret = refnic_admin_init(ad);
+	}
+	if (again)
+		pthread_mutex_unlock(&ad->admin.lock);
 	if (ret == 0)
 		ret = refnic_aeq_setup(ad);
 	if (ret != 0)
