@@ -40,47 +40,12 @@
 #include <rte_string_fns.h>
 
 #include "refnic_cable.h"
+#include "refnic_cable_shm.h"
 
-#define SHM_MAGIC		0x52464e53	/* "RFNS" */
-#define SHM_VERSION		1
-#define SHM_SLOTS		256		/* per direction, power of two */
-#define SHM_SLOT_DATA		RTE_ALIGN_CEIL(REFNIC_MAX_FRAME_LEN, 64)
 #define SHM_RX_BUDGET		64		/* frames per engine pass */
 #define SHM_LIVENESS_US		20000		/* how often a silent peer is checked */
 #define SHM_OPEN_TRIES		3		/* the file removed while we opened it */
 #define SHM_WAKE_DRAIN		64		/* wake-ups read per doze, at most */
-
-struct shm_slot {
-	uint32_t len;
-	uint32_t src_gen;		/* sender's attachment */
-	uint32_t dst_gen;		/* receiver's attachment, as the sender knew it */
-	uint8_t rsvd[52];
-	uint8_t data[SHM_SLOT_DATA];
-};
-
-/* Frames to one end. Indexes run free; slot = index % SHM_SLOTS. */
-struct shm_ring {
-	uint32_t tail __rte_cache_aligned;	/* the sender's */
-	uint32_t head __rte_cache_aligned;	/* the receiver's */
-	struct shm_slot slot[SHM_SLOTS] __rte_cache_aligned;
-};
-
-struct shm_end {
-	int32_t pid;			/* process holding the end, 0: free (for logs) */
-	uint32_t gen;			/* bumped by every attachment */
-	uint32_t dozing;		/* its engine sleeps: send a wake-up */
-} __rte_cache_aligned;
-
-struct shm_layout {
-	uint32_t magic;
-	uint32_t version;
-	uint32_t nb_slots;
-	uint32_t slot_size;
-	uint64_t size;			/* of the whole layout */
-	uint32_t unplugged;		/* pulled, by either side */
-	struct shm_end end[2] __rte_cache_aligned;
-	struct shm_ring ring[2];	/* ring[i]: frames to end i */
-};
 
 struct shm_cable {
 	struct refnic_cable c;
@@ -523,7 +488,7 @@ refnic_cable_shm_attach(struct refnic_emu *emu, const char *name, struct refnic_
 	rte_spinlock_init(&sc->tx_lock);
 	sc->fd = -1;
 	sc->sock = -1;
-	snprintf(sc->path, sizeof(sc->path), "/refnic-cable-%s", name);
+	snprintf(sc->path, sizeof(sc->path), REFNIC_SHM_PATH_FMT, name);
 	ret = shm_open_locked(sc);
 	if (ret != 0) {
 		EMU_LOG(ERR, "%s: cable shm:%s: cannot open /dev/shm%s: %s",

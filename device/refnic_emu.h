@@ -160,6 +160,9 @@ void refnic_emu_remote_detach(void *trap_ctx);
 
 /* Lab access for tests, as an instrument next to a real NIC would have it. */
 struct refnic_emu *refnic_emu_lookup(const char *name);
+/* Wake the engines that doze, as a trapped store for them does (a test that
+ * wrote what the device reads, e.g. a cable's shared memory, says so). */
+void refnic_emu_kick_engines(struct refnic_emu *emu);
 void refnic_emu_read_stats(struct refnic_emu *emu, struct refnic_hw_stats *stats);
 /* The part of them counted by engine thread `engine` (any engine of the
  * process may count, e.g. delivering from the far end); -EINVAL past

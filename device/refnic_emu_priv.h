@@ -375,8 +375,6 @@ uint16_t refnic_emu_admin_push_check(struct refnic_emu *emu, uint32_t qid, uint3
 void refnic_emu_bar_write(void *ctx, uint32_t off, uint32_t val);
 /* TX work of queue qid, inline on this thread, as if its doorbell rang. */
 void refnic_emu_trap_tx(struct refnic_emu *emu, uint16_t qid);
-/* Wake the engines that doze, as a trapped store for them does. */
-void refnic_emu_kick_engines(struct refnic_emu *emu);
 void refnic_emu_rx_count_doorbells(struct refnic_emu *emu, uint16_t qid);
 /* The device sets a TAIL register to 0 itself (queue create, reset). */
 void refnic_emu_db_reset(struct refnic_emu_db *db);

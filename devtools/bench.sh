@@ -98,7 +98,7 @@ soak)
 	;;
 fuzz)
 	refnic_build_fuzz || exit 1
-	for fuzzer in completions devargs; do
+	for fuzzer in completions devargs shm_cable; do
 		echo "# ./devtools/bench.sh fuzz ${1:-300}: $fuzzer"
 		refnic_fuzz "$fuzzer" 0 "${1:-300}" 2>&1 | grep -E '^#[0-9]+.*(DONE|pulse)|ERROR|SUMMARY|Done'
 	done
