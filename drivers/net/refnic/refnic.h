@@ -238,6 +238,8 @@ void refnic_port_fail(struct refnic_adapter *ad, const char *why);
 /* A queue stopped on an error (counted): the same as refnic_reset_needed(). */
 void refnic_queue_failed(struct refnic_adapter *ad, const char *why);
 void refnic_reset_event_clear(struct refnic_adapter *ad);
+/* dev_stop: a recovery under way ends first; one not begun becomes INTR_RESET. */
+void refnic_recovery_wait(struct refnic_adapter *ad);
 /* The primary takes failures its secondaries found (once per process). */
 void refnic_failure_listen(void);
 /* refnic_ethdev.c: the device reset and the port's configuration restored */

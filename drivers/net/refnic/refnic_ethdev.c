@@ -313,6 +313,7 @@ refnic_queues_free_mbufs(struct rte_eth_dev *dev)
 static int
 refnic_dev_stop(struct rte_eth_dev *dev)
 {
+	refnic_recovery_wait(refnic_adapter(dev));
 	refnic_db_check_stop(dev);
 	dev->data->dev_started = 0;
 	refnic_rxq_intr_teardown(dev);

@@ -59,12 +59,18 @@ datapath_pause(struct rte_eth_dev *dev)
 
 	fpo->rx_pkt_burst = rte_eth_pkt_burst_dummy;
 	fpo->tx_pkt_burst = rte_eth_pkt_burst_dummy;
-	for (q = 0; q < dev->data->nb_rx_queues; q++)
-		__atomic_store_n(&((struct refnic_rx_queue *)dev->data->rx_queues[q])->started,
-				 false, __ATOMIC_RELAXED);
-	for (q = 0; q < dev->data->nb_tx_queues; q++)
-		__atomic_store_n(&((struct refnic_tx_queue *)dev->data->tx_queues[q])->started,
-				 false, __ATOMIC_RELAXED);
+	for (q = 0; q < dev->data->nb_rx_queues; q++) {
+		struct refnic_rx_queue *rxq = dev->data->rx_queues[q];
+
+		if (rxq != NULL)
+			__atomic_store_n(&rxq->started, false, __ATOMIC_RELAXED);
+	}
+	for (q = 0; q < dev->data->nb_tx_queues; q++) {
+		struct refnic_tx_queue *txq = dev->data->tx_queues[q];
+
+		if (txq != NULL)
+			__atomic_store_n(&txq->started, false, __ATOMIC_RELAXED);
+	}
 	rte_mb();
 	rte_delay_ms(RECOVERY_GRACE_MS);
 }
@@ -202,6 +208,24 @@ refnic_port_fail(struct refnic_adapter *ad, const char *why)
 {
 	__atomic_store_n(&ad->failed, true, __ATOMIC_RELEASE);
 	refnic_reset_needed(ad, why);
+}
+
+/*
+ * The application stops the port. A recovery running on the interrupt
+ * thread finishes first (rte_eal_alarm_cancel() waits for it): it must not
+ * rebuild queues a stop, reset or close is taking apart. One not begun yet
+ * is moot on a stopped port, which gets RTE_ETH_EVENT_INTR_RESET instead.
+ */
+void
+refnic_recovery_wait(struct refnic_adapter *ad)
+{
+	void *port = (void *)(uintptr_t)ad->port_id;
+
+	if (rte_eal_alarm_cancel(recovery_alarm, port) <= 0)
+		return;
+	__atomic_store_n(&ad->recovering, false, __ATOMIC_RELEASE);
+	if (rte_eal_alarm_set(1, reset_event_alarm, port) != 0)
+		__atomic_store_n(&ad->reset_event_sent, false, __ATOMIC_RELEASE);
 }
 
 /* The port was reset (or is closing): a later failure is a new one. */
