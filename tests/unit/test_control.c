@@ -935,20 +935,26 @@ out:
 	return ret;
 }
 
-struct stats_resetter {
+/* Another thread at the port's counters, as telemetry or a monitor is. */
+struct stats_thread {
 	uint16_t port;
+	bool reset;			/* rte_eth_stats_reset(), else _get() */
 	volatile bool stop;
-	unsigned int resets;
+	unsigned int calls;
 };
 
 static void *
-stats_reset_loop(void *arg)
+stats_loop(void *arg)
 {
-	struct stats_resetter *r = arg;
+	struct stats_thread *r = arg;
+	struct rte_eth_stats st;
 
 	while (!r->stop) {
-		rte_eth_stats_reset(r->port);
-		r->resets++;
+		if (r->reset)
+			rte_eth_stats_reset(r->port);
+		else
+			rte_eth_stats_get(r->port, &st);	/* a STATS_GET each */
+		r->calls++;
 	}
 	return NULL;
 }
@@ -961,7 +967,7 @@ stats_reset_loop(void *arg)
 static int
 test_stats_consistent_under_concurrency(void)
 {
-	struct stats_resetter r = { 0 };
+	struct stats_thread r = { .reset = true };
 	struct rte_eth_stats st;
 	struct rte_ether_addr mac;
 	struct rte_mbuf *m[TEST_BURST];
@@ -977,7 +983,7 @@ test_stats_consistent_under_concurrency(void)
 		return TEST_FAILED;
 	}
 	r.port = b;
-	TEST_ASSERT_SUCCESS(pthread_create(&thread, NULL, stats_reset_loop, &r), "");
+	TEST_ASSERT_SUCCESS(pthread_create(&thread, NULL, stats_loop, &r), "");
 	for (round = 0; round < 200; round++) {
 		for (i = 0; i < TEST_BURST; i++)
 			m[i] = test_make_pkt(&mac, 64, i, 1);
@@ -991,28 +997,9 @@ test_stats_consistent_under_concurrency(void)
 	r.stop = true;
 	pthread_join(thread, NULL);
 	test_pair_destroy(CP_A, CP_B);
-	TEST_ASSERT(r.resets > 0, "the resetting thread never ran");
+	TEST_ASSERT(r.calls > 0, "the resetting thread never ran");
 	TEST_ASSERT_EQUAL(bad, 0, "torn stats: counts beyond what was sent");
 	return TEST_SUCCESS;
-}
-
-struct stats_reader {
-	uint16_t port;
-	volatile bool stop;
-	unsigned int reads;
-};
-
-static void *
-stats_read_loop(void *arg)
-{
-	struct stats_reader *r = arg;
-	struct rte_eth_stats st;
-
-	while (!r->stop) {
-		rte_eth_stats_get(r->port, &st);	/* a STATS_GET admin command */
-		r->reads++;
-	}
-	return NULL;
 }
 
 /*
@@ -1024,7 +1011,7 @@ stats_read_loop(void *arg)
 static int
 test_recovery_while_stats_read(void)
 {
-	struct stats_reader r = { 0 };
+	struct stats_thread r = { .reset = false };
 	struct rte_ether_addr mac;
 	unsigned int round;
 	pthread_t thread;
@@ -1038,7 +1025,7 @@ test_recovery_while_stats_read(void)
 		return TEST_FAILED;
 	}
 	r.port = b;
-	TEST_ASSERT_SUCCESS(pthread_create(&thread, NULL, stats_read_loop, &r), "");
+	TEST_ASSERT_SUCCESS(pthread_create(&thread, NULL, stats_loop, &r), "");
 	for (round = 0; round < 10; round++) {
 		recovery_log_start(b, true);
 		refnic_emu_inject_fatal(refnic_emu_lookup(CP_B));
@@ -1058,7 +1045,7 @@ out:
 	r.stop = true;
 	pthread_join(thread, NULL);
 	test_pair_destroy(CP_A, CP_B);
-	TEST_ASSERT(r.reads > 0, "the reading thread never ran");
+	TEST_ASSERT(r.calls > 0, "the reading thread never ran");
 	return ret;
 }
 
