@@ -185,7 +185,7 @@ int refnic_quiesce(struct rte_eth_dev *dev);
 
 /* A secondary process's side of a port (process_private). */
 struct refnic_secondary {
-	struct refnic_hw hw;		/* first: the bursts read it as a refnic_hw */
+	struct refnic_hw hw;		/* this process's register access */
 	void (*release)(struct refnic_hw *hw);	/* the bus glue's, at close */
 };
 /* Takes sec (malloc'd), freed at close. */

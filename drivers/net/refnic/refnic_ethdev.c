@@ -95,7 +95,7 @@ refnic_ethdev_init(struct rte_eth_dev *dev, const struct refnic_hw *hw,
 	int ret;
 
 	ad->hw = *hw;
-	dev->process_private = &ad->hw;	/* the bursts' register access */
+	refnic_port_hw[dev->data->port_id] = &ad->hw;	/* the bursts' */
 	ad->args = *args;
 	ad->bus = bus;
 	ad->bus_priv = bus_priv;
@@ -487,6 +487,7 @@ refnic_dev_close(struct rte_eth_dev *dev)
 		PMD_DRV_LOG(ERR, "port %u: device did not reset; its rings and buffers "
 			    "are left allocated", dev->data->port_id);
 	}
+	refnic_port_hw[dev->data->port_id] = NULL;
 	if (ad->bus != NULL && ad->bus->release != NULL)
 		ad->bus->release(ad);
 	return 0;
@@ -824,7 +825,7 @@ static const struct eth_dev_ops refnic_eth_dev_ops = {
  * and reads. The port's configuration, its state and the device's control
  * (admin queue, interrupts, recovery) are the primary's; the rest is
  * refused with one line. Its bursts store through a register access of its
- * own (process_private), which the bus glue made for this process.
+ * own (refnic_port_hw[]), which the bus glue made for this process.
  */
 static int
 refnic_secondary_refuse(struct rte_eth_dev *dev, const char *what)
@@ -908,6 +909,7 @@ refnic_secondary_close(struct rte_eth_dev *dev)
 	struct refnic_secondary *sec = dev->process_private;
 
 	dev->process_private = NULL;
+	refnic_port_hw[dev->data->port_id] = NULL;
 	if (sec != NULL) {
 		sec->release(&sec->hw);
 		free(sec);
@@ -956,6 +958,7 @@ int
 refnic_ethdev_init_secondary(struct rte_eth_dev *dev, struct refnic_secondary *sec)
 {
 	dev->process_private = sec;
+	refnic_port_hw[dev->data->port_id] = &sec->hw;
 	dev->dev_ops = &refnic_secondary_ops;
 	refnic_set_burst_functions(dev);
 	PMD_INIT_LOG(INFO, "port %u: %s attached in a secondary process", dev->data->port_id,

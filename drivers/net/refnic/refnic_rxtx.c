@@ -28,6 +28,8 @@
 #include "refnic.h"
 #include "refnic_rxtx.h"
 
+struct refnic_hw *refnic_port_hw[RTE_MAX_ETHPORTS];
+
 #define TX_FREE_BULK	64	/* mbufs returned to the pool at once */
 #define TX_RECLAIM_MAX	64	/* descriptors freed per reclaim, at most */
 

@@ -12,14 +12,19 @@
 #include "refnic_bar.h"
 
 /*
- * This process's register access to a queue's port (process_private). The
- * queues are shared memory; a secondary process's stores take a path of
- * their own to the device, so the access handle cannot live in them.
+ * This process's register access to each refnic port, for the bursts. The
+ * queues are shared memory, and a secondary process's stores take a path
+ * of their own to the device, so the handle cannot live in them: it lives
+ * in the PMD's own memory, which every process has a copy of (a small,
+ * hot table rather than rte_eth_devices[], which the fast path never
+ * touches otherwise).
  */
+extern struct refnic_hw *refnic_port_hw[RTE_MAX_ETHPORTS];
+
 static inline struct refnic_hw *
 refnic_queue_hw(uint16_t port_id)
 {
-	return rte_eth_devices[port_id].process_private;
+	return refnic_port_hw[port_id];
 }
 
 struct refnic_queue_stats {
