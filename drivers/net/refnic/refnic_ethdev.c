@@ -429,23 +429,23 @@ refnic_dev_recover(struct rte_eth_dev *dev)
 		((struct refnic_rx_queue *)dev->data->rx_queues[q])->started = false;
 	refnic_queues_free_mbufs(dev);
 	ret = refnic_dev_start(dev);
+	/* The queue ops themselves: a stop the device does not confirm frees
+	 * nothing it may still write. */
 	for (q = 0; ret == 0 && q < dev->data->nb_tx_queues; q++) {
-		struct refnic_tx_queue *txq = dev->data->tx_queues[q];
+		bool started = ((struct refnic_tx_queue *)dev->data->tx_queues[q])->started;
 
-		if (tx_state[q] == RTE_ETH_QUEUE_STATE_STARTED && !txq->started)
-			ret = refnic_tx_queue_hw_start(dev, txq);
-		else if (tx_state[q] != RTE_ETH_QUEUE_STATE_STARTED && txq->started)
-			ret = refnic_tx_queue_hw_stop(dev, txq);
+		if (tx_state[q] == RTE_ETH_QUEUE_STATE_STARTED && !started)
+			ret = refnic_tx_queue_start(dev, q);
+		else if (tx_state[q] != RTE_ETH_QUEUE_STATE_STARTED && started)
+			ret = refnic_tx_queue_stop(dev, q);
 	}
 	for (q = 0; ret == 0 && q < dev->data->nb_rx_queues; q++) {
-		struct refnic_rx_queue *rxq = dev->data->rx_queues[q];
+		bool started = ((struct refnic_rx_queue *)dev->data->rx_queues[q])->started;
 
-		if (rx_state[q] == RTE_ETH_QUEUE_STATE_STARTED && !rxq->started) {
-			ret = refnic_rx_queue_hw_start(dev, rxq);
-		} else if (rx_state[q] != RTE_ETH_QUEUE_STATE_STARTED && rxq->started) {
-			ret = refnic_rx_queue_hw_stop(dev, rxq);
-			refnic_rx_queue_free_mbufs(rxq);
-		}
+		if (rx_state[q] == RTE_ETH_QUEUE_STATE_STARTED && !started)
+			ret = refnic_rx_queue_start(dev, q);
+		else if (rx_state[q] != RTE_ETH_QUEUE_STATE_STARTED && started)
+			ret = refnic_rx_queue_stop(dev, q);
 	}
 	if (ret == 0)
 		ret = refnic_macs_restore(dev);
