@@ -23,13 +23,6 @@
 
 #include "refnic_emu_priv.h"
 
-static const char * const state_names[] = {
-	[REFNIC_STATE_OFF] = "off",
-	[REFNIC_STATE_RESETTING] = "resetting",
-	[REFNIC_STATE_READY] = "ready",
-	[REFNIC_STATE_FATAL] = "fatal",
-};
-
 static int
 tel_devices(const char *cmd __rte_unused, const char *params __rte_unused,
 	    struct rte_tel_data *d)
@@ -139,8 +132,7 @@ tel_device_fill(const struct refnic_emu *emu, struct rte_tel_data *d)
 	add_container(d, "queue_work", tel_queues(emu));
 	add_container(d, "rxq_enabled", tel_enabled(emu, false));
 	add_container(d, "txq_enabled", tel_enabled(emu, true));
-	rte_tel_data_add_dict_string(d, "state", (unsigned int)emu->state < RTE_DIM(state_names) ?
-				     state_names[emu->state] : "unknown");
+	rte_tel_data_add_dict_string(d, "state", refnic_hw_state_name(emu->state));
 	rte_tel_data_add_dict_string(d, "cable", emu->params.cable);
 	rte_tel_data_add_dict_string(d, "link", refnic_cable_link_up(emu) ? "up" : "down");
 	rte_tel_data_add_dict_u64(d, "admin_latency_pct", emu->params.admin_latency_pct);

@@ -66,7 +66,7 @@ refnic_db_check_init(struct refnic_adapter *ad)
 		break;
 	}
 	/* REFNIC_Q_RERING came with contract 1.1. */
-	if (c->enabled && (version & 0xffff) < 1) {
+	if (c->enabled && version < REFNIC_HW_VERSION(1, 1)) {
 		PMD_INIT_LOG(WARNING, "device version 0x%08x has no re-ring register: "
 			     "no missed-doorbell check", version);
 		c->enabled = false;

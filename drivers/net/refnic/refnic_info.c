@@ -21,13 +21,6 @@
 #include "refnic.h"
 #include "refnic_rxtx.h"
 
-static const char * const hw_state_names[] = {
-	[REFNIC_STATE_OFF] = "off",
-	[REFNIC_STATE_RESETTING] = "resetting",
-	[REFNIC_STATE_READY] = "ready",
-	[REFNIC_STATE_FATAL] = "fatal",
-};
-
 /* A device counter of queue q since the last stats reset. */
 #define HW_Q_DELTA(ad, q, field) \
 	((ad)->hw_stats.q[q].field - (ad)->hw_stats_base.q[q].field)
@@ -44,7 +37,7 @@ state_device(const struct refnic_adapter *ad, struct refnic_state_sink *s)
 	snprintf(buf, sizeof(buf), "%u.%u", version >> 16, version & 0xffff);
 	s->str(s, "version", buf);
 	s->str(s, "fw_version", ad->ident.fw_version);
-	s->str(s, "state", state < RTE_DIM(hw_state_names) ? hw_state_names[state] : "unknown");
+	s->str(s, "state", refnic_hw_state_name(state));
 	s->u64(s, "fatal_code", refnic_reg_read(&ad->hw, REFNIC_REG_FATAL_CODE));
 	s->str(s, "link", status & REFNIC_STATUS_LINK_UP ? "up" : "down");
 	s->u64(s, "resets", refnic_reg_read(&ad->hw, REFNIC_REG_RESET_GEN));

@@ -199,7 +199,7 @@ refnic_wc_select(struct rte_eth_dev *dev)
 
 	ad->tx_push = false;
 	/* The line's format and PUSH_CHECK came with contract 1.2. */
-	if (!(ad->ident.caps & REFNIC_CAP_TX_PUSH) || (ad->ident.hw_version & 0xffff) < 2) {
+	if (!(ad->ident.caps & REFNIC_CAP_TX_PUSH) || ad->ident.hw_version < REFNIC_HW_VERSION(1, 2)) {
 		PMD_INIT_LOG(NOTICE, "port %u: TX path doorbell+fetch (wc=%s: the device has "
 			     "no push window)", dev->data->port_id, refnic_wc_mode_name(mode));
 		return;

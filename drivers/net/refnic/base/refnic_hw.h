@@ -195,6 +195,19 @@ enum refnic_hw_state {
 	REFNIC_STATE_FATAL = 3,		/* needs a reset */
 };
 
+static inline const char *
+refnic_hw_state_name(unsigned int state)
+{
+	static const char * const names[] = {
+		[REFNIC_STATE_OFF] = "off",
+		[REFNIC_STATE_RESETTING] = "resetting",
+		[REFNIC_STATE_READY] = "ready",
+		[REFNIC_STATE_FATAL] = "fatal",
+	};
+
+	return state < sizeof(names) / sizeof(names[0]) ? names[state] : "unknown";
+}
+
 /* Writing this to REFNIC_REG_RESET resets the function: queues are torn
  * down, the admin queue is forgotten, filters return to defaults. */
 #define REFNIC_RESET_REQUEST		0x52535421u /* "!TSR" */
