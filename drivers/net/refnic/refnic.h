@@ -143,7 +143,6 @@ struct refnic_adapter {
 	bool link_down_requested;
 
 	struct refnic_identify ident;	/* validated copy */
-	bool tx_push;			/* TX path: push (refnic_wc.c) or fetch */
 
 	struct refnic_rss_config rss;	/* what RSS_SET sends at start */
 	/* The multicast list, which only the PMD keeps: sent again at start. */

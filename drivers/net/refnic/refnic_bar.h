@@ -32,10 +32,10 @@ struct refnic_hw {
 	uint8_t *bar0;
 	refnic_bar_trap_t trap;		/* NULL on a real BAR */
 	void *trap_ctx;
-	/* Stores to the push window reach the device as lines, in order with
-	 * the next: not from a secondary process, whose stores the device
-	 * takes later (the line may be overwritten by then). */
-	bool push_lines;
+	/* One-packet bursts go through the push line (refnic_wc.c decides,
+	 * for the port). Never from a secondary process: the device takes its
+	 * stores later, and the line may be overwritten by then. */
+	bool tx_push;
 	uint16_t nb_vectors;
 	int vector_fd[REFNIC_MAX_VECTORS];
 };

@@ -57,7 +57,7 @@ state_port(const struct rte_eth_dev *dev, const struct refnic_adapter *ad, bool 
 	s->u64(s, "rx_queues", dev->data->nb_rx_queues);
 	s->u64(s, "tx_queues", dev->data->nb_tx_queues);
 	/* The TX path refnic_wc.c chose at probe, and the mapping it saw. */
-	s->str(s, "tx_path", ad->tx_push ? "push" : "doorbell+fetch");
+	s->str(s, "tx_path", ad->hw.tx_push ? "push" : "doorbell+fetch");
 	s->str(s, "push_window", refnic_reg_read(&ad->hw, REFNIC_REG_PUSH_INFO) &
 	       REFNIC_PUSH_INFO_WC ? "write-combining" : "uncached");
 	/* stale: a failed device keeps its last known counts. */
@@ -304,6 +304,6 @@ refnic_tx_burst_mode_get(struct rte_eth_dev *dev, uint16_t qid,
 		return -EINVAL;
 	mode->flags = 0;
 	snprintf(mode->info, sizeof(mode->info), "Scalar, %s",
-		 txq->push ? "WC push" : "doorbell+fetch");
+		 refnic_queue_hw(dev->data->port_id)->tx_push ? "WC push" : "doorbell+fetch");
 	return 0;
 }

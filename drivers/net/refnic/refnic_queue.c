@@ -137,6 +137,19 @@ refnic_rx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
 	return 0;
 }
 
+/* What tx_prepare and the burst check a packet against: the device's word. */
+static void
+tx_queue_limits(const struct refnic_adapter *ad, struct refnic_tx_queue *txq)
+{
+	txq->max_segs = ad->ident.max_tx_segs;
+	/* TX_IPV4/IPV6 only describe the packet for the offloads. */
+	txq->tx_ol_ok = RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IPV6;
+	if (ad->ident.caps & REFNIC_CAP_TX_CSUM)
+		txq->tx_ol_ok |= RTE_MBUF_F_TX_IP_CKSUM | RTE_MBUF_F_TX_L4_MASK;
+	if (ad->ident.caps & REFNIC_CAP_VLAN_INSERT)
+		txq->tx_ol_ok |= RTE_MBUF_F_TX_VLAN;
+}
+
 int
 refnic_tx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
 		      unsigned int socket_id, const struct rte_eth_txconf *conf)
@@ -166,14 +179,7 @@ refnic_tx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
 	txq->mask = nb_desc - 1;
 	txq->free_thresh = free_thresh_get(conf->tx_free_thresh,
 					   REFNIC_DEFAULT_TX_FREE_THRESH, nb_desc);
-	txq->max_segs = ad->ident.max_tx_segs;
-	/* TX_IPV4/IPV6 only describe the packet for the offloads. */
-	txq->tx_ol_ok = RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IPV6;
-	if (ad->ident.caps & REFNIC_CAP_TX_CSUM)
-		txq->tx_ol_ok |= RTE_MBUF_F_TX_IP_CKSUM | RTE_MBUF_F_TX_L4_MASK;
-	if (ad->ident.caps & REFNIC_CAP_VLAN_INSERT)
-		txq->tx_ol_ok |= RTE_MBUF_F_TX_VLAN;
-	txq->push = ad->tx_push;
+	tx_queue_limits(ad, txq);
 	txq->push_reg = REFNIC_PUSH_LINE(qid);
 	txq->qid = qid;
 	txq->port_id = dev->data->port_id;
@@ -253,6 +259,7 @@ refnic_tx_queue_hw_start(struct rte_eth_dev *dev, struct refnic_tx_queue *txq)
 {
 	int ret;
 
+	tx_queue_limits(refnic_adapter(dev), txq);	/* a reset re-identified it */
 	memset(txq->cq, 0, txq->size * sizeof(*txq->cq));
 	txq->tail = 0;
 	txq->clean = 0;

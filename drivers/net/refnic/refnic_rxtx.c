@@ -531,8 +531,8 @@ refnic_xmit_pkts(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 		/* One notification per burst either way: a lone packet that fits
 		 * the push line is its own doorbell, the rest ring TAIL. Whole,
 		 * for the doorbell check on another thread. */
-		if (txq->push && i == 1 && dropped == 0 &&
-		    pkts[0]->nb_segs <= REFNIC_PUSH_MAX_DESC && hw->push_lines) {
+		if (hw->tx_push && i == 1 && dropped == 0 &&
+		    pkts[0]->nb_segs <= REFNIC_PUSH_MAX_DESC) {
 			refnic_tx_push(hw, txq, pkts[0], txq->tail, tail);
 			__atomic_store_n(&txq->tail, tail, __ATOMIC_RELAXED);
 			txq->stats.push++;

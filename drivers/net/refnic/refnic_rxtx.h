@@ -76,7 +76,6 @@ struct refnic_tx_queue {
 	uint16_t free_thresh;		/* reclaim when fewer are free */
 	uint16_t max_segs;		/* descriptors per packet, as the device says */
 	uint64_t tx_ol_ok;		/* mbuf TX offload flags the device carries out */
-	bool push;			/* one-packet bursts go through the push line */
 	uint32_t push_reg;		/* REFNIC_PUSH_LINE(qid) */
 	uint16_t cq_head;
 	uint16_t hw_head;		/* device is done before this; from completions */

@@ -135,7 +135,7 @@ refnic_vdev_probe_secondary(struct rte_vdev_device *vdev, const char *name)
 	sec->hw.bar0 = res.bar0;
 	sec->hw.trap = res.trap;
 	sec->hw.trap_ctx = res.trap_ctx;
-	sec->hw.push_lines = false;
+	sec->hw.tx_push = false;
 	sec->hw.nb_vectors = 0;
 	memcpy(sec->hw.vector_fd, res.vector_fd, sizeof(sec->hw.vector_fd));
 	sec->release = refnic_vdev_release_secondary;
@@ -175,7 +175,7 @@ refnic_vdev_probe(struct rte_vdev_device *vdev)
 	hw.bar0 = res.bar0;
 	hw.trap = res.trap;
 	hw.trap_ctx = res.trap_ctx;
-	hw.push_lines = true;
+	hw.tx_push = false;	/* until refnic_wc_select() says */
 	hw.nb_vectors = res.nb_vectors;
 	memcpy(hw.vector_fd, res.vector_fd, sizeof(hw.vector_fd));
 

@@ -197,7 +197,7 @@ refnic_wc_select(struct rte_eth_dev *dev)
 	char platform[128] = "", test[128] = "";
 	bool ok;
 
-	ad->tx_push = false;
+	ad->hw.tx_push = false;
 	/* The line's format and PUSH_CHECK came with contract 1.2. */
 	if (!(ad->ident.caps & REFNIC_CAP_TX_PUSH) || ad->ident.hw_version < REFNIC_HW_VERSION(1, 2)) {
 		PMD_INIT_LOG(NOTICE, "port %u: TX path doorbell+fetch (wc=%s: the device has "
@@ -214,7 +214,7 @@ refnic_wc_select(struct rte_eth_dev *dev)
 	if (ok || mode == REFNIC_WC_ON)
 		ok = wc_selftest(ad, test, sizeof(test)) && ok;
 	if (mode == REFNIC_WC_ON) {
-		ad->tx_push = true;
+		ad->hw.tx_push = true;
 		if (ok)
 			PMD_INIT_LOG(NOTICE, "port %u: TX path push (wc=on: %s, %s)",
 				     dev->data->port_id, platform, test);
@@ -224,7 +224,7 @@ refnic_wc_select(struct rte_eth_dev *dev)
 				     "corrupt frames", dev->data->port_id, platform, test);
 		return;
 	}
-	ad->tx_push = ok;
+	ad->hw.tx_push = ok;
 	PMD_INIT_LOG(NOTICE, "port %u: TX path %s (wc=auto: %s%s%s)", dev->data->port_id,
 		     ok ? "push" : "doorbell+fetch", platform, test[0] != '\0' ? ", " : "",
 		     test);
