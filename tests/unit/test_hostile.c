@@ -227,6 +227,56 @@ test_garbled_events(void)
 	return TEST_SUCCESS;
 }
 
+/* Every event the device posts comes out as "RX queue 0 stopped on an error". */
+static unsigned int tampered;
+
+static void
+tamper_queue_error(void *ctx __rte_unused, uint8_t what, void *entry, size_t len)
+{
+	struct refnic_event *ev = entry;
+
+	if (what != REFNIC_EMU_CORRUPT_EVENT || len < sizeof(*ev))
+		return;
+	ev->type = REFNIC_EVENT_QUEUE_ERROR;
+	ev->data = (uint32_t)REFNIC_QTYPE_RX << 16 | 0;
+	__atomic_fetch_add(&tampered, 1, __ATOMIC_RELAXED);
+}
+
+/*
+ * An event naming a started queue that the device has not stopped (its
+ * status register shows no error) is garbage too: the queue goes on, no
+ * recovery, nothing counted as a queue error.
+ */
+static int
+test_spurious_queue_error_event(void)
+{
+	struct refnic_emu *emu;
+	unsigned int recovered;
+	uint64_t errors;
+	uint16_t a;
+
+	TEST_ASSERT_SUCCESS(test_port_create(HA, "cable=loopback,profile=ideal", &a), "");
+	TEST_ASSERT_SUCCESS(test_port_start(a, 0, 0), "");
+	recovered_events[a] = reset_events[a] = 0;
+	tampered = 0;
+	events_watch(a, true);
+	emu = refnic_emu_lookup(HA);
+	refnic_emu_set_tamper(emu, tamper_queue_error, NULL);
+	refnic_emu_set_cable_plugged(emu, false);	/* an LSC event, rewritten */
+	rte_delay_ms(100);
+	refnic_emu_set_tamper(emu, NULL, NULL);
+	refnic_emu_set_cable_plugged(emu, true);
+	rte_delay_ms(100);
+	errors = test_xstat(a, "queue_errors");
+	recovered = recovered_events[a] + reset_events[a];
+	events_watch(a, false);
+	test_port_destroy(HA);
+	TEST_ASSERT(tampered > 0, "no event was posted");
+	TEST_ASSERT_EQUAL(errors, 0, "a queue error counted for a healthy queue");
+	TEST_ASSERT_EQUAL(recovered, 0, "a recovery for a healthy queue");
+	return TEST_SUCCESS;
+}
+
 /* --- Admin reply buffers (fault_corrupt=reply) ------------------------- */
 
 #define HR	"net_refnic_hr"
@@ -498,6 +548,7 @@ const struct unit_test_suite refnic_hostile_suite = {
 		TEST_CASE(test_garbled_tx_completions),
 		TEST_CASE(test_garbled_admin_replies),
 		TEST_CASE(test_garbled_events),
+		TEST_CASE(test_spurious_queue_error_event),
 		TEST_CASE_ST(NULL, hr_teardown, test_bad_identify_fails_probe),
 		TEST_CASE_ST(NULL, hr_teardown, test_bad_identify_every_variant),
 		TEST_CASE_ST(NULL, hr_teardown, test_bad_stats_replies),

@@ -64,8 +64,9 @@ refnic_aeq_setup(struct refnic_adapter *ad)
 
 /*
  * The device stopped one of our queues: it moves nothing until a reset.
- * Returns true if that is a started queue of the port (the event is
- * untrusted), which the caller reports once it holds no lock.
+ * Returns true if that is a started queue of the port whose status
+ * register says so too (the event is untrusted; the device sets the
+ * status before it posts), which the caller reports once it holds no lock.
  */
 static bool
 queue_error_event(struct rte_eth_dev *dev, uint32_t data)
@@ -73,6 +74,7 @@ queue_error_event(struct rte_eth_dev *dev, uint32_t data)
 	uint16_t type = data >> 16, qid = data & UINT16_MAX;
 	struct refnic_rx_queue *rxq = NULL;
 	struct refnic_tx_queue *txq = NULL;
+	uint32_t status;
 
 	if (type == REFNIC_QTYPE_RX && qid < dev->data->nb_rx_queues)
 		rxq = dev->data->rx_queues[qid];
@@ -81,6 +83,14 @@ queue_error_event(struct rte_eth_dev *dev, uint32_t data)
 	if ((rxq == NULL || !rxq->started) && (txq == NULL || !txq->started)) {
 		PMD_DRV_LOG(ERR, "port %u: queue error event for queue %u of type %u, "
 			    "which the port has not started", dev->data->port_id, qid, type);
+		return false;
+	}
+	status = refnic_reg_read(&refnic_adapter(dev)->hw, (rxq != NULL ? REFNIC_REG_RXQ(qid) :
+				 REFNIC_REG_TXQ(qid)) + REFNIC_Q_STATUS);
+	if (!(status & REFNIC_Q_STATUS_ERROR)) {
+		PMD_DRV_LOG(ERR, "port %u: queue error event for %s queue %u, whose status "
+			    "shows no error: ignored", dev->data->port_id,
+			    rxq != NULL ? "RX" : "TX", qid);
 		return false;
 	}
 	if (rxq != NULL)
