@@ -32,6 +32,12 @@ refnic_emu_us_to_tsc(uint64_t us)
 	return us * rte_get_tsc_hz() / 1000000;
 }
 
+static uint64_t
+emu_ns_to_tsc(uint64_t ns)
+{
+	return ns * rte_get_tsc_hz() / NS_PER_S;
+}
+
 void
 refnic_emu_params_default(struct refnic_emu_params *params)
 {
@@ -335,8 +341,9 @@ refnic_emu_create(const char *name, const struct refnic_emu_params *params,
 		ret = -EINVAL;
 		goto fail;
 	}
-	emu->desc_fetch_ns = emu->inline_exec ? 0 : emu->profile->desc_fetch_ns;
-	emu->link->trap_cost_ns = emu->profile->bar_store_ns;
+	emu->desc_fetch_tsc = emu->inline_exec ? 0 : emu_ns_to_tsc(emu->profile->desc_fetch_ns);
+	emu->push_burst_tsc = emu_ns_to_tsc(emu->profile->push_burst_ns);
+	emu->link->trap_cost_tsc = emu_ns_to_tsc(emu->profile->bar_store_ns);
 	emu->push_wc = params->bar_wc == REFNIC_BAR_WC_AUTO ? emu->profile->push_wc :
 		       params->bar_wc == REFNIC_BAR_WC_ON;
 	rte_spinlock_init(&emu->push_probe.lock);

@@ -20,7 +20,7 @@
 struct refnic_emu_link {
 	uint32_t write_seq;		/* bumped after every write an engine serves */
 	uint32_t engine_dozing;		/* bit k set before engine k sleeps */
-	uint32_t trap_cost_ns;		/* cost of one BAR store on the platform */
+	uint64_t trap_cost_tsc;		/* cost of one BAR store on the platform */
 	int32_t kick_fd[REFNIC_EMU_LINK_MAX_ENGINES]; /* eventfd per engine: written
 						       * for those whose bit is set */
 	uint32_t write_count[REFNIC_BAR0_SIZE / 4]; /* by register offset / 4 */

@@ -213,7 +213,10 @@ struct refnic_emu {
 	struct refnic_emu_params params;
 	const struct refnic_profile *profile;
 	bool inline_exec;		/* TX doorbells run TX work on the writer */
-	uint32_t desc_fetch_ns;		/* the profile's, but none inline */
+	/* The profile's costs in TSC cycles, converted once (charged per
+	 * store, per push, per fetch). None inline for the fetch. */
+	uint64_t desc_fetch_tsc;
+	uint64_t push_burst_tsc;
 	bool push_wc;			/* push window write-combining (bar_wc=) */
 	/* The last line stored to a TX queue not created: the push self-test. */
 	struct {

@@ -27,13 +27,13 @@
 
 /* The transactions' cost, on the writer's CPU as a real store's. */
 static void
-push_charge(uint64_t ns)
+push_charge(uint64_t cycles)
 {
 	uint64_t end;
 
-	if (ns == 0)
+	if (cycles == 0)
 		return;
-	end = rte_get_tsc_cycles() + ns * rte_get_tsc_hz() / NS_PER_S;
+	end = rte_get_tsc_cycles() + cycles;
 	while (rte_get_tsc_cycles() < end)
 		rte_pause();
 }
@@ -87,8 +87,7 @@ push_enqueue(struct refnic_emu *emu, uint16_t qid, const uint8_t *line, uint32_t
 		 * descriptors, fetch them as after a doorbell. */
 		if (!txq->fetch_pending) {
 			txq->fetch_pending = true;
-			txq->fetch_ready_tsc = rte_get_tsc_cycles() + emu->desc_fetch_ns *
-					       rte_get_tsc_hz() / NS_PER_S;
+			txq->fetch_ready_tsc = rte_get_tsc_cycles() + emu->desc_fetch_tsc;
 		}
 	} else {
 		p = &txq->push[txq->push_prod % REFNIC_EMU_PUSH_FIFO];
@@ -119,8 +118,8 @@ refnic_emu_push_write(struct refnic_emu *emu, uint32_t off, uint32_t val)
 	    val % 8 != 0 || qid >= emu->params.max_queues)
 		return;
 	xfers = push_arrive(emu, emu->bar0 + off, val, line, &whole);
-	push_charge((uint64_t)xfers * (whole && emu->push_wc ? emu->profile->push_burst_ns :
-				       emu->link->trap_cost_ns));
+	push_charge(xfers * (whole && emu->push_wc ? emu->push_burst_tsc :
+			     emu->link->trap_cost_tsc));
 
 	txq = &emu->txq[qid];
 	rte_spinlock_lock(&txq->lock);

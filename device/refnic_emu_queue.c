@@ -247,10 +247,9 @@ tx_note_doorbells(struct refnic_emu *emu, uint16_t qid, uint64_t now)
 	emu_stats(emu)->q[qid].tx_doorbells += writes - txq->db_seen;
 	txq->db_seen = writes;
 	txq->rering_seen = rerings;
-	if (!txq->fetch_pending && emu->desc_fetch_ns != 0) {
+	if (!txq->fetch_pending && emu->desc_fetch_tsc != 0) {
 		txq->fetch_pending = true;
-		txq->fetch_ready_tsc = now + emu->desc_fetch_ns *
-				       rte_get_tsc_hz() / 1000000000;
+		txq->fetch_ready_tsc = now + emu->desc_fetch_tsc;
 	}
 }
 
@@ -350,7 +349,7 @@ refnic_emu_tx_service(struct refnic_emu *emu, uint16_t qid, uint64_t now,
 	 * TAIL seen before its doorbell is counted waits for it, or its
 	 * descriptors would skip the fetch. A pushed packet needs no fetch.
 	 */
-	fetched = emu->desc_fetch_ns == 0 ||
+	fetched = emu->desc_fetch_tsc == 0 ||
 		  (txq->fetch_pending && now >= txq->fetch_ready_tsc);
 	if (!fetched && txq->fetch_pending)
 		*next_due_tsc = RTE_MIN(*next_due_tsc, txq->fetch_ready_tsc);

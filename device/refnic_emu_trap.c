@@ -132,9 +132,9 @@ trap_kick_engines(struct refnic_emu_link *link)
 
 /* The modelled cost of the store, on the writer's CPU as a real BAR's. */
 static void
-trap_charge(uint32_t cost_ns)
+trap_charge(uint64_t cycles)
 {
-	uint64_t end = rte_get_tsc_cycles() + (uint64_t)cost_ns * rte_get_tsc_hz() / NS_PER_S;
+	uint64_t end = rte_get_tsc_cycles() + cycles;
 
 	while (rte_get_tsc_cycles() < end)
 		rte_pause();
@@ -272,8 +272,8 @@ trap_write(struct refnic_emu *emu, uint32_t off, uint32_t val)
 			db_retake(emu, db, tail_off);
 		} else if (unlikely(db_missed(emu, db, off))) {
 			/* The store cost what stores cost; nobody saw it. */
-			if (link->trap_cost_ns != 0)
-				trap_charge(link->trap_cost_ns);
+			if (link->trap_cost_tsc != 0)
+				trap_charge(link->trap_cost_tsc);
 			return;
 		} else {
 			db_take(db, val);
@@ -281,8 +281,8 @@ trap_write(struct refnic_emu *emu, uint32_t off, uint32_t val)
 	}
 	/* Taken before counted: who sees the count sees the tail. */
 	__atomic_fetch_add(&link->write_count[off / 4], 1, __ATOMIC_RELEASE);
-	if (link->trap_cost_ns != 0)
-		trap_charge(link->trap_cost_ns);
+	if (link->trap_cost_tsc != 0)
+		trap_charge(link->trap_cost_tsc);
 	if (unlikely(trap_queue_reg(emu, off, val)))
 		return;
 	if (emu->inline_exec && db != NULL && db != &emu->aqdb) {
