@@ -19,13 +19,12 @@ rounds) and how busy the primary's engine thread was.
 
 import itertools
 import os
-import statistics
 import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "integration"))
 from testpmd import TestPmd  # noqa: E402
-from throughput import thread_cpu_s  # noqa: E402
+from throughput import median_of, thread_cpu_s  # noqa: E402
 
 WARMUP_S = 1.0
 _seq = itertools.count()
@@ -70,9 +69,8 @@ def main():
             results[mode].append(measure(mode, devargs, seconds))
 
     def med(mode, key, idx=None):
-        vals = [r[key] if idx is None else r[key][idx] for r in results[mode]]
-        vals = [v for v in vals if v is not None]
-        return statistics.median(vals) if vals else float("nan")
+        m = median_of(results[mode], key, idx)
+        return float("nan") if m is None else m
 
     base = med("primary", "mpps", 0) + med("primary", "mpps", 1)
     print("| forwarding process | port 0 Mpps | port 1 Mpps | total Mpps | vs primary | "

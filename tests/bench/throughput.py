@@ -61,6 +61,13 @@ def thread_cpu_s(pid, name):
     return None
 
 
+def median_of(runs, key, idx=None):
+    """Median over rounds of r[key] (or r[key][idx]), runs that had none left out."""
+    vals = [r[key] if idx is None else r[key][idx] for r in runs]
+    vals = [v for v in vals if v is not None]
+    return statistics.median(vals) if vals else None
+
+
 def measure(vdevs, options, seconds):
     """options: testpmd options for a refnic system, None for the others."""
     is_refnic = options is not None
@@ -98,9 +105,7 @@ def main():
             results[name].append(measure(vdevs, options, seconds))
 
     def med(name, key, idx=None):
-        vals = [r[key] if idx is None else r[key][idx] for r in results[name]]
-        vals = [v for v in vals if v is not None]
-        return statistics.median(vals) if vals else None
+        return median_of(results[name], key, idx)
 
     memif = med("memif", "mpps", 0) + med("memif", "mpps", 1)
     print("| system | port 0 Mpps | port 1 Mpps | total Mpps | vs memif | "
