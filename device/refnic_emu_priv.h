@@ -439,6 +439,13 @@ refnic_emu_mix64(uint64_t x)
 }
 
 /* refnic_emu_corrupt.c: fault_corrupt, just before the phase bit goes out. */
+/* Inline, for the per-completion paths: may anything garble at all? */
+static inline bool
+emu_may_garble(const struct refnic_emu *emu)
+{
+	return emu->faults.corrupt_what != 0 ||
+	       __atomic_load_n(&emu->tamper, __ATOMIC_RELAXED) != NULL;
+}
 void refnic_emu_corrupt_rx_cpl(struct refnic_emu *emu, struct refnic_rx_cpl *cpl, uint16_t size);
 void refnic_emu_corrupt_tx_cpl(struct refnic_emu *emu, struct refnic_tx_cpl *cpl, uint16_t size);
 void refnic_emu_corrupt_admin_cpl(struct refnic_emu *emu, struct refnic_admin_cpl *cpl);

@@ -304,7 +304,8 @@ tx_post_completion(struct refnic_emu *emu, struct refnic_emu_txq *txq, uint16_t 
 
 	cpl->sq_head = sq_head;
 	cpl->status = REFNIC_TXC_STS_OK;
-	refnic_emu_corrupt_tx_cpl(emu, cpl, txq->size);
+	if (unlikely(emu_may_garble(emu)))
+		refnic_emu_corrupt_tx_cpl(emu, cpl, txq->size);
 	__atomic_store_n(&cpl->phase, txq->cq_phase, __ATOMIC_RELEASE);
 	txq->cq_tail = (txq->cq_tail + 1) & (txq->size - 1);
 	if (txq->cq_tail == 0)
@@ -609,7 +610,8 @@ rx_scatter(struct refnic_emu *emu, struct refnic_emu_rxq *rxq, const struct refn
 			     (meta->hashed ? REFNIC_RXC_RSS_VALID : 0) | meta->flags;
 		cpl->vlan_tci = meta->vlan_tci;
 		cpl->ptype = meta->ptype;
-		refnic_emu_corrupt_rx_cpl(emu, cpl, rxq->size);
+		if (unlikely(emu_may_garble(emu)))
+			refnic_emu_corrupt_rx_cpl(emu, cpl, rxq->size);
 		/* The phase bit goes out with the batch: refnic_emu_rx_publish(). */
 		rxq->head = (idx + 1) & (rxq->size - 1);
 		if (rxq->head == 0)
