@@ -286,6 +286,10 @@ int refnic_xstats_get(struct rte_eth_dev *dev, struct rte_eth_xstat *xstats, uns
 int refnic_xstats_get_names(struct rte_eth_dev *dev, struct rte_eth_xstat_name *names,
 			    unsigned int n);
 int refnic_xstats_reset(struct rte_eth_dev *dev);
+struct refnic_state_sink;
+/* Queue q's device counters since the last reset, named as its xstats. */
+void refnic_queue_hw_counters(const struct refnic_adapter *ad, uint16_t q, bool tx,
+			      struct refnic_state_sink *s);
 
 /* refnic_wc.c */
 void refnic_wc_select(struct rte_eth_dev *dev);

@@ -21,10 +21,6 @@
 #include "refnic.h"
 #include "refnic_rxtx.h"
 
-/* A device counter of queue q since the last stats reset. */
-#define HW_Q_DELTA(ad, q, field) \
-	((ad)->hw_stats.q[q].field - (ad)->hw_stats_base.q[q].field)
-
 static void
 state_device(const struct refnic_adapter *ad, struct refnic_state_sink *s)
 {
@@ -141,6 +137,19 @@ state_doorbell_queue(const struct refnic_adapter *ad, const struct refnic_db_que
 	s->u64(s, "missed_doorbell_recoveries", recoveries);
 }
 
+/* What every queue shows first, RX or TX. */
+static void
+state_queue_head(struct refnic_state_sink *s, const char *group, uint16_t q, bool started,
+		 bool deferred_start, bool broken, const char *path, uint16_t size)
+{
+	s->group(s, group, q);
+	s->str(s, "state", started ? "started" : "stopped");
+	s->u64(s, "deferred_start", deferred_start);
+	s->u64(s, "broken", broken);
+	s->str(s, "path", path);
+	s->u64(s, "descriptors", size);
+}
+
 static void
 state_rxq(struct rte_eth_dev *dev, uint16_t q, struct refnic_state_sink *s)
 {
@@ -150,12 +159,9 @@ state_rxq(struct rte_eth_dev *dev, uint16_t q, struct refnic_state_sink *s)
 
 	if (rxq == NULL)
 		return;
-	s->group(s, "rxq", q);
-	s->str(s, "state", rxq->started ? "started" : "stopped");
-	s->u64(s, "deferred_start", rxq->deferred_start);
-	s->u64(s, "broken", rxq->broken);
-	s->str(s, "path", refnic_rx_burst_mode_get(dev, q, &mode) == 0 ? mode.info : "none");
-	s->u64(s, "descriptors", rxq->size);
+	state_queue_head(s, "rxq", q, rxq->started, rxq->deferred_start, rxq->broken,
+			 refnic_rx_burst_mode_get(dev, q, &mode) == 0 ? mode.info : "none",
+			 rxq->size);
 	s->u64(s, "next", rxq->next);
 	s->u64(s, "tail", rxq->tail);
 	s->u64(s, "phase", rxq->phase);
@@ -165,9 +171,7 @@ state_rxq(struct rte_eth_dev *dev, uint16_t q, struct refnic_state_sink *s)
 	s->u64(s, "bytes", rxq->stats.bytes);
 	s->u64(s, "errors", rxq->stats.errors);
 	s->u64(s, "nombuf", rxq->stats.nombuf);
-	s->u64(s, "doorbell_writes", HW_Q_DELTA(ad, q, rx_doorbells));
-	s->u64(s, "no_buffer", HW_Q_DELTA(ad, q, rx_no_buffer));
-	s->u64(s, "interrupts", HW_Q_DELTA(ad, q, rx_interrupts));
+	refnic_queue_hw_counters(ad, q, false, s);
 	state_itr(&ad->itr[q].rx, s);
 	state_doorbell_queue(ad, &ad->db.rxq[q], refnic_db_queue_recoveries(ad, q, false), s);
 }
@@ -181,12 +185,9 @@ state_txq(struct rte_eth_dev *dev, uint16_t q, struct refnic_state_sink *s)
 
 	if (txq == NULL)
 		return;
-	s->group(s, "txq", q);
-	s->str(s, "state", txq->started ? "started" : "stopped");
-	s->u64(s, "deferred_start", txq->deferred_start);
-	s->u64(s, "broken", txq->broken);
-	s->str(s, "path", refnic_tx_burst_mode_get(dev, q, &mode) == 0 ? mode.info : "none");
-	s->u64(s, "descriptors", txq->size);
+	state_queue_head(s, "txq", q, txq->started, txq->deferred_start, txq->broken,
+			 refnic_tx_burst_mode_get(dev, q, &mode) == 0 ? mode.info : "none",
+			 txq->size);
 	s->u64(s, "tail", txq->tail);
 	s->u64(s, "clean", txq->clean);
 	s->u64(s, "device_head", txq->hw_head);
@@ -195,9 +196,7 @@ state_txq(struct rte_eth_dev *dev, uint16_t q, struct refnic_state_sink *s)
 	s->u64(s, "packets", txq->stats.packets);
 	s->u64(s, "bytes", txq->stats.bytes);
 	s->u64(s, "errors", txq->stats.errors);
-	s->u64(s, "doorbell_writes", HW_Q_DELTA(ad, q, tx_doorbells));
-	s->u64(s, "malformed", HW_Q_DELTA(ad, q, tx_malformed));
-	s->u64(s, "interrupts", HW_Q_DELTA(ad, q, tx_interrupts));
+	refnic_queue_hw_counters(ad, q, true, s);
 	state_itr(&ad->itr[q].tx, s);
 	state_doorbell_queue(ad, &ad->db.txq[q], refnic_db_queue_recoveries(ad, q, true), s);
 }

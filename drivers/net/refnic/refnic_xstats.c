@@ -132,6 +132,18 @@ queue_xstat(const struct refnic_adapter *ad, uint16_t q, bool tx, size_t offset)
 	return hw_delta(ad, &ad->hw_stats.q[q], offset);
 }
 
+void
+refnic_queue_hw_counters(const struct refnic_adapter *ad, uint16_t q, bool tx,
+			 struct refnic_state_sink *s)
+{
+	const struct refnic_xstat_def *defs = tx ? txq_xstats : rxq_xstats;
+	unsigned int i, n = tx ? RTE_DIM(txq_xstats) : RTE_DIM(rxq_xstats);
+
+	for (i = 0; i < n; i++)
+		if (defs[i].offset != QUEUE_ITR_US && defs[i].offset != QUEUE_DB_RECOVERIES)
+			s->u64(s, defs[i].name, queue_xstat(ad, q, tx, defs[i].offset));
+}
+
 static void
 port_xstats_gather(const struct rte_eth_dev *dev, const struct refnic_admin_stats *admin,
 		   struct refnic_port_xstats *x)
