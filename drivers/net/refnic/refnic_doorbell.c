@@ -99,22 +99,13 @@ txq_waiting(const struct refnic_tx_queue *txq, uint16_t *tail, uint16_t *done)
 	uint16_t head = __atomic_load_n(&txq->hw_head, __ATOMIC_RELAXED);
 	uint16_t cq = __atomic_load_n(&txq->cq_head, __ATOMIC_RELAXED);
 	uint8_t phase = __atomic_load_n(&txq->phase, __ATOMIC_RELAXED);
-	uint16_t n;
+	uint16_t bad_head;
+	bool bad;
 
 	*tail = __atomic_load_n(&txq->tail, __ATOMIC_RELAXED);
 	/* Completions the burst has not consumed yet count as progress. */
-	for (n = 0; n < txq->size; n++) {
-		const struct refnic_tx_cpl *cpl = &txq->cq[cq];
-
-		if ((__atomic_load_n(&cpl->phase, __ATOMIC_ACQUIRE) & REFNIC_PHASE_BIT) != phase)
-			break;
-		head = cpl->sq_head;	/* untrusted, only compared */
-		cq = (cq + 1) & txq->mask;
-		if (cq == 0)
-			phase ^= REFNIC_PHASE_BIT;
-	}
-	*done = head;
-	return head != *tail;
+	*done = refnic_tx_cpl_walk(txq, head, *tail, &cq, &phase, &bad, &bad_head);
+	return *done != *tail;
 }
 
 /*

@@ -295,41 +295,25 @@ tx_free_range(struct refnic_tx_queue *txq, uint16_t head)
 static uint16_t
 tx_scan(struct refnic_tx_queue *txq, bool consume)
 {
-	uint16_t head = txq->hw_head, cq_head = txq->cq_head;
+	uint16_t cq_head = txq->cq_head, head, bad_head;
 	uint8_t phase = txq->phase;
+	bool bad;
 
-	for (;;) {
-		const struct refnic_tx_cpl *cpl = &txq->cq[cq_head];
-		uint16_t sq_head;
-
-		if (!cpl_ready(&cpl->phase, phase))
-			break;
-		rte_io_rmb();
-		sq_head = cpl->sq_head;
-		/* The device may only complete what was handed to it. */
-		if (unlikely(sq_head >= txq->size ||
-			     ((sq_head - head) & txq->mask) > ((txq->tail - head) & txq->mask))) {
-			if (consume) {
-				txq->broken = true;
-				txq->stats.errors++;
-				PMD_DRV_LOG(ERR, "port %u TX queue %u: completion head %u outside "
-					    "[%u, %u] - queue stopped", txq->port_id, txq->qid,
-					    sq_head, head, txq->tail);
-				refnic_queue_failed(refnic_adapter(&rte_eth_devices[txq->port_id]),
-						    "bad TX completion");
-			}
-			break;
-		}
-		head = sq_head;
-		cq_head = (cq_head + 1) & txq->mask;
-		if (cq_head == 0)
-			phase ^= REFNIC_PHASE_BIT;
+	head = refnic_tx_cpl_walk(txq, txq->hw_head, txq->tail, &cq_head, &phase, &bad,
+				  &bad_head);
+	if (!consume)
+		return head;
+	if (unlikely(bad)) {
+		txq->broken = true;
+		txq->stats.errors++;
+		PMD_DRV_LOG(ERR, "port %u TX queue %u: completion head %u outside [%u, %u] - "
+			    "queue stopped", txq->port_id, txq->qid, bad_head, head, txq->tail);
+		refnic_queue_failed(refnic_adapter(&rte_eth_devices[txq->port_id]),
+				    "bad TX completion");
 	}
-	if (consume) {
-		txq->cq_head = cq_head;
-		txq->phase = phase;
-		txq->hw_head = head;
-	}
+	txq->cq_head = cq_head;
+	txq->phase = phase;
+	txq->hw_head = head;
 	return head;
 }
 

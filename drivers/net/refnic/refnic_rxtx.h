@@ -123,6 +123,47 @@ uint32_t refnic_rx_queue_count(void *rxq);
 int refnic_get_monitor_addr(void *rxq, struct rte_power_monitor_cond *pmc);
 int refnic_tx_done_cleanup(void *txq, uint32_t free_cnt);
 
+/*
+ * The TX completions the device has written since (*cq_head, *phase), read
+ * up to the first not written yet or not valid (bad: a head outside what
+ * was handed over, [head, tail]). Returns the device's head after them and
+ * moves *cq_head and *phase past them; at most a ring's worth, however
+ * the device flips phase bits under it. Used by the burst (consuming) and
+ * by the doorbell check on another thread (looking), each with its own
+ * copies of the indexes.
+ */
+static inline uint16_t
+refnic_tx_cpl_walk(const struct refnic_tx_queue *txq, uint16_t head, uint16_t tail,
+		   uint16_t *cq_head, uint8_t *phase, bool *bad, uint16_t *bad_head)
+{
+	uint16_t cq = *cq_head, sq_head, n;
+	uint8_t ph = *phase;
+
+	*bad = false;
+	for (n = 0; n < txq->size; n++) {
+		const volatile struct refnic_tx_cpl *cpl = &txq->cq[cq];
+
+		if ((cpl->phase & REFNIC_PHASE_BIT) != ph)
+			break;
+		rte_io_rmb();
+		sq_head = cpl->sq_head;
+		/* The device may only complete what was handed to it. */
+		if (unlikely(sq_head >= txq->size ||
+			     ((sq_head - head) & txq->mask) > ((tail - head) & txq->mask))) {
+			*bad = true;
+			*bad_head = sq_head;
+			break;
+		}
+		head = sq_head;
+		cq = (cq + 1) & txq->mask;
+		if (cq == 0)
+			ph ^= REFNIC_PHASE_BIT;
+	}
+	*cq_head = cq;
+	*phase = ph;
+	return head;
+}
+
 uint16_t refnic_rx_refill(struct refnic_rx_queue *rxq);
 uint64_t refnic_rx_mbuf_initializer(uint16_t port_id);
 void refnic_tx_reclaim(struct refnic_tx_queue *txq);
