@@ -294,6 +294,9 @@ extern __thread unsigned int refnic_engine_id
 extern __thread unsigned int refnic_shard_id
 	__attribute__((tls_model("initial-exec")));
 
+/* This thread is an engine: its shard is its own, engine 0's (0) included. */
+extern __thread bool refnic_on_engine __attribute__((tls_model("initial-exec")));
+
 static inline struct refnic_emu_shard *
 emu_shard(struct refnic_emu *emu)
 {
@@ -557,7 +560,5 @@ void refnic_engine_unlock_others(struct refnic_emu *emu);
 /* A new device's link: the engines' kick fds; then kick them all. */
 void refnic_engine_link_init(struct refnic_emu *emu);
 void refnic_engine_kick_all(void);
-/* Whether this thread is an engine (its shard is its own, 0 included). */
-bool refnic_engine_self(void);
 
 #endif /* _REFNIC_EMU_PRIV_H_ */

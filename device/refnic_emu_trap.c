@@ -75,7 +75,7 @@ trap_shard(void)
 	uint32_t used, slot;
 
 	/* An engine replaying a secondary's store counts as itself. */
-	if (likely(refnic_shard_id != 0) || refnic_engine_self())
+	if (likely(refnic_shard_id != 0) || refnic_on_engine)
 		return refnic_shard_id;
 	pthread_once(&trap_slot_once, trap_slot_key_create);
 	used = __atomic_load_n(&trap_slots_used, __ATOMIC_RELAXED);

@@ -81,7 +81,7 @@ static unsigned int engine_users;	/* devices */
 static bool engine_stop;
 
 __thread unsigned int refnic_engine_id __attribute__((tls_model("initial-exec")));
-static RTE_DEFINE_PER_LCORE(bool, is_engine);
+__thread bool refnic_on_engine __attribute__((tls_model("initial-exec")));
 
 _Static_assert(REFNIC_EMU_MAX_ENGINES <= REFNIC_EMU_LINK_MAX_ENGINES,
 	       "every engine has a kick fd in the link");
@@ -191,7 +191,7 @@ refnic_engine_lock_others(struct refnic_emu *emu)
 {
 	unsigned int k;
 
-	if (!RTE_PER_LCORE(is_engine))
+	if (!refnic_on_engine)
 		return;
 	RTE_VERIFY(refnic_engine_id == 0);
 	for (k = 1; k < nb_engines; k++)
@@ -204,7 +204,7 @@ refnic_engine_unlock_others(struct refnic_emu *emu)
 {
 	unsigned int k;
 
-	if (!RTE_PER_LCORE(is_engine))
+	if (!refnic_on_engine)
 		return;
 	refnic_emu_queues_unlock(emu);
 	for (k = nb_engines; k-- > 1;)
@@ -262,12 +262,6 @@ refnic_engine_link_init(struct refnic_emu *emu)
 	for (k = 0; k < REFNIC_EMU_LINK_MAX_ENGINES; k++)
 		emu->link->kick_fd[k] = k < nb_engines ? engines[k].kick_fd : -1;
 	emu->link->engine_dozing = 0;
-}
-
-bool
-refnic_engine_self(void)
-{
-	return RTE_PER_LCORE(is_engine);
 }
 
 void
@@ -368,7 +362,7 @@ engine_main(void *arg)
 
 	refnic_engine_id = k;
 	refnic_shard_id = k;
-	RTE_PER_LCORE(is_engine) = true;
+	refnic_on_engine = true;
 	prctl(PR_SET_TIMERSLACK, ENGINE_TIMER_SLACK_NS);
 	pthread_mutex_lock(&engines[k].mutex);
 	while (!engine_stop) {
