@@ -194,14 +194,39 @@ test_tx_all_queue(uint16_t port_id, uint16_t queue, struct rte_mbuf **pkts, uint
 }
 
 uint16_t
-test_rx_wait(uint16_t port_id, struct rte_mbuf **pkts, uint16_t n)
+test_rx_wait_ms(uint16_t port_id, struct rte_mbuf **pkts, uint16_t n, unsigned int ms)
 {
-	uint64_t deadline = rte_get_timer_cycles() + TEST_WAIT_S * rte_get_timer_hz();
+	uint64_t deadline = rte_get_timer_cycles() + rte_get_timer_hz() * ms / 1000;
 	uint16_t got = 0;
 
 	while (got < n && rte_get_timer_cycles() < deadline)
 		got += rte_eth_rx_burst(port_id, 0, pkts + got, n - got);
 	return got;
+}
+
+uint16_t
+test_rx_wait(uint16_t port_id, struct rte_mbuf **pkts, uint16_t n)
+{
+	return test_rx_wait_ms(port_id, pkts, n, TEST_WAIT_S * 1000);
+}
+
+FILE *
+test_log_capture_start(char *buf, size_t len)
+{
+	FILE *f = fmemopen(buf, len - 1, "w");
+
+	memset(buf, 0, len);
+	if (f != NULL)
+		rte_openlog_stream(f);
+	return f;
+}
+
+void
+test_log_capture_stop(FILE *f)
+{
+	rte_openlog_stream(NULL);
+	if (f != NULL)
+		fclose(f);
 }
 
 uint64_t

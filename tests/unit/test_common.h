@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
@@ -52,6 +53,12 @@ uint16_t test_tx_all(uint16_t port_id, struct rte_mbuf **pkts, uint16_t n);
 uint16_t test_tx_all_queue(uint16_t port_id, uint16_t queue, struct rte_mbuf **pkts, uint16_t n);
 /* Receive until n packets arrived or TEST_WAIT_S passed; returns the count. */
 uint16_t test_rx_wait(uint16_t port_id, struct rte_mbuf **pkts, uint16_t n);
+/* The same, for at most ms milliseconds. */
+uint16_t test_rx_wait_ms(uint16_t port_id, struct rte_mbuf **pkts, uint16_t n,
+			 unsigned int ms);
+/* EAL's log into buf (len bytes, cleared first) until the stop; NULL if not. */
+FILE *test_log_capture_start(char *buf, size_t len);
+void test_log_capture_stop(FILE *f);
 /* Wait until one of the device's counters (offset in refnic_hw_stats) reaches
  * want; returns its value then. */
 uint64_t test_hw_counter_wait(const char *name, size_t offset, uint64_t want);

@@ -94,18 +94,6 @@ db_missed(const char *name)
 	return s.doorbells_dropped;
 }
 
-/* Receive up to n frames on port for at most ms milliseconds. */
-static uint16_t
-db_rx_for(uint16_t port, struct rte_mbuf **pkts, uint16_t n, unsigned int ms)
-{
-	uint64_t end = rte_get_timer_cycles() + rte_get_timer_hz() * ms / 1000;
-	uint16_t got = 0;
-
-	while (got < n && rte_get_timer_cycles() < end)
-		got += rte_eth_rx_burst(port, 0, pkts + got, n - got);
-	return got;
-}
-
 /* Frames in pkts[0..n) are seq, seq + 1, ...; frees them. */
 static bool
 db_check_frames(struct rte_mbuf **pkts, uint16_t n, uint32_t seq)
@@ -159,7 +147,7 @@ db_one_by_one(const char *args, bool check_on, struct db_result *r)
 			r->missed++;
 			if (!check_on) {
 				/* Nothing will ring it: the frame waits. */
-				got = db_rx_for(b, rx, 1, DB_QUIET_MS);
+				got = test_rx_wait_ms(b, rx, 1, DB_QUIET_MS);
 				rte_pktmbuf_free_bulk(rx, got);
 				if (got != 0) {
 					printf("    %s: frame %u arrived, its doorbell missed\n",

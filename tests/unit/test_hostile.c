@@ -295,25 +295,6 @@ log_lines_with(const char *needle)
 	return n;
 }
 
-static FILE *
-log_capture_start(void)
-{
-	FILE *f = fmemopen(reply_log, sizeof(reply_log) - 1, "w");
-
-	memset(reply_log, 0, sizeof(reply_log));
-	if (f != NULL)
-		rte_openlog_stream(f);
-	return f;
-}
-
-static void
-log_capture_stop(FILE *f)
-{
-	rte_openlog_stream(NULL);
-	if (f != NULL)
-		fclose(f);
-}
-
 /* Every garbled reply from now on (the lab's knob: the port probed clean). */
 static void
 replies_garbled(bool on)
@@ -370,12 +351,12 @@ static int
 test_bad_identify_fails_probe(void)
 {
 	unsigned int in_use = rte_mempool_in_use_count(test_pool);
-	FILE *f = log_capture_start();
+	FILE *f = test_log_capture_start(reply_log, sizeof(reply_log));
 	uint16_t port;
 	int ret;
 
 	ret = test_port_create(HR, "cable=loopback,profile=ideal,fault_corrupt=reply:1", &port);
-	log_capture_stop(f);
+	test_log_capture_stop(f);
 	if (ret == 0)
 		test_port_destroy(HR);
 	TEST_ASSERT(ret != 0, "a device with a bad IDENTIFY was accepted");
@@ -409,9 +390,9 @@ test_bad_identify_every_variant(void)
 	replies_garbled(true);
 	for (v = 0; v < 15; v++) {
 		rte_eth_dev_stop(port);
-		f = log_capture_start();
+		f = test_log_capture_start(reply_log, sizeof(reply_log));
 		ret = rte_eth_dev_reset(port);
-		log_capture_stop(f);
+		test_log_capture_stop(f);
 		refused += log_lines_with("device refused") != 0;
 		now = test_xstat(port, "admin_reply_errors");
 		TEST_ASSERT(ret != 0, "variant %u: a garbled reset went through", v);

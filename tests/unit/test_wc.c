@@ -34,18 +34,15 @@ static char wc_log[8192];
 static int
 wc_port(const char *args, uint16_t *port)
 {
-	FILE *f = fmemopen(wc_log, sizeof(wc_log) - 1, "w");
+	FILE *f = test_log_capture_start(wc_log, sizeof(wc_log));
 	int ret;
 
 	if (f == NULL)
 		return -1;
-	memset(wc_log, 0, sizeof(wc_log));
-	rte_openlog_stream(f);
 	rte_log_set_level_pattern("pmd.net.refnic.init", RTE_LOG_NOTICE);
 	ret = test_port_create(WC_P, args, port);
 	rte_log_set_level_pattern("pmd.net.refnic.init", RTE_LOG_ERR);
-	rte_openlog_stream(NULL);
-	fclose(f);
+	test_log_capture_stop(f);
 	if (ret == 0)
 		ret = test_port_start(*port, 0, 0);
 	if (ret != 0)
