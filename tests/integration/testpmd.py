@@ -24,8 +24,10 @@ PROMPT = "testpmd> "
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
 # Events testpmd prints from the interrupt thread ("\nPort %u: %s event\n"),
 # at any moment: after a prompt, or in the middle of one ("t" + event +
-# "estpmd> "). Taken out whole, wherever they land; the transcript keeps them.
-_ASYNC_EVENTS = re.compile(r"\nPort \d+: [A-Za-z ]+ event\n")
+# "estpmd> "). Line-buffered stdio flushes the leading newline on its own, so
+# the prompt may land between it and the line ("\ntestpmd> Port 0: ...").
+# Taken out wherever they land; the transcript keeps them.
+_ASYNC_EVENTS = re.compile(r"\n?Port \d+: [A-Za-z ]+ event\n")
 # Lines the PMD logs from other threads (a burst that found a bad completion,
 # the interrupt thread recovering): they may come after the prompt.
 _ASYNC_LOG = re.compile(r"refnic(?:-dev)?: [^\n]*\n")
