@@ -507,8 +507,11 @@ refnic_dev_reset(struct rte_eth_dev *dev)
 		refnic_queues_release(dev);
 	}
 	if (ret != 0) {
-		PMD_DRV_LOG(ERR, "port %u: reset failed: %s", dev->data->port_id,
-			    rte_strerror(-ret));
+		/* Whatever answered, the device is not one to run on: configure
+		 * and start refuse until a reset goes through. */
+		__atomic_store_n(&ad->failed, true, __ATOMIC_RELEASE);
+		PMD_DRV_LOG(ERR, "port %u: reset failed: %s; the port stays failed until "
+			    "a reset succeeds", dev->data->port_id, rte_strerror(-ret));
 	} else {
 		refnic_reset_event_clear(ad);
 		PMD_DRV_LOG(NOTICE, "port %u: reset done", dev->data->port_id);
