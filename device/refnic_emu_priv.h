@@ -231,6 +231,7 @@ struct refnic_emu {
 	uint8_t *bar0;			/* in bar_mz, which other processes map */
 	const struct rte_memzone *bar_mz;
 	bool remote_attached;		/* a secondary process stores: drain them */
+	uint64_t remote_stores;		/* a secondary's stores engine 0 replayed */
 	struct refnic_emu_link *link;
 	uint16_t nb_vectors;
 	int vector_fd[REFNIC_MAX_VECTORS];
@@ -535,6 +536,10 @@ int refnic_emu_bar_alloc(struct refnic_emu *emu);
 void refnic_emu_bar_free(struct refnic_emu *emu);
 void refnic_emu_remote_listen(void);
 unsigned int refnic_emu_remote_drain(struct refnic_emu *emu);
+void refnic_emu_remote_dozing(struct refnic_emu *emu, bool dozing);
+bool refnic_emu_remote_pending(const struct refnic_emu *emu);
+void refnic_emu_remote_counts(const struct refnic_emu *emu, uint64_t *stores,
+			      uint64_t *kicks);
 
 /* refnic_engine.c: the engine threads, started with the first device that
  * needs them, stopped with the last device. */

@@ -18,9 +18,12 @@
  *
  * The secondary learns the memzone's name and gets the engine's kick
  * eventfd from the primary over EAL's multi-process channel, the one place
- * an fd can cross. Interrupt vectors stay with the primary: a secondary
- * port has none. The primary must outlive its secondaries, as with every
- * DPDK device.
+ * an fd can cross. It writes that eventfd only when the engine asked for it
+ * (a flag in the memzone, raised before the engine sleeps, as virtio's
+ * event suppression): an engine that polls finds the store by itself, and a
+ * doorbell costs the secondary no system call. Interrupt vectors stay with
+ * the primary: a secondary port has none. The primary must outlive its
+ * secondaries, as with every DPDK device.
  */
 
 #include <errno.h>
@@ -55,12 +58,27 @@ struct remote_reply {
 	char mz_name[RTE_MEMZONE_NAMESIZE];
 };
 
+/* After the mailbox in the BAR's memzone: what both processes share of engine 0. */
+struct remote_shared {
+	/* Nonzero: engine 0 sleeps, or may (it raises this before it looks at
+	 * the mailbox a last time): stores kick it. Zero: it polls. */
+	uint32_t kick_wanted;
+	uint64_t kicks;			/* the eventfd writes that did */
+} __rte_cache_aligned;
+
 /* A secondary's trap context: where its stores go and whom to kick. */
 struct refnic_emu_remote {
 	struct rte_ring *mailbox;
+	struct remote_shared *shared;
 	int kick_fd;
 	uint64_t lost;			/* stores dropped: the primary did not drain */
 };
+
+static ssize_t
+mailbox_size(void)
+{
+	return rte_ring_get_memsize_elem(sizeof(uint64_t), REMOTE_MAILBOX_SIZE);
+}
 
 static struct rte_ring *
 bar_mailbox(const struct rte_memzone *mz)
@@ -68,20 +86,27 @@ bar_mailbox(const struct rte_memzone *mz)
 	return (struct rte_ring *)((uint8_t *)mz->addr + REFNIC_BAR0_SIZE);
 }
 
+static struct remote_shared *
+bar_shared(const struct rte_memzone *mz)
+{
+	return (struct remote_shared *)((uint8_t *)mz->addr + REFNIC_BAR0_SIZE +
+					mailbox_size());
+}
+
 int
 refnic_emu_bar_alloc(struct refnic_emu *emu)
 {
 	static uint32_t seq;
 	char name[RTE_MEMZONE_NAMESIZE];
-	ssize_t ring_size = rte_ring_get_memsize_elem(sizeof(uint64_t), REMOTE_MAILBOX_SIZE);
+	ssize_t ring_size = mailbox_size();
 	const struct rte_memzone *mz;
 
 	if (ring_size < 0)
 		return (int)ring_size;
 	snprintf(name, sizeof(name), "refnic_bar_%u",
 		 __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED));
-	mz = rte_memzone_reserve_aligned(name, REFNIC_BAR0_SIZE + ring_size, SOCKET_ID_ANY,
-					 0, 4096);
+	mz = rte_memzone_reserve_aligned(name, REFNIC_BAR0_SIZE + ring_size +
+					 sizeof(struct remote_shared), SOCKET_ID_ANY, 0, 4096);
 	if (mz == NULL)
 		return -rte_errno;
 	memset(mz->addr, 0, mz->len);
@@ -91,6 +116,9 @@ refnic_emu_bar_alloc(struct refnic_emu *emu)
 		rte_memzone_free(mz);
 		return -EINVAL;
 	}
+	/* Until engine 0 says it polls, every store kicks it: it may be
+	 * asleep when the first secondary attaches. */
+	bar_shared(mz)->kick_wanted = 1;
 	emu->bar_mz = mz;
 	emu->bar0 = mz->addr;
 	return 0;
@@ -121,7 +149,41 @@ refnic_emu_remote_drain(struct refnic_emu *emu)
 			refnic_emu_bar_write(emu, st[i] >> 32, (uint32_t)st[i]);
 		total += n;
 	} while (n == RTE_DIM(st));
+	/* Only engine 0 writes it; telemetry reads it whole. */
+	if (total != 0)
+		__atomic_store_n(&emu->remote_stores, emu->remote_stores + total,
+				 __ATOMIC_RELAXED);
 	return total;
+}
+
+/* Secondaries' stores replayed, and the engine kicks they took. */
+void
+refnic_emu_remote_counts(const struct refnic_emu *emu, uint64_t *stores, uint64_t *kicks)
+{
+	*stores = __atomic_load_n(&emu->remote_stores, __ATOMIC_RELAXED);
+	*kicks = __atomic_load_n(&bar_shared(emu->bar_mz)->kicks, __ATOMIC_RELAXED);
+}
+
+/*
+ * Engine 0 is about to sleep (true) or has woken (false). Before it sleeps
+ * it raises kick_wanted and then asks refnic_emu_remote_pending(): a store
+ * enqueued before the flag was seen raised is found there, one after kicks.
+ */
+void
+refnic_emu_remote_dozing(struct refnic_emu *emu, bool dozing)
+{
+	if (!__atomic_load_n(&emu->remote_attached, __ATOMIC_ACQUIRE))
+		return;
+	__atomic_store_n(&bar_shared(emu->bar_mz)->kick_wanted, dozing, __ATOMIC_SEQ_CST);
+}
+
+bool
+refnic_emu_remote_pending(const struct refnic_emu *emu)
+{
+	if (!__atomic_load_n(&emu->remote_attached, __ATOMIC_ACQUIRE))
+		return false;
+	rte_atomic_thread_fence(__ATOMIC_SEQ_CST);	/* the flag's store first */
+	return !rte_ring_empty(bar_mailbox(emu->bar_mz));
 }
 
 /* In the primary, on EAL's multi-process thread: a secondary attaches. */
@@ -194,7 +256,12 @@ remote_trap(void *ctx, uint32_t off, uint32_t val)
 		eventfd_write(r->kick_fd, 1);
 		sched_yield();
 	}
-	eventfd_write(r->kick_fd, 1);
+	/* Dekker with engine 0: the entry is in, then the flag is read. */
+	rte_atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&r->shared->kick_wanted, __ATOMIC_RELAXED) != 0) {
+		eventfd_write(r->kick_fd, 1);
+		__atomic_fetch_add(&r->shared->kicks, 1, __ATOMIC_RELAXED);
+	}
 }
 
 int
@@ -226,7 +293,8 @@ refnic_emu_remote_attach(const char *name, struct refnic_emu_resources *res)
 	if (ret == 0 && m->num_fds != 1)
 		ret = -EPROTO;
 	mz = ret == 0 ? rte_memzone_lookup(rep->mz_name) : NULL;
-	if (ret == 0 && (mz == NULL || mz->len < REFNIC_BAR0_SIZE))
+	if (ret == 0 && (mz == NULL || mz->len < REFNIC_BAR0_SIZE + mailbox_size() +
+					 sizeof(struct remote_shared)))
 		ret = -ENODEV;
 	if (ret != 0) {
 		EMU_LOG(ERR, "%s: cannot attach to the primary's device: %s", name,
@@ -239,6 +307,7 @@ refnic_emu_remote_attach(const char *name, struct refnic_emu_resources *res)
 		goto out;
 	}
 	r->mailbox = bar_mailbox(mz);
+	r->shared = bar_shared(mz);
 	r->kick_fd = m->fds[0];
 	res->bar0 = mz->addr;
 	res->trap = remote_trap;

@@ -119,6 +119,7 @@ tel_device_fill(const struct refnic_emu *emu, struct rte_tel_data *d)
 {
 	bool share_cpu;
 	unsigned int running = refnic_engine_running(&share_cpu);
+	uint64_t remote_stores, remote_kicks;
 
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_string(d, "name", emu->name);
@@ -137,6 +138,9 @@ tel_device_fill(const struct refnic_emu *emu, struct rte_tel_data *d)
 	rte_tel_data_add_dict_string(d, "link", refnic_cable_link_up(emu) ? "up" : "down");
 	rte_tel_data_add_dict_u64(d, "admin_latency_pct", emu->params.admin_latency_pct);
 	rte_tel_data_add_dict_u64(d, "dataplane_paused", emu->dataplane_paused);
+	refnic_emu_remote_counts(emu, &remote_stores, &remote_kicks);
+	rte_tel_data_add_dict_u64(d, "secondary_stores", remote_stores);
+	rte_tel_data_add_dict_u64(d, "secondary_kicks", remote_kicks);
 	add_container(d, "faults", tel_faults(emu));
 }
 

@@ -218,7 +218,8 @@ engine_serves(unsigned int k, const struct refnic_emu *emu)
 	return k < emu->params.engines;
 }
 
-/* Any trapped write since engine k's last pass? Called with its lock held. */
+/* Any trapped write since engine k's last pass, or for engine 0 a secondary
+ * process's store in a mailbox? Called with its lock held. */
 static bool
 engine_writes_pending(unsigned int k)
 {
@@ -226,8 +227,9 @@ engine_writes_pending(unsigned int k)
 
 	TAILQ_FOREACH(emu, &refnic_emu_devices, next)
 		if (engine_serves(k, emu) &&
-		    __atomic_load_n(&emu->link->write_seq, __ATOMIC_SEQ_CST) !=
-		    emu->shard[k].write_seq_seen)
+		    (__atomic_load_n(&emu->link->write_seq, __ATOMIC_SEQ_CST) !=
+		     emu->shard[k].write_seq_seen ||
+		     (k == 0 && refnic_emu_remote_pending(emu))))
 			return true;
 	return false;
 }
@@ -246,6 +248,9 @@ engine_set_dozing(unsigned int k, bool dozing)
 			__atomic_fetch_or(&emu->link->engine_dozing, 1u << k, __ATOMIC_SEQ_CST);
 		else
 			__atomic_fetch_and(&emu->link->engine_dozing, ~(1u << k), __ATOMIC_SEQ_CST);
+		/* Secondary processes' stores reach engine 0 by their own mailbox. */
+		if (k == 0)
+			refnic_emu_remote_dozing(emu, dozing);
 	}
 }
 

@@ -8,8 +8,9 @@ processes, hugepages (what multi-process needs):
   primary:   the primary testpmd forwards, as a single process would;
   secondary: the primary only owns the ports (it does not forward) and a
              secondary testpmd forwards on the same queue pair; its
-             doorbells reach the device through the mailbox and an eventfd
-             kick to the primary's engine (device/refnic_emu_remote.c).
+             doorbells reach the device through the mailbox to the
+             primary's engine, kicked by an eventfd when it sleeps
+             (device/refnic_emu_remote.c).
 
 Per system: Mpps per port (the primary's port counters, medians over the
 rounds) and how busy the primary's engine thread was.

@@ -17,6 +17,7 @@ import time
 import pytest
 
 from testpmd import TestPmd
+from test_telemetry import telemetry
 from test_testpmd_refnic import PAIR
 
 PAGES_NEEDED = 256          # 2 MiB pages: the primary's -m 256, then some
@@ -63,21 +64,21 @@ def hugepages():
             f.write(str(before))
 
 
-def _pair(refnic_pmd, devargs=""):
+def _pair(refnic_pmd, devargs="", telemetry=False):
     """A primary testpmd on a wired refnic pair and a secondary on its ports,
     each forwarding on its half of two queue pairs; not started."""
     prefix = "mptest%d_%d" % (os.getpid(), next(_seq))
     common = ["--rxq=2", "--txq=2", "--num-procs=2", "--txonly-multi-flow"]
     vdevs = [v + devargs for v in PAIR]
     primary = TestPmd(vdevs, testpmd_args=common + ["--proc-id=0"], plugins=[refnic_pmd],
-                      proc_type="primary", file_prefix=prefix)
+                      proc_type="primary", file_prefix=prefix, telemetry=telemetry)
     secondary = TestPmd([], testpmd_args=common + ["--proc-id=1"], plugins=[refnic_pmd],
                         proc_type="secondary", file_prefix=prefix)
     return primary, secondary
 
 
 def test_secondary_testpmd_forwards_on_primary_ports(refnic_pmd, hugepages):
-    primary, secondary = _pair(refnic_pmd)
+    primary, secondary = _pair(refnic_pmd, telemetry=True)
     with primary:
         assert "attached in a secondary" not in primary.startup
         with secondary:
@@ -89,12 +90,19 @@ def test_secondary_testpmd_forwards_on_primary_ports(refnic_pmd, hugepages):
             primary.stop()
             xs = {p: primary.xstats(p) for p in (0, 1)}
             stats = primary.port_stats()
+            devices = telemetry(primary, "/refnic/device,net_refnic0",
+                                "/refnic/device,net_refnic1")
         # The secondary's queue pair 1 carried frames both ways, on both
         # ports; nothing was lost or refused.
         for p in (0, 1):
             assert xs[p]["tx_q1_packets"] > 1000, xs[p]
             assert xs[p]["rx_q1_packets"] > 1000, xs[p]
             assert stats[p]["RX-errors"] == 0 and stats[p]["TX-errors"] == 0, stats
+        # The secondary's stores reached each device through its mailbox,
+        # and most took no eventfd write: engine 0, busy with them, polls.
+        for d in devices:
+            assert d["secondary_stores"] > 1000, d
+            assert d["secondary_kicks"] < d["secondary_stores"] / 2, d
         # Frames in flight stay in the rings at stop: each port received what
         # the other sent, to within a ring's worth.
         for tx, rx in ((0, 1), (1, 0)):
