@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/queue.h>
 
+#include <rte_cycles.h>
 #include <rte_log.h>
 #include <rte_memzone.h>
 #include <rte_per_lcore.h>
@@ -380,6 +381,18 @@ uint16_t refnic_emu_admin_push_check(struct refnic_emu *emu, uint32_t qid, uint3
 
 /* refnic_emu_trap.c: the emulated BAR's write trap (a refnic_emu_trap_t). */
 void refnic_emu_bar_write(void *ctx, uint32_t off, uint32_t val);
+/* The same for a store another process made, and paid for there. */
+void refnic_emu_bar_replay(struct refnic_emu *emu, uint32_t off, uint32_t val);
+
+/* The modelled cost of a BAR store, on the writer's CPU as a real BAR's. */
+static inline void
+refnic_emu_store_charge(uint64_t cycles)
+{
+	uint64_t end = rte_get_tsc_cycles() + cycles;
+
+	while (rte_get_tsc_cycles() < end)
+		rte_pause();
+}
 /* TX work of queue qid, inline on this thread, as if its doorbell rang. */
 void refnic_emu_trap_tx(struct refnic_emu *emu, uint16_t qid);
 void refnic_emu_rx_count_doorbells(struct refnic_emu *emu, uint16_t qid);

@@ -64,6 +64,9 @@ struct remote_shared {
 	 * the mailbox a last time): stores kick it. Zero: it polls. */
 	uint32_t kick_wanted;
 	uint64_t kicks;			/* the eventfd writes that did */
+	/* The device's cost of a BAR store (its profile's): a secondary's
+	 * store pays it on the secondary's CPU, as one in the primary does. */
+	uint64_t store_cost_tsc;
 } __rte_cache_aligned;
 
 /* A secondary's trap context: where its stores go and whom to kick. */
@@ -72,6 +75,7 @@ struct refnic_emu_remote {
 	struct remote_shared *shared;
 	int kick_fd;
 	uint64_t lost;			/* stores dropped: the primary did not drain */
+	uint64_t store_cost_tsc;	/* the shared one, read once */
 };
 
 static ssize_t
@@ -146,7 +150,7 @@ refnic_emu_remote_drain(struct refnic_emu *emu)
 		n = rte_ring_sc_dequeue_burst_elem(mailbox, st, sizeof(st[0]), RTE_DIM(st),
 						   NULL);
 		for (i = 0; i < n; i++)
-			refnic_emu_bar_write(emu, st[i] >> 32, (uint32_t)st[i]);
+			refnic_emu_bar_replay(emu, st[i] >> 32, (uint32_t)st[i]);
 		total += n;
 	} while (n == RTE_DIM(st));
 	/* Only engine 0 writes it; telemetry reads it whole. */
@@ -209,6 +213,8 @@ remote_attach_action(const struct rte_mp_msg *msg, const void *peer)
 		rep->status = -ENODEV;
 	} else {
 		strlcpy(rep->mz_name, emu->bar_mz->name, sizeof(rep->mz_name));
+		__atomic_store_n(&bar_shared(emu->bar_mz)->store_cost_tsc,
+				 emu->link->trap_cost_tsc, __ATOMIC_RELAXED);
 		out.num_fds = 1;
 		out.fds[0] = emu->link->kick_fd[0];
 		__atomic_store_n(&emu->remote_attached, true, __ATOMIC_RELEASE);
@@ -262,6 +268,8 @@ remote_trap(void *ctx, uint32_t off, uint32_t val)
 		eventfd_write(r->kick_fd, 1);
 		__atomic_fetch_add(&r->shared->kicks, 1, __ATOMIC_RELAXED);
 	}
+	if (r->store_cost_tsc != 0)
+		refnic_emu_store_charge(r->store_cost_tsc);
 }
 
 int
@@ -308,6 +316,7 @@ refnic_emu_remote_attach(const char *name, struct refnic_emu_resources *res)
 	}
 	r->mailbox = bar_mailbox(mz);
 	r->shared = bar_shared(mz);
+	r->store_cost_tsc = __atomic_load_n(&r->shared->store_cost_tsc, __ATOMIC_RELAXED);
 	r->kick_fd = m->fds[0];
 	res->bar0 = mz->addr;
 	res->trap = remote_trap;

@@ -130,16 +130,6 @@ trap_kick_engines(struct refnic_emu_link *link)
 		eventfd_write(link->kick_fd[rte_bsf32(dozing)], 1);
 }
 
-/* The modelled cost of the store, on the writer's CPU as a real BAR's. */
-static void
-trap_charge(uint64_t cycles)
-{
-	uint64_t end = rte_get_tsc_cycles() + cycles;
-
-	while (rte_get_tsc_cycles() < end)
-		rte_pause();
-}
-
 void
 refnic_emu_kick_engines(struct refnic_emu *emu)
 {
@@ -259,10 +249,12 @@ db_missed(struct refnic_emu *emu, struct refnic_emu_db *db, uint32_t off)
 	return true;
 }
 
+/* charge: the store's cost is this thread's to pay (not a replay). */
 static void
-trap_write(struct refnic_emu *emu, uint32_t off, uint32_t val)
+trap_write(struct refnic_emu *emu, uint32_t off, uint32_t val, bool charge)
 {
 	struct refnic_emu_link *link = emu->link;
+	uint64_t cost = charge ? link->trap_cost_tsc : 0;
 	struct refnic_emu_db *db;
 	uint32_t tail_off, q;
 
@@ -272,8 +264,8 @@ trap_write(struct refnic_emu *emu, uint32_t off, uint32_t val)
 			db_retake(emu, db, tail_off);
 		} else if (unlikely(db_missed(emu, db, off))) {
 			/* The store cost what stores cost; nobody saw it. */
-			if (link->trap_cost_tsc != 0)
-				trap_charge(link->trap_cost_tsc);
+			if (cost != 0)
+				refnic_emu_store_charge(cost);
 			return;
 		} else {
 			db_take(db, val);
@@ -281,8 +273,8 @@ trap_write(struct refnic_emu *emu, uint32_t off, uint32_t val)
 	}
 	/* Taken before counted: who sees the count sees the tail. */
 	__atomic_fetch_add(&link->write_count[off / 4], 1, __ATOMIC_RELEASE);
-	if (link->trap_cost_tsc != 0)
-		trap_charge(link->trap_cost_tsc);
+	if (cost != 0)
+		refnic_emu_store_charge(cost);
 	if (unlikely(trap_queue_reg(emu, off, val)))
 		return;
 	if (emu->inline_exec && db != NULL && db != &emu->aqdb) {
@@ -306,7 +298,15 @@ refnic_emu_bar_write(void *ctx, uint32_t off, uint32_t val)
 	if (unlikely(off >= REFNIC_PUSH_BASE && off < REFNIC_PUSH_END))
 		refnic_emu_push_write(ctx, off, val);
 	else
-		trap_write(ctx, off, val);
+		trap_write(ctx, off, val, true);
 	/* Interrupts this store raised, now that it holds no device lock. */
+	refnic_emu_intr_flush_deferred();
+}
+
+/* Secondaries never push (refnic_emu_remote.c): registers only. */
+void
+refnic_emu_bar_replay(struct refnic_emu *emu, uint32_t off, uint32_t val)
+{
+	trap_write(emu, off, val, false);
 	refnic_emu_intr_flush_deferred();
 }
