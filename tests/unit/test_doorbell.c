@@ -511,6 +511,48 @@ test_db_closed_loop_keeps_going(void)
 	return TEST_SUCCESS;
 }
 
+/*
+ * A TX queue the device stopped on an error whose event was lost (every
+ * event garbled): the check sees the frames posted to it go nowhere,
+ * re-rings in vain, then reads the queue's status and recovers the port as
+ * the event would have. Without that, nothing would ever look again.
+ */
+static int
+test_db_lost_queue_error_recovers(void)
+{
+	unsigned int in_use = rte_mempool_in_use_count(test_pool);
+	struct rte_mbuf *pkts[8], *rx[8];
+	uint64_t deadline, errors, recoveries;
+	uint16_t a, b, i, got = 0;
+	bool ok;
+
+	TEST_ASSERT_SUCCESS(db_pair("profile=ideal,wc=off,fault_corrupt=event:1,"
+				    "doorbell_check=on,doorbell_check_us=" DB_DEADLINE,
+				    TEST_RING_SIZE, &a, &b), "");
+	refnic_emu_inject_queue_error(refnic_emu_lookup(DB_A), true, 0);
+	for (i = 0; i < RTE_DIM(pkts); i++)
+		pkts[i] = test_make_pkt(&db_mac_b, db_len(i), i, 1);
+	ok = test_tx_all(a, pkts, RTE_DIM(pkts)) == RTE_DIM(pkts);
+	deadline = rte_get_timer_cycles() + TEST_WAIT_S * rte_get_timer_hz();
+	while (ok && test_xstat(a, "recoveries") == 0 && rte_get_timer_cycles() < deadline)
+		rte_delay_ms(1);
+	errors = test_xstat(a, "queue_errors");
+	recoveries = test_xstat(a, "recoveries");
+	/* The frames of the stopped ring went with it; a new one goes through. */
+	if (ok && recoveries == 1) {
+		pkts[0] = test_make_pkt(&db_mac_b, db_len(100), 100, 1);
+		ok = test_tx_all(a, pkts, 1) == 1;
+		got = ok ? test_rx_wait(b, rx, 1) : 0;
+		ok = ok && got == 1 && db_check_frames(rx, got, 100);
+	}
+	test_pair_destroy(DB_A, DB_B);
+	TEST_ASSERT_EQUAL(errors, 1, "queue errors counted");
+	TEST_ASSERT_EQUAL(recoveries, 1, "recoveries");
+	TEST_ASSERT(ok, "no traffic after the recovery (%u frames)", got);
+	TEST_ASSERT_EQUAL(rte_mempool_in_use_count(test_pool), in_use, "mbufs held");
+	return TEST_SUCCESS;
+}
+
 const struct unit_test_suite refnic_doorbell_suite = {
 	.name = "doorbell",
 	.cases = {
@@ -520,6 +562,7 @@ const struct unit_test_suite refnic_doorbell_suite = {
 		TEST_CASE(test_db_admin_doorbells),
 		TEST_CASE(test_db_check_follows_port),
 		TEST_CASE(test_db_rering_races_bursts),
+		TEST_CASE(test_db_lost_queue_error_recovers),
 		TEST_CASE(test_db_closed_loop_keeps_going),
 		TEST_CASES_END()
 	},

@@ -87,6 +87,7 @@ struct refnic_db_queue {
 	uint16_t done;			/* ... done up to here */
 	bool suspect;			/* posted work and no progress since then */
 	bool rung;			/* re-rung for this very sighting */
+	bool status_read;		/* and still stalled a check later */
 	uint64_t recoveries;		/* re-rings */
 };
 
@@ -253,6 +254,8 @@ int refnic_aeq_setup(struct refnic_adapter *ad);
 void refnic_aeq_free(struct refnic_adapter *ad);
 int refnic_intr_init(struct rte_eth_dev *dev);
 void refnic_intr_fini(struct rte_eth_dev *dev);
+bool refnic_queue_error_confirm(struct rte_eth_dev *dev, bool tx, uint16_t qid,
+				const char *seen);
 int refnic_rxq_intr_setup(struct rte_eth_dev *dev);
 void refnic_rxq_intr_teardown(struct rte_eth_dev *dev);
 int refnic_rx_queue_intr_enable(struct rte_eth_dev *dev, uint16_t qid);

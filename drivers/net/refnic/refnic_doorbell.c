@@ -24,6 +24,11 @@
  * tail between our read and our store, the device consume past our value,
  * and then take our older one as a whole ring of new descriptors.
  *
+ * A queue still stalled a run after its re-ring may be one the device
+ * stopped on an error (REFNIC_Q_STATUS_ERROR) whose event never came; its
+ * status is read once per stall, and such a queue fails as the event would
+ * have failed it.
+ *
  * The admin queue has one writer at a time (its lock), so its wait simply
  * writes AQ_TAIL again when the device has not fetched the command by the
  * deadline (AQ_HEAD says what it fetched). That costs nothing (the wait
@@ -126,35 +131,48 @@ rxq_waiting(const struct refnic_rx_queue *rxq, uint16_t *tail, uint16_t *done)
 	       (__atomic_load_n(&cpl->phase, __ATOMIC_ACQUIRE) & REFNIC_PHASE_BIT) != phase;
 }
 
+enum db_verdict {
+	DB_FINE,
+	DB_RERING,	/* stalled since the previous run: re-ring it */
+	DB_STUCK,	/* and still, a run after the re-ring */
+};
+
 /*
  * Has this queue been stalled since the previous run? Then re-ring it, once.
  * Nothing moved means: the same packet count (the burst's own, which never
  * wraps) and the same indexes. Indexes alone come back every ring lap, and
  * a lap between two runs is a few microseconds of traffic: a new stall at
  * the indexes of the last one would pass for it, already re-rung.
+ * Still stalled a run after its re-ring, the queue may be one the device
+ * stopped on an error whose event was lost: its status says, read once.
  */
-static bool
-db_queue_stalled(struct refnic_db_queue *st, uint32_t starts, bool waiting,
+static enum db_verdict
+db_queue_verdict(struct refnic_db_queue *st, uint32_t starts, bool waiting,
 		 uint64_t packets, uint16_t tail, uint16_t done)
 {
 	if (!waiting || st->starts != starts) {
 		st->starts = starts;
 		st->suspect = false;
-		return false;
+		return DB_FINE;
 	}
 	if (!st->suspect || st->packets != packets || st->tail != tail || st->done != done) {
 		st->suspect = true;
 		st->rung = false;
+		st->status_read = false;
 		st->packets = packets;
 		st->tail = tail;
 		st->done = done;
-		return false;
+		return DB_FINE;
+	}
+	if (!st->rung) {
+		st->rung = true;
+		return DB_RERING;
 	}
 	/* The device took TAIL at the re-ring: another would tell it nothing. */
-	if (st->rung)
-		return false;
-	st->rung = true;
-	return true;
+	if (st->status_read)
+		return DB_FINE;
+	st->status_read = true;
+	return DB_STUCK;
 }
 
 static void
@@ -167,6 +185,16 @@ db_rering(struct refnic_adapter *ad, struct refnic_db_queue *st, uint32_t block,
 	PMD_DRV_LOG(DEBUG, "port %u %s queue %u: no progress for %u us with work posted "
 		    "(tail %u, done %u): re-rung", port, what, q, ad->db.deadline_us,
 		    st->tail, st->done);
+}
+
+/* A queue stalled after its re-ring; not one whose error is already known. */
+static void
+db_stuck(struct rte_eth_dev *dev, struct refnic_adapter *ad, bool tx, uint16_t q,
+	 bool broken)
+{
+	if (!broken && refnic_queue_error_confirm(dev, tx, q, "seen by the doorbell check; "
+						  "no event said so"))
+		refnic_queue_failed(ad, "the device stopped a queue");
 }
 
 static void
@@ -182,9 +210,18 @@ db_check_txq(struct rte_eth_dev *dev, struct refnic_adapter *ad, uint16_t q)
 		return;
 	}
 	waiting = txq_waiting(txq, &tail, &done);
-	if (db_queue_stalled(st, __atomic_load_n(&txq->starts, __ATOMIC_ACQUIRE), waiting,
-			     __atomic_load_n(&txq->stats.packets, __ATOMIC_RELAXED), tail, done))
+	switch (db_queue_verdict(st, __atomic_load_n(&txq->starts, __ATOMIC_ACQUIRE), waiting,
+				 __atomic_load_n(&txq->stats.packets, __ATOMIC_RELAXED),
+				 tail, done)) {
+	case DB_RERING:
 		db_rering(ad, st, REFNIC_REG_TXQ(q), dev->data->port_id, "TX", q);
+		break;
+	case DB_STUCK:
+		db_stuck(dev, ad, true, q, __atomic_load_n(&txq->broken, __ATOMIC_ACQUIRE));
+		break;
+	default:
+		break;
+	}
 }
 
 static void
@@ -200,9 +237,18 @@ db_check_rxq(struct rte_eth_dev *dev, struct refnic_adapter *ad, uint16_t q)
 		return;
 	}
 	waiting = rxq_waiting(rxq, &tail, &done);
-	if (db_queue_stalled(st, __atomic_load_n(&rxq->starts, __ATOMIC_ACQUIRE), waiting,
-			     __atomic_load_n(&rxq->stats.packets, __ATOMIC_RELAXED), tail, done))
+	switch (db_queue_verdict(st, __atomic_load_n(&rxq->starts, __ATOMIC_ACQUIRE), waiting,
+				 __atomic_load_n(&rxq->stats.packets, __ATOMIC_RELAXED),
+				 tail, done)) {
+	case DB_RERING:
 		db_rering(ad, st, REFNIC_REG_RXQ(q), dev->data->port_id, "RX", q);
+		break;
+	case DB_STUCK:
+		db_stuck(dev, ad, false, q, __atomic_load_n(&rxq->broken, __ATOMIC_ACQUIRE));
+		break;
+	default:
+		break;
+	}
 }
 
 static uint64_t

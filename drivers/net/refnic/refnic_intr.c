@@ -63,10 +63,36 @@ refnic_aeq_setup(struct refnic_adapter *ad)
 }
 
 /*
+ * Does the status register of started queue qid say the device stopped it
+ * on an error? Then its bursts stop (broken) until a recovery restarts it,
+ * and true: the caller reports the failure once it holds no lock. seen:
+ * how the driver came to look, for the log.
+ */
+bool
+refnic_queue_error_confirm(struct rte_eth_dev *dev, bool tx, uint16_t qid, const char *seen)
+{
+	struct refnic_rx_queue *rxq = tx ? NULL : dev->data->rx_queues[qid];
+	struct refnic_tx_queue *txq = tx ? dev->data->tx_queues[qid] : NULL;
+	uint32_t status;
+
+	status = refnic_reg_read(&refnic_adapter(dev)->hw, (tx ? REFNIC_REG_TXQ(qid) :
+				 REFNIC_REG_RXQ(qid)) + REFNIC_Q_STATUS);
+	if (!(status & REFNIC_Q_STATUS_ERROR))
+		return false;
+	if (rxq != NULL)
+		__atomic_store_n(&rxq->broken, true, __ATOMIC_RELEASE);
+	else
+		__atomic_store_n(&txq->broken, true, __ATOMIC_RELEASE);
+	PMD_DRV_LOG(ERR, "port %u: device stopped %s queue %u on an error (%s)",
+		    dev->data->port_id, tx ? "TX" : "RX", qid, seen);
+	return true;
+}
+
+/*
  * The device stopped one of our queues: it moves nothing until a reset.
  * Returns true if that is a started queue of the port whose status
  * register says so too (the event is untrusted; the device sets the
- * status before it posts), which the caller reports once it holds no lock.
+ * status before it posts).
  */
 static bool
 queue_error_event(struct rte_eth_dev *dev, uint32_t data)
@@ -74,7 +100,6 @@ queue_error_event(struct rte_eth_dev *dev, uint32_t data)
 	uint16_t type = data >> 16, qid = data & UINT16_MAX;
 	struct refnic_rx_queue *rxq = NULL;
 	struct refnic_tx_queue *txq = NULL;
-	uint32_t status;
 
 	if (type == REFNIC_QTYPE_RX && qid < dev->data->nb_rx_queues)
 		rxq = dev->data->rx_queues[qid];
@@ -85,21 +110,11 @@ queue_error_event(struct rte_eth_dev *dev, uint32_t data)
 			    "which the port has not started", dev->data->port_id, qid, type);
 		return false;
 	}
-	status = refnic_reg_read(&refnic_adapter(dev)->hw, (rxq != NULL ? REFNIC_REG_RXQ(qid) :
-				 REFNIC_REG_TXQ(qid)) + REFNIC_Q_STATUS);
-	if (!(status & REFNIC_Q_STATUS_ERROR)) {
-		PMD_DRV_LOG(ERR, "port %u: queue error event for %s queue %u, whose status "
-			    "shows no error: ignored", dev->data->port_id,
-			    rxq != NULL ? "RX" : "TX", qid);
-		return false;
-	}
-	if (rxq != NULL)
-		__atomic_store_n(&rxq->broken, true, __ATOMIC_RELEASE);
-	else
-		__atomic_store_n(&txq->broken, true, __ATOMIC_RELEASE);
-	PMD_DRV_LOG(ERR, "port %u: device stopped %s queue %u on an error",
-		    dev->data->port_id, rxq != NULL ? "RX" : "TX", qid);
-	return true;
+	if (refnic_queue_error_confirm(dev, rxq == NULL, qid, "event"))
+		return true;
+	PMD_DRV_LOG(ERR, "port %u: queue error event for %s queue %u, whose status "
+		    "shows no error: ignored", dev->data->port_id, rxq != NULL ? "RX" : "TX", qid);
+	return false;
 }
 
 /*
