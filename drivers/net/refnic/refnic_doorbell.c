@@ -187,13 +187,18 @@ db_rering(struct refnic_adapter *ad, struct refnic_db_queue *st, uint32_t block,
 		    st->tail, st->done);
 }
 
-/* A queue stalled after its re-ring; not one whose error is already known. */
+/* What the verdict asks: a re-ring, or a look at a stuck queue's status
+ * (not when its error is already known: broken). */
 static void
-db_stuck(struct rte_eth_dev *dev, struct refnic_adapter *ad, bool tx, uint16_t q,
-	 bool broken)
+db_act(struct rte_eth_dev *dev, struct refnic_adapter *ad, struct refnic_db_queue *st,
+       enum db_verdict verdict, bool tx, uint16_t q, bool broken)
 {
-	if (!broken && refnic_queue_error_confirm(dev, tx, q, "seen by the doorbell check; "
-						  "no event said so"))
+	if (verdict == DB_RERING)
+		db_rering(ad, st, tx ? REFNIC_REG_TXQ(q) : REFNIC_REG_RXQ(q),
+			  dev->data->port_id, tx ? "TX" : "RX", q);
+	else if (verdict == DB_STUCK && !broken &&
+		 refnic_queue_error_confirm(dev, tx, q, "seen by the doorbell check; "
+					    "no event said so"))
 		refnic_queue_failed(ad, "the device stopped a queue");
 }
 
@@ -203,6 +208,7 @@ db_check_txq(struct rte_eth_dev *dev, struct refnic_adapter *ad, uint16_t q)
 	const struct refnic_tx_queue *txq = dev->data->tx_queues[q];
 	struct refnic_db_queue *st = &ad->db.txq[q];
 	uint16_t tail, done;
+	enum db_verdict verdict;
 	bool waiting;
 
 	if (txq == NULL || !__atomic_load_n(&txq->started, __ATOMIC_ACQUIRE)) {
@@ -210,18 +216,10 @@ db_check_txq(struct rte_eth_dev *dev, struct refnic_adapter *ad, uint16_t q)
 		return;
 	}
 	waiting = txq_waiting(txq, &tail, &done);
-	switch (db_queue_verdict(st, __atomic_load_n(&txq->starts, __ATOMIC_ACQUIRE), waiting,
-				 __atomic_load_n(&txq->stats.packets, __ATOMIC_RELAXED),
-				 tail, done)) {
-	case DB_RERING:
-		db_rering(ad, st, REFNIC_REG_TXQ(q), dev->data->port_id, "TX", q);
-		break;
-	case DB_STUCK:
-		db_stuck(dev, ad, true, q, __atomic_load_n(&txq->broken, __ATOMIC_ACQUIRE));
-		break;
-	default:
-		break;
-	}
+	verdict = db_queue_verdict(st, __atomic_load_n(&txq->starts, __ATOMIC_ACQUIRE), waiting,
+				   __atomic_load_n(&txq->stats.packets, __ATOMIC_RELAXED),
+				   tail, done);
+	db_act(dev, ad, st, verdict, true, q, __atomic_load_n(&txq->broken, __ATOMIC_ACQUIRE));
 }
 
 static void
@@ -230,6 +228,7 @@ db_check_rxq(struct rte_eth_dev *dev, struct refnic_adapter *ad, uint16_t q)
 	const struct refnic_rx_queue *rxq = dev->data->rx_queues[q];
 	struct refnic_db_queue *st = &ad->db.rxq[q];
 	uint16_t tail, done;
+	enum db_verdict verdict;
 	bool waiting;
 
 	if (rxq == NULL || !__atomic_load_n(&rxq->started, __ATOMIC_ACQUIRE)) {
@@ -237,18 +236,10 @@ db_check_rxq(struct rte_eth_dev *dev, struct refnic_adapter *ad, uint16_t q)
 		return;
 	}
 	waiting = rxq_waiting(rxq, &tail, &done);
-	switch (db_queue_verdict(st, __atomic_load_n(&rxq->starts, __ATOMIC_ACQUIRE), waiting,
-				 __atomic_load_n(&rxq->stats.packets, __ATOMIC_RELAXED),
-				 tail, done)) {
-	case DB_RERING:
-		db_rering(ad, st, REFNIC_REG_RXQ(q), dev->data->port_id, "RX", q);
-		break;
-	case DB_STUCK:
-		db_stuck(dev, ad, false, q, __atomic_load_n(&rxq->broken, __ATOMIC_ACQUIRE));
-		break;
-	default:
-		break;
-	}
+	verdict = db_queue_verdict(st, __atomic_load_n(&rxq->starts, __ATOMIC_ACQUIRE), waiting,
+				   __atomic_load_n(&rxq->stats.packets, __ATOMIC_RELAXED),
+				   tail, done);
+	db_act(dev, ad, st, verdict, false, q, __atomic_load_n(&rxq->broken, __ATOMIC_ACQUIRE));
 }
 
 static uint64_t
