@@ -38,20 +38,6 @@ cable_args(char *buf, size_t len, const char *kind)
 	snprintf(buf, len, "cable=%s:ut%d,profile=ideal", kind, (int)(getpid() % 100000));
 }
 
-static bool
-link_wait(uint16_t port, uint16_t status)
-{
-	uint64_t deadline = rte_get_timer_cycles() + TEST_WAIT_S * rte_get_timer_hz();
-	struct rte_eth_link link;
-
-	do {
-		if (rte_eth_link_get_nowait(port, &link) == 0 && link.link_status == status)
-			return true;
-		rte_delay_ms(1);
-	} while (rte_get_timer_cycles() < deadline);
-	return false;
-}
-
 static void
 send_frames(uint16_t tx, uint16_t n, uint32_t seed, uint16_t nb_segs)
 {
@@ -90,10 +76,11 @@ test_shm_both_ways(void)
 	cable_args(args, sizeof(args), "shm");
 	TEST_ASSERT_SUCCESS(test_port_create(CB_A, args, &a), "first end");
 	TEST_ASSERT_SUCCESS(test_port_start(a, 0, 0), "");
-	TEST_ASSERT(link_wait(a, RTE_ETH_LINK_DOWN), "no link without a far end");
+	TEST_ASSERT(test_link_wait(a, RTE_ETH_LINK_DOWN), "no link without a far end");
 	TEST_ASSERT_SUCCESS(test_port_create(CB_B, args, &b), "second end");
 	TEST_ASSERT_SUCCESS(test_port_start(b, 0, 0), "");
-	TEST_ASSERT(link_wait(a, RTE_ETH_LINK_UP) && link_wait(b, RTE_ETH_LINK_UP), "link up");
+	TEST_ASSERT(test_link_wait(a, RTE_ETH_LINK_UP) && test_link_wait(b, RTE_ETH_LINK_UP),
+		    "link up");
 	ret = test_port_create(CB_C, args, &c);
 	TEST_ASSERT(ret != 0 && refnic_emu_lookup(CB_C) == NULL, "a third end was accepted");
 	TEST_ASSERT_EQUAL(send_recv(a, b, TEST_BURST, 100, 1), TEST_BURST, "A to B");
@@ -114,7 +101,7 @@ shm_frames_waiting(char *args, size_t len, uint16_t *a, uint16_t *b)
 	TEST_ASSERT_SUCCESS(test_port_create(CB_B, args, b), "");
 	TEST_ASSERT_SUCCESS(test_port_start(*a, 0, 0), "");
 	TEST_ASSERT_SUCCESS(test_port_start(*b, 0, 0), "");
-	TEST_ASSERT(link_wait(*a, RTE_ETH_LINK_UP), "link up");
+	TEST_ASSERT(test_link_wait(*a, RTE_ETH_LINK_UP), "link up");
 	refnic_emu_set_dataplane_paused(refnic_emu_lookup(CB_B), true);
 	send_frames(*a, 8, 300, 1);
 	TEST_ASSERT_EQUAL(test_hw_counter_wait(CB_A, offsetof(struct refnic_hw_stats,
@@ -136,7 +123,7 @@ test_shm_restart_drops_stale_frames(void)
 
 	TEST_ASSERT_SUCCESS(shm_frames_waiting(args, sizeof(args), &a, &b), "");
 	test_port_destroy(CB_B);
-	TEST_ASSERT(link_wait(a, RTE_ETH_LINK_DOWN), "link down when B goes");
+	TEST_ASSERT(test_link_wait(a, RTE_ETH_LINK_DOWN), "link down when B goes");
 	/* Without a far end, frames are lost on the way, and counted. */
 	send_frames(a, 4, 350, 1);
 	TEST_ASSERT_EQUAL(test_hw_counter_wait(CB_A, offsetof(struct refnic_hw_stats,
@@ -145,7 +132,7 @@ test_shm_restart_drops_stale_frames(void)
 
 	TEST_ASSERT_SUCCESS(test_port_create(CB_B, args, &b), "B again");
 	TEST_ASSERT_SUCCESS(test_port_start(b, 0, 0), "");
-	TEST_ASSERT(link_wait(a, RTE_ETH_LINK_UP), "link up when B is back");
+	TEST_ASSERT(test_link_wait(a, RTE_ETH_LINK_UP), "link up when B is back");
 	/* Only the new frames arrive, in order, and nothing else after them. */
 	TEST_ASSERT_EQUAL(send_recv(a, b, TEST_BURST, 400, 1), TEST_BURST, "new frames");
 	test_hw_stats(CB_B, &hw);
@@ -231,7 +218,7 @@ test_tap_both_ways(void)
 	}
 	TEST_ASSERT_SUCCESS(ret, "TAP cable refused");
 	TEST_ASSERT_SUCCESS(test_port_start(port, 0, 0), "");
-	TEST_ASSERT(link_wait(port, RTE_ETH_LINK_UP), "link up");
+	TEST_ASSERT(test_link_wait(port, RTE_ETH_LINK_UP), "link up");
 	fd = tap_socket(ifname);
 	if (fd < 0) {
 		test_port_destroy(CB_TAP);

@@ -193,6 +193,20 @@ test_tx_all_queue(uint16_t port_id, uint16_t queue, struct rte_mbuf **pkts, uint
 	return sent;
 }
 
+bool
+test_link_wait(uint16_t port_id, uint16_t status)
+{
+	uint64_t deadline = rte_get_timer_cycles() + TEST_WAIT_S * rte_get_timer_hz();
+	struct rte_eth_link link;
+
+	do {
+		if (rte_eth_link_get_nowait(port_id, &link) == 0 && link.link_status == status)
+			return true;
+		rte_delay_ms(1);
+	} while (rte_get_timer_cycles() < deadline);
+	return false;
+}
+
 uint16_t
 test_rx_wait_ms(uint16_t port_id, struct rte_mbuf **pkts, uint16_t n, unsigned int ms)
 {

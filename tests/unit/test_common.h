@@ -56,6 +56,8 @@ uint16_t test_rx_wait(uint16_t port_id, struct rte_mbuf **pkts, uint16_t n);
 /* The same, for at most ms milliseconds. */
 uint16_t test_rx_wait_ms(uint16_t port_id, struct rte_mbuf **pkts, uint16_t n,
 			 unsigned int ms);
+/* Whether the port's link reaches status (RTE_ETH_LINK_UP/DOWN) within TEST_WAIT_S. */
+bool test_link_wait(uint16_t port_id, uint16_t status);
 /* EAL's log into buf (len bytes, cleared first) until the stop; NULL if not. */
 FILE *test_log_capture_start(char *buf, size_t len);
 void test_log_capture_stop(FILE *f);

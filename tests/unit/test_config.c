@@ -57,6 +57,49 @@ cf_works(void)
 	return TEST_SUCCESS;
 }
 
+/*
+ * The link has one speed (dev_info.speed_capa): a fixed other speed, or an
+ * autonegotiation list without it, is refused; the speed itself, fixed or
+ * in a list, is taken, and the link comes up at it.
+ */
+static int
+test_link_speeds(void)
+{
+	struct rte_eth_conf conf = { 0 };
+	struct rte_eth_dev_info info;
+	struct rte_eth_link link;
+	uint32_t other;
+
+	TEST_ASSERT_SUCCESS(cf_create(""), "");
+	TEST_ASSERT_SUCCESS(rte_eth_dev_info_get(cf_port, &info), "");
+	TEST_ASSERT_EQUAL(__builtin_popcount(info.speed_capa), 1, "one speed: 0x%x",
+			  info.speed_capa);
+	other = info.speed_capa == RTE_ETH_LINK_SPEED_10G ? RTE_ETH_LINK_SPEED_1G :
+							    RTE_ETH_LINK_SPEED_10G;
+	conf.link_speeds = RTE_ETH_LINK_SPEED_FIXED | other;
+	TEST_ASSERT_EQUAL(rte_eth_dev_configure(cf_port, 1, 1, &conf), -EINVAL,
+			  "a fixed speed the link does not have");
+	conf.link_speeds = other | RTE_ETH_LINK_SPEED_100G;
+	if (info.speed_capa != RTE_ETH_LINK_SPEED_100G)
+		TEST_ASSERT_EQUAL(rte_eth_dev_configure(cf_port, 1, 1, &conf), -EINVAL,
+				  "a speed list without the link's");
+	conf.link_speeds = other | info.speed_capa;
+	TEST_ASSERT_SUCCESS(rte_eth_dev_configure(cf_port, 1, 1, &conf), "a list with it");
+	conf.link_speeds = RTE_ETH_LINK_SPEED_FIXED | info.speed_capa;
+	TEST_ASSERT_SUCCESS(rte_eth_dev_configure(cf_port, 1, 1, &conf), "its own, fixed");
+	TEST_ASSERT_SUCCESS(rte_eth_rx_queue_setup(cf_port, 0, TEST_RING_SIZE, SOCKET_ID_ANY,
+						   NULL, test_pool), "");
+	TEST_ASSERT_SUCCESS(rte_eth_tx_queue_setup(cf_port, 0, TEST_RING_SIZE, SOCKET_ID_ANY,
+						   NULL), "");
+	TEST_ASSERT_SUCCESS(rte_eth_dev_start(cf_port), "");
+	TEST_ASSERT(test_link_wait(cf_port, RTE_ETH_LINK_UP), "link up");
+	TEST_ASSERT_SUCCESS(rte_eth_link_get_nowait(cf_port, &link), "");
+	TEST_ASSERT_EQUAL(rte_eth_speed_bitflag(link.link_speed, link.link_duplex),
+			  info.speed_capa, "link at %u Mbps", link.link_speed);
+	TEST_ASSERT_SUCCESS(rte_eth_dev_stop(cf_port), "");
+	return cf_works();
+}
+
 static int
 test_more_queues_than_the_device(void)
 {
@@ -286,6 +329,7 @@ const struct unit_test_suite refnic_config_suite = {
 		TEST_CASE_ST(NULL, cf_teardown, test_offloads_not_offered),
 		TEST_CASE_ST(NULL, cf_teardown, test_rss_without_capability),
 		TEST_CASE_ST(NULL, cf_teardown, test_rss_bad_key_and_reta),
+		TEST_CASE_ST(NULL, cf_teardown, test_link_speeds),
 		TEST_CASES_END()
 	},
 };

@@ -169,13 +169,38 @@ refnic_port_queue_get(uint16_t port_id, uint16_t queue_id, bool change,
 	return 0;
 }
 
+/*
+ * The link runs at the device's one speed, full duplex, not negotiated:
+ * link_speeds may ask for autonegotiation of anything, or for a list or a
+ * fixed speed that holds it; a speed it does not have cannot be had.
+ */
+static int
+refnic_link_speeds_check(struct rte_eth_dev *dev)
+{
+	struct refnic_adapter *ad = refnic_adapter(dev);
+	uint32_t want = dev->data->dev_conf.link_speeds;
+	uint32_t capa = rte_eth_speed_bitflag(ad->ident.link_speed_mbps,
+					      RTE_ETH_LINK_FULL_DUPLEX);
+
+	if (want == RTE_ETH_LINK_SPEED_AUTONEG || (want & capa) != 0)
+		return 0;
+	PMD_DRV_LOG(ERR, "port %u: link_speeds 0x%x: the link runs at %u Mbps, full "
+		    "duplex, only (dev_info.speed_capa 0x%x)", dev->data->port_id, want,
+		    ad->ident.link_speed_mbps, capa);
+	return -EINVAL;
+}
+
 static int
 refnic_dev_configure(struct rte_eth_dev *dev)
 {
 	struct refnic_adapter *ad = refnic_adapter(dev);
+	int ret;
 
 	if (ad->failed)
 		return -EIO;
+	ret = refnic_link_speeds_check(dev);
+	if (ret != 0)
+		return ret;
 	return refnic_rss_configure(dev);
 }
 
