@@ -25,19 +25,6 @@
 
 #include "refnic_emu_priv.h"
 
-/* The transactions' cost, on the writer's CPU as a real store's. */
-static void
-push_charge(uint64_t cycles)
-{
-	uint64_t end;
-
-	if (cycles == 0)
-		return;
-	end = rte_get_tsc_cycles() + cycles;
-	while (rte_get_tsc_cycles() < end)
-		rte_pause();
-}
-
 /*
  * The len bytes at src as the device receives them, into dst; returns the
  * transactions they took, *whole if each burst came in one.
@@ -118,8 +105,9 @@ refnic_emu_push_write(struct refnic_emu *emu, uint32_t off, uint32_t val)
 	    val % 8 != 0 || qid >= emu->params.max_queues)
 		return;
 	xfers = push_arrive(emu, emu->bar0 + off, val, line, &whole);
-	push_charge(xfers * (whole && emu->push_wc ? emu->push_burst_tsc :
-			     emu->link->trap_cost_tsc));
+	/* The transactions' cost, on the writer's CPU as a real store's. */
+	refnic_emu_store_charge(xfers * (whole && emu->push_wc ? emu->push_burst_tsc :
+					 emu->link->trap_cost_tsc));
 
 	txq = &emu->txq[qid];
 	rte_spinlock_lock(&txq->lock);

@@ -141,18 +141,30 @@ unsigned int
 refnic_emu_remote_drain(struct refnic_emu *emu)
 {
 	struct rte_ring *mailbox = bar_mailbox(emu->bar_mz);
+	struct remote_shared *shared = bar_shared(emu->bar_mz);
 	uint64_t st[REMOTE_REPLAY_BURST];
 	unsigned int n, i, total = 0;
+	uint32_t off;
 
 	if (likely(!__atomic_load_n(&emu->remote_attached, __ATOMIC_ACQUIRE)))
 		return 0;
+	/* Awake, so no kicks: it says otherwise before it dozes again. */
+	if (__atomic_load_n(&shared->kick_wanted, __ATOMIC_RELAXED) != 0)
+		__atomic_store_n(&shared->kick_wanted, 0, __ATOMIC_RELAXED);
+	/* At most a mailbox's worth a pass: secondaries that keep storing must
+	 * not hold engine 0 from the other devices and the control path. */
 	do {
 		n = rte_ring_sc_dequeue_burst_elem(mailbox, st, sizeof(st[0]), RTE_DIM(st),
 						   NULL);
-		for (i = 0; i < n; i++)
-			refnic_emu_bar_replay(emu, st[i] >> 32, (uint32_t)st[i]);
+		for (i = 0; i < n; i++) {
+			/* Another process's word: a register of the BAR, or nothing. */
+			off = st[i] >> 32;
+			if (off < REFNIC_BAR0_SIZE && off % 4 == 0 &&
+			    (off < REFNIC_PUSH_BASE || off >= REFNIC_PUSH_END))
+				refnic_emu_bar_replay(emu, off, (uint32_t)st[i]);
+		}
 		total += n;
-	} while (n == RTE_DIM(st));
+	} while (n == RTE_DIM(st) && total < REMOTE_MAILBOX_SIZE);
 	/* Only engine 0 writes it; telemetry reads it whole. */
 	if (total != 0)
 		__atomic_store_n(&emu->remote_stores, emu->remote_stores + total,
@@ -198,6 +210,7 @@ remote_attach_action(const struct rte_mp_msg *msg, const void *peer)
 	struct remote_reply *rep = (struct remote_reply *)out.param;
 	char name[REFNIC_EMU_NAME_LEN];
 	struct refnic_emu *emu;
+	int ret;
 
 	memset(&out, 0, sizeof(out));
 	strlcpy(out.name, msg->name, sizeof(out.name));
@@ -219,10 +232,12 @@ remote_attach_action(const struct rte_mp_msg *msg, const void *peer)
 		out.fds[0] = emu->link->kick_fd[0];
 		__atomic_store_n(&emu->remote_attached, true, __ATOMIC_RELEASE);
 	}
+	/* Sent under the lock: the engine's fd stays open until it is sent. */
+	ret = rte_mp_reply(&out, peer);
 	refnic_emu_list_unlock();
 	if (emu != NULL)
 		EMU_LOG(INFO, "%s: a secondary process attached", name);
-	return rte_mp_reply(&out, peer);
+	return ret;
 }
 
 void

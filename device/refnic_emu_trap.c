@@ -303,10 +303,10 @@ refnic_emu_bar_write(void *ctx, uint32_t off, uint32_t val)
 	refnic_emu_intr_flush_deferred();
 }
 
-/* Secondaries never push (refnic_emu_remote.c): registers only. */
+/* Secondaries never push (refnic_emu_remote.c): registers only. On engine
+ * 0, which flushes the interrupts these raised once its pass is done. */
 void
 refnic_emu_bar_replay(struct refnic_emu *emu, uint32_t off, uint32_t val)
 {
 	trap_write(emu, off, val, false);
-	refnic_emu_intr_flush_deferred();
 }
