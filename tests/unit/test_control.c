@@ -846,12 +846,20 @@ out:
 
 /*
  * A recovery brings each queue back as the application left it: a
- * deferred-start RX queue it started by hand receives again.
+ * deferred-start RX queue it started by hand receives again. first_fails:
+ * the first attempt fails in the start (a QUEUE_CREATE the device drops),
+ * after its error path stopped every queue; the next attempt must still
+ * bring back what the application had, not what the failed one left.
  */
 static int
-test_recovery_keeps_queue_states(void)
+recovery_keeps_queue_states(bool first_fails)
 {
+	struct refnic_emu_faults faults = {
+		.admin_timeout_opcode = REFNIC_ADMIN_QUEUE_CREATE,
+		.admin_timeout_times = 1,
+	};
 	struct rte_eth_rxconf rxconf = { .rx_deferred_start = 1 };
+	uint64_t resets;
 	struct rte_eth_conf conf = { 0 };
 	struct rte_ether_addr mac;
 	uint16_t a, b;
@@ -867,9 +875,18 @@ test_recovery_keeps_queue_states(void)
 	    rte_eth_dev_rx_queue_start(b, 0) != 0 || rte_eth_macaddr_get(b, &mac) != 0 ||
 	    !frame_arrives(a, b, &mac, 11))
 		goto out;
+	resets = test_xstat(b, "device_resets");
+	if (first_fails)
+		refnic_emu_set_faults(refnic_emu_lookup(CP_B), &faults);
 	refnic_emu_inject_fatal(refnic_emu_lookup(CP_B));
 	if (!recovery_log_is(recovered, RTE_DIM(recovered)))
 		goto out;
+	/* One device reset per attempt (a failed one may take another). */
+	resets = test_xstat(b, "device_resets") - resets;
+	if (first_fails ? resets < 2 : resets != 1) {
+		printf("    %" PRIu64 " device resets in the recovery\n", resets);
+		goto out;
+	}
 	if (!frame_arrives(a, b, &mac, 12)) {
 		printf("    the hand-started queue did not come back\n");
 		goto out;
@@ -879,6 +896,18 @@ out:
 	recovery_log_start(b, false);
 	test_pair_destroy(CP_A, CP_B);
 	return ret;
+}
+
+static int
+test_recovery_keeps_queue_states(void)
+{
+	return recovery_keeps_queue_states(false);
+}
+
+static int
+test_recovery_retry_keeps_queue_states(void)
+{
+	return recovery_keeps_queue_states(true);
 }
 
 /*
@@ -1127,6 +1156,7 @@ const struct unit_test_suite refnic_control_suite = {
 		TEST_CASE(test_fatal_recovers_with_configuration),
 		TEST_CASE(test_queue_error_recovers),
 		TEST_CASE(test_recovery_keeps_queue_states),
+		TEST_CASE(test_recovery_retry_keeps_queue_states),
 		TEST_CASE(test_recovery_failure),
 		TEST_CASE(test_stats_consistent_under_concurrency),
 		TEST_CASE(test_recovery_while_stats_read),

@@ -242,8 +242,16 @@ void refnic_reset_event_clear(struct refnic_adapter *ad);
 void refnic_recovery_wait(struct refnic_adapter *ad);
 /* The primary takes failures its secondaries found (once per process). */
 void refnic_failure_listen(void);
-/* refnic_ethdev.c: the device reset and the port's configuration restored */
-int refnic_dev_recover(struct rte_eth_dev *dev);
+/* refnic_ethdev.c: the device reset and the port's configuration restored.
+ * What a recovery brings back, taken once before its first attempt: a
+ * failed attempt's own stops and baselines must not pass for the app's. */
+struct refnic_recovery_state {
+	struct refnic_hw_stats stats_base;
+	uint8_t rx_state[RTE_MAX_QUEUES_PER_PORT];
+	uint8_t tx_state[RTE_MAX_QUEUES_PER_PORT];
+};
+void refnic_recovery_state_save(struct rte_eth_dev *dev, struct refnic_recovery_state *st);
+int refnic_dev_recover(struct rte_eth_dev *dev, const struct refnic_recovery_state *st);
 /* refnic_filter.c: what the device forgets at a reset and ethdev does not
  * restore at a start (multicast list, VLAN table); MACs for a recovery. */
 int refnic_filters_restore(struct rte_eth_dev *dev);

@@ -423,27 +423,32 @@ refnic_dev_start(struct rte_eth_dev *dev)
  * configuration, MAC addresses included (ethdev restores those at a start
  * it makes, not at this one).
  */
-int
-refnic_dev_recover(struct rte_eth_dev *dev)
+void
+refnic_recovery_state_save(struct rte_eth_dev *dev, struct refnic_recovery_state *st)
 {
-	struct refnic_adapter *ad = refnic_adapter(dev);
-	struct refnic_hw_stats base = ad->hw_stats_base;
-	uint8_t rx_state[RTE_MAX_QUEUES_PER_PORT], tx_state[RTE_MAX_QUEUES_PER_PORT];
-	uint16_t q;
-	int ret;
-
 	/* Each queue comes back as the application left it, started or not
 	 * (deferred-start queues it started, queues it stopped). */
-	memcpy(rx_state, dev->data->rx_queue_state, dev->data->nb_rx_queues);
-	memcpy(tx_state, dev->data->tx_queue_state, dev->data->nb_tx_queues);
+	memcpy(st->rx_state, dev->data->rx_queue_state, dev->data->nb_rx_queues);
+	memcpy(st->tx_state, dev->data->tx_queue_state, dev->data->nb_tx_queues);
+	st->stats_base = refnic_adapter(dev)->hw_stats_base;
+}
+
+int
+refnic_dev_recover(struct rte_eth_dev *dev, const struct refnic_recovery_state *st)
+{
+	struct refnic_adapter *ad = refnic_adapter(dev);
+	const uint8_t *rx_state = st->rx_state, *tx_state = st->tx_state;
+	const struct refnic_hw_stats *base = &st->stats_base;
+	uint16_t q;
+	int ret;
 
 	refnic_rxq_intr_teardown(dev);
 	ret = refnic_hw_init(ad);
 	/* Counters go on across a recovery, as across a restart: the device's
 	 * run from its creation, so the port's baseline stays. */
 	pthread_mutex_lock(&ad->stats_lock);
-	if (refnic_stats_not_below(&ad->hw_stats, &base))	/* else start over */
-		ad->hw_stats_base = base;
+	if (refnic_stats_not_below(&ad->hw_stats, base))	/* else start over */
+		ad->hw_stats_base = *base;
 	pthread_mutex_unlock(&ad->stats_lock);
 	if (ret != 0)
 		return ret;

@@ -91,6 +91,7 @@ recovery_alarm(void *arg)
 	uint16_t port_id = (uintptr_t)arg;
 	struct rte_eth_dev *dev = &rte_eth_devices[port_id];
 	struct refnic_adapter *ad = refnic_adapter(dev);
+	struct refnic_recovery_state saved;
 	unsigned int attempt;
 	int ret = -EIO;
 
@@ -101,8 +102,9 @@ recovery_alarm(void *arg)
 	}
 	rte_eth_dev_callback_process(dev, RTE_ETH_EVENT_ERR_RECOVERING, NULL);
 	datapath_pause(dev);
+	refnic_recovery_state_save(dev, &saved);
 	for (attempt = 0; attempt < RECOVERY_ATTEMPTS && ret != 0; attempt++)
-		ret = refnic_dev_recover(dev);
+		ret = refnic_dev_recover(dev, &saved);
 	__atomic_store_n(&ad->recovering, false, __ATOMIC_RELEASE);
 	if (ret == 0) {
 		__atomic_store_n(&ad->reset_event_sent, false, __ATOMIC_RELEASE);
