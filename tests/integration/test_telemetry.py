@@ -5,11 +5,9 @@ commands, the driver's /refnic/ports and /refnic/port,<id>, and the device's
 """
 
 import glob
-import json
 import os
 import re
 import shutil
-import subprocess
 
 import pytest
 
@@ -18,17 +16,10 @@ from test_testpmd_refnic import PAIR, PAIR_PEERS, run_traffic
 
 
 def telemetry(tp, *commands):
-    """Send commands to tp's telemetry socket; return each reply's value
-    (None where the command failed, as telemetry answers {"cmd": null})."""
-    tool = shutil.which("dpdk-telemetry.py")
-    if tool is None:
+    """tp.telemetry(*commands), skipped where dpdk-telemetry.py is missing."""
+    if shutil.which("dpdk-telemetry.py") is None:
         pytest.skip("dpdk-telemetry.py is not installed (Debian: dpdk)")
-    res = subprocess.run([tool, "-f", tp.file_prefix], input="".join(c + "\n" for c in commands),
-                         capture_output=True, text=True, timeout=30)
-    assert res.returncode == 0, res.stdout + res.stderr
-    replies = [json.loads(line) for line in res.stdout.splitlines() if line.startswith("{")]
-    assert len(replies) == len(commands), res.stdout + res.stderr
-    return [reply[cmd.split(",")[0]] for reply, cmd in zip(replies, commands)]
+    return tp.telemetry(*commands)
 
 
 def test_ethdev_telemetry_on_refnic_ports(refnic_testpmd):

@@ -9,6 +9,7 @@ import codecs
 import ctypes
 import glob
 import itertools
+import json
 import os
 import re
 import select
@@ -299,6 +300,21 @@ class TestPmd:
         if not stats:
             raise TestPmdError("'stop' printed no forward statistics")
         return stats
+
+    def telemetry(self, *commands):
+        """Send commands to this testpmd's telemetry socket (started with
+        telemetry=True) with DPDK's dpdk-telemetry.py; return each reply's
+        value (None where the command failed: {"cmd": null})."""
+        tool = shutil.which("dpdk-telemetry.py")
+        if tool is None:
+            raise TestPmdError("dpdk-telemetry.py is not installed (Debian: dpdk)")
+        res = subprocess.run([tool, "-f", self.file_prefix],
+                             input="".join(c + "\n" for c in commands),
+                             capture_output=True, text=True, timeout=30)
+        replies = [json.loads(line) for line in res.stdout.splitlines() if line.startswith("{")]
+        if res.returncode != 0 or len(replies) != len(commands):
+            raise TestPmdError("dpdk-telemetry.py: %s%s" % (res.stdout, res.stderr))
+        return [reply[cmd.split(",")[0]] for reply, cmd in zip(replies, commands)]
 
     def xstats(self, port):
         """'show port xstats': {name: int}."""
