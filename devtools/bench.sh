@@ -55,11 +55,17 @@
 #       64 B, tx_first), by the primary process and by a secondary process
 #       on the same ports: Mpps and the primary's engine CPU. Needs
 #       hugepages (reserved as root). Default 5 s x 3 rounds.
+#   ./devtools/bench.sh pmdperf [ROUNDS] [OTHER_PMD]
+#       DPDK's pmd_perf_autotest (dpdk-test, -l 0-1) on net_refnic0 with the
+#       defaults, exec=thread and profile=baremetal, and on net_null0: cycles
+#       per packet (median of the rounds, which interleave the ports) and the
+#       ratio to net_null. OTHER_PMD: another build of the PMD (a path), run
+#       with the defaults in the same rounds, to compare builds. Default 3.
 set -euo pipefail
 
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 
-usage() { sed -n '3,57p' "$0"; exit 2; }
+usage() { sed -n '3,63p' "$0"; exit 2; }
 
 scenario=${1:-}
 [ -n "$scenario" ] || usage
@@ -115,6 +121,42 @@ wc)
 	export REFNIC_BUILD
 	echo "# ./devtools/bench.sh wc $* ($(date -u '+%Y-%m-%d %H:%M'), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg))"
 	python3 "$REFNIC_TOP/tests/bench/wc.py" "$@"
+	;;
+pmdperf)
+	rounds=${1:-3}
+	pmd=$(refnic_stage_pmd)
+	other=${2:-}
+	if [ -n "$other" ]; then
+		# Staged too: EAL refuses a plugin under a world-writable directory.
+		install -D -m 755 "$other" "$(dirname "$pmd")/other/librte_net_refnic.so"
+		other=$(dirname "$pmd")/other/librte_net_refnic.so
+	fi
+	echo "# ./devtools/bench.sh pmdperf $* ($(date -u '+%Y-%m-%d %H:%M'), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg))"
+	ports=("net_refnic0" "net_refnic0,exec=thread" "net_refnic0,profile=baremetal" "net_null0")
+	[ -n "$other" ] && ports+=("other:net_refnic0")
+	results=$(mktemp)
+	for ((r = 0; r < rounds; r++)); do
+		for port in "${ports[@]}"; do
+			plugin=$pmd vdev=$port
+			[[ $port == other:* ]] && plugin=$other vdev=${port#other:}
+			cycles=$(echo pmd_perf_autotest | timeout 300 dpdk-test -l 0-1 --no-huge \
+				-m 1024 --no-pci --no-shconf --file-prefix="pmdperf$$" \
+				-d "$plugin" --vdev "$vdev" 2>&1 |
+				sed -n 's/.*Result: \([0-9]*\) cycles per packet.*/\1/p')
+			echo "$port ${cycles:-0}" >>"$results"
+		done
+	done
+	echo "| port | cycles per packet (median of $rounds) | vs net_null |"
+	echo "| --- | ---: | ---: |"
+	null=$(awk '$1 == "net_null0" { print $2 }' "$results" | sort -n |
+	       awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
+	for port in "${ports[@]}"; do
+		m=$(awk -v p="$port" '$1 == p { print $2 }' "$results" | sort -n |
+		    awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
+		awk -v p="$port" -v m="$m" -v n="$null" \
+			'BEGIN { printf "| `%s` | %d | %.2fx |\n", p, m, m / n }'
+	done
+	rm -f "$results"
 	;;
 mp)
 	REFNIC_PMD=$(refnic_stage_pmd)
