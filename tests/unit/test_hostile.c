@@ -476,6 +476,48 @@ test_bad_stats_replies(void)
 	return TEST_SUCCESS;
 }
 
+/* One STATS_GET reply the device garbles high, once: a jump no check can
+ * tell from traffic, so it is taken. */
+static unsigned int stats_jumps;
+
+static void
+tamper_stats_high(void *ctx __rte_unused, uint8_t what, void *entry, size_t len)
+{
+	struct refnic_hw_stats *s = entry;
+
+	if (what != REFNIC_EMU_CORRUPT_REPLY || len != sizeof(*s) || stats_jumps != 0)
+		return;
+	s->rx_filtered += UINT64_C(1) << 40;
+	stats_jumps++;
+}
+
+/* A garbled-high reply that was taken does not make the true replies after
+ * it look like counters going back: they are taken again, none refused. */
+static int
+test_stats_jump_does_not_wedge(void)
+{
+	uint64_t errors, filtered;
+	struct refnic_emu *emu;
+	uint16_t port;
+
+	TEST_ASSERT_SUCCESS(test_port_create(HR, "cable=loopback,profile=ideal", &port), "");
+	TEST_ASSERT_SUCCESS(test_port_start(port, 0, 0), "");
+	emu = refnic_emu_lookup(HR);
+	errors = test_xstat(port, "admin_reply_errors");
+	stats_jumps = 0;
+	refnic_emu_set_tamper(emu, tamper_stats_high, NULL);
+	filtered = test_xstat(port, "rx_filtered");
+	refnic_emu_set_tamper(emu, NULL, NULL);
+	TEST_ASSERT_EQUAL(stats_jumps, 1, "the device garbled no reply");
+	TEST_ASSERT(filtered >= UINT64_C(1) << 40, "the jump was refused: %" PRIu64, filtered);
+	filtered = test_xstat(port, "rx_filtered");
+	errors = test_xstat(port, "admin_reply_errors") - errors;
+	TEST_ASSERT(filtered < UINT64_C(1) << 40, "the true count was refused: %" PRIu64,
+		    filtered);
+	TEST_ASSERT_EQUAL(errors, 0, "true replies refused after the jump");
+	return TEST_SUCCESS;
+}
+
 /* Garbled RSS_GET replies (RETA beyond the queues, unknown hash types)
  * never reach the application: -EIO, counted; then the real table. */
 static int
@@ -538,6 +580,7 @@ const struct unit_test_suite refnic_hostile_suite = {
 		TEST_CASE_ST(NULL, hr_teardown, test_bad_identify_fails_probe),
 		TEST_CASE_ST(NULL, hr_teardown, test_bad_identify_every_variant),
 		TEST_CASE_ST(NULL, hr_teardown, test_bad_stats_replies),
+		TEST_CASE_ST(NULL, hr_teardown, test_stats_jump_does_not_wedge),
 		TEST_CASE_ST(NULL, hr_teardown, test_bad_rss_replies),
 		TEST_CASES_END()
 	},

@@ -380,7 +380,7 @@ hw_stats_fetch(struct refnic_adapter *ad, bool baseline)
 	int ret = refnic_admin_exec_buf(ad, &cmd, &s, sizeof(s), false);
 
 	if (ret == 0)
-		ret = refnic_stats_check(ad, &s, baseline ? NULL : &ad->hw_stats);
+		ret = refnic_stats_check(ad, &s, baseline ? NULL : &ad->hw_stats_base);
 	if (ret == 0)
 		ad->hw_stats = s;
 	return ret;

@@ -686,9 +686,13 @@ refnic_stats_get(struct rte_eth_dev *dev, struct rte_eth_stats *stats)
 	uint16_t q;
 	bool hw;
 
-	if (primary)
+	if (primary) {
 		pthread_mutex_lock(&ad->stats_lock);
-	hw = primary && !ad->failed && refnic_fetch_hw_stats(ad) == 0;
+		/* A refused reply leaves the last good counts: still the device's. */
+		if (!ad->failed)
+			refnic_fetch_hw_stats(ad);
+	}
+	hw = primary && !ad->failed;
 
 	for (q = 0; q < dev->data->nb_rx_queues; q++) {
 		const struct refnic_rx_queue *rxq = dev->data->rx_queues[q];

@@ -160,10 +160,10 @@ refnic_stats_not_below(const struct refnic_hw_stats *a, const struct refnic_hw_s
  * STATS_CLEAR, which the driver never sends, sets them back; a reply that
  * could only come after a reset and a command (the admin queue exists)
  * counts at least one of each; queues the device does not have count
- * nothing. Checked against since, the last accepted copy, unless NULL:
- * where the port takes a new baseline (probe, reset, stats reset), so that
- * a garbled reply once accepted (a jump no check could tell from traffic)
- * does not make every later one look like it went back.
+ * nothing. Checked against since, the port's baseline, unless NULL (where
+ * it takes a new one: probe, reset, stats reset): not against the last
+ * accepted copy, or one garbled reply accepted (a jump no check could tell
+ * from traffic) would make every later, true one look like it went back.
  */
 int
 refnic_stats_check(struct refnic_adapter *ad, const struct refnic_hw_stats *s,
