@@ -124,6 +124,7 @@ refnic_ethdev_init(struct rte_eth_dev *dev, const struct refnic_hw *hw,
 			PMD_INIT_LOG(ERR, "device did not reset; its admin and event rings "
 				     "are left allocated");
 		}
+		refnic_port_hw[dev->data->port_id] = NULL;	/* ad goes with the port */
 		return ret;
 	}
 	memcpy(dev->data->mac_addrs[0].addr_bytes, ad->ident.mac, RTE_ETHER_ADDR_LEN);
