@@ -116,7 +116,7 @@ intr_thread_drain(void)
 	struct rte_intr_handle *ih;
 	uint64_t one = 1, deadline;
 	unsigned int round;
-	int fd, ret;
+	int fd;
 
 	fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (fd < 0)
@@ -135,9 +135,7 @@ intr_thread_drain(void)
 		       rte_get_timer_cycles() < deadline)
 			rte_delay_us_sleep(100);
 	}
-	do
-		ret = rte_intr_callback_unregister(ih, intr_drain_cb, ih);
-	while (ret == -EAGAIN);
+	rte_intr_callback_unregister_sync(ih, intr_drain_cb, ih);
 out:
 	rte_intr_instance_free(ih);
 	close(fd);
