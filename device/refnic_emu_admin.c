@@ -65,9 +65,10 @@ refnic_emu_fatal(struct refnic_emu *emu, uint32_t code)
 	refnic_emu_post_event(emu, REFNIC_EVENT_FATAL, code);
 }
 
-static uint16_t
-admin_dma_to_host(struct refnic_emu *emu, const struct refnic_admin_cmd *cmd,
-		  const void *data, uint32_t len)
+/* A reply into the command's host buffer: what hostile replies garble. */
+uint16_t
+refnic_emu_admin_dma_to_host(struct refnic_emu *emu, const struct refnic_admin_cmd *cmd,
+			     const void *data, uint32_t len)
 {
 	void *dst;
 
@@ -108,7 +109,7 @@ admin_identify(struct refnic_emu *emu, const struct refnic_admin_cmd *cmd)
 	id.admin_timeout_us = emu_reg_read(emu, REFNIC_REG_ADMIN_TIMEOUT_US);
 	id.errata = emu_reg_read(emu, REFNIC_REG_ERRATA);
 	strlcpy(id.fw_version, REFNIC_EMU_FW_VERSION, sizeof(id.fw_version));
-	return admin_dma_to_host(emu, cmd, &id, sizeof(id));
+	return refnic_emu_admin_dma_to_host(emu, cmd, &id, sizeof(id));
 }
 
 static uint16_t
@@ -117,7 +118,7 @@ admin_stats_get(struct refnic_emu *emu, const struct refnic_admin_cmd *cmd)
 	struct refnic_hw_stats sum;
 
 	refnic_emu_stats_sum(emu, &sum);
-	return admin_dma_to_host(emu, cmd, &sum, sizeof(sum));
+	return refnic_emu_admin_dma_to_host(emu, cmd, &sum, sizeof(sum));
 }
 
 static uint16_t
@@ -182,8 +183,8 @@ admin_execute(struct refnic_emu *emu, const struct refnic_admin_cmd *cmd, uint32
 		__atomic_store_n(&emu->doorbells_dropped, 0, __ATOMIC_RELAXED);
 		return REFNIC_ADMIN_STS_OK;
 	case REFNIC_ADMIN_FW_VERSION:
-		return admin_dma_to_host(emu, cmd, REFNIC_EMU_FW_VERSION,
-					 sizeof(REFNIC_EMU_FW_VERSION));
+		return refnic_emu_admin_dma_to_host(emu, cmd, REFNIC_EMU_FW_VERSION,
+						    sizeof(REFNIC_EMU_FW_VERSION));
 	case REFNIC_ADMIN_PUSH_CHECK:
 		return refnic_emu_admin_push_check(emu, cmd->value, result);
 	case REFNIC_ADMIN_LINK_GET:

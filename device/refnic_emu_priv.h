@@ -378,6 +378,8 @@ void refnic_emu_push_gather(struct refnic_emu *emu, const struct refnic_emu_push
 			    struct refnic_frame *f, uint16_t *next, uint16_t mask,
 			    bool *malformed);
 uint16_t refnic_emu_admin_push_check(struct refnic_emu *emu, uint32_t qid, uint32_t *result);
+uint16_t refnic_emu_admin_dma_to_host(struct refnic_emu *emu, const struct refnic_admin_cmd *cmd,
+				      const void *data, uint32_t len);
 
 /* refnic_emu_trap.c: the emulated BAR's write trap (a refnic_emu_trap_t). */
 void refnic_emu_bar_write(void *ctx, uint32_t off, uint32_t val);

@@ -101,27 +101,11 @@ rss_set(struct refnic_emu *emu, const struct refnic_admin_buf *buf)
 	return REFNIC_ADMIN_STS_OK;
 }
 
-static uint16_t
-rss_get(struct refnic_emu *emu, const struct refnic_admin_buf *buf)
-{
-	void *dst;
-
-	if (buf->len < sizeof(emu->rss))
-		return REFNIC_ADMIN_STS_INVALID;
-	dst = refnic_dma_map(emu, buf->iova, sizeof(emu->rss));
-	if (dst == NULL)
-		return REFNIC_ADMIN_STS_DMA_ERROR;
-	memcpy(dst, &emu->rss, sizeof(emu->rss));
-	refnic_emu_corrupt_reply(emu, REFNIC_ADMIN_RSS_GET, dst, sizeof(emu->rss));
-	emu_stats(emu)->dma_writes++;
-	return REFNIC_ADMIN_STS_OK;
-}
-
 uint16_t
 refnic_emu_admin_rss(struct refnic_emu *emu, const struct refnic_admin_cmd *cmd)
 {
 	if (!(emu_reg_read(emu, REFNIC_REG_CAPS_LO) & REFNIC_CAP_RSS))
 		return REFNIC_ADMIN_STS_UNSUPPORTED;	/* caps_off=rss */
 	return cmd->opcode == REFNIC_ADMIN_RSS_SET ? rss_set(emu, &cmd->buf) :
-						     rss_get(emu, &cmd->buf);
+		refnic_emu_admin_dma_to_host(emu, cmd, &emu->rss, sizeof(emu->rss));
 }
