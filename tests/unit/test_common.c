@@ -235,6 +235,20 @@ test_log_capture_start(char *buf, size_t len)
 	return f;
 }
 
+unsigned int
+test_log_count(const char *log, const char *needle, const char **last)
+{
+	unsigned int n = 0;
+	const char *p;
+
+	for (p = strstr(log, needle); p != NULL; p = strstr(p + 1, needle)) {
+		if (last != NULL)
+			*last = p;
+		n++;
+	}
+	return n;
+}
+
 void
 test_log_capture_stop(FILE *f)
 {

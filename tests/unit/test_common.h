@@ -61,6 +61,8 @@ bool test_link_wait(uint16_t port_id, uint16_t status);
 /* EAL's log into buf (len bytes, cleared first) until the stop; NULL if not. */
 FILE *test_log_capture_start(char *buf, size_t len);
 void test_log_capture_stop(FILE *f);
+/* How many times needle is in log; the last one into *last, unless NULL. */
+unsigned int test_log_count(const char *log, const char *needle, const char **last);
 /* Wait until one of the device's counters (offset in refnic_hw_stats) reaches
  * want; returns its value then. */
 uint64_t test_hw_counter_wait(const char *name, size_t offset, uint64_t want);

@@ -297,12 +297,7 @@ static char reply_log[16384];
 static unsigned int
 log_lines_with(const char *needle)
 {
-	unsigned int n = 0;
-	const char *p;
-
-	for (p = strstr(reply_log, needle); p != NULL; p = strstr(p + 1, needle))
-		n++;
-	return n;
+	return test_log_count(reply_log, needle, NULL);
 }
 
 /* Every garbled reply from now on (the lab's knob: the port probed clean). */

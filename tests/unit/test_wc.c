@@ -54,14 +54,7 @@ wc_port(const char *args, uint16_t *port)
 static unsigned int
 wc_path_lines(const char **line)
 {
-	unsigned int n = 0;
-	const char *p;
-
-	for (p = strstr(wc_log, "TX path"); p != NULL; p = strstr(p + 1, "TX path")) {
-		*line = p;
-		n++;
-	}
-	return n;
+	return test_log_count(wc_log, "TX path", line);
 }
 
 static bool
