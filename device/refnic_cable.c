@@ -211,7 +211,7 @@ refnic_cable_tx(struct refnic_emu *emu, const struct refnic_frame *f, struct ref
 bool
 refnic_cable_external(const struct refnic_emu *emu)
 {
-	return emu->cable != NULL && emu->cable->ops->rx_service != NULL;
+	return emu->cable != NULL && emu->cable->ops->brings_frames;
 }
 
 void

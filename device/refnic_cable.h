@@ -8,8 +8,9 @@
 /*
  * What a kind of cable implements. A cable carries the frames a port sends
  * to the far end, and brings frames from outside the process (another
- * process, the kernel) to the port when the engine polls it. All calls come
- * from the engine or from control paths holding the device lock.
+ * process, the kernel) to the port when the engine polls it. Calls come from
+ * the threads that run the port's TX work (tx, tx_flush), from the engine
+ * or from control paths holding the device lock.
  */
 
 #include "refnic_emu_priv.h"
@@ -17,6 +18,8 @@
 struct refnic_cable;
 
 struct refnic_cable_ops {
+	/* Frames from outside wait for the engine (rx_service) to bring them in. */
+	bool brings_frames;
 	/* A frame the port sent; then tx_flush once per batch. */
 	void (*tx)(struct refnic_cable *c, struct refnic_emu *emu,
 		   const struct refnic_frame *f, struct refnic_rx_batch *b);

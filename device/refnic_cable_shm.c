@@ -3,27 +3,33 @@
  */
 
 /*
- * cable=shm:NAME - a cable between two processes, in shared memory
- * (/dev/shm/refnic-cable-NAME). Each direction is a single-producer,
- * single-consumer ring of frame slots, lock-free: the sending engine owns
- * its tail, the receiving engine its head.
+ * cable=shm:NAME - a cable between two processes (/dev/shm/refnic-cable-NAME).
+ *
+ * No thread carries frames: the sending thread's TX doorbell writes each
+ * frame straight into the far end's RX buffers and completion rings,
+ * which the far end's device published in the file (refnic_cable_shm_port.c)
+ * and whose memory it handed over the cable's socket
+ * (refnic_cable_shm_mem.c), as a vhost-user back end reaches a guest's
+ * rings. The engines keep the control work: the far end's coming and
+ * going, memory tables, the configuration published, queue errors found.
  *
  * The first two ports to name the cable take its two ends. Holding an end
  * is holding a lock on its byte of the file (an open file description
  * lock): the kernel drops it when the process goes, even killed, so the end
  * is free again and either side may restart. The other side sees its link
  * go down when the process goes, and down and up when a new one takes the
- * end. Every slot says which attachment of each end it was sent from and to
- * (generation numbers), so a frame sent by or to a previous process is
- * never delivered. Everything in the file is the other process's to
- * scribble on: it is checked, and frames are copied out before they are
- * looked at.
+ * end; it stops delivering into the old one's memory before the new one
+ * lays out its port (the end's delivering word). Everything in the file is
+ * the other process's to scribble on: it is checked before it is used.
+ * Its memory is the other process's to write, as a vhost-user back end
+ * may write the guest's: the trust model of the cable.
  *
  * An engine that dozes is woken by a datagram on an abstract unix socket of
- * its end, sent by the other engine only when the end says it dozes.
+ * its end: link changes and memory tables come that way.
  */
 
 #include <errno.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,40 +45,10 @@
 #include <rte_cycles.h>
 #include <rte_string_fns.h>
 
-#include "refnic_cable.h"
-#include "refnic_cable_shm.h"
+#include "refnic_cable_shm_priv.h"
 
-#define SHM_RX_BUDGET		64		/* frames per engine pass */
 #define SHM_LIVENESS_US		20000		/* how often a silent peer is checked */
 #define SHM_OPEN_TRIES		3		/* the file removed while we opened it */
-#define SHM_WAKE_DRAIN		64		/* wake-ups read per doze, at most */
-
-struct shm_cable {
-	struct refnic_cable c;
-	char path[REFNIC_EMU_NAME_LEN + 16];	/* shm_open name */
-	int fd;
-	int sock;			/* wake-ups for this end */
-	struct sockaddr_un peer_addr;
-	socklen_t peer_addr_len;
-	struct shm_layout *shm;
-	unsigned int me;		/* our end: 0 or 1 */
-	uint32_t my_gen;
-	bool peer_up;			/* as last seen */
-	uint32_t peer_gen;
-	uint32_t tx_tail;		/* next slot to fill, not yet published */
-	/* One producer, whichever engine sends; peer_up and peer_gen, which
-	 * senders read, change under it too. */
-	rte_spinlock_t tx_lock;
-	uint64_t next_liveness_tsc;
-	bool corrupt_logged;
-	uint8_t rx_buf[SHM_SLOT_DATA];	/* a frame, out of the peer's reach */
-};
-
-static inline unsigned int
-peer_of(const struct shm_cable *sc)
-{
-	return sc->me ^ 1;
-}
 
 /* The attach/detach lock of the cable's file; a signal does not skip it. */
 static void
@@ -114,8 +90,8 @@ end_addr(const char *name, unsigned int end, struct sockaddr_un *addr)
 	return offsetof(struct sockaddr_un, sun_path) + 1 + n;
 }
 
-static void
-shm_kick_peer(struct shm_cable *sc)
+void
+refnic_shm_kick_peer(struct shm_cable *sc)
 {
 	static const char kick = 'k';
 
@@ -133,10 +109,39 @@ shm_link_up(const struct refnic_cable *c, const struct refnic_emu *emu __rte_unu
 	return sc->peer_up && !__atomic_load_n(&sc->shm->unplugged, __ATOMIC_ACQUIRE);
 }
 
+bool
+refnic_shm_peer_alive(struct shm_cable *sc)
+{
+	return end_held(sc->fd, peer_of(sc));
+}
+
+bool
+refnic_shm_wait_clear(struct shm_cable *sc, const uint32_t *word, const char *what)
+{
+	uint64_t deadline = rte_get_tsc_cycles() + refnic_emu_us_to_tsc(SHM_WAIT_MS * 1000);
+	unsigned int spins = 0;
+
+	while (__atomic_load_n(word, __ATOMIC_SEQ_CST) != 0) {
+		/* Its holder may be preempted on this CPU: let it run. */
+		if (++spins % 64 == 0) {
+			if (!refnic_shm_peer_alive(sc))
+				return true;
+			if (rte_get_tsc_cycles() > deadline) {
+				EMU_LOG(ERR, "%s: cable shm:%s: the far end stays in %s; going on",
+					sc->emu->name, sc->name, what);
+				return false;
+			}
+		}
+		sched_yield();
+	}
+	return true;
+}
+
 /*
  * Look at the far end: gone (its slot freed, or its process dead), or
  * replaced by a new process, which the port sees as its link going down,
- * then up again.
+ * then up again. Either way what we knew of it (its view, the table we
+ * sent it) is for the process that went.
  */
 static void
 shm_check_peer(struct shm_cable *sc, struct refnic_emu *emu, uint64_t now)
@@ -156,6 +161,8 @@ shm_check_peer(struct shm_cable *sc, struct refnic_emu *emu, uint64_t now)
 	}
 	if (up == sc->peer_up && !replaced)
 		goto link;
+	if (replaced || !up)
+		refnic_shm_view_retire(sc);
 	rte_spinlock_lock(&sc->tx_lock);
 	if (replaced && up && sc->peer_up) {
 		/* Restarted between two looks: the port still sees it go. */
@@ -171,102 +178,67 @@ link:
 		refnic_emu_update_link(emu);
 }
 
+/*
+ * A sender's pass holds the view, counted in our end's delivering word:
+ * the far end, attaching anew, waits for it before it lays its port out,
+ * and we wait for it before a view is freed.
+ */
+static struct refnic_emu *
+shm_view_hold(struct shm_cable *sc)
+{
+	uint32_t *delivering = &sc->shm->end[sc->me].delivering;
+	struct shm_view *sv;
+
+	__atomic_fetch_add(delivering, 1, __ATOMIC_SEQ_CST);
+	sv = __atomic_load_n(&sc->view, __ATOMIC_SEQ_CST);
+	if (sv != NULL &&
+	    __atomic_load_n(&sc->shm->end[peer_of(sc)].gen, __ATOMIC_SEQ_CST) == sv->peer_gen) {
+		refnic_shm_view_config_sync(sv, &sc->peer_port->cfg);
+		return &sv->emu;
+	}
+	__atomic_fetch_sub(delivering, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
 static void
 shm_tx(struct refnic_cable *c, struct refnic_emu *emu, const struct refnic_frame *f,
-       struct refnic_rx_batch *b __rte_unused)
+       struct refnic_rx_batch *b)
 {
 	struct shm_cable *sc = (struct shm_cable *)c;
-	struct shm_ring *ring = &sc->shm->ring[peer_of(sc)];
-	struct shm_slot *slot;
-	uint32_t off = 0;
-	uint16_t s;
 
-	rte_spinlock_lock(&sc->tx_lock);
-	if (!shm_link_up(c, emu) || f->len > SHM_SLOT_DATA ||
-	    sc->tx_tail - __atomic_load_n(&ring->head, __ATOMIC_ACQUIRE) >= SHM_SLOTS) {
-		rte_spinlock_unlock(&sc->tx_lock);
+	if (b->view == NULL)
+		b->view = shm_view_hold(sc);
+	if (b->view == NULL || !shm_link_up(c, emu) || f->len > REFNIC_MAX_FRAME_LEN) {
 		emu_stats(emu)->cable_tx_dropped++;
 		return;
 	}
-	slot = &ring->slot[sc->tx_tail % SHM_SLOTS];
-	for (s = 0; s < f->nb_segs; s++) {
-		memcpy(slot->data + off, f->seg[s], f->seg_len[s]);
-		off += f->seg_len[s];
-	}
-	slot->len = f->len;
-	slot->src_gen = sc->my_gen;
-	slot->dst_gen = sc->peer_gen;
-	sc->tx_tail++;
-	rte_spinlock_unlock(&sc->tx_lock);
+	/* The far end's device counts what it does not take. */
+	refnic_emu_rx_frame(b->view, f, b);
 }
 
 static void
 shm_tx_flush(struct refnic_cable *c, struct refnic_emu *emu __rte_unused,
-	     struct refnic_rx_batch *b __rte_unused)
+	     struct refnic_rx_batch *b)
 {
 	struct shm_cable *sc = (struct shm_cable *)c;
-	struct shm_ring *ring = &sc->shm->ring[peer_of(sc)];
-	bool kick;
 
-	rte_spinlock_lock(&sc->tx_lock);
-	if (sc->tx_tail == ring->tail) {
-		rte_spinlock_unlock(&sc->tx_lock);
+	refnic_emu_rx_batch_end(b);
+	if (b->view == NULL)
 		return;
-	}
-	/* Dekker with the peer's doze: publish, then read its flag. */
-	__atomic_store_n(&ring->tail, sc->tx_tail, __ATOMIC_SEQ_CST);
-	kick = __atomic_load_n(&sc->shm->end[peer_of(sc)].dozing, __ATOMIC_SEQ_CST);
-	rte_spinlock_unlock(&sc->tx_lock);
-	if (kick)
-		shm_kick_peer(sc);
+	__atomic_fetch_sub(&sc->shm->end[sc->me].delivering, 1, __ATOMIC_RELEASE);
+	b->view = NULL;
 }
 
+/* The engine's share: the far end, its messages, our published port. */
 static unsigned int
 shm_rx_service(struct refnic_cable *c, struct refnic_emu *emu, uint64_t now)
 {
 	struct shm_cable *sc = (struct shm_cable *)c;
-	struct shm_ring *ring = &sc->shm->ring[sc->me];
-	uint32_t head = ring->head, tail, n = 0;
-	struct refnic_frame f = { .nb_segs = 1 };
-	struct refnic_rx_batch batch = { .held = NULL };
+	unsigned int work;
 
-	/* Tail first: every frame up to it was sent by an attachment the
-	 * peer check below already sees. */
-	tail = __atomic_load_n(&ring->tail, __ATOMIC_ACQUIRE);
 	shm_check_peer(sc, emu, now);
-	if (tail - head > SHM_SLOTS) {
-		if (!sc->corrupt_logged)
-			EMU_LOG(ERR, "%s: shm cable ring corrupt (head %u, tail %u): emptied",
-				emu->name, head, tail);
-		sc->corrupt_logged = true;
-		emu_stats(emu)->cable_rx_dropped += SHM_SLOTS;
-		__atomic_store_n(&ring->head, tail, __ATOMIC_RELEASE);
-		return 1;
-	}
-	while (head != tail && n < SHM_RX_BUDGET) {
-		const struct shm_slot *slot = &ring->slot[head % SHM_SLOTS];
-		uint32_t len = __atomic_load_n(&slot->len, __ATOMIC_RELAXED);
-
-		if (!sc->peer_up || len < EMU_ETH_HLEN || len > SHM_SLOT_DATA ||
-		    __atomic_load_n(&slot->src_gen, __ATOMIC_RELAXED) != sc->peer_gen ||
-		    __atomic_load_n(&slot->dst_gen, __ATOMIC_RELAXED) != sc->my_gen) {
-			emu_stats(emu)->cable_rx_dropped++;
-		} else {
-			/* Parsed once, as copied: the peer may write the slot. */
-			memcpy(sc->rx_buf, slot->data, len);
-			f.len = len;
-			f.seg[0] = sc->rx_buf;
-			f.seg_len[0] = len;
-			refnic_emu_rx_frame(emu, &f, &batch);
-		}
-		head++;
-		n++;
-	}
-	refnic_emu_rx_batch_end(&batch);
-	if (n == 0)
-		return 0;
-	__atomic_store_n(&ring->head, head, __ATOMIC_RELEASE);
-	return n;
+	work = refnic_shm_mem_receive(sc);
+	return work + refnic_shm_port_service(sc);
 }
 
 static void
@@ -276,18 +248,15 @@ shm_set_plugged(struct refnic_cable *c, struct refnic_emu *emu, bool plugged)
 
 	__atomic_store_n(&sc->shm->unplugged, !plugged, __ATOMIC_RELEASE);
 	refnic_emu_update_link(emu);
-	shm_kick_peer(sc);
+	refnic_shm_kick_peer(sc);
 }
 
 static int
 shm_doze_prepare(struct refnic_cable *c)
 {
 	struct shm_cable *sc = (struct shm_cable *)c;
-	struct shm_ring *ring = &sc->shm->ring[sc->me];
 
 	__atomic_store_n(&sc->shm->end[sc->me].dozing, 1, __ATOMIC_SEQ_CST);
-	if (__atomic_load_n(&ring->tail, __ATOMIC_SEQ_CST) != ring->head)
-		return -EAGAIN;
 	return sc->sock;
 }
 
@@ -295,13 +264,9 @@ static void
 shm_doze_end(struct refnic_cable *c)
 {
 	struct shm_cable *sc = (struct shm_cable *)c;
-	unsigned int n = 0;
-	char buf[64];
 
+	/* What woke us is read by the next rx_service. */
 	__atomic_store_n(&sc->shm->end[sc->me].dozing, 0, __ATOMIC_RELAXED);
-	/* Anyone may send to an abstract socket: read a bounded number. */
-	while (n++ < SHM_WAKE_DRAIN && recv(sc->sock, buf, sizeof(buf), MSG_DONTWAIT) > 0)
-		;
 }
 
 static void
@@ -313,15 +278,24 @@ shm_close(struct shm_cable *sc)
 		close(sc->sock);
 	if (sc->fd >= 0)
 		close(sc->fd);
+	free(sc->stats_base);
 	free(sc);
 }
 
 static void
-shm_detach(struct refnic_cable *c, struct refnic_emu *emu __rte_unused)
+shm_detach(struct refnic_cable *c, struct refnic_emu *emu)
 {
 	struct shm_cable *sc = (struct shm_cable *)c;
 	struct shm_end *mine = &sc->shm->end[sc->me];
 
+	refnic_shm_view_retire(sc);
+	if (sc->pending != NULL)
+		refnic_shm_view_free(sc->pending);
+	sc->pending = NULL;
+	/* The port's vectors leave the file with it. */
+	emu->rx_published = false;
+	emu->intr_cable = NULL;
+	emu->intr = &emu->intr_own;
 	/* Its wake-up address goes first: a process taking the end next
 	 * binds it. The peer is told after, from an unnamed socket. */
 	close(sc->sock);
@@ -333,7 +307,7 @@ shm_detach(struct refnic_cable *c, struct refnic_emu *emu __rte_unused)
 	if (!end_held(sc->fd, peer_of(sc)))
 		shm_unlink(sc->path);
 	shm_flock(sc->fd, LOCK_UN);
-	shm_kick_peer(sc);
+	refnic_shm_kick_peer(sc);
 	shm_close(sc);
 }
 
@@ -387,18 +361,12 @@ shm_layout_check(struct shm_cable *sc, const char *emu_name)
 {
 	struct shm_layout *shm = sc->shm;
 
-	if (shm->magic == SHM_MAGIC && shm->version == SHM_VERSION &&
-	    shm->nb_slots == SHM_SLOTS && shm->slot_size == sizeof(struct shm_slot) &&
-	    shm->size == sizeof(*shm))
+	if (shm->magic == SHM_MAGIC && shm->version == SHM_VERSION && shm->size == sizeof(*shm))
 		return 0;
 	if (shm->magic != 0 && shm_in_use(sc->fd))
 		return shm_other_layout(sc, emu_name);
-	memset(shm, 0, offsetof(struct shm_layout, ring));
-	shm->ring[0].head = shm->ring[0].tail = 0;
-	shm->ring[1].head = shm->ring[1].tail = 0;
+	memset(shm, 0, sizeof(*shm));
 	shm->version = SHM_VERSION;
-	shm->nb_slots = SHM_SLOTS;
-	shm->slot_size = sizeof(struct shm_slot);
 	shm->size = sizeof(*shm);
 	__atomic_store_n(&shm->magic, SHM_MAGIC, __ATOMIC_RELEASE);
 	return 0;
@@ -423,15 +391,16 @@ shm_take_end(struct shm_cable *sc, const char *emu_name, const char *name)
 	sc->me = e;
 	mine = &shm->end[e];
 	sc->my_gen = mine->gen + 1;
-	/* Whatever was sent to the previous holder is not for us. */
-	__atomic_store_n(&shm->ring[e].head,
-			 __atomic_load_n(&shm->ring[e].tail, __ATOMIC_ACQUIRE), __ATOMIC_RELEASE);
-	sc->tx_tail = shm->ring[peer_of(sc)].tail;
+	sc->my_tag = shm_lock_tag(e, sc->my_gen);
+	sc->port = &shm->port[e];
+	sc->peer_port = &shm->port[peer_of(sc)];
 	/* A cable pulled by processes that are all gone is plugged again. */
 	if (!end_held(sc->fd, peer_of(sc)))
 		shm->unplugged = 0;
 	mine->dozing = 0;
-	__atomic_store_n(&mine->gen, sc->my_gen, __ATOMIC_RELEASE);
+	mine->delivering = 0;	/* a previous holder's, killed mid-burst */
+	/* Seen by the far end's senders before they look at our port. */
+	__atomic_store_n(&mine->gen, sc->my_gen, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&mine->pid, (int32_t)getpid(), __ATOMIC_RELEASE);
 	return 0;
 }
@@ -485,6 +454,8 @@ refnic_cable_shm_attach(struct refnic_emu *emu, const char *name, struct refnic_
 	if (sc == NULL)
 		return -ENOMEM;
 	sc->c.ops = &shm_cable_ops;
+	sc->emu = emu;
+	strlcpy(sc->name, name, sizeof(sc->name));
 	rte_spinlock_init(&sc->tx_lock);
 	sc->fd = -1;
 	sc->sock = -1;
@@ -512,13 +483,15 @@ refnic_cable_shm_attach(struct refnic_emu *emu, const char *name, struct refnic_
 	if (ret != 0)
 		goto fail;
 	ret = shm_open_socket(sc, emu->name, name);
+	if (ret == 0)
+		ret = refnic_shm_port_init(sc);
 	if (ret != 0) {
 		__atomic_store_n(&sc->shm->end[sc->me].pid, 0, __ATOMIC_RELEASE);
 		goto fail;
 	}
 	shm_check_peer(sc, emu, rte_get_tsc_cycles());
 	/* The far end's engine may doze: tell it we are here. */
-	shm_kick_peer(sc);
+	refnic_shm_kick_peer(sc);
 	EMU_LOG(INFO, "%s: cable shm:%s end %u (peer %s)", emu->name, name, sc->me,
 		sc->peer_up ? "present" : "absent");
 	*out = &sc->c;

@@ -124,6 +124,7 @@ tap_detach(struct refnic_cable *c, struct refnic_emu *emu __rte_unused)
 }
 
 static const struct refnic_cable_ops tap_cable_ops = {
+	.brings_frames = true,
 	.tx = tap_tx,
 	.tx_flush = tap_tx_flush,
 	.rx_service = tap_rx_service,

@@ -14,6 +14,7 @@
 #include <rte_eal.h>
 #include <rte_memory.h>
 
+#include "refnic_cable_shm_port.h"
 #include "refnic_emu_priv.h"
 
 static int
@@ -156,6 +157,9 @@ refnic_dma_map_slow(struct refnic_emu *emu, uint64_t iova, uint64_t len)
 
 	if (len == 0)
 		return NULL;
+	/* The far end's port of an shm cable: its memory, mapped here. */
+	if (unlikely(emu->view_cable != NULL))
+		return refnic_shm_view_dma(emu, iova, len);
 	if (dma->iova_is_va)
 		va = dma_map_va(dma, iova, len);
 	else

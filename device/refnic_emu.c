@@ -18,6 +18,7 @@
 #include <rte_hash_crc.h>
 #include <rte_string_fns.h>
 
+#include "refnic_cable_shm_port.h"
 #include "refnic_emu_priv.h"
 
 RTE_LOG_REGISTER(refnic_emu_logtype, pmd.net.refnic.device, NOTICE);
@@ -313,6 +314,8 @@ refnic_emu_create(const char *name, const struct refnic_emu_params *params,
 	emu = calloc(1, sizeof(*emu));
 	if (emu == NULL)
 		return -ENOMEM;
+	emu->intr = &emu->intr_own;
+	emu->stats = emu->stats_own;
 	strlcpy(emu->name, name, sizeof(emu->name));
 	emu->params = *params;
 	emu->faults = params->faults;
@@ -488,12 +491,15 @@ refnic_emu_stats_sum(const struct refnic_emu *emu, struct refnic_hw_stats *sum)
 	size_t w;
 
 	memset(sum, 0, sizeof(*sum));
-	for (e = 0; e < RTE_DIM(emu->shard); e++) {
-		const uint64_t *in = (const uint64_t *)&emu->shard[e].stats;
+	for (e = 0; e < REFNIC_EMU_SHARDS; e++) {
+		const uint64_t *in = (const uint64_t *)&emu->stats[e];
 
 		for (w = 0; w < words; w++)
 			out[w] += in[w];
 	}
+	/* What the far end's process counted delivering to this port. */
+	if (emu->rx_published)
+		refnic_shm_stats_add(emu, sum);
 	sum->doorbells_dropped = __atomic_load_n(&emu->doorbells_dropped, __ATOMIC_RELAXED);
 	refnic_emu_intr_stats_add(emu, sum);
 }
@@ -511,10 +517,10 @@ refnic_emu_read_engine_stats(struct refnic_emu *emu, unsigned int engine,
 			     struct refnic_hw_stats *stats)
 {
 	/* Not only its own engines: the far end's may deliver to it. */
-	if (engine >= RTE_DIM(emu->shard))
+	if (engine >= REFNIC_EMU_SHARDS)
 		return -EINVAL;
 	refnic_emu_lock();
-	*stats = emu->shard[engine].stats;
+	*stats = emu->stats[engine];
 	refnic_emu_unlock();
 	return 0;
 }

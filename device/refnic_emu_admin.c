@@ -17,6 +17,7 @@
 #include <rte_common.h>
 #include <rte_string_fns.h>
 
+#include "refnic_cable_shm_port.h"
 #include "refnic_emu_priv.h"
 
 #define REFNIC_EMU_FW_VERSION	"refnic-emu 1.0.0"
@@ -177,9 +178,11 @@ admin_execute(struct refnic_emu *emu, const struct refnic_admin_cmd *cmd, uint32
 	case REFNIC_ADMIN_STATS_GET:
 		return admin_stats_get(emu, cmd);
 	case REFNIC_ADMIN_STATS_CLEAR:
-		for (e = 0; e < RTE_DIM(emu->shard); e++)
-			memset(&emu->shard[e].stats, 0, sizeof(emu->shard[e].stats));
-		memset(emu->intr_count, 0, sizeof(emu->intr_count));
+		for (e = 0; e < REFNIC_EMU_SHARDS; e++)
+			memset(&emu->stats[e], 0, sizeof(emu->stats[e]));
+		memset(emu->intr->count, 0, sizeof(emu->intr->count));
+		if (emu->rx_published)
+			refnic_shm_stats_clear(emu);
 		__atomic_store_n(&emu->doorbells_dropped, 0, __ATOMIC_RELAXED);
 		return REFNIC_ADMIN_STS_OK;
 	case REFNIC_ADMIN_FW_VERSION:

@@ -31,6 +31,7 @@
 #include <rte_common.h>
 #include <rte_cycles.h>
 
+#include "refnic_cable_shm_port.h"
 #include "refnic_emu_priv.h"
 
 #define INTR_DEFERRED_MAX	16	/* vectors one trap or engine round raises */
@@ -87,6 +88,29 @@ refnic_emu_intr_flush_deferred(void)
 		refnic_emu_kick_engines(d->kick[--d->nb_kicks]);
 }
 
+/*
+ * A vector's lock. An shm port's vectors live in the cable's file, where
+ * the far end's deliveries take their locks too: the cable's lock then,
+ * which a lock its dead holder left behind does not wedge.
+ */
+static inline void
+vec_lock(struct refnic_emu *emu, struct refnic_emu_vector *vec)
+{
+	if (likely(emu->intr_cable == NULL))
+		rte_spinlock_lock(&vec->lock);
+	else
+		refnic_cable_shared_lock(emu->intr_cable, &vec->lock);
+}
+
+static inline void
+vec_unlock(struct refnic_emu *emu, struct refnic_emu_vector *vec)
+{
+	if (likely(emu->intr_cable == NULL))
+		rte_spinlock_unlock(&vec->lock);
+	else
+		refnic_cable_shared_unlock(&vec->lock);
+}
+
 static uint64_t
 vector_interval_tsc(struct refnic_emu *emu, uint16_t v, uint8_t causes)
 {
@@ -106,7 +130,7 @@ vector_interval_tsc(struct refnic_emu *emu, uint16_t v, uint8_t causes)
 static void
 vector_try_raise(struct refnic_emu *emu, uint16_t v, uint64_t now)
 {
-	struct refnic_emu_vector *vec = &emu->vec[v];
+	struct refnic_emu_vector *vec = &emu->intr->vec[v];
 	uint32_t reg = REFNIC_REG_VEC(v);
 	uint64_t gap;
 
@@ -116,17 +140,18 @@ vector_try_raise(struct refnic_emu *emu, uint16_t v, uint64_t now)
 	if (vec->raised_once && now - vec->last_raise_tsc < gap) {
 		if (vec->due_tsc == 0) {
 			vec->due_tsc = vec->last_raise_tsc + gap;
-			__atomic_store_n(&emu->intr_held, true, __ATOMIC_RELEASE);
+			__atomic_store_n(&emu->intr->held, true, __ATOMIC_RELEASE);
 			intr_kick_deferred(emu);
 		}
 		return;
 	}
 	if (emu_reg_read(emu, reg + REFNIC_VEC_CTRL) & REFNIC_VEC_CTRL_MASKED)
 		return;		/* held until unmasked and raised again */
+	/* Masked: the ids may come from the far end of an shm cable. */
 	if (vec->pending & REFNIC_EMU_CAUSE_RX)
-		emu->intr_count[vec->rx_qid].rx++;
+		emu->intr->count[vec->rx_qid & (REFNIC_MAX_QUEUES - 1)].rx++;
 	if (vec->pending & REFNIC_EMU_CAUSE_TX)
-		emu->intr_count[vec->tx_qid].tx++;
+		emu->intr->count[vec->tx_qid & (REFNIC_MAX_QUEUES - 1)].tx++;
 	vec->armed = 0;
 	vec->pending = 0;
 	vec->due_tsc = 0;
@@ -139,22 +164,22 @@ vector_try_raise(struct refnic_emu *emu, uint16_t v, uint64_t now)
 void
 refnic_emu_intr_fire(struct refnic_emu *emu, uint16_t v, uint8_t cause)
 {
-	struct refnic_emu_vector *vec = &emu->vec[v];
+	struct refnic_emu_vector *vec = &emu->intr->vec[v];
 
-	rte_spinlock_lock(&vec->lock);
+	vec_lock(emu, vec);
 	if (vec->armed & cause) {
 		vec->pending |= cause;
 		vector_try_raise(emu, v, rte_get_tsc_cycles());
 	}
-	rte_spinlock_unlock(&vec->lock);
+	vec_unlock(emu, vec);
 }
 
 static void
 vector_arm(struct refnic_emu *emu, uint16_t v, uint8_t cause, uint16_t qid, bool arm)
 {
-	struct refnic_emu_vector *vec = &emu->vec[v];
+	struct refnic_emu_vector *vec = &emu->intr->vec[v];
 
-	rte_spinlock_lock(&vec->lock);
+	vec_lock(emu, vec);
 	if (arm) {
 		vec->armed |= cause;
 		if (cause == REFNIC_EMU_CAUSE_RX)
@@ -167,7 +192,7 @@ vector_arm(struct refnic_emu *emu, uint16_t v, uint8_t cause, uint16_t qid, bool
 		if (vec->pending == 0)
 			vec->due_tsc = 0;
 	}
-	rte_spinlock_unlock(&vec->lock);
+	vec_unlock(emu, vec);
 }
 
 /* A write to queue qid's CQ_HEAD, in the trap. */
@@ -197,10 +222,14 @@ refnic_emu_intr_arm(struct refnic_emu *emu, bool tx, uint16_t qid, uint32_t val)
 
 		rte_spinlock_lock(&rxq->lock);
 		v = rxq->vector;
-		written = rxq->pub;
 		cause = REFNIC_EMU_CAUSE_RX;
 		if (rxq->enabled && rxq->intr) {
 			vector_arm(emu, v, cause, qid, arm);
+			/* Over shm the far end publishes, with no lock of ours: it
+			 * stores its index, then looks at the arm (Dekker; the
+			 * vector's unlock is a full barrier). */
+			written = likely(!emu->rx_published) ? rxq->pub :
+				  refnic_shm_rx_published(emu, qid);
 			if (arm && written != idx)
 				refnic_emu_intr_fire(emu, v, cause);
 		}
@@ -223,14 +252,14 @@ refnic_emu_intr_reset(struct refnic_emu *emu)
 	uint16_t v;
 
 	for (v = 1; v < emu->nb_vectors; v++) {
-		struct refnic_emu_vector *vec = &emu->vec[v];
+		struct refnic_emu_vector *vec = &emu->intr->vec[v];
 
-		rte_spinlock_lock(&vec->lock);
+		vec_lock(emu, vec);
 		vec->armed = 0;
 		vec->pending = 0;
 		vec->due_tsc = 0;
 		vec->raised_once = false;
-		rte_spinlock_unlock(&vec->lock);
+		vec_unlock(emu, vec);
 		emu_reg_write(emu, REFNIC_REG_VEC(v) + REFNIC_VEC_RX_ITR_US, 0);
 		emu_reg_write(emu, REFNIC_REG_VEC(v) + REFNIC_VEC_TX_ITR_US, 0);
 		emu_reg_write(emu, REFNIC_REG_VEC(v) + REFNIC_VEC_CTRL, 0);
@@ -244,16 +273,16 @@ refnic_emu_intr_service(struct refnic_emu *emu, uint64_t now, uint64_t *next_due
 	unsigned int work = 0;
 	uint16_t v;
 
-	if (!__atomic_load_n(&emu->intr_held, __ATOMIC_ACQUIRE))
+	if (!__atomic_load_n(&emu->intr->held, __ATOMIC_ACQUIRE))
 		return 0;
 	/* Cleared before the scan: a raise held meanwhile sets it again. */
-	__atomic_store_n(&emu->intr_held, false, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&emu->intr->held, false, __ATOMIC_SEQ_CST);
 	for (v = 1; v < emu->nb_vectors; v++) {
-		struct refnic_emu_vector *vec = &emu->vec[v];
+		struct refnic_emu_vector *vec = &emu->intr->vec[v];
 
 		if (__atomic_load_n(&vec->due_tsc, __ATOMIC_RELAXED) == 0)
 			continue;
-		rte_spinlock_lock(&vec->lock);
+		vec_lock(emu, vec);
 		if (vec->due_tsc != 0 && now >= vec->due_tsc) {
 			vec->due_tsc = 0;
 			vector_try_raise(emu, v, now);
@@ -261,9 +290,9 @@ refnic_emu_intr_service(struct refnic_emu *emu, uint64_t now, uint64_t *next_due
 		}
 		if (vec->due_tsc != 0) {
 			*next_due_tsc = RTE_MIN(*next_due_tsc, vec->due_tsc);
-			__atomic_store_n(&emu->intr_held, true, __ATOMIC_RELAXED);
+			__atomic_store_n(&emu->intr->held, true, __ATOMIC_RELAXED);
 		}
-		rte_spinlock_unlock(&vec->lock);
+		vec_unlock(emu, vec);
 	}
 	return work;
 }
@@ -274,8 +303,8 @@ refnic_emu_intr_stats_add(const struct refnic_emu *emu, struct refnic_hw_stats *
 	uint16_t q;
 
 	for (q = 0; q < REFNIC_MAX_QUEUES; q++) {
-		sum->q[q].rx_interrupts += emu->intr_count[q].rx;
-		sum->q[q].tx_interrupts += emu->intr_count[q].tx;
-		sum->interrupts += emu->intr_count[q].rx + emu->intr_count[q].tx;
+		sum->q[q].rx_interrupts += emu->intr->count[q].rx;
+		sum->q[q].tx_interrupts += emu->intr->count[q].tx;
+		sum->interrupts += emu->intr->count[q].rx + emu->intr->count[q].tx;
 	}
 }

@@ -20,6 +20,7 @@
 #include <rte_spinlock.h>
 
 #include "refnic_emu.h"
+#include "refnic_emu_intr.h"
 #include "refnic_emu_link.h"
 
 extern int refnic_emu_logtype;
@@ -140,23 +141,11 @@ struct refnic_emu_rxq {
 	uint16_t pub;			/* first completion not yet published */
 	uint8_t pub_phase;
 	uint32_t db_seen;
+	uint64_t ring_iova, cq_iova;	/* as created: an shm port publishes them */
 	struct refnic_rx_desc *ring;
 	struct refnic_rx_cpl *cq;	/* slot i completes descriptor i */
 	bool intr;			/* REFNIC_QCREATE_INTR: may be armed */
 	uint16_t vector;
-};
-
-/* A queue vector's interrupt state (refnic_emu_intr.c); under its lock. */
-#define REFNIC_EMU_CAUSE_RX		0x1u
-#define REFNIC_EMU_CAUSE_TX		0x2u
-struct refnic_emu_vector {
-	rte_spinlock_t lock;
-	uint8_t armed;			/* causes the driver armed */
-	uint8_t pending;		/* armed causes that fired, not raised yet */
-	bool raised_once;		/* last_raise_tsc is valid */
-	uint16_t rx_qid, tx_qid;	/* queues that armed each cause */
-	uint64_t last_raise_tsc;
-	uint64_t due_tsc;		/* a raise held back until then; 0: none */
 };
 
 struct refnic_emu_admin {
@@ -195,15 +184,10 @@ struct refnic_dma_cache {
 };
 
 /*
- * What each thread that runs device work keeps of a device for itself, so
- * that no two write the same lines: counters (summed when read) and the DMA
- * translation cache. Engines have the first shards; threads whose doorbells
- * run device work inline (exec=inline) take one of the trap slots after.
+ * A thread's own of a device, beside its counter shard (refnic_emu_intr.h):
+ * the DMA translation cache, and for engines what they last saw.
  */
-#define REFNIC_EMU_TRAP_SLOTS		24
-#define REFNIC_EMU_SHARDS		(REFNIC_EMU_MAX_ENGINES + REFNIC_EMU_TRAP_SLOTS)
 struct refnic_emu_shard {
-	struct refnic_hw_stats stats;
 	struct refnic_dma_cache dma;
 	uint32_t write_seq_seen;	/* link write_seq at this engine's last pass */
 } __rte_cache_aligned;
@@ -236,15 +220,16 @@ struct refnic_emu {
 	struct refnic_emu_link *link;
 	uint16_t nb_vectors;
 	int vector_fd[REFNIC_MAX_VECTORS];
-	struct refnic_emu_vector vec[REFNIC_MAX_VECTORS];
-	bool intr_held;			/* some vector has a raise held back */
+	/* Queue vectors: intr_own, or the cable's file for an shm port, whose
+	 * far end raises them too (then intr_cable, whose locks they take). */
+	struct refnic_emu_intr *intr;
+	struct refnic_cable *intr_cable;
 	uint64_t fatal_at_tsc;		/* fault_fatal: when; 0: not (any more) */
 	uint64_t corrupt_seq;		/* fault_corrupt: candidate writes seen */
 	uint64_t corrupted;		/* ... and garbled */
 	uint32_t reply_garbled[REFNIC_ADMIN_OPCODE_MAX]; /* per command: its variants rotate */
 	refnic_emu_tamper_t tamper;	/* a fuzzer's, see refnic_emu_set_tamper() */
 	void *tamper_ctx;
-	struct { uint64_t rx, tx; } intr_count[REFNIC_MAX_QUEUES]; /* raises per queue */
 
 	enum refnic_hw_state state;
 	uint64_t reset_done_tsc;
@@ -279,7 +264,18 @@ struct refnic_emu {
 	bool dataplane_paused;		/* lab: queues not serviced */
 
 	struct refnic_cable *cable;
+	/* An shm port: its receive side is published in the cable's file,
+	 * and the far end's process delivers into it. */
+	bool rx_published;
+	/* This is not a device but the receive side of the far end of
+	 * view_cable, as this process delivers into it (refnic_cable_shm_port.c). */
+	struct refnic_cable *view_cable;
+	/* Counters, one shard per thread: stats_own, or for a view the far
+	 * end's file, where its device reads them. */
+	struct refnic_hw_stats *stats;
 	struct refnic_emu_shard shard[REFNIC_EMU_SHARDS];
+	struct refnic_emu_intr intr_own;
+	struct refnic_hw_stats stats_own[REFNIC_EMU_SHARDS] __rte_cache_aligned;
 };
 
 /*
@@ -308,7 +304,7 @@ emu_shard(struct refnic_emu *emu)
 static inline struct refnic_hw_stats *
 emu_stats(struct refnic_emu *emu)
 {
-	return &emu_shard(emu)->stats;
+	return &emu->stats[refnic_shard_id];
 }
 
 /* The device's counters: every engine's, added up. */
@@ -414,6 +410,9 @@ void refnic_emu_queues_publish_heads(struct refnic_emu *emu, uint16_t qid);
 struct refnic_rx_batch {
 	struct refnic_emu_rxq *held;	/* locked, completions not yet published */
 	struct refnic_emu *emu;		/* held's device */
+	/* An shm cable's view of the far end's port, which this pass
+	 * delivers into (it counts in the end's delivering word). */
+	struct refnic_emu *view;
 };
 void refnic_emu_rx_batch_end(struct refnic_rx_batch *b);
 
@@ -512,9 +511,9 @@ void refnic_dma_init(struct refnic_emu *emu);
 /* Host address of [iova, iova + len), or NULL (counted as a DMA error). */
 void *refnic_dma_map_slow(struct refnic_emu *emu, uint64_t iova, uint64_t len);
 
-/* Per descriptor: a page translated and checked before costs one compare. */
+/* A translation the cache holds, or NULL: no look-up, nothing counted. */
 static inline void *
-refnic_dma_map(struct refnic_emu *emu, uint64_t iova, uint64_t len)
+refnic_dma_map_cached(struct refnic_emu *emu, uint64_t iova, uint64_t len)
 {
 	struct refnic_dma_cache *dma = &emu_shard(emu)->dma;
 	unsigned int slot = (iova >> 21) % REFNIC_DMA_PAGE_CACHE;
@@ -523,7 +522,16 @@ refnic_dma_map(struct refnic_emu *emu, uint64_t iova, uint64_t len)
 	if (likely(len != 0 && iova >= dma->page[slot].iova &&
 		   len <= dma->page[slot].len && off <= dma->page[slot].len - len))
 		return (void *)(uintptr_t)(dma->page[slot].va + off);
-	return refnic_dma_map_slow(emu, iova, len);
+	return NULL;
+}
+
+/* Per descriptor: a page translated and checked before costs one compare. */
+static inline void *
+refnic_dma_map(struct refnic_emu *emu, uint64_t iova, uint64_t len)
+{
+	void *va = refnic_dma_map_cached(emu, iova, len);
+
+	return likely(va != NULL) ? va : refnic_dma_map_slow(emu, iova, len);
 }
 
 /* refnic_cable.c: the port's cable, whatever its kind. */

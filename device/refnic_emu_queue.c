@@ -17,6 +17,7 @@
 #include <rte_cycles.h>
 #include <rte_prefetch.h>
 
+#include "refnic_cable_shm_port.h"
 #include "refnic_emu_priv.h"
 
 #define TX_BUDGET		512	/* descriptors per queue per engine pass */
@@ -158,9 +159,13 @@ refnic_emu_queue_create(struct refnic_emu *emu, const struct refnic_admin_queue_
 		rxq->vector = qc->vector;
 		rxq->cq_phase = REFNIC_PHASE_BIT;
 		rxq->pub_phase = REFNIC_PHASE_BIT;
+		rxq->ring_iova = qc->ring_iova;
+		rxq->cq_iova = qc->cq_iova;
 		rxq->db_seen = queue_regs_set(emu, REFNIC_REG_RXQ(qc->qid),
 					      &emu->rxdb[qc->qid], qc);
 		rxq->enabled = true;
+		if (emu->rx_published)
+			refnic_shm_rxq_publish(emu, qc->qid);
 	} else {
 		return -EINVAL;
 	}
@@ -193,6 +198,9 @@ refnic_emu_queue_destroy(struct refnic_emu *emu, uint8_t type, uint16_t qid)
 	*enabled = false;
 	emu_reg_write(emu, base + REFNIC_Q_STATUS, 0);
 	refnic_emu_intr_queue_reset(emu, v, type == REFNIC_QTYPE_TX);
+	/* Returns once the far end of an shm cable is out of the ring. */
+	if (type == REFNIC_QTYPE_RX && emu->rx_published)
+		refnic_shm_rxq_publish(emu, qid);
 	return 0;
 }
 
@@ -206,6 +214,8 @@ refnic_emu_queues_reset(struct refnic_emu *emu)
 		QUEUE_CLEAR(&emu->rxq[q]);
 		refnic_emu_db_reset(&emu->txdb[q]);
 		refnic_emu_db_reset(&emu->rxdb[q]);
+		if (emu->rx_published)
+			refnic_shm_rxq_publish(emu, q);
 	}
 	refnic_emu_intr_reset(emu);
 }
@@ -221,6 +231,11 @@ queue_error(struct refnic_emu *emu, bool tx, uint16_t qid, bool *enabled, const 
 
 	EMU_LOG(ERR, "%s: %s queue %u stopped: %s", emu->name, tx ? "TX" : "RX", qid, what);
 	*enabled = false;
+	/* Delivering into the far end's port: its own device reports it. */
+	if (unlikely(emu->view_cable != NULL)) {
+		refnic_shm_view_queue_error(emu, qid);
+		return;
+	}
 	emu_reg_write(emu, base + REFNIC_Q_STATUS, REFNIC_Q_STATUS_ERROR);
 	refnic_emu_post_event(emu, REFNIC_EVENT_QUEUE_ERROR,
 			      (uint32_t)(tx ? REFNIC_QTYPE_TX : REFNIC_QTYPE_RX) << 16 | qid);
@@ -297,6 +312,26 @@ tx_gather(struct refnic_emu *emu, struct refnic_emu_txq *txq, uint16_t *idx,
 	return true;
 }
 
+/*
+ * The headers of a frame two descriptors ahead: the first look at a frame
+ * (RX filtering and parsing, at the far end) misses, since whoever filled
+ * the buffer (a peer's delivery, an application) did so on another core.
+ */
+static inline void
+tx_prefetch_data(struct refnic_emu *emu, const struct refnic_emu_txq *txq, uint16_t idx,
+		 uint16_t tail)
+{
+	const struct refnic_tx_desc *d = &txq->ring[idx];
+	const void *va;
+
+	if (((tail - idx) & (txq->size - 1)) == 0 || ((idx - txq->head) & (txq->size - 1)) >=
+	    ((tail - txq->head) & (txq->size - 1)))
+		return;
+	va = refnic_dma_map_cached(emu, d->addr, d->len);
+	if (va != NULL)
+		rte_prefetch0(va);
+}
+
 static void
 tx_post_completion(struct refnic_emu *emu, struct refnic_emu_txq *txq, uint16_t sq_head)
 {
@@ -316,7 +351,7 @@ tx_post_completion(struct refnic_emu *emu, struct refnic_emu_txq *txq, uint16_t 
 static inline void
 queue_intr_fire(struct refnic_emu *emu, bool intr, uint16_t v, uint8_t cause)
 {
-	if (unlikely(intr) && (__atomic_load_n(&emu->vec[v].armed, __ATOMIC_RELAXED) & cause))
+	if (unlikely(intr) && (__atomic_load_n(&emu->intr->vec[v].armed, __ATOMIC_RELAXED) & cause))
 		refnic_emu_intr_fire(emu, v, cause);
 }
 
@@ -369,6 +404,7 @@ refnic_emu_tx_service(struct refnic_emu *emu, uint16_t qid, uint64_t now,
 				break;
 			/* The driver wrote these on another core: start the misses early. */
 			rte_prefetch0(&txq->ring[(idx + 4) & (txq->size - 1)]);
+			tx_prefetch_data(emu, txq, (idx + 2) & (txq->size - 1), tail);
 			if (!tx_gather(emu, txq, &idx, tail, &f, &malformed))
 				break;
 		}
@@ -449,7 +485,11 @@ refnic_emu_rx_batch_end(struct refnic_rx_batch *b)
 		return;
 	if (rxq->pub != rxq->head) {
 		rxq_publish(rxq);
+		if (unlikely(b->emu->view_cable != NULL))
+			refnic_shm_view_leave(b->emu, (uint16_t)(rxq - b->emu->rxq));
 		queue_intr_fire(b->emu, rxq->intr, rxq->vector, REFNIC_EMU_CAUSE_RX);
+	} else if (unlikely(b->emu->view_cable != NULL)) {
+		refnic_shm_view_leave(b->emu, (uint16_t)(rxq - b->emu->rxq));
 	}
 	rxq_unlock(rxq);
 	b->held = NULL;
@@ -465,6 +505,9 @@ rx_batch_switch(struct refnic_rx_batch *b, struct refnic_emu *emu, struct refnic
 	rxq_lock(rxq);
 	b->held = rxq;
 	b->emu = emu;
+	/* The far end's port: its queue as its device has it now. */
+	if (unlikely(emu->view_cable != NULL))
+		refnic_shm_view_enter(emu, (uint16_t)(rxq - emu->rxq));
 }
 
 /*
@@ -490,7 +533,8 @@ refnic_emu_queues_publish_heads(struct refnic_emu *emu, uint16_t qid)
 		head_publish(emu, REFNIC_REG_TXQ(qid) + REFNIC_Q_HEAD, emu->txq[qid].head);
 	if (rxq->enabled) {
 		rxq_lock(rxq);
-		head_publish(emu, REFNIC_REG_RXQ(qid) + REFNIC_Q_HEAD, rxq->head);
+		head_publish(emu, REFNIC_REG_RXQ(qid) + REFNIC_Q_HEAD,
+			     emu->rx_published ? refnic_shm_rx_head(emu, qid) : rxq->head);
 		rxq_unlock(rxq);
 	}
 }
@@ -568,6 +612,17 @@ struct rx_meta {
 	uint16_t vlan_tci;
 };
 
+/* A buffer two ahead, which the driver last touched on another core. */
+static inline void
+rx_prefetch_buffer(struct refnic_emu *emu, const struct refnic_emu_rxq *rxq, uint16_t idx)
+{
+	const struct refnic_rx_desc *d = &rxq->ring[idx];
+	void *va = refnic_dma_map_cached(emu, d->addr, RTE_CACHE_LINE_SIZE);
+
+	if (va != NULL)
+		rte_prefetch0_write(va);
+}
+
 /* Scatter f into n posted buffers; false on a DMA error (frame dropped). */
 static bool
 rx_scatter(struct refnic_emu *emu, struct refnic_emu_rxq *rxq, const struct refnic_frame *f,
@@ -582,6 +637,7 @@ rx_scatter(struct refnic_emu *emu, struct refnic_emu_rxq *rxq, const struct refn
 
 		rte_prefetch0(&rxq->ring[(idx + 4) & (rxq->size - 1)]);
 		rte_prefetch0(&rxq->cq[(idx + 4) & (rxq->size - 1)]);
+		rx_prefetch_buffer(emu, rxq, (idx + 2) & (rxq->size - 1));
 		uint32_t chunk = RTE_MIN(left, (uint32_t)d.buf_len);
 		struct refnic_rx_cpl *cpl = &rxq->cq[idx];
 		uint8_t *dst = refnic_dma_map(emu, d.addr, chunk);

@@ -114,6 +114,24 @@ add_container(struct rte_tel_data *d, const char *name, struct rte_tel_data *c)
 		rte_tel_data_free(c);
 }
 
+/*
+ * Frames an engine thread sent (exec=thread, baremetal): in the device's
+ * engine shards. Inline, and over shm, the threads that ring the doorbells
+ * carry every frame, and this stays 0.
+ */
+static uint64_t
+tel_engine_tx_packets(const struct refnic_emu *emu)
+{
+	uint64_t n = 0;
+	unsigned int e;
+	uint16_t q;
+
+	for (e = 0; e < REFNIC_EMU_MAX_ENGINES; e++)
+		for (q = 0; q < REFNIC_MAX_QUEUES; q++)
+			n += __atomic_load_n(&emu->stats[e].q[q].tx_packets, __ATOMIC_RELAXED);
+	return n;
+}
+
 static void
 tel_device_fill(const struct refnic_emu *emu, struct rte_tel_data *d)
 {
@@ -141,6 +159,7 @@ tel_device_fill(const struct refnic_emu *emu, struct rte_tel_data *d)
 	refnic_emu_remote_counts(emu, &remote_stores, &remote_kicks);
 	rte_tel_data_add_dict_u64(d, "secondary_stores", remote_stores);
 	rte_tel_data_add_dict_u64(d, "secondary_kicks", remote_kicks);
+	rte_tel_data_add_dict_u64(d, "engine_tx_packets", tel_engine_tx_packets(emu));
 	add_container(d, "faults", tel_faults(emu));
 }
 

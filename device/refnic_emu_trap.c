@@ -40,6 +40,7 @@
 #include <rte_pause.h>
 #include <rte_spinlock.h>
 
+#include "refnic_cable_shm_port.h"
 #include "refnic_emu_priv.h"
 
 __thread unsigned int refnic_shard_id __attribute__((tls_model("initial-exec")));
@@ -270,6 +271,9 @@ trap_write(struct refnic_emu *emu, uint32_t off, uint32_t val, bool charge)
 		} else {
 			db_take(db, val);
 		}
+		/* An shm port's far end fills its RX ring up to this tail. */
+		if (unlikely(emu->rx_published) && off >= REFNIC_REG_RXQ(0))
+			refnic_shm_rx_tail(emu, (off - REFNIC_REG_RXQ(0)) / REFNIC_REG_Q_STRIDE);
 	}
 	/* Taken before counted: who sees the count sees the tail. */
 	__atomic_fetch_add(&link->write_count[off / 4], 1, __ATOMIC_RELEASE);

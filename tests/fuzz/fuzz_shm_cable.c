@@ -6,15 +6,21 @@
  * libFuzzer: the far end of a shm cable is another process, and everything
  * in the cable's file is that process's to scribble on. Port R holds end 0
  * and port P end 1 of one shm cable, both in this process; the fuzzer plays
- * a hostile process at end 1 that writes straight into the file: frames to
- * R (slot lengths, generations, bytes), R's ring tail, end 1's pid,
- * generation and doze flag, the plug, the head of the ring R sends into.
- * R's engine takes it all as it comes, racing the writes as it would race a
- * real process. Nothing may crash or reach outside the file or R's buffers
- * (ASan, UBSan); what R delivers is a frame the contract allows; and once
- * the far end behaves again, its frames reach R (abort otherwise). P itself
- * sends nothing: the fuzzer is the only writer of R's ring, as a process
- * at end 1 would be.
+ * a hostile process at end 1 that writes straight into the file: end 1's
+ * pid, generation, doze flag and delivering count, the plug, the words of
+ * R's port a delivering far end writes (where delivery stands, busy words,
+ * errors found, R's queue vectors and counters), and its own published
+ * port that R delivers into (configuration, queue set-up, tail, vectors).
+ * R's engine and R's sends take it all as it comes, racing the writes as
+ * they would race a real process. Then the far end writes back what a
+ * behaving one would have there (R's own words, R's device rewrites). Nothing may crash or reach outside the
+ * file or the memory handed over (ASan, UBSan); what R delivers to its
+ * application is a frame the contract allows; and once the far end behaves
+ * again, P's frames reach R (abort otherwise).
+ *
+ * Not scribbled: the IOVAs of the far end's own rings. A far end that points
+ * us elsewhere in the memory it handed over hurts only itself, but here
+ * that memory is this process's.
  */
 
 #include <fcntl.h>
@@ -37,7 +43,6 @@
 #define FZ_R		"net_refnic_fzr"
 #define FZ_P		"net_refnic_fzp"
 #define FZ_RING		256
-#define FZ_MAX_SLOTS	16		/* frames an input writes */
 #define FZ_DRAIN_MS	20		/* for R's engine to take them */
 #define FZ_WAIT_MS	2000		/* for P's frame once the file is sane */
 #define FZ_MARK_LEN	77		/* the well-formed frame's length */
@@ -49,6 +54,9 @@ static struct rte_mempool *pool;
 static uint16_t port_r, port_p;
 static struct rte_ether_addr mac_r;
 static struct shm_layout *shm;
+/* What the input may write over, as a well-behaved end 1 keeps it. */
+static struct shm_port saved_r_port;
+static uint32_t saved_p_tail;
 static uint32_t gen_p;			/* end 1's generation, as P attached */
 
 /* The input, read field by field; zeros once it runs out. */
@@ -126,44 +134,84 @@ send_r(void)
 		rte_pktmbuf_free(m);
 }
 
-/* A frame to R as a well-behaved end 1 writes it. */
+/* P sends the well-formed frame: its doorbell delivers it into R's ring. */
 static void
-write_good_frame(void)
+send_p_good(void)
 {
-	struct shm_ring *ring = &shm->ring[0];
-	uint32_t tail = __atomic_load_n(&ring->head, __ATOMIC_ACQUIRE);
-	struct shm_slot *slot = &ring->slot[tail % SHM_SLOTS];
+	struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
 
-	frame_fill(slot->data, FZ_MARK_LEN);
-	slot->len = FZ_MARK_LEN;
-	slot->src_gen = gen_p;
-	slot->dst_gen = shm->end[0].gen;
-	__atomic_store_n(&ring->tail, tail + 1, __ATOMIC_RELEASE);
-	refnic_emu_kick_engines(refnic_emu_lookup(FZ_R));
+	if (m == NULL)
+		return;
+	frame_fill((uint8_t *)rte_pktmbuf_append(m, FZ_MARK_LEN), FZ_MARK_LEN);
+	if (rte_eth_tx_burst(port_p, 0, &m, 1) != 1)
+		rte_pktmbuf_free(m);
 }
 
-/* Frames to R from the input, written where P would write them. */
-static uint32_t
-write_slots(struct input *in, uint32_t head)
+static void
+take_bytes(struct input *in, void *dst, size_t len)
 {
-	struct shm_ring *ring = &shm->ring[0];
-	uint32_t k, n = take(in, 1) % (FZ_MAX_SLOTS + 1);
+	size_t n = RTE_MIN(len, in->left);
 
-	for (k = 0; k < n && in->left > 0; k++) {
-		struct shm_slot *slot = &ring->slot[(head + k) % SHM_SLOTS];
-		uint32_t len = take(in, 2) | (take(in, 1) & 1 ? take(in, 2) << 16 : 0);
-		uint8_t gens = take(in, 1);
-		size_t copy;
+	memcpy(dst, in->p, n);
+	in->p += n;
+	in->left -= n;
+}
 
-		slot->len = len;
-		slot->src_gen = gens & 1 ? gen_p : take(in, 4);
-		slot->dst_gen = gens & 2 ? shm->end[0].gen : take(in, 4);
-		copy = RTE_MIN((size_t)RTE_MIN(len, (uint32_t)SHM_SLOT_DATA), in->left);
-		memcpy(slot->data, in->p, copy);
-		in->p += copy;
-		in->left -= copy;
+/* The words of R's port that the delivering far end writes. */
+static void
+scribble_r_port(struct input *in, uint32_t flags)
+{
+	struct shm_port *port = &shm->port[0];
+	struct shm_rxq *q = &port->q[take(in, 1) % REFNIC_MAX_QUEUES];
+	struct refnic_emu_vector *vec = &port->intr.vec[take(in, 1) % REFNIC_MAX_VECTORS];
+
+	if (flags & 0x01) {
+		q->pub = take(in, 4);
+		q->head = take(in, 4);
+		q->phase = take(in, 1);
 	}
-	return n;
+	if (flags & 0x02)
+		q->busy = take(in, 4);
+	if (flags & 0x04) {
+		q->error = take(in, 1);
+		port->errors_pending = take(in, 1);
+	}
+	if (flags & 0x08) {
+		vec->armed = take(in, 1);
+		vec->pending = take(in, 1);
+		vec->rx_qid = take(in, 2);
+		vec->tx_qid = take(in, 2);
+		vec->due_tsc = (uint64_t)take(in, 4) << 8;
+		port->intr.held = take(in, 1) & 1;
+	}
+	if (flags & 0x10)
+		take_bytes(in, &port->stats[take(in, 1) % REFNIC_EMU_SHARDS].q[0], 16);
+}
+
+/* End 1's own port, which R delivers into: all but its rings' IOVAs. */
+static void
+scribble_p_port(struct input *in, uint32_t flags)
+{
+	struct shm_port *port = &shm->port[1];
+	struct shm_rxq *q = &port->q[0];
+
+	if (flags & 0x01) {
+		take_bytes(in, &port->cfg, sizeof(port->cfg));
+		port->cfg.seq &= ~1u;
+	}
+	if (flags & 0x02) {
+		q->enabled = take(in, 1);
+		q->size = take(in, 2);
+		q->buf_size = take(in, 2);
+		q->vector = take(in, 1);
+		q->intr = take(in, 1);
+		q->mem_gen = take(in, 4);
+		q->gen = take(in, 4);
+	}
+	if (flags & 0x04)
+		q->tail = take(in, 4);
+	if (flags & 0x08)
+		take_bytes(in, &port->intr, RTE_MIN(sizeof(port->intr), (size_t)64));
 }
 
 int
@@ -205,13 +253,16 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct input in = { data, size };
-	struct shm_ring *ring = &shm->ring[0];
-	uint32_t head, flags, n;
+	uint32_t flags, r_flags, p_flags;
 	uint64_t end, hz = rte_get_timer_hz();
 
 	if (size == 0)
 		return 0;
+	memcpy(&saved_r_port, &shm->port[0], sizeof(saved_r_port));
+	saved_p_tail = shm->port[1].q[0].tail;
 	flags = take(&in, 1);
+	r_flags = take(&in, 1);
+	p_flags = take(&in, 1);
 	if (flags & 0x01)
 		shm->end[1].gen = take(&in, 4);
 	if (flags & 0x02)
@@ -220,30 +271,34 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		shm->unplugged = take(&in, 1);
 	if (flags & 0x08)
 		shm->end[1].dozing = take(&in, 1);
-	if (flags & 0x10)	/* the head of the ring R sends into: P's to write */
-		shm->ring[1].head = take(&in, 4);
-	head = __atomic_load_n(&ring->head, __ATOMIC_ACQUIRE);
-	n = write_slots(&in, head);
-	__atomic_store_n(&ring->tail, flags & 0x20 ? take(&in, 4) : head + n, __ATOMIC_RELEASE);
+	if (flags & 0x10)
+		shm->end[1].delivering = take(&in, 4);
+	scribble_r_port(&in, r_flags);
+	scribble_p_port(&in, p_flags);
 	refnic_emu_kick_engines(refnic_emu_lookup(FZ_R));
+	refnic_emu_kick_engines(refnic_emu_lookup(FZ_P));
+	/* R delivers into the port end 1 published. */
 	send_r();
 	end = rte_get_timer_cycles() + FZ_DRAIN_MS * hz / 1000;
 	do {
 		receive_r();
 		rte_delay_us_sleep(200);
-	} while (__atomic_load_n(&ring->head, __ATOMIC_ACQUIRE) != ring->tail &&
-		 rte_get_timer_cycles() < end);
-	receive_r();
+	} while (rte_get_timer_cycles() < end);
 
-	/* The far end behaves again: its frames reach R. */
+	/* The far end behaves again: what it wrote of R's port is as it was
+	 * (R's own words, R rewrites), and its frames reach R. */
+	memcpy(shm->port[0].q, saved_r_port.q, sizeof(saved_r_port.q));
+	shm->port[0].errors_pending = 0;
+	memcpy(&shm->port[0].intr, &saved_r_port.intr, sizeof(saved_r_port.intr));
+	shm->port[1].q[0].tail = saved_p_tail;
 	shm->end[1].gen = gen_p;
 	shm->end[1].pid = (int32_t)getpid();
 	shm->end[1].dozing = 0;
+	shm->end[1].delivering = 0;
 	shm->unplugged = 0;
-	shm->ring[1].head = __atomic_load_n(&shm->ring[1].tail, __ATOMIC_ACQUIRE);
 	end = rte_get_timer_cycles() + FZ_WAIT_MS * hz / 1000;
 	do {
-		write_good_frame();
+		send_p_good();
 		rte_delay_us_sleep(1000);
 		if (receive_r() != 0)
 			return 0;

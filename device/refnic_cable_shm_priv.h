@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The refnic authors
+ */
+
+#ifndef _REFNIC_CABLE_SHM_PRIV_H_
+#define _REFNIC_CABLE_SHM_PRIV_H_
+
+/*
+ * Inside the shm cable, shared by its files:
+ *   refnic_cable_shm.c       the file, its two ends, link, the socket, the ops;
+ *   refnic_cable_shm_mem.c   memory tables: this process's memory handed to
+ *                            the far end, the far end's mapped here;
+ *   refnic_cable_shm_port.c  the receive side this port publishes, and the
+ *                            view of the far end's through which this
+ *                            process delivers into it.
+ */
+
+#include <sys/un.h>
+
+#include "refnic_cable.h"
+#include "refnic_cable_shm.h"
+
+#define SHM_MAX_REGIONS		8192	/* of the far end's memory, mapped here */
+#define SHM_WAIT_MS		100	/* for the far end to leave a ring or the port */
+
+/* A piece of the far end's memory, mapped here. */
+struct shm_region {
+	uint64_t iova;
+	uint64_t len;
+	uint8_t *va;
+};
+
+/*
+ * The far end's receive side as this process delivers into it: a device
+ * view (struct refnic_emu) whose configuration is copied from the far
+ * end's port, whose RX queues are this process's bookkeeping of the far
+ * end's rings (the far end's device created them; only we fill them),
+ * whose vectors and counters are the far end's, in the file, and whose
+ * DMA goes through the far end's memory, mapped here.
+ */
+struct shm_view {
+	struct refnic_emu emu;
+	uint32_t peer_gen;		/* the attachment it belongs to */
+	uint32_t cfg_seq;		/* configuration last copied */
+	uint32_t q_gen[REFNIC_MAX_QUEUES]; /* queue set-up last taken */
+	bool q_busy[REFNIC_MAX_QUEUES];	/* we hold its busy word */
+	bool ready;			/* its first memory table is whole */
+	uint32_t mem_gen;		/* the last whole table */
+	uint32_t table_gen;		/* the table coming in ... */
+	uint32_t table_got;		/* ... and how much of it came */
+	uint64_t bar_iova;
+	uint32_t nb_regions;		/* release: senders look regions up */
+	struct shm_region region[SHM_MAX_REGIONS];
+	struct refnic_emu_link link;	/* kick_fd[0]: the far end's engine 0 */
+};
+
+struct shm_cable {
+	struct refnic_cable c;
+	struct refnic_emu *emu;		/* the port's device */
+	char name[REFNIC_EMU_NAME_LEN];
+	char path[REFNIC_EMU_NAME_LEN + 16];	/* shm_open name */
+	int fd;
+	int sock;			/* wake-ups and memory tables for this end */
+	struct sockaddr_un peer_addr;
+	socklen_t peer_addr_len;
+	struct shm_layout *shm;
+	unsigned int me;		/* our end: 0 or 1 */
+	uint32_t my_gen;
+	uint32_t my_tag;		/* shm_lock_tag() of this attachment */
+	bool peer_up;			/* as last seen */
+	uint32_t peer_gen;
+	/* peer_up and peer_gen change under it; senders read them. */
+	rte_spinlock_t tx_lock;
+	uint64_t next_liveness_tsc;
+	bool corrupt_logged;
+
+	/* This port's receive side, in the file. */
+	struct shm_port *port;
+	struct shm_rx_config cfg_last;	/* as last published ... */
+	uint32_t cfg_seq;		/* ... under this seq */
+	uint32_t q_gen[REFNIC_MAX_QUEUES]; /* queue set-ups as last published */
+	uint32_t table_sent_gen;	/* peer attachment our table went to */
+	uint32_t table_sum;		/* of the last table collected */
+	bool table_unsent;
+	struct refnic_hw_stats *stats_base; /* the far end's counts at STATS_CLEAR */
+
+	/* The far end's receive side, as we deliver into it. */
+	struct shm_port *peer_port;
+	struct shm_view *view;		/* senders' (acquire); NULL: none yet */
+	struct shm_view *pending;	/* being set up from the far end's messages */
+};
+
+static inline unsigned int
+peer_of(const struct shm_cable *sc)
+{
+	return sc->me ^ 1;
+}
+
+/* refnic_cable_shm.c */
+bool refnic_shm_peer_alive(struct shm_cable *sc);
+void refnic_shm_kick_peer(struct shm_cable *sc);
+/* Bounded wait for a word the far end clears; false if it never did. */
+bool refnic_shm_wait_clear(struct shm_cable *sc, const uint32_t *word, const char *what);
+
+/* refnic_cable_shm_mem.c */
+/* Collect this process's memory; true if it differs from the last table. */
+bool refnic_shm_mem_refresh(struct shm_cable *sc);
+/* Send HELLO and the memory table to the far end, if it needs them. */
+void refnic_shm_mem_send(struct shm_cable *sc);
+/* The far end's messages: set up and fill its view. */
+unsigned int refnic_shm_mem_receive(struct shm_cable *sc);
+void refnic_shm_view_free(struct shm_view *sv);
+/* Host address here of the far end's [iova, iova + len), or NULL. */
+void *refnic_shm_view_map(struct shm_view *sv, uint64_t iova, uint64_t len,
+			  uint64_t *chunk_iova, uint64_t *chunk_len);
+
+/* refnic_cable_shm_port.c */
+int refnic_shm_port_init(struct shm_cable *sc);
+unsigned int refnic_shm_port_service(struct shm_cable *sc);
+/* A new view, for the far end's attachment gen (HELLO). */
+struct shm_view *refnic_shm_view_new(struct shm_cable *sc, uint32_t gen, uint64_t bar_iova,
+				     uint32_t nb_vectors, const int *fds, unsigned int nb_fds);
+void refnic_shm_view_config_sync(struct shm_view *sv, const struct shm_rx_config *cfg);
+/* The view's first whole table came: senders may use it. */
+bool refnic_shm_view_activate(struct shm_cable *sc, struct shm_view *sv);
+/* Senders stop using the view; it is freed once none does. */
+void refnic_shm_view_retire(struct shm_cable *sc);
+
+#endif /* _REFNIC_CABLE_SHM_PRIV_H_ */

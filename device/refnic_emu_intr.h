@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The refnic authors
+ */
+
+#ifndef _REFNIC_EMU_INTR_H_
+#define _REFNIC_EMU_INTR_H_
+
+/*
+ * A device's queue vectors (refnic_emu_intr.c), and how its counters are
+ * sharded: kept apart from the rest of the device because an shm cable puts
+ * both in memory the far end's process maps (refnic_cable_shm.h), where
+ * that process's deliveries raise the vectors and count.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_spinlock.h>
+
+#include "refnic_emu.h"
+#include "refnic_hw.h"
+
+/*
+ * What each thread that runs device work keeps of a device for itself, so
+ * that no two write the same lines: engines have the first shards; threads
+ * whose doorbells run device work inline (exec=inline) take one of the trap
+ * slots after.
+ */
+#define REFNIC_EMU_TRAP_SLOTS		24
+#define REFNIC_EMU_SHARDS		(REFNIC_EMU_MAX_ENGINES + REFNIC_EMU_TRAP_SLOTS)
+
+/* A queue vector's interrupt state; under its lock. */
+#define REFNIC_EMU_CAUSE_RX		0x1u
+#define REFNIC_EMU_CAUSE_TX		0x2u
+struct refnic_emu_vector {
+	rte_spinlock_t lock;
+	uint8_t armed;			/* causes the driver armed */
+	uint8_t pending;		/* armed causes that fired, not raised yet */
+	bool raised_once;		/* last_raise_tsc is valid */
+	uint16_t rx_qid, tx_qid;	/* queues that armed each cause */
+	uint64_t last_raise_tsc;
+	uint64_t due_tsc;		/* a raise held back until then; 0: none */
+};
+
+struct refnic_emu_intr {
+	bool held;			/* some vector has a raise held back */
+	struct { uint64_t rx, tx; } count[REFNIC_MAX_QUEUES]; /* raises per queue */
+	struct refnic_emu_vector vec[REFNIC_MAX_VECTORS];
+};
+
+#endif /* _REFNIC_EMU_INTR_H_ */
