@@ -184,9 +184,9 @@ refnic_cable_link_up(const struct refnic_emu *emu)
 }
 
 /*
- * In this process both ends of a pair see the link go and come back. Over
- * shm and TAP only this end does: the far end is another process or the
- * kernel, which this version does not tell; its frames are dropped here.
+ * In this process both ends of a pair see the link go and come back, and
+ * over shm too (the far end reads our PHY in the cable's file). Over TAP
+ * only this end does: the kernel is not told; its frames are dropped here.
  */
 void
 refnic_cable_set_phy(struct refnic_emu *emu, bool on)

@@ -106,7 +106,9 @@ shm_link_up(const struct refnic_cable *c, const struct refnic_emu *emu __rte_unu
 {
 	const struct shm_cable *sc = (const struct shm_cable *)c;
 
-	return sc->peer_up && !__atomic_load_n(&sc->shm->unplugged, __ATOMIC_ACQUIRE);
+	/* The far end's PHY too (LINK_SET), as it published it. */
+	return sc->peer_up && !__atomic_load_n(&sc->shm->unplugged, __ATOMIC_ACQUIRE) &&
+	       !__atomic_load_n(&sc->peer_port->cfg.phy_down, __ATOMIC_ACQUIRE);
 }
 
 bool

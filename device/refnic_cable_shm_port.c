@@ -168,6 +168,8 @@ config_publish(struct shm_cable *sc)
 	memcpy(cfg, &now, sizeof(now));
 	sc->cfg_seq = (seq | 1) + 1;
 	__atomic_store_n(&cfg->seq, sc->cfg_seq, __ATOMIC_RELEASE);
+	/* Its engine follows our PHY (its link) without waiting for a doze. */
+	refnic_shm_kick_peer(sc);
 	return true;
 }
 
