@@ -55,6 +55,12 @@
 #       64 B, tx_first), by the primary process and by a secondary process
 #       on the same ports: Mpps and the primary's engine CPU. Needs
 #       hugepages (reserved as root). Default 5 s x 3 rounds.
+#   ./devtools/bench.sh 2p [SECONDS] [ROUNDS] [REFNIC_DEVARGS]
+#       two stock testpmd processes, one port each, io forwarding (64 B,
+#       tx_first in both), each process on a core of its own and both on
+#       -l 0-1: refnic over cable=shm against memif in the same layout,
+#       interleaved rounds; Mpps each way, the ratio to memif, and the
+#       frames refnic's engine threads sent. Default 3 s x 3 rounds.
 #   ./devtools/bench.sh pmdperf [ROUNDS] [OTHER_PMD]
 #       DPDK's pmd_perf_autotest (dpdk-test, -l 0-1) on net_refnic0 with the
 #       defaults, exec=thread and profile=baremetal, and on net_null0: cycles
@@ -65,7 +71,7 @@ set -euo pipefail
 
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 
-usage() { sed -n '3,63p' "$0"; exit 2; }
+usage() { sed -n '3,69p' "$0"; exit 2; }
 
 scenario=${1:-}
 [ -n "$scenario" ] || usage
@@ -157,6 +163,12 @@ pmdperf)
 			'BEGIN { printf "| `%s` | %d | %.2fx |\n", p, m, m / n }'
 	done
 	rm -f "$results"
+	;;
+2p)
+	REFNIC_PMD=$(refnic_stage_pmd)
+	export REFNIC_PMD
+	echo "# ./devtools/bench.sh 2p $* ($(date -u '+%Y-%m-%d %H:%M'), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg))"
+	python3 "$REFNIC_TOP/tests/bench/two_process.py" "$@"
 	;;
 mp)
 	REFNIC_PMD=$(refnic_stage_pmd)

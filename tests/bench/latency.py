@@ -6,7 +6,9 @@ count and frame size, one probe in flight, busy polling, rounds interleaved.
 
 A third row, memif-2p, is memif with the server in a second process on the
 other core (client -l 0, server -l 1): the same two cores as refnic's app
-and engine, so it shows what crossing between them costs any design.
+and engine, so it shows what crossing between them costs any design. The
+fourth, refnic-2p, is refnic in that layout: a cable=shm between the two
+processes, each lcore's TX doorbell delivering into the other's rings.
 
     latency.py [COUNT] [ROUNDS] [PROFILE] [SIZE]
 
@@ -47,6 +49,8 @@ def systems(profile):
                    "net_memif1,role=client,socket=" + sock], sock),
         ("memif-2p", ["net_memif0,role=client,socket=" + sock,
                       "net_memif0,role=server,socket=" + sock], sock),
+        ("refnic-2p", ["net_refnic0,cable=shm:lat%d" % os.getpid() +
+                       (",profile=" + profile if profile else "")] * 2, None),
     ]
 
 
@@ -93,7 +97,7 @@ def measure(name, vdevs, sock, count, size, tmp):
     prefix = "lat%d_%s" % (os.getpid(), name)
     path = os.path.join(tmp, name + ".csv")
     srv = None
-    if name == "memif-2p":
+    if name.endswith("-2p"):
         srv = start_server(prefix + "s", vdevs[1])
         argv = eal(prefix, 0, vdevs[:1]) + ["--", "--role", "client"]
     else:
