@@ -138,24 +138,39 @@ def test_shm_peer_killed_mid_burst():
             assert sent == got > 100000, (sent, got)
 
 
+def own_cores_flood(devargs):
+    """B floods A (rxonly) for a second, each process on its own core.
+    Returns what A's device took (rx_good_packets) and its xstats' deltas."""
+    vdev = shm_vdev("u%d" % (abs(hash(devargs)) % 100000)) + ("," + devargs if devargs else "")
+    lcores = LAYOUTS["own-cores"]
+    with TestPmd([vdev], lcores=lcores[0], plugins=[pmd_path()]) as a, \
+            TestPmd([vdev], lcores=lcores[1], plugins=[pmd_path()]) as b:
+        wait_link(a, 0, "up", 1)
+        a.cmd("set fwd rxonly", check=True)
+        a.cmd("start", check=True)
+        x0 = a.xstats(0)
+        sent, got = flood(b, a, 1)
+        x = a.xstats(0)
+        a.stop()
+    assert sent == got > 0, (devargs, sent, got)
+    return {k: x[k] - x0.get(k, 0) for k in x}
+
+
 @pytest.mark.parametrize("devargs", ["profile=vm", "fault_doorbell_drop=200"])
 def test_shm_flood_under(devargs):
     """What the device models and injects holds across the processes: VM
     exit costs on both sides' stores, missed doorbells (the receiver's
-    missed RX TAIL writes are re-rung by its driver's check and taken
-    into the file): every frame sent is taken or counted missing by the
-    receiver. (Rx interrupts across processes: test_fwd.py.)"""
-    vdev = shm_vdev("u%d" % abs(hash(devargs))) + "," + devargs
-    with refnic([vdev]) as a, refnic([vdev]) as b:
-        wait_link(a, 0, "up", 1)
-        a.cmd("set fwd rxonly", check=True)
-        a.cmd("start", check=True)
-        sent, got = flood(b, a, 1)
-        assert sent == got > 10000, (devargs, sent, got)
-        if devargs.startswith("fault_doorbell_drop"):
-            x = a.xstats(0)
-            assert x["doorbells_dropped"] > 0 and x["missed_doorbell_recoveries"] > 0, x
-        a.stop()
+    missed RX TAIL writes, re-rung by its driver's check, are taken into
+    the file): every frame sent is taken or counted missing by the
+    receiver, and it takes at least a tenth of what the defaults take in
+    the same run (a ring left stalled after a missed doorbell takes
+    almost nothing; measured 0.29x under vm, 0.38x with the drops).
+    (Rx interrupts across processes: test_fwd.py.)"""
+    control = own_cores_flood("")
+    x = own_cores_flood(devargs)
+    assert x["rx_good_packets"] >= 0.1 * control["rx_good_packets"], (devargs, x, control)
+    if devargs.startswith("fault_doorbell_drop"):
+        assert x["doorbells_dropped"] > 0 and x["rx_q0_missed_doorbell_recoveries"] > 0, x
 
 
 def test_shm_link_down_up_seen_by_the_far_process():
