@@ -72,7 +72,6 @@ struct shm_cable {
 	/* peer_up and peer_gen change under it; senders read them. */
 	rte_spinlock_t tx_lock;
 	uint64_t next_liveness_tsc;
-	bool corrupt_logged;
 
 	/* This port's receive side, in the file. */
 	struct shm_port *port;
