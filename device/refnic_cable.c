@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_malloc.h>
 #include <rte_string_fns.h>
 
 #include "refnic_cable.h"
@@ -102,7 +103,7 @@ local_detach(struct refnic_cable *c, struct refnic_emu *emu)
 	local_update_ends(lc);
 	if (lc->end[0] == NULL && lc->end[1] == NULL) {
 		TAILQ_REMOVE(&local_cables, lc, next);
-		free(lc);
+		rte_free(lc);
 	}
 }
 
@@ -126,10 +127,12 @@ local_attach(struct refnic_emu *emu, const char *name, struct refnic_cable **out
 			if (strcmp(it->name, name) == 0)
 				lc = it;
 	if (lc == NULL) {
-		lc = calloc(1, sizeof(*lc));
+		/* In DPDK's memory: a secondary's doorbells deliver through it. */
+		lc = rte_zmalloc("refnic_cable", sizeof(*lc), 0);
 		if (lc == NULL)
 			return -ENOMEM;
 		lc->c.ops = &local_cable_ops;
+		lc->c.in_process = true;
 		lc->loopback = loopback;
 		strlcpy(lc->name, name, sizeof(lc->name));
 		TAILQ_INSERT_TAIL(&local_cables, lc, next);
@@ -205,19 +208,32 @@ refnic_cable_tx(struct refnic_emu *emu, const struct refnic_frame *f, struct ref
 		emu_stats(emu)->cable_tx_dropped++;
 		return;
 	}
-	emu->cable->ops->tx(emu->cable, emu, f, b);
+	if (emu->cable->in_process)
+		local_tx(emu->cable, emu, f, b);
+	else
+		emu->cable->ops->tx(emu->cable, emu, f, b);
+}
+
+bool
+refnic_cable_in_process(const struct refnic_emu *emu)
+{
+	return emu->cable != NULL && emu->cable->in_process;
 }
 
 bool
 refnic_cable_external(const struct refnic_emu *emu)
 {
-	return emu->cable != NULL && emu->cable->ops->brings_frames;
+	/* An in-process cable's first: a secondary cannot read the ops. */
+	return emu->cable != NULL && !emu->cable->in_process && emu->cable->ops->brings_frames;
 }
 
 void
 refnic_cable_tx_flush(struct refnic_emu *emu, struct refnic_rx_batch *b)
 {
-	emu->cable->ops->tx_flush(emu->cable, emu, b);
+	if (emu->cable->in_process)
+		local_tx_flush(emu->cable, emu, b);
+	else
+		emu->cable->ops->tx_flush(emu->cable, emu, b);
 }
 
 unsigned int

@@ -42,6 +42,9 @@ struct refnic_cable_ops {
 
 struct refnic_cable {
 	const struct refnic_cable_ops *ops;
+	/* Both ends in the primary process (loopback, NAME): a secondary,
+	 * whose ops are its own code's, dispatches on this. */
+	bool in_process;
 };
 
 /* Prefixes of cable=... other than the in-process ones. */

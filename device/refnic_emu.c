@@ -11,11 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include <rte_cycles.h>
 #include <rte_hash_crc.h>
+#include <rte_malloc.h>
 #include <rte_string_fns.h>
 
 #include "refnic_cable_shm_port.h"
@@ -271,11 +271,10 @@ emu_free(struct refnic_emu *emu)
 	for (v = 0; v < emu->nb_vectors; v++)
 		if (emu->vector_fd[v] >= 0)
 			close(emu->vector_fd[v]);
-	if (emu->link != NULL)
-		munmap(emu->link, sizeof(*emu->link));
+	rte_free(emu->link);
 	if (emu->bar_mz != NULL)
 		refnic_emu_bar_free(emu);
-	free(emu);
+	rte_free(emu);
 }
 
 /* A locally administered MAC derived from the name: stable across runs. */
@@ -292,14 +291,6 @@ emu_make_mac(struct refnic_emu *emu)
 	emu->perm_mac[5] = h;
 }
 
-static void *
-emu_map_zeroed(size_t len)
-{
-	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	return p == MAP_FAILED ? NULL : p;
-}
-
 int
 refnic_emu_create(const char *name, const struct refnic_emu_params *params,
 		  struct refnic_emu **out)
@@ -311,9 +302,12 @@ refnic_emu_create(const char *name, const struct refnic_emu_params *params,
 	    params->engines == 0 || params->engines > REFNIC_EMU_MAX_ENGINES ||
 	    refnic_profile_get(params->profile) == NULL)
 		return -EINVAL;
-	emu = calloc(1, sizeof(*emu));
+	/* In DPDK's memory, as its link: a secondary process reaches both at
+	 * the same address and runs its doorbells' work on them. */
+	emu = rte_zmalloc("refnic_emu", sizeof(*emu), RTE_CACHE_LINE_SIZE);
 	if (emu == NULL)
 		return -ENOMEM;
+	rte_spinlock_init(&emu->remote_lock);
 	emu->intr = &emu->intr_own;
 	emu->stats = emu->stats_own;
 	strlcpy(emu->name, name, sizeof(emu->name));
@@ -326,7 +320,7 @@ refnic_emu_create(const char *name, const struct refnic_emu_params *params,
 	ret = refnic_emu_bar_alloc(emu);
 	if (ret != 0)
 		goto fail;
-	emu->link = emu_map_zeroed(sizeof(*emu->link));
+	emu->link = rte_zmalloc("refnic_emu_link", sizeof(*emu->link), RTE_CACHE_LINE_SIZE);
 	if (emu->link == NULL) {
 		ret = -ENOMEM;
 		goto fail;

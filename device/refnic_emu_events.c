@@ -12,6 +12,7 @@
 #include <sys/eventfd.h>
 
 #include <rte_common.h>
+#include <rte_eal.h>
 
 #include "refnic_emu_priv.h"
 
@@ -28,7 +29,10 @@ refnic_emu_raise_vector(struct refnic_emu *emu, uint16_t vector)
 	emu_stats(emu)->interrupts++;
 	/* At once, unlike queue vectors (refnic_emu_intr.c): what it wakes is
 	 * the EAL interrupt thread, which takes no device lock. */
-	eventfd_write(emu->vector_fd[vector], 1);
+	if (unlikely(rte_eal_process_type() == RTE_PROC_SECONDARY))
+		refnic_emu_remote_raise(emu, vector);
+	else
+		eventfd_write(emu->vector_fd[vector], 1);
 }
 
 /* Latch or drop the event ring when the driver writes AEQ_CTRL. */

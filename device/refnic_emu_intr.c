@@ -30,6 +30,7 @@
 
 #include <rte_common.h>
 #include <rte_cycles.h>
+#include <rte_eal.h>
 
 #include "refnic_cable_shm_port.h"
 #include "refnic_emu_priv.h"
@@ -158,7 +159,11 @@ vector_try_raise(struct refnic_emu *emu, uint16_t v, uint64_t now)
 	vec->last_raise_tsc = now;
 	vec->raised_once = true;
 	emu_reg_write(emu, reg + REFNIC_VEC_RAISED, emu_reg_read(emu, reg + REFNIC_VEC_RAISED) + 1);
-	intr_raise_deferred(emu->vector_fd[v]);
+	/* A secondary process's delivery: the eventfds are the primary's. */
+	if (unlikely(rte_eal_process_type() == RTE_PROC_SECONDARY))
+		refnic_emu_remote_raise(emu, v);
+	else
+		intr_raise_deferred(emu->vector_fd[v]);
 }
 
 void

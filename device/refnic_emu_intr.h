@@ -24,10 +24,13 @@
  * What each thread that runs device work keeps of a device for itself, so
  * that no two write the same lines: engines have the first shards; threads
  * whose doorbells run device work inline (exec=inline) take one of the trap
- * slots after.
+ * slots after; a secondary process's threads share the last.
  */
 #define REFNIC_EMU_TRAP_SLOTS		24
-#define REFNIC_EMU_SHARDS		(REFNIC_EMU_MAX_ENGINES + REFNIC_EMU_TRAP_SLOTS)
+/* Secondary processes' doorbells run inline too, one at a time (the
+ * device's remote_lock): their shard comes last. */
+#define REFNIC_EMU_REMOTE_SHARD		(REFNIC_EMU_MAX_ENGINES + REFNIC_EMU_TRAP_SLOTS)
+#define REFNIC_EMU_SHARDS		(REFNIC_EMU_REMOTE_SHARD + 1)
 
 /* A queue vector's interrupt state; under its lock. */
 #define REFNIC_EMU_CAUSE_RX		0x1u

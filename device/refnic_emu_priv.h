@@ -217,6 +217,10 @@ struct refnic_emu {
 	const struct rte_memzone *bar_mz;
 	bool remote_attached;		/* a secondary process stores: drain them */
 	uint64_t remote_stores;		/* a secondary's stores engine 0 replayed */
+	/* Secondaries' doorbells run inline, one thread at a time (their
+	 * shard is REFNIC_EMU_REMOTE_SHARD), and how many did. */
+	rte_spinlock_t remote_lock;
+	uint64_t remote_inline;
 	struct refnic_emu_link *link;
 	uint16_t nb_vectors;
 	int vector_fd[REFNIC_MAX_VECTORS];
@@ -540,7 +544,9 @@ void refnic_cable_detach(struct refnic_emu *emu);
 bool refnic_cable_link_up(const struct refnic_emu *emu);
 /* LINK_SET: the port's PHY on or off; both ends of the cable see the link. */
 void refnic_cable_set_phy(struct refnic_emu *emu, bool on);
-/* Frames come from outside the process (shm, TAP): an engine brings them in. */
+/* Both ends in this process (loopback, NAME). */
+bool refnic_cable_in_process(const struct refnic_emu *emu);
+/* Frames come from outside the process (TAP): an engine brings them in. */
 bool refnic_cable_external(const struct refnic_emu *emu);
 /* Carry a frame the port sent; flush once per batch. */
 void refnic_cable_tx(struct refnic_emu *emu, const struct refnic_frame *f,
@@ -563,6 +569,11 @@ void refnic_emu_remote_dozing(struct refnic_emu *emu, bool dozing);
 bool refnic_emu_remote_pending(const struct refnic_emu *emu);
 void refnic_emu_remote_counts(const struct refnic_emu *emu, uint64_t *stores,
 			      uint64_t *kicks);
+/* In a secondary process, whose device work runs on the primary's device
+ * state but whose fds are its own: engine 0 raises vector v; engine 0 is
+ * kicked. */
+void refnic_emu_remote_raise(struct refnic_emu *emu, uint16_t v);
+void refnic_emu_remote_kick(void);
 
 /* refnic_engine.c: the engine threads, started with the first device that
  * needs them, stopped with the last device. */

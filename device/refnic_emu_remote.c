@@ -16,6 +16,18 @@
  * the device model's process (KVM's ioeventfd to QEMU): the store lands at
  * once, its effect follows on the device's own thread.
  *
+ * Except for the data path, where that thread is the one that would starve
+ * when lcores poll every core: the device's state is in DPDK's memory,
+ * which a secondary maps at the same addresses, so on a port wired in the
+ * primary (loopback, NAME) with inline execution a secondary's TAIL and
+ * RERING stores run their trap right there, as the primary's do: its TX
+ * doorbell delivers into the peer's ring. One secondary thread at a time
+ * (the device's remote_lock), counting into the device's last shard; what
+ * it raises (the primary's eventfds) and kicks goes through the mailbox and
+ * the kick eventfd. Such a secondary killed mid-burst may leave a queue
+ * lock held, as it may leave a mempool cache half-updated: DPDK's
+ * multi-process model does not survive that either.
+ *
  * The secondary learns the memzone's name and gets the engine's kick
  * eventfd from the primary over EAL's multi-process channel, the one place
  * an fd can cross. It writes that eventfd only when the engine asked for it
@@ -35,6 +47,7 @@
 #include <rte_cycles.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
+#include <rte_memory.h>
 #include <rte_memzone.h>
 #include <rte_ring.h>
 #include <rte_ring_elem.h>
@@ -56,7 +69,11 @@ struct remote_request {
 struct remote_reply {
 	int32_t status;			/* 0 or a negative errno */
 	char mz_name[RTE_MEMZONE_NAMESIZE];
+	uint64_t emu;			/* the device, if its doorbells may run inline */
 };
+
+/* A mailbox entry that is not a store: raise vector (off & 0xffff). */
+#define REMOTE_RAISE			0xffff0000u
 
 /* After the mailbox in the BAR's memzone: what both processes share of engine 0. */
 struct remote_shared {
@@ -71,6 +88,7 @@ struct remote_shared {
 
 /* A secondary's trap context: where its stores go and whom to kick. */
 struct refnic_emu_remote {
+	struct refnic_emu *emu;		/* the primary's, for inline doorbells; or NULL */
 	struct rte_ring *mailbox;
 	struct remote_shared *shared;
 	int kick_fd;
@@ -157,11 +175,15 @@ refnic_emu_remote_drain(struct refnic_emu *emu)
 		n = rte_ring_sc_dequeue_burst_elem(mailbox, st, sizeof(st[0]), RTE_DIM(st),
 						   NULL);
 		for (i = 0; i < n; i++) {
-			/* Another process's word: a register of the BAR, or nothing. */
+			/* Another process's word: a register of the BAR, a
+			 * vector to raise, or nothing. */
 			off = st[i] >> 32;
 			if (off < REFNIC_BAR0_SIZE && off % 4 == 0 &&
 			    (off < REFNIC_PUSH_BASE || off >= REFNIC_PUSH_END))
 				refnic_emu_bar_replay(emu, off, (uint32_t)st[i]);
+			else if ((off & REMOTE_RAISE) == REMOTE_RAISE &&
+				 (off & 0xffff) < emu->nb_vectors)
+				eventfd_write(emu->vector_fd[off & 0xffff], 1);
 		}
 		total += n;
 	} while (n == RTE_DIM(st) && total < REMOTE_MAILBOX_SIZE);
@@ -226,6 +248,10 @@ remote_attach_action(const struct rte_mp_msg *msg, const void *peer)
 		rep->status = -ENODEV;
 	} else {
 		strlcpy(rep->mz_name, emu->bar_mz->name, sizeof(rep->mz_name));
+		/* Inline on a port wired here: the secondary reaches the peer
+		 * too. A fuzzer's hook is this process's code only. */
+		if (emu->inline_exec && refnic_cable_in_process(emu) && emu->tamper == NULL)
+			rep->emu = (uintptr_t)emu;
 		__atomic_store_n(&bar_shared(emu->bar_mz)->store_cost_tsc,
 				 emu->link->trap_cost_tsc, __ATOMIC_RELAXED);
 		out.num_fds = 1;
@@ -257,26 +283,75 @@ refnic_emu_remote_listen(void)
 			rte_strerror(rte_errno));
 }
 
+/* The first attachment's kick of engine 0 (one engine 0 for every device). */
+static int remote_kick_fd = -1;
+
+void
+refnic_emu_remote_kick(void)
+{
+	if (remote_kick_fd >= 0)
+		eventfd_write(remote_kick_fd, 1);
+}
+
+static void
+mailbox_put(struct rte_ring *mailbox, uint64_t st, int kick_fd, uint64_t *lost)
+{
+	uint64_t give_up = 0;
+
+	while (rte_ring_mp_enqueue_elem(mailbox, &st, sizeof(st)) != 0) {
+		if (give_up == 0) {
+			give_up = rte_get_timer_cycles() +
+				  rte_get_timer_hz() * REMOTE_FULL_TIMEOUT_MS / 1000;
+		} else if (rte_get_timer_cycles() > give_up) {
+			if ((*lost)++ == 0)
+				EMU_LOG(ERR, "the primary process does not take stores any more: "
+					"lost (is it gone?)");
+			return;
+		}
+		eventfd_write(kick_fd, 1);
+		sched_yield();
+	}
+}
+
+void
+refnic_emu_remote_raise(struct refnic_emu *emu, uint16_t v)
+{
+	static uint64_t lost;
+
+	mailbox_put(bar_mailbox(emu->bar_mz), (uint64_t)(REMOTE_RAISE | v) << 32,
+		    remote_kick_fd, &lost);
+	refnic_emu_remote_kick();
+}
+
+/* A queue's TAIL or RERING: the doorbells whose work runs inline. */
+static bool
+remote_store_inline(const struct refnic_emu *emu, uint32_t off)
+{
+	uint32_t reg = off & (REFNIC_REG_Q_STRIDE - 1), nb = emu->params.max_queues;
+
+	if (reg != REFNIC_Q_TAIL && reg != REFNIC_Q_RERING)
+		return false;
+	return (off >= REFNIC_REG_TXQ(0) && off < REFNIC_REG_TXQ(nb)) ||
+	       (off >= REFNIC_REG_RXQ(0) && off < REFNIC_REG_RXQ(nb));
+}
+
 static void
 remote_trap(void *ctx, uint32_t off, uint32_t val)
 {
 	struct refnic_emu_remote *r = ctx;
 	uint64_t st = (uint64_t)off << 32 | val;
-	uint64_t give_up = 0;
 
-	while (rte_ring_mp_enqueue_elem(r->mailbox, &st, sizeof(st)) != 0) {
-		if (give_up == 0) {
-			give_up = rte_get_timer_cycles() +
-				  rte_get_timer_hz() * REMOTE_FULL_TIMEOUT_MS / 1000;
-		} else if (rte_get_timer_cycles() > give_up) {
-			if (r->lost++ == 0)
-				EMU_LOG(ERR, "the primary process does not take stores any more: "
-					"lost (is it gone?)");
-			return;
-		}
-		eventfd_write(r->kick_fd, 1);
-		sched_yield();
+	if (r->emu != NULL && remote_store_inline(r->emu, off)) {
+		rte_spinlock_lock(&r->emu->remote_lock);
+		refnic_shard_id = REFNIC_EMU_REMOTE_SHARD;
+		refnic_emu_bar_write(r->emu, off, val);
+		refnic_shard_id = 0;
+		__atomic_store_n(&r->emu->remote_inline, r->emu->remote_inline + 1,
+				 __ATOMIC_RELAXED);
+		rte_spinlock_unlock(&r->emu->remote_lock);
+		return;
 	}
+	mailbox_put(r->mailbox, st, r->kick_fd, &r->lost);
 	/* Dekker with engine 0: the entry is in, then the flag is read. */
 	rte_atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (__atomic_load_n(&r->shared->kick_wanted, __ATOMIC_RELAXED) != 0) {
@@ -331,6 +406,13 @@ refnic_emu_remote_attach(const char *name, struct refnic_emu_resources *res)
 	}
 	r->mailbox = bar_mailbox(mz);
 	r->shared = bar_shared(mz);
+	/* Where the primary's device is, if it is what it says it is. */
+	r->emu = (struct refnic_emu *)(uintptr_t)rep->emu;
+	if (r->emu != NULL && (rte_mem_virt2memseg_list(r->emu) == NULL ||
+			       strncmp(r->emu->name, name, sizeof(r->emu->name)) != 0))
+		r->emu = NULL;
+	if (remote_kick_fd < 0)
+		remote_kick_fd = dup(m->fds[0]);
 	r->store_cost_tsc = __atomic_load_n(&r->shared->store_cost_tsc, __ATOMIC_RELAXED);
 	r->kick_fd = m->fds[0];
 	res->bar0 = mz->addr;

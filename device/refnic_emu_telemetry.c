@@ -159,6 +159,8 @@ tel_device_fill(const struct refnic_emu *emu, struct rte_tel_data *d)
 	refnic_emu_remote_counts(emu, &remote_stores, &remote_kicks);
 	rte_tel_data_add_dict_u64(d, "secondary_stores", remote_stores);
 	rte_tel_data_add_dict_u64(d, "secondary_kicks", remote_kicks);
+	rte_tel_data_add_dict_u64(d, "secondary_inline_doorbells",
+				  __atomic_load_n(&emu->remote_inline, __ATOMIC_RELAXED));
 	rte_tel_data_add_dict_u64(d, "engine_tx_packets", tel_engine_tx_packets(emu));
 	add_container(d, "faults", tel_faults(emu));
 }

@@ -37,6 +37,7 @@
 #include <sys/eventfd.h>
 
 #include <rte_cycles.h>
+#include <rte_eal.h>
 #include <rte_pause.h>
 #include <rte_spinlock.h>
 
@@ -53,7 +54,7 @@ static pthread_once_t trap_slot_once = PTHREAD_ONCE_INIT;
 
 _Static_assert(REFNIC_EMU_TRAP_SLOTS <= 32, "trap slots fit a 32-bit mask");
 
-#define TRAP_SLOT_OVERFLOW	(REFNIC_EMU_SHARDS - 1)
+#define TRAP_SLOT_OVERFLOW	(REFNIC_EMU_MAX_ENGINES + REFNIC_EMU_TRAP_SLOTS - 1)
 
 static void
 trap_slot_release(void *arg)
@@ -134,7 +135,11 @@ trap_kick_engines(struct refnic_emu_link *link)
 void
 refnic_emu_kick_engines(struct refnic_emu *emu)
 {
-	trap_kick_engines(emu->link);
+	/* The link's eventfds are the primary's: a secondary has its own. */
+	if (unlikely(rte_eal_process_type() == RTE_PROC_SECONDARY))
+		refnic_emu_remote_kick();
+	else
+		trap_kick_engines(emu->link);
 }
 
 /* A queue's CQ_HEAD: the device arms or disarms its interrupt at once. */
@@ -292,7 +297,7 @@ trap_write(struct refnic_emu *emu, uint32_t off, uint32_t val, bool charge)
 		if (!refnic_cable_external(emu))
 			return;
 	}
-	trap_kick_engines(link);
+	refnic_emu_kick_engines(emu);
 }
 
 void
