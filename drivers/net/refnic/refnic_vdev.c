@@ -79,14 +79,15 @@ refnic_vdev_parse_args(const char *name, const char *args, struct refnic_devargs
 		unsigned int j;
 
 		if (!key_in(key, refnic_devargs_keys) && !key_in(key, refnic_emu_devargs_keys)) {
-			PMD_INIT_LOG(ERR, "%s: unknown devarg '%.32s' (known: %s)",
-				     name, key, REFNIC_PARAM_STRING);
+			PMD_INIT_LOG(ERR, "%s: unknown devarg '" REFNIC_ARG_QUOTE_FMT "' (known: %s)",
+				     name, REFNIC_ARG_QUOTE(key), REFNIC_PARAM_STRING);
 			goto out;
 		}
 		/* Last-wins would hide a typo in a long line: refuse. */
 		for (j = 0; j < i; j++)
 			if (strcmp(key, kvlist->pairs[j].key) == 0) {
-				PMD_INIT_LOG(ERR, "%s: devarg '%s' given twice", name, key);
+				PMD_INIT_LOG(ERR, "%s: devarg '" REFNIC_ARG_QUOTE_FMT "' given twice",
+					     name, REFNIC_ARG_QUOTE(key));
 				goto out;
 			}
 	}
