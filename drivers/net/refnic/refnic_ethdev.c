@@ -349,12 +349,52 @@ refnic_dev_stop(struct rte_eth_dev *dev)
 	return 0;
 }
 
+/*
+ * Which RX queues take frames in several buffers: those asked to, and, as
+ * ixgbe and i40e do, those whose buffers cannot hold a frame of this MTU,
+ * so that jumbo frames work on default mbufs without the application
+ * asking for scatter. Only a device that cannot scatter refuses. keep_on
+ * (a started port): a queue already scattered stays so, since frames the
+ * device split under the old MTU may still be in its ring.
+ */
+static int
+refnic_rx_scatter_set(struct rte_eth_dev *dev, uint16_t mtu, bool keep_on)
+{
+	bool can = refnic_adapter(dev)->ident.caps & REFNIC_CAP_SCATTER;
+	uint32_t frame = mtu + REFNIC_ETH_OVERHEAD;
+	bool any = false;
+	uint16_t q;
+
+	for (q = 0; q < dev->data->nb_rx_queues; q++) {
+		struct refnic_rx_queue *rxq = dev->data->rx_queues[q];
+
+		if (rxq->buf_size < frame && !can &&
+		    !(rxq->offloads & RTE_ETH_RX_OFFLOAD_SCATTER)) {
+			PMD_DRV_LOG(ERR, "port %u RX queue %u: %u-byte buffers cannot hold "
+				    "%u-byte frames and the device cannot scatter; use "
+				    "larger mbufs", dev->data->port_id, q, rxq->buf_size,
+				    frame);
+			return -EINVAL;
+		}
+	}
+	for (q = 0; q < dev->data->nb_rx_queues; q++) {
+		struct refnic_rx_queue *rxq = dev->data->rx_queues[q];
+		bool on = (rxq->offloads & RTE_ETH_RX_OFFLOAD_SCATTER) ||
+			  rxq->buf_size < frame || (keep_on && rxq->scatter);
+
+		/* Read by the burst only on a frame's non-last buffer; set before
+		 * the device is told the MTU that makes such buffers. */
+		__atomic_store_n(&rxq->scatter, on, __ATOMIC_RELEASE);
+		any |= on;
+	}
+	dev->data->scattered_rx = any;
+	return 0;
+}
+
 static int
 refnic_dev_start(struct rte_eth_dev *dev)
 {
 	struct refnic_adapter *ad = refnic_adapter(dev);
-	uint32_t frame = dev->data->mtu + REFNIC_ETH_OVERHEAD;
-	bool scatter = dev->data->dev_conf.rxmode.offloads & RTE_ETH_RX_OFFLOAD_SCATTER;
 	uint16_t q;
 	int ret;
 
@@ -370,16 +410,9 @@ refnic_dev_start(struct rte_eth_dev *dev)
 			return -EINVAL;
 		}
 	}
-	for (q = 0; q < dev->data->nb_rx_queues; q++) {
-		struct refnic_rx_queue *rxq = dev->data->rx_queues[q];
-
-		if (!scatter && rxq->buf_size < frame) {
-			PMD_DRV_LOG(ERR, "port %u RX queue %u: %u-byte buffers cannot hold "
-				    "%u-byte frames; enable scatter or use larger mbufs",
-				    dev->data->port_id, q, rxq->buf_size, frame);
-			return -EINVAL;
-		}
-	}
+	ret = refnic_rx_scatter_set(dev, dev->data->mtu, false);
+	if (ret != 0)
+		return ret;
 	/* The port's configuration, before its first frame. */
 	ret = refnic_set_mtu(ad, dev->data->mtu);
 	if (ret == 0)
@@ -646,19 +679,13 @@ static int
 refnic_mtu_set(struct rte_eth_dev *dev, uint16_t mtu)
 {
 	struct refnic_adapter *ad = refnic_adapter(dev);
-	bool scatter = dev->data->dev_conf.rxmode.offloads & RTE_ETH_RX_OFFLOAD_SCATTER;
-	uint16_t q;
+	int ret;
 
-	for (q = 0; !scatter && dev->data->dev_started && q < dev->data->nb_rx_queues; q++) {
-		struct refnic_rx_queue *rxq = dev->data->rx_queues[q];
-
-		if (rxq->buf_size < mtu + REFNIC_ETH_OVERHEAD) {
-			PMD_DRV_LOG(ERR, "port %u: MTU %u needs scatter or larger mbufs",
-				    dev->data->port_id, mtu);
-			return -EINVAL;
-		}
-	}
-	return dev->data->dev_started ? refnic_set_mtu(ad, mtu) : 0;
+	/* A stopped port chooses its RX path at start. */
+	if (!dev->data->dev_started)
+		return 0;
+	ret = refnic_rx_scatter_set(dev, mtu, true);
+	return ret != 0 ? ret : refnic_set_mtu(ad, mtu);
 }
 
 static int

@@ -378,7 +378,7 @@ refnic_rxq_info_get(struct rte_eth_dev *dev, uint16_t qid, struct rte_eth_rxq_in
 	struct refnic_rx_queue *rxq = dev->data->rx_queues[qid];
 
 	qinfo->mp = rxq->mp;
-	qinfo->scattered_rx = !!(rxq->offloads & RTE_ETH_RX_OFFLOAD_SCATTER);
+	qinfo->scattered_rx = rxq->scatter;
 	qinfo->nb_desc = rxq->size;
 	qinfo->rx_buf_size = rxq->buf_size;
 	qinfo->queue_state = dev->data->rx_queue_state[qid];
