@@ -142,6 +142,9 @@ struct refnic_adapter {
 	/* rte_eth_dev_set_link_down(): kept until set_link_up, applied again
 	 * at each start (a device reset turns the PHY back on). */
 	bool link_down_requested;
+	/* rte_eth_dev_set_ptypes(): the packet type layers reported; every
+	 * RX queue, set up before or after, takes it (refnic_ptypes_set). */
+	uint32_t ptype_mask;
 
 	struct refnic_identify ident;	/* validated copy */
 

@@ -100,6 +100,7 @@ refnic_ethdev_init(struct rte_eth_dev *dev, const struct refnic_hw *hw,
 	ad->bus = bus;
 	ad->bus_priv = bus_priv;
 	ad->port_id = dev->data->port_id;
+	ad->ptype_mask = RTE_PTYPE_ALL_MASK;
 	pthread_mutex_init(&ad->stats_lock, NULL);
 
 	dev->dev_ops = &refnic_eth_dev_ops;	/* the event handler calls them */
@@ -833,6 +834,28 @@ refnic_supported_ptypes_get(struct rte_eth_dev *dev __rte_unused)
 	return ptypes;
 }
 
+/*
+ * rte_eth_dev_set_ptypes(): ethdev has checked that the mask is made of
+ * whole layers (L2, L3, L4, ...); the layers not asked for are reported as
+ * unknown, 0 meaning none at all, as the application that does its own
+ * parsing wants. The device keeps classifying; the burst masks.
+ */
+static int
+refnic_ptypes_set(struct rte_eth_dev *dev, uint32_t ptype_mask)
+{
+	struct refnic_adapter *ad = refnic_adapter(dev);
+	uint16_t q;
+
+	ad->ptype_mask = ptype_mask;
+	for (q = 0; q < dev->data->nb_rx_queues; q++) {
+		struct refnic_rx_queue *rxq = dev->data->rx_queues[q];
+
+		if (rxq != NULL)
+			__atomic_store_n(&rxq->ptype_mask, ptype_mask, __ATOMIC_RELAXED);
+	}
+	return 0;
+}
+
 static const struct eth_dev_ops refnic_eth_dev_ops = {
 	.dev_configure = refnic_dev_configure,
 	.dev_start = refnic_dev_start,
@@ -841,6 +864,7 @@ static const struct eth_dev_ops refnic_eth_dev_ops = {
 	.dev_reset = refnic_dev_reset,
 	.dev_infos_get = refnic_dev_infos_get,
 	.dev_supported_ptypes_get = refnic_supported_ptypes_get,
+	.dev_ptypes_set = refnic_ptypes_set,
 	.link_update = refnic_link_update,
 	.dev_set_link_up = refnic_dev_set_link_up,
 	.dev_set_link_down = refnic_dev_set_link_down,
@@ -936,6 +960,13 @@ refnic_secondary_mtu_set(struct rte_eth_dev *dev, uint16_t mtu __rte_unused)
 	return refnic_secondary_refuse(dev, "the MTU");
 }
 
+/* Without this op ethdev would take the mask and do nothing. */
+static int
+refnic_secondary_ptypes_set(struct rte_eth_dev *dev, uint32_t ptype_mask __rte_unused)
+{
+	return refnic_secondary_refuse(dev, "the packet type mask");
+}
+
 static int
 refnic_secondary_mac_addr_set(struct rte_eth_dev *dev, struct rte_ether_addr *mac __rte_unused)
 {
@@ -999,6 +1030,7 @@ static const struct eth_dev_ops refnic_secondary_ops = {
 	.allmulticast_disable = refnic_secondary_rx_mode,
 	.mac_addr_set = refnic_secondary_mac_addr_set,
 	.mtu_set = refnic_secondary_mtu_set,
+	.dev_ptypes_set = refnic_secondary_ptypes_set,
 	.stats_get = refnic_stats_get,
 	.stats_reset = refnic_secondary_counters_reset,
 	.xstats_reset = refnic_secondary_counters_reset,

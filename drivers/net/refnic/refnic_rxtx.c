@@ -228,7 +228,8 @@ refnic_recv_pkts(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 		last = m;
 		if (!(flags & REFNIC_RXC_EOP))
 			continue;
-		first->packet_type = refnic_rx_ptype(cpl->ptype);
+		first->packet_type = refnic_rx_ptype(cpl->ptype) &
+				     __atomic_load_n(&rxq->ptype_mask, __ATOMIC_RELAXED);
 		if (flags & REFNIC_RXC_OFFLOAD_FLAGS)
 			refnic_rx_offload_flags(rxq, cpl, flags, first);
 		bytes += first->pkt_len;

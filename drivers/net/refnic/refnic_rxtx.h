@@ -61,6 +61,7 @@ struct refnic_rx_queue {
 	uint16_t qid;
 	uint16_t port_id;
 	uint64_t offloads;
+	uint32_t ptype_mask;		/* packet type layers reported (set_ptypes) */
 	const struct rte_memzone *mz;	/* ring + cq */
 } __rte_cache_aligned;
 
