@@ -201,8 +201,10 @@ refnic_vdev_remove(struct rte_vdev_device *vdev)
 {
 	struct rte_eth_dev *eth_dev = rte_eth_dev_allocated(rte_vdev_device_name(vdev));
 
-	if (eth_dev == NULL)
-		return 0;	/* already closed */
+	/* Already closed: in a secondary, ethdev keeps the shared data (and its
+	 * name) of a port it released, so the state says. */
+	if (eth_dev == NULL || eth_dev->state == RTE_ETH_DEV_UNUSED)
+		return 0;
 	/* Removing the device ends the port, started or not; in a secondary
 	 * only this process's use of it. */
 	if (rte_eal_process_type() == RTE_PROC_PRIMARY && eth_dev->data->dev_started)
