@@ -61,4 +61,33 @@ def test_proc_info_leaves_cleanly(primary, refnic_pmd):
     rc, out = proc_info(primary, refnic_pmd, "--stats")
     assert rc == 0, out
     assert "Invalid port_id" not in out, out
-    assert sorted(nic_stats(out)) == [0, 1], out
+    stats = nic_stats(out)
+    assert sorted(stats) == [0, 1], out
+    # What the primary counted, port by port (nothing moves: it has stopped).
+    nic = primary.port_stats()
+    for p in (0, 1):
+        for key in ("RX-packets", "RX-bytes", "TX-packets", "TX-bytes", "RX-errors"):
+            assert stats[p][key] == nic[p][key], (p, key, stats, nic)
+
+
+def test_proc_info_stats_reset_clears_the_primarys_counters(primary, refnic_pmd):
+    """--stats-reset and --xstats-reset from the secondary reset the port's
+    counters: the primary then shows zero, and proc-info says "cleared"
+    only when it is true."""
+    before = primary.port_stats()
+    assert all(before[p]["RX-packets"] > 0 for p in (0, 1)), before
+    rc, out = proc_info(primary, refnic_pmd, "--stats-reset")
+    assert rc == 0 and out.count("NIC statistics for port") == 2, out
+    assert "belongs to the primary" not in out, out
+    after = primary.port_stats()
+    for p in (0, 1):
+        for key in ("RX-packets", "RX-bytes", "TX-packets", "TX-bytes"):
+            assert after[p][key] == 0, (p, key, after)
+    assert primary.xstats(0)["admin_commands"] > 0
+    rc, out = proc_info(primary, refnic_pmd, "--xstats-reset")
+    assert rc == 0 and out.count("NIC extended statistics for port") == 2, out
+    assert "Error" not in out, out
+    for p in (0, 1):
+        # The first reads after the reset: only the commands that fetched them.
+        xs = primary.xstats(p)
+        assert xs["rx_good_packets"] == 0 and xs["queue_errors"] == 0, xs

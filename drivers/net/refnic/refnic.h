@@ -305,6 +305,12 @@ struct refnic_state_sink;
 void refnic_queue_hw_counters(const struct refnic_adapter *ad, uint16_t q, bool tx,
 			      struct refnic_state_sink *s);
 
+/* refnic_mp.c: a secondary's reads and resets, done by the primary. */
+void refnic_mp_listen(void);
+int refnic_mp_stats_get(struct rte_eth_dev *dev, struct rte_eth_stats *stats);
+int refnic_mp_stats_reset(struct rte_eth_dev *dev);
+int refnic_mp_xstats_reset(struct rte_eth_dev *dev);
+
 /* refnic_wc.c */
 void refnic_wc_select(struct rte_eth_dev *dev);
 bool refnic_wc_sysfs_check(const char *root, const char *pci_addr, unsigned int bar,

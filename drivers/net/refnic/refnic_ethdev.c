@@ -105,6 +105,7 @@ refnic_ethdev_init(struct rte_eth_dev *dev, const struct refnic_hw *hw,
 
 	dev->dev_ops = &refnic_eth_dev_ops;	/* the event handler calls them */
 	refnic_failure_listen();
+	refnic_mp_listen();
 	refnic_itr_init(ad);
 	ret = refnic_hw_init(ad);
 	if (ret == 0)
@@ -709,19 +710,16 @@ refnic_stats_get(struct rte_eth_dev *dev, struct rte_eth_stats *stats)
 {
 	struct refnic_adapter *ad = refnic_adapter(dev);
 	const struct refnic_hw_queue_stats *cur = ad->hw_stats.q, *base = ad->hw_stats_base.q;
-	/* A secondary process cannot ask the device: the driver's counts. */
-	bool primary = rte_eal_process_type() == RTE_PROC_PRIMARY;
 	uint64_t pkts, bytes;
 	uint16_t q;
 	bool hw;
 
-	if (primary) {
-		pthread_mutex_lock(&ad->stats_lock);
-		/* A refused reply leaves the last good counts: still the device's. */
-		if (!ad->failed)
-			refnic_fetch_hw_stats(ad);
-	}
-	hw = primary && !ad->failed;
+	/* A secondary asks the primary (refnic_mp.c), which runs this. */
+	pthread_mutex_lock(&ad->stats_lock);
+	/* A refused reply leaves the last good counts: still the device's. */
+	if (!ad->failed)
+		refnic_fetch_hw_stats(ad);
+	hw = !ad->failed;
 
 	for (q = 0; q < dev->data->nb_rx_queues; q++) {
 		const struct refnic_rx_queue *rxq = dev->data->rx_queues[q];
@@ -759,8 +757,7 @@ refnic_stats_get(struct rte_eth_dev *dev, struct rte_eth_stats *stats)
 			stats->q_obytes[q] = bytes;
 		}
 	}
-	if (primary)
-		pthread_mutex_unlock(&ad->stats_lock);
+	pthread_mutex_unlock(&ad->stats_lock);
 	return 0;
 }
 
@@ -949,12 +946,6 @@ refnic_secondary_link_set(struct rte_eth_dev *dev)
 }
 
 static int
-refnic_secondary_counters_reset(struct rte_eth_dev *dev)
-{
-	return refnic_secondary_refuse(dev, "resetting the counters");
-}
-
-static int
 refnic_secondary_mtu_set(struct rte_eth_dev *dev, uint16_t mtu __rte_unused)
 {
 	return refnic_secondary_refuse(dev, "the MTU");
@@ -1031,9 +1022,10 @@ static const struct eth_dev_ops refnic_secondary_ops = {
 	.mac_addr_set = refnic_secondary_mac_addr_set,
 	.mtu_set = refnic_secondary_mtu_set,
 	.dev_ptypes_set = refnic_secondary_ptypes_set,
-	.stats_get = refnic_stats_get,
-	.stats_reset = refnic_secondary_counters_reset,
-	.xstats_reset = refnic_secondary_counters_reset,
+	/* What only the primary reaches (the admin queue), asked of it. */
+	.stats_get = refnic_mp_stats_get,
+	.stats_reset = refnic_mp_stats_reset,
+	.xstats_reset = refnic_mp_xstats_reset,
 	.fw_version_get = refnic_fw_version_get,
 	.get_reg = refnic_get_reg,
 	.rx_queue_start = refnic_secondary_queue_op,
