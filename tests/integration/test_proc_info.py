@@ -16,6 +16,7 @@ import time
 import pytest
 
 from testpmd import TestPmd
+from test_port_state import dump_priv
 from test_testpmd_refnic import PAIR
 
 PROC_INFO = shutil.which("dpdk-proc-info")
@@ -24,11 +25,13 @@ _seq = itertools.count()
 
 @pytest.fixture
 def primary(refnic_pmd, hugepages):
-    """A primary testpmd on a wired refnic pair that has forwarded a while."""
+    """A primary testpmd on a wired refnic pair, two queue pairs a port, that
+    has forwarded a while; its telemetry on for the private dump."""
     if PROC_INFO is None:
         pytest.skip("dpdk-proc-info is not installed (Debian: dpdk)")
     prefix = "pitest%d_%d" % (os.getpid(), next(_seq))
-    tp = TestPmd(PAIR, plugins=[refnic_pmd], proc_type="primary", file_prefix=prefix)
+    tp = TestPmd(PAIR, testpmd_args=["--rxq=2", "--txq=2"], plugins=[refnic_pmd],
+                 proc_type="primary", file_prefix=prefix, telemetry=True)
     with tp:
         tp.cmd("start tx_first", check=True)
         time.sleep(0.5)
@@ -39,7 +42,7 @@ def primary(refnic_pmd, hugepages):
 def proc_info(tp, refnic_pmd, *args):
     """Run dpdk-proc-info against tp's ports; (exit status, output)."""
     # proc-info adds -c1 and --proc-type=secondary itself.
-    argv = [PROC_INFO, "--file-prefix=" + tp.file_prefix,
+    argv = [PROC_INFO, "--file-prefix=" + tp.file_prefix, "--no-pci",
             "-d", refnic_pmd, "--log-level=notice", "--", "-p", "0x3"] + list(args)
     res = subprocess.run(argv, capture_output=True, text=True, timeout=60)
     return res.returncode, res.stdout + res.stderr
@@ -91,3 +94,76 @@ def test_proc_info_stats_reset_clears_the_primarys_counters(primary, refnic_pmd)
         # The first reads after the reset: only the commands that fetched them.
         xs = primary.xstats(p)
         assert xs["rx_good_packets"] == 0 and xs["queue_errors"] == 0, xs
+
+
+_XSTATS_BLOCK = re.compile(r"NIC extended statistics for port (\d+)\s+#+\n#+\n((?:\w+: \d+\n)+)")
+
+
+def xstats(out):
+    """{port: {name: int}} from proc-info's --xstats blocks."""
+    return {int(m.group(1)): {k: int(v) for k, v in re.findall(r"^(\w+): (\d+)$", m.group(2), re.M)}
+            for m in _XSTATS_BLOCK.finditer(out)}
+
+
+def moving(name):
+    """Counters a read itself moves (each fetch is an admin command) or time
+    moves (adaptive moderation): compared by name only."""
+    return name.startswith("admin_") or name.endswith("_itr_us")
+
+
+def test_proc_info_xstats_are_the_primarys(primary, refnic_pmd):
+    """--xstats in the secondary lists the refnic xstats, not only ethdev's
+    generic ones: the same names as the primary's, in the same order, with
+    the same values; --xstats-name finds tx_doorbell_writes (proc-info
+    prints its id) and --xstats-ids reads its value by that id."""
+    rc, out = proc_info(primary, refnic_pmd, "--xstats")
+    assert rc == 0, out
+    got = xstats(out)
+    assert sorted(got) == [0, 1], out
+    for p in (0, 1):
+        want = primary.xstats(p)
+        assert list(got[p]) == list(want), (p, list(got[p]), list(want))
+        assert len(want) > 49 and want["tx_doorbell_writes"] > 0, want
+        for name, value in want.items():
+            if not moving(name):
+                assert got[p][name] == value, (p, name, got[p][name], value)
+    rc, out = proc_info(primary, refnic_pmd, "--xstats-name", "tx_doorbell_writes")
+    ids = {int(i) for i in re.findall(r"^tx_doorbell_writes: (\d+)$", out, re.M)}
+    assert rc == 0 and len(ids) == 1, out
+    rc, out = proc_info(primary, refnic_pmd, "--xstats-ids", str(ids.pop()))
+    values = [int(v) for v in re.findall(r"^\s*tx_doorbell_writes: (\d+)$", out, re.M)]
+    assert rc == 0 and values == [primary.xstats(p)["tx_doorbell_writes"] for p in (0, 1)], out
+
+
+def test_proc_info_rss_reta_and_key_are_the_primarys(primary, refnic_pmd):
+    """--show-rss-reta and --show-port's RSS key, read in the secondary, are
+    what the primary's testpmd shows, after the primary changed the table."""
+    primary.cmd("port config 0 rss reta (0,1),(1,0),(127,1)", check=True)
+    rc, out = proc_info(primary, refnic_pmd, "--show-rss-reta")
+    assert rc == 0 and "Error" not in out, out
+    line = re.compile(r"^RSS RETA configuration: hash index=\d+, queue=\d+$", re.M)
+    port0 = out[out.index("Port 0"):out.index("Port 1")]
+    want = primary.cmd("show port 0 rss reta 128 (0xffffffffffffffff,0xffffffffffffffff)")
+    assert line.findall(port0) == line.findall(want) and len(line.findall(want)) == 128, out
+    assert "hash index=0, queue=1" in port0 and "hash index=127, queue=1" in port0, out
+    rc, out = proc_info(primary, refnic_pmd, "--show-port")
+    keys = re.findall(r"-- key \(hex\) : ([0-9a-f]+)$", out, re.M)
+    for p in (0, 1):
+        want = re.search(r"^([0-9A-F]{80})$", primary.cmd("show port %d rss-hash key" % p), re.M)
+        assert want and keys[p] == want.group(1).lower(), (keys, want)
+
+
+def test_proc_info_private_dump_is_the_primarys(primary, refnic_pmd):
+    """--show-port-private prints the PMD's private dump in the secondary:
+    line for line the primary's own (telemetry's /ethdev/dump_priv), but for
+    the admin line, which counts the fetch each dump makes."""
+    rc, out = proc_info(primary, refnic_pmd, "--show-port-private")
+    assert rc == 0, out
+    for p in (0, 1):
+        start = out.index("refnic port %d (net_refnic%d)" % (p, p))
+        got = out[start:].split("===== Port", 1)[0].strip().splitlines()
+        want = dump_priv(primary, p).strip().splitlines()
+        # The title, 5 port groups, 2 RX and 2 TX queues.
+        assert len(got) == len(want) == 1 + 5 + 2 + 2, got
+        assert [ln for ln in got if not ln.startswith("admin:")] == \
+            [ln for ln in want if not ln.startswith("admin:")], (got, want)

@@ -309,7 +309,13 @@ void refnic_queue_hw_counters(const struct refnic_adapter *ad, uint16_t q, bool 
 void refnic_mp_listen(void);
 int refnic_mp_stats_get(struct rte_eth_dev *dev, struct rte_eth_stats *stats);
 int refnic_mp_stats_reset(struct rte_eth_dev *dev);
+int refnic_mp_xstats_get(struct rte_eth_dev *dev, struct rte_eth_xstat *xstats,
+			 unsigned int n);
 int refnic_mp_xstats_reset(struct rte_eth_dev *dev);
+int refnic_mp_reta_query(struct rte_eth_dev *dev, struct rte_eth_rss_reta_entry64 *reta,
+			 uint16_t reta_size);
+int refnic_mp_rss_hash_conf_get(struct rte_eth_dev *dev, struct rte_eth_rss_conf *conf);
+int refnic_mp_priv_dump(struct rte_eth_dev *dev, FILE *f);
 
 /* refnic_wc.c */
 void refnic_wc_select(struct rte_eth_dev *dev);

@@ -1025,7 +1025,12 @@ static const struct eth_dev_ops refnic_secondary_ops = {
 	/* What only the primary reaches (the admin queue), asked of it. */
 	.stats_get = refnic_mp_stats_get,
 	.stats_reset = refnic_mp_stats_reset,
+	.xstats_get = refnic_mp_xstats_get,
+	.xstats_get_names = refnic_xstats_get_names,
 	.xstats_reset = refnic_mp_xstats_reset,
+	.reta_query = refnic_mp_reta_query,
+	.rss_hash_conf_get = refnic_mp_rss_hash_conf_get,
+	.eth_dev_priv_dump = refnic_mp_priv_dump,
 	.fw_version_get = refnic_fw_version_get,
 	.get_reg = refnic_get_reg,
 	.rx_queue_start = refnic_secondary_queue_op,

@@ -4,7 +4,8 @@
 
 /*
  * What a secondary process reads and resets through the primary. Only the
- * primary reaches the device's admin queue, so the device counters are
+ * primary reaches the device's admin queue, so the device counters, the RSS
+ * table and key, and the private dump (which reads the counters) are
  * fetched there, over EAL's multi-process channel: the secondary names the
  * port and an operation and passes a buffer it took with rte_malloc() (DPDK
  * memory, at the same address in both processes); the primary runs its own
@@ -28,11 +29,16 @@
 
 #define REFNIC_MP_ACTION	"refnic_port_op"
 #define REFNIC_MP_TIMEOUT_S	5
+#define REFNIC_MP_DUMP_MAX	(64 * 1024)	/* a 64-queue port's dump fits */
 
 enum refnic_mp_op {
 	REFNIC_MP_STATS_GET,		/* buf: struct rte_eth_stats */
 	REFNIC_MP_STATS_RESET,
+	REFNIC_MP_XSTATS_GET,		/* buf: len / sizeof(struct rte_eth_xstat) of them */
 	REFNIC_MP_XSTATS_RESET,
+	REFNIC_MP_RETA_QUERY,		/* buf: the entries for arg table slots, masks set */
+	REFNIC_MP_RSS_CONF_GET,		/* buf: struct mp_rss_conf */
+	REFNIC_MP_PRIV_DUMP,		/* buf: text, NUL-terminated */
 };
 
 struct refnic_mp_req {
@@ -47,11 +53,18 @@ struct refnic_mp_rep {
 	int32_t ret;
 };
 
+struct mp_rss_conf {
+	struct rte_eth_rss_conf conf;
+	uint8_t key[REFNIC_RSS_KEY_SIZE];
+};
+
 /* In the primary: the port's own op, as if its application had called it. */
 static int
 mp_run(struct rte_eth_dev *dev, const struct refnic_mp_req *r)
 {
 	const struct eth_dev_ops *ops = dev->dev_ops;
+	FILE *f;
+	int ret;
 
 	if (r->buf == NULL && r->op != REFNIC_MP_STATS_RESET && r->op != REFNIC_MP_XSTATS_RESET)
 		return -EINVAL;
@@ -62,8 +75,33 @@ mp_run(struct rte_eth_dev *dev, const struct refnic_mp_req *r)
 		return ops->stats_get(dev, r->buf);
 	case REFNIC_MP_STATS_RESET:
 		return ops->stats_reset(dev);
+	case REFNIC_MP_XSTATS_GET:
+		return ops->xstats_get(dev, r->buf, r->len / sizeof(struct rte_eth_xstat));
 	case REFNIC_MP_XSTATS_RESET:
 		return ops->xstats_reset(dev);
+	case REFNIC_MP_RETA_QUERY:
+		if (r->arg > UINT16_MAX || r->len < RTE_ALIGN_CEIL(r->arg, RTE_ETH_RETA_GROUP_SIZE) /
+		    RTE_ETH_RETA_GROUP_SIZE * sizeof(struct rte_eth_rss_reta_entry64))
+			return -EINVAL;
+		return ops->reta_query(dev, r->buf, r->arg);
+	case REFNIC_MP_RSS_CONF_GET: {
+		struct mp_rss_conf *c = r->buf;
+
+		if (r->len != sizeof(*c))
+			return -EINVAL;
+		if (c->conf.rss_key != NULL)	/* only ever its own key buffer */
+			c->conf.rss_key = c->key;
+		return ops->rss_hash_conf_get(dev, &c->conf);
+	}
+	case REFNIC_MP_PRIV_DUMP:
+		if (r->len < 2)
+			return -EINVAL;
+		f = fmemopen(r->buf, r->len - 1, "w");	/* the last byte stays NUL */
+		if (f == NULL)
+			return -errno;
+		ret = ops->eth_dev_priv_dump(dev, f);
+		fclose(f);
+		return ret;
 	default:
 		return -ENOTSUP;
 	}
@@ -168,7 +206,66 @@ refnic_mp_stats_reset(struct rte_eth_dev *dev)
 }
 
 int
+refnic_mp_xstats_get(struct rte_eth_dev *dev, struct rte_eth_xstat *xstats, unsigned int n)
+{
+	/* How many there are, and their names, this process knows itself. */
+	int count = refnic_xstats_get_names(dev, NULL, 0);
+
+	if (xstats == NULL || n < (unsigned int)count)
+		return count;
+	return mp_request_copy(dev, REFNIC_MP_XSTATS_GET, xstats, count * sizeof(*xstats), 0);
+}
+
+int
 refnic_mp_xstats_reset(struct rte_eth_dev *dev)
 {
 	return mp_request(dev, REFNIC_MP_XSTATS_RESET, NULL, 0, 0);
+}
+
+int
+refnic_mp_reta_query(struct rte_eth_dev *dev, struct rte_eth_rss_reta_entry64 *reta,
+		     uint16_t reta_size)
+{
+	uint32_t groups = RTE_ALIGN_CEIL(reta_size, RTE_ETH_RETA_GROUP_SIZE) /
+			  RTE_ETH_RETA_GROUP_SIZE;
+
+	return mp_request_copy(dev, REFNIC_MP_RETA_QUERY, reta, groups * sizeof(*reta),
+			       reta_size);
+}
+
+int
+refnic_mp_rss_hash_conf_get(struct rte_eth_dev *dev, struct rte_eth_rss_conf *conf)
+{
+	struct mp_rss_conf *c = rte_zmalloc("refnic_mp", sizeof(*c), 0);
+	int ret;
+
+	if (c == NULL)
+		return -ENOMEM;
+	c->conf = *conf;
+	c->conf.rss_key = conf->rss_key != NULL ? c->key : NULL;
+	c->conf.rss_key_len = RTE_MIN(conf->rss_key_len, (uint8_t)sizeof(c->key));
+	ret = mp_request(dev, REFNIC_MP_RSS_CONF_GET, c, sizeof(*c), 0);
+	if (ret == 0) {
+		if (conf->rss_key != NULL)
+			memcpy(conf->rss_key, c->key, c->conf.rss_key_len);
+		conf->rss_key_len = c->conf.rss_key_len;
+		conf->rss_hf = c->conf.rss_hf;
+	}
+	rte_free(c);
+	return ret;
+}
+
+int
+refnic_mp_priv_dump(struct rte_eth_dev *dev, FILE *f)
+{
+	char *text = rte_zmalloc("refnic_mp", REFNIC_MP_DUMP_MAX, 0);
+	int ret;
+
+	if (text == NULL)
+		return -ENOMEM;
+	ret = mp_request(dev, REFNIC_MP_PRIV_DUMP, text, REFNIC_MP_DUMP_MAX, 0);
+	if (ret == 0)
+		fputs(text, f);
+	rte_free(text);
+	return ret;
 }
