@@ -17,6 +17,7 @@ import pytest
 
 from testpmd import TestPmd
 from test_port_state import dump_priv
+from test_testpmd_datapath import _HW_PTYPE, received_ptypes
 from test_testpmd_refnic import PAIR
 
 PROC_INFO = shutil.which("dpdk-proc-info")
@@ -167,3 +168,26 @@ def test_proc_info_private_dump_is_the_primarys(primary, refnic_pmd):
         assert len(got) == len(want) == 1 + 5 + 2 + 2, got
         assert [ln for ln in got if not ln.startswith("admin:")] == \
             [ln for ln in want if not ln.startswith("admin:")], (got, want)
+
+
+def test_secondary_refuses_the_packet_type_mask(primary, refnic_pmd):
+    """The packet type mask is the primary's, as the rest of the port's
+    configuration: a secondary testpmd's 'set port 0 ptype_mask 0' is
+    refused with the one line (not taken and ignored), and the 64 frames
+    port 0 then receives still carry every layer. (A secondary testpmd's
+    case, beside the proc-info ones for their shared primary.)"""
+    # testpmd turns packet types off at port start (as it does on any PMD),
+    # unless told otherwise: the primary asks for every layer.
+    assert "Successfully set" in primary.cmd("set port 0 ptype_mask 0xfff")
+    with TestPmd([], plugins=[refnic_pmd], proc_type="secondary",
+                 file_prefix=primary.file_prefix) as secondary:
+        out = secondary.cmd("set port 0 ptype_mask 0")
+    assert "the packet type mask belongs to the primary process" in out, out
+    assert "Successfully set" not in out, out
+    primary.cmd("set fwd rxonly", check=True)
+    primary.cmd("set verbose 1", check=True)
+    primary.send("start tx_first")
+    # tx_first: 32 frames on each of the peer's two TX queues.
+    got = received_ptypes(primary.wait_output(_HW_PTYPE, 2 * 64))
+    primary.stop()
+    assert [hw for hw, _ in got[0]] == ["L2_ETHER L3_IPV4_EXT_UNKNOWN L4_UDP"] * 64, got[0]

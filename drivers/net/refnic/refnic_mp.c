@@ -58,7 +58,11 @@ struct mp_rss_conf {
 	uint8_t key[REFNIC_RSS_KEY_SIZE];
 };
 
-/* In the primary: the port's own op, as if its application had called it. */
+/*
+ * In the primary: the port's own op, as if its application had called it.
+ * buf is trusted as the secondary is: it maps all of this process's DPDK
+ * memory already, so writing where it points gives it nothing it lacks.
+ */
 static int
 mp_run(struct rte_eth_dev *dev, const struct refnic_mp_req *r)
 {
