@@ -40,6 +40,28 @@
 
 #define DOORBELL_DROP_MAX	1000000000u
 
+/*
+ * Error lines quote at most ARG_QUOTE_LEN characters of a value users
+ * typed, then "...": a value may be kilobytes long. The driver has the same
+ * small helper for its keys (refnic_devargs.h); the device and the driver
+ * share nothing but the hardware contract, so each side keeps its own.
+ */
+#define ARG_QUOTE_LEN		32
+#define ARG_QUOTE_FMT		"%.*s%s"
+#define ARG_QUOTE(v)		ARG_QUOTE_LEN, arg_or_empty(v), arg_ellipsis(v)
+
+static inline const char *
+arg_or_empty(const char *v)
+{
+	return v != NULL ? v : "";
+}
+
+static inline const char *
+arg_ellipsis(const char *v)
+{
+	return v != NULL && strnlen(v, ARG_QUOTE_LEN + 1) > ARG_QUOTE_LEN ? "..." : "";
+}
+
 const char * const refnic_emu_devargs_keys[] = {
 	ARG_CABLE,
 	ARG_PROFILE,
@@ -83,8 +105,8 @@ parse_count(const char *key, const char *value, uint32_t max, uint16_t *out)
 	uint32_t v;
 
 	if (parse_u32(value, 1, max, &v) != 0) {
-		EMU_LOG(ERR, "invalid %s=%s: expected an integer from 1 to %u",
-			key, value ? value : "", max);
+		EMU_LOG(ERR, "invalid %s=" ARG_QUOTE_FMT ": expected an integer from 1 to %u",
+			key, ARG_QUOTE(value), max);
 		return -EINVAL;
 	}
 	*out = v;
@@ -111,8 +133,8 @@ handle_admin_latency_pct(const char *key, const char *value, void *opaque)
 	struct refnic_emu_params *p = opaque;
 
 	if (parse_u32(value, 0, 100000, &p->admin_latency_pct) != 0) {
-		EMU_LOG(ERR, "invalid %s=%s: expected a percentage from 0 to 100000",
-			key, value ? value : "");
+		EMU_LOG(ERR, "invalid %s=" ARG_QUOTE_FMT ": expected a percentage from 0 to "
+			"100000", key, ARG_QUOTE(value));
 		return -EINVAL;
 	}
 	return 0;
@@ -124,8 +146,8 @@ handle_fault_reset_fail(const char *key, const char *value, void *opaque)
 	struct refnic_emu_params *p = opaque;
 
 	if (parse_u32(value, 0, 1000, &p->faults.reset_fail_times) != 0) {
-		EMU_LOG(ERR, "invalid %s=%s: expected how many resets fail, 0 to 1000",
-			key, value ? value : "");
+		EMU_LOG(ERR, "invalid %s=" ARG_QUOTE_FMT ": expected how many resets fail, "
+			"0 to 1000", key, ARG_QUOTE(value));
 		return -EINVAL;
 	}
 	return 0;
@@ -142,8 +164,8 @@ handle_fault_doorbell_drop(const char *key, const char *value, void *opaque)
 	uint32_t n;
 
 	if (parse_u32(value, 0, DOORBELL_DROP_MAX, &n) != 0 || n == 1) {
-		EMU_LOG(ERR, "invalid %s=%s: expected 0 (off) or N from 2 to %u, to miss "
-			"1 in N doorbells", key, value ? value : "", DOORBELL_DROP_MAX);
+		EMU_LOG(ERR, "invalid %s=" ARG_QUOTE_FMT ": expected 0 (off) or N from 2 to "
+			"%u, to miss 1 in N doorbells", key, ARG_QUOTE(value), DOORBELL_DROP_MAX);
 		return -EINVAL;
 	}
 	p->faults.doorbell_drop = n;
@@ -164,8 +186,8 @@ handle_errata(const char *key, const char *value, void *opaque)
 		p->errata = REFNIC_ERRATA_MISSED_DOORBELL;
 		return 0;
 	}
-	EMU_LOG(ERR, "invalid %s=%s: expected none or missed_doorbell", key,
-		value ? value : "");
+	EMU_LOG(ERR, "invalid %s=" ARG_QUOTE_FMT ": expected none or missed_doorbell", key,
+		ARG_QUOTE(value));
 	return -EINVAL;
 }
 
@@ -205,9 +227,9 @@ handle_fault_admin_timeout(const char *key, const char *value, void *opaque)
 		}
 	}
 bad:
-	EMU_LOG(ERR, "invalid %s=%s: expected <command>[:<times>], any[:<times>] or "
-		"every:<n>, with <command> an admin opcode name such as queue_create",
-		key, value ? value : "");
+	EMU_LOG(ERR, "invalid %s=" ARG_QUOTE_FMT ": expected <command>[:<times>], "
+		"any[:<times>] or every:<n>, with <command> an admin opcode name such as queue_create",
+		key, ARG_QUOTE(value));
 	return -EINVAL;
 }
 
@@ -244,9 +266,9 @@ handle_fault_corrupt(const char *key, const char *value, void *opaque)
 			return 0;
 		}
 	}
-	EMU_LOG(ERR, "invalid %s=%s: expected rx, tx, admin, reply, event or any, ':', and n "
-		"from 1 to 1000000000 (one in n of those writes is garbled)", key,
-		value ? value : "");
+	EMU_LOG(ERR, "invalid %s=" ARG_QUOTE_FMT ": expected rx, tx, admin, reply, event "
+		"or any, ':', and n from 1 to 1000000000 (one in n of those writes is garbled)", key,
+		ARG_QUOTE(value));
 	return -EINVAL;
 }
 
@@ -259,8 +281,8 @@ handle_fault_fatal(const char *key, const char *value, void *opaque)
 
 	if (value == NULL || strncmp(value, prefix, sizeof(prefix) - 1) != 0 ||
 	    parse_u32(value + sizeof(prefix) - 1, 1, 3600000, &f->fatal_after_ms) != 0) {
-		EMU_LOG(ERR, "invalid %s=%s: expected after_ms:<ms>, 1 to 3600000", key,
-			value ? value : "");
+		EMU_LOG(ERR, "invalid %s=" ARG_QUOTE_FMT ": expected after_ms:<ms>, 1 to "
+			"3600000", key, ARG_QUOTE(value));
 		return -EINVAL;
 	}
 	return 0;
@@ -276,14 +298,14 @@ parse_name(const char *key, const char *value, const char *name, size_t max_len)
 	const char *p;
 
 	if (name[0] == '\0' || strlen(name) > max_len) {
-		EMU_LOG(ERR, "invalid %s=%s: expected a name of 1 to %zu characters",
-			key, value, max_len);
+		EMU_LOG(ERR, "invalid %s=" ARG_QUOTE_FMT ": expected a name of 1 to %zu "
+			"characters", key, ARG_QUOTE(value), max_len);
 		return -EINVAL;
 	}
 	for (p = name; *p != '\0'; p++) {
 		if (!isalnum((unsigned char)*p) && *p != '_' && *p != '-' && *p != '.') {
-			EMU_LOG(ERR, "invalid %s=%s: '%c' is not allowed in a name "
-				"(letters, digits, '_', '-', '.')", key, value, *p);
+			EMU_LOG(ERR, "invalid %s=" ARG_QUOTE_FMT ": '%c' is not allowed in a name "
+				"(letters, digits, '_', '-', '.')", key, ARG_QUOTE(value), *p);
 			return -EINVAL;
 		}
 	}
@@ -309,13 +331,13 @@ handle_cable(const char *key, const char *value, void *opaque)
 			name += strlen(REFNIC_CABLE_TAP_PREFIX);
 			max_len = IFNAMSIZ - 1;	/* a kernel interface name */
 		} else {
-			EMU_LOG(ERR, "invalid %s=%s: expected loopback, NAME, shm:NAME or tap:IFNAME",
-				key, value);
+			EMU_LOG(ERR, "invalid %s=" ARG_QUOTE_FMT ": expected loopback, NAME, "
+				"shm:NAME or tap:IFNAME", key, ARG_QUOTE(value));
 			return -EINVAL;
 		}
 		max_len = RTE_MIN(max_len, sizeof(p->cable) - 1 - (name - value));
 	}
-	if (parse_name(key, value ? value : "", name, max_len) != 0)
+	if (parse_name(key, value, name, max_len) != 0)
 		return -EINVAL;
 	strlcpy(p->cable, value, sizeof(p->cable));
 	return 0;
@@ -326,8 +348,8 @@ handle_profile(const char *key, const char *value, void *opaque)
 {
 	if (value == NULL || refnic_emu_profile_parse(value,
 			&((struct refnic_emu_params *)opaque)->profile) != 0) {
-		EMU_LOG(ERR, "invalid %s=%s: expected ideal, baremetal or vm",
-			key, value ? value : "");
+		EMU_LOG(ERR, "invalid %s=" ARG_QUOTE_FMT ": expected ideal, baremetal or vm",
+			key, ARG_QUOTE(value));
 		return -EINVAL;
 	}
 	return 0;
@@ -350,7 +372,8 @@ handle_exec(const char *key, const char *value, void *opaque)
 			return 0;
 		}
 	}
-	EMU_LOG(ERR, "invalid %s=%s: expected auto, inline or thread", key, value ? value : "");
+	EMU_LOG(ERR, "invalid %s=" ARG_QUOTE_FMT ": expected auto, inline or thread", key,
+		ARG_QUOTE(value));
 	return -EINVAL;
 }
 
@@ -371,7 +394,8 @@ handle_bar_wc(const char *key, const char *value, void *opaque)
 			return 0;
 		}
 	}
-	EMU_LOG(ERR, "invalid %s=%s: expected auto, on or off", key, value ? value : "");
+	EMU_LOG(ERR, "invalid %s=" ARG_QUOTE_FMT ": expected auto, on or off", key,
+		ARG_QUOTE(value));
 	return -EINVAL;
 }
 
@@ -381,7 +405,7 @@ handle_fault_wc_garble(const char *key, const char *value, void *opaque)
 	uint32_t v;
 
 	if (parse_u32(value, 0, 1, &v) != 0) {
-		EMU_LOG(ERR, "invalid %s=%s: expected 0 or 1", key, value ? value : "");
+		EMU_LOG(ERR, "invalid %s=" ARG_QUOTE_FMT ": expected 0 or 1", key, ARG_QUOTE(value));
 		return -EINVAL;
 	}
 	((struct refnic_emu_params *)opaque)->faults.wc_garble = v;
@@ -429,9 +453,9 @@ handle_caps_off(const char *key, const char *value, void *opaque)
 			    strncmp(s, cap_names[i].name, len) == 0)
 				break;
 		if (i == RTE_DIM(cap_names)) {
-			EMU_LOG(ERR, "invalid %s=%.64s: expected capabilities joined by '+', "
+			EMU_LOG(ERR, "invalid %s=" ARG_QUOTE_FMT ": expected capabilities joined by '+', "
 				"of rss, rx_csum, tx_csum, vlan_strip, vlan_insert, vlan_filter, "
-				"scatter, moderation, push", key, value ? value : "");
+				"scatter, moderation, push", key, ARG_QUOTE(value));
 			return -EINVAL;
 		}
 		caps |= cap_names[i].caps;

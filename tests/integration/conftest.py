@@ -13,11 +13,16 @@ Fixtures:
     loopback_port   testpmd with one refnic port on cable=loopback
     measured        measured(text): a figure a test measured (never asserted
                     against a number), shown after the run
+    hugepages       (module) HUGEPAGES_NEEDED free 2 MiB pages and hugetlbfs
+                    mounted, reserved as root if need be and given back
+                    after; skips without them (secondary processes)
 
 devtools/test.sh exports REFNIC_PMD, REFNIC_BUILD and REFNIC_SDK; tests that
 need one of them skip without it.
 """
 
+import os
+import re
 import signal
 import sys
 
@@ -80,6 +85,51 @@ def pair(refnic_testpmd):
 @pytest.fixture
 def loopback_port(refnic_testpmd):
     return refnic_testpmd(["net_refnic0"])
+
+
+HUGEPAGES_NEEDED = 256      # 2 MiB pages: a primary's -m 256, then some
+
+
+def _meminfo(key):
+    with open("/proc/meminfo") as f:
+        m = re.search(r"^%s:\s+(\d+)" % key, f.read(), re.M)
+    return int(m.group(1)) if m else 0
+
+
+def _hugetlbfs_mounted():
+    with open("/proc/mounts") as f:
+        return any(line.split()[2] == "hugetlbfs" for line in f)
+
+
+# The same as test_multiprocess.py's own fixture (which shadows this one in
+# that module), here for the other multi-process tests.
+@pytest.fixture(scope="module")
+def hugepages():
+    """Secondary processes need hugepages (EAL refuses --no-huge ones):
+    reserve them as root for the module, give them back after."""
+    nr_path = "/proc/sys/vm/nr_hugepages"
+    before = _meminfo("HugePages_Total")
+    changed = False
+    if _meminfo("HugePages_Free") < HUGEPAGES_NEEDED or not _hugetlbfs_mounted():
+        if os.geteuid() != 0:
+            pytest.skip("multi-process needs %d free 2 MiB hugepages and hugetlbfs "
+                        "mounted (or root to set them up)" % HUGEPAGES_NEEDED)
+        if not _hugetlbfs_mounted():
+            os.makedirs("/dev/hugepages", exist_ok=True)
+            if os.system("mount -t hugetlbfs nodev /dev/hugepages") != 0:
+                pytest.skip("cannot mount hugetlbfs on /dev/hugepages")
+        want = before + HUGEPAGES_NEEDED - _meminfo("HugePages_Free")
+        if want > before:
+            with open(nr_path, "w") as f:
+                f.write(str(want))
+            changed = True
+        if _meminfo("HugePages_Free") < HUGEPAGES_NEEDED:
+            pytest.skip("the kernel gave %d free hugepages, %d needed"
+                        % (_meminfo("HugePages_Free"), HUGEPAGES_NEEDED))
+    yield
+    if changed:
+        with open(nr_path, "w") as f:
+            f.write(str(before))
 
 
 _measured = []

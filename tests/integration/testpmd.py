@@ -110,6 +110,7 @@ class TestPmd:
         self.startup = ""       # what testpmd printed before its first prompt
         self.transcript = ""    # everything it printed, for failure reports
         self._fd = None
+        self._sent_at = 0
         self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
 
     def __enter__(self):
@@ -161,6 +162,27 @@ class TestPmd:
         if check and _CMD_ERROR.search(output):
             raise TestPmdError("%r failed:\n%s" % (command, output))
         return output
+
+    def send(self, command):
+        """Type a command and return at once: for one whose output goes on
+        after its prompt (forwarding with 'set verbose 1'); read it with
+        wait_output(), then go on with cmd()."""
+        if self._fd is None or self.proc.poll() is not None:
+            raise TestPmdError("testpmd is not running (command %r)" % command)
+        self._sent_at = len(self.transcript)
+        os.write(self._fd, command.encode() + b"\n")
+
+    def wait_output(self, pattern, count, timeout=None):
+        """Read until pattern has matched count times since send(); return
+        the cleaned text since then. Raises TestPmdError if it does not."""
+        deadline = time.monotonic() + (timeout or self.timeout)
+        while True:
+            text = _ANSI.sub("", self.transcript[self._sent_at:]).replace("\r", "")
+            if len(re.findall(pattern, text)) >= count:
+                return text
+            if not self._read_some(deadline):
+                raise TestPmdError("%r not seen %d times; output tail:\n%s"
+                                   % (pattern, count, text[-3000:]))
 
     def close(self, timeout=None):
         """quit, wait for exit, kill the process group if it hangs; idempotent."""

@@ -246,6 +246,52 @@ test_rx_checksum_flags(void)
 	return TEST_SUCCESS;
 }
 
+/* B's packet type for one TCP/IPv6 frame from A; UINT32_MAX if none came. */
+static uint32_t
+ptype_of_cross(void)
+{
+	struct rte_mbuf *rx = off_cross(l4_frame(true, IPPROTO_TCP, true, 1));
+	uint32_t ptype;
+
+	if (rx == NULL)
+		return UINT32_MAX;
+	ptype = rx->packet_type;
+	rte_pktmbuf_free(rx);
+	return ptype;
+}
+
+/*
+ * rte_eth_dev_set_ptypes(): the layers not asked for come as unknown, on a
+ * started port and on queues set up after the call; the mask ethdev finds
+ * malformed (half a layer) is refused and changes nothing.
+ */
+static int
+test_ptype_mask(void)
+{
+	const uint32_t all = RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV6_EXT_UNKNOWN |
+			     RTE_PTYPE_L4_TCP;
+	uint32_t set[8];
+
+	TEST_ASSERT_SUCCESS(test_port_start_offloads(port_a, 0, 0, 0), "");
+	TEST_ASSERT_SUCCESS(test_port_start_offloads(port_b, 0, 0, 0), "");
+	TEST_ASSERT_EQUAL(ptype_of_cross(), all, "default: every layer");
+	TEST_ASSERT_SUCCESS(rte_eth_dev_set_ptypes(port_b, RTE_PTYPE_UNKNOWN, NULL, 0), "");
+	TEST_ASSERT_EQUAL(ptype_of_cross(), RTE_PTYPE_UNKNOWN, "mask 0 on a started port");
+	TEST_ASSERT_SUCCESS(rte_eth_dev_set_ptypes(port_b, RTE_PTYPE_L2_MASK | RTE_PTYPE_L3_MASK,
+						   set, RTE_DIM(set)), "");
+	/* Reconfigured: its RX queue set up anew keeps the port's mask. */
+	TEST_ASSERT_SUCCESS(test_port_start_offloads(port_b, 0, 0, 0), "");
+	TEST_ASSERT_EQUAL(ptype_of_cross(), RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV6_EXT_UNKNOWN,
+			  "L2 and L3 only, after queue setup");
+	TEST_ASSERT_EQUAL(rte_eth_dev_set_ptypes(port_b, RTE_PTYPE_L4_TCP, NULL, 0), -EINVAL,
+			  "half a layer");
+	TEST_ASSERT_EQUAL(ptype_of_cross(), RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV6_EXT_UNKNOWN,
+			  "a refused mask changed the port's");
+	TEST_ASSERT_SUCCESS(rte_eth_dev_set_ptypes(port_b, RTE_PTYPE_ALL_MASK, NULL, 0), "");
+	TEST_ASSERT_EQUAL(ptype_of_cross(), all, "every layer again");
+	return TEST_SUCCESS;
+}
+
 static int
 test_vlan_insert_and_strip(void)
 {
@@ -319,6 +365,7 @@ const struct unit_test_suite refnic_offload_suite = {
 		TEST_CASE(test_tx_checksum_insertion),
 		TEST_CASE(test_rx_checksum_flags),
 		TEST_CASE(test_vlan_insert_and_strip),
+		TEST_CASE(test_ptype_mask),
 		TEST_CASE(test_tx_prepare_refuses),
 		TEST_CASES_END()
 	},

@@ -6,6 +6,7 @@
 
 #include <rte_bus_vdev.h>
 
+#include "refnic_devargs.h"
 #include "test_common.h"
 
 static int
@@ -96,6 +97,92 @@ test_probe_bad_devargs(void)
 	return TEST_SUCCESS;
 }
 
+/* The longest run of c in s. */
+static size_t
+longest_run(const char *s, char c)
+{
+	size_t run = 0, best = 0;
+
+	for (; *s != '\0'; s++) {
+		run = *s == c ? run + 1 : 0;
+		best = RTE_MAX(best, run);
+	}
+	return best;
+}
+
+#define LONG_VALUE_LEN	5000
+#define QUOTE_MAX	32	/* what the guide promises an error line quotes */
+
+static char long_log[64 * 1024];
+
+/* Probe with args; the error lines it logged, in long_log. */
+static int
+probe_logged(const char *args)
+{
+	FILE *f = test_log_capture_start(long_log, sizeof(long_log));
+	uint16_t port;
+	int ret;
+
+	if (f == NULL)
+		return -ENOMEM;
+	ret = test_port_create("net_refnic_long", args, &port);
+	test_log_capture_stop(f);
+	rte_vdev_uninit("net_refnic_long");
+	return ret;
+}
+
+/*
+ * A 5,000-character value, for each key of the driver and of the device
+ * (and a valid prefix before it where the key has one), fails the probe
+ * with one error line that quotes 32 characters of it and "...", not the
+ * whole value; the same for a long unknown key.
+ */
+static int
+test_probe_long_devargs(void)
+{
+	static const char * const prefixes[] = { "", "shm:", "tap:", "fixed:", "exp:1:",
+						 "after_ms:", "rx:", "every:" };
+	const char * const *lists[] = { refnic_devargs_keys, refnic_emu_devargs_keys };
+	static char args[LONG_VALUE_LEN + 64], want[128];
+	unsigned int l, p, keys = 0;
+	const char * const *key;
+
+	for (l = 0; l < RTE_DIM(lists); l++) {
+		for (key = lists[l]; *key != NULL; key++, keys++) {
+			for (p = 0; p < RTE_DIM(prefixes); p++) {
+				int n = snprintf(args, sizeof(args), "%s=%s", *key, prefixes[p]);
+
+				memset(args + n, 'x', LONG_VALUE_LEN);
+				args[n + LONG_VALUE_LEN] = '\0';
+				TEST_ASSERT(probe_logged(args) != 0, "%s=%s<5000> accepted",
+					    *key, prefixes[p]);
+				TEST_ASSERT_EQUAL(test_log_count(long_log, "invalid ", NULL), 1,
+						  "%s=%s<5000>: not one error line: %.200s", *key,
+						  prefixes[p], long_log);
+				TEST_ASSERT_EQUAL(longest_run(long_log, 'x'),
+						  QUOTE_MAX - strlen(prefixes[p]),
+						  "%s=%s<5000>: the line quotes %zu x's", *key,
+						  prefixes[p], longest_run(long_log, 'x'));
+				snprintf(want, sizeof(want), "invalid %s=%s%.*s...:", *key,
+					 prefixes[p], (int)(QUOTE_MAX - strlen(prefixes[p])),
+					 args + n);
+				TEST_ASSERT_EQUAL(test_log_count(long_log, want, NULL), 1,
+						  "no '%s' in: %.200s", want, long_log);
+			}
+		}
+	}
+	TEST_ASSERT(keys >= 23, "only %u keys", keys);
+
+	memset(args, 'k', LONG_VALUE_LEN);
+	strcpy(args + LONG_VALUE_LEN, "=1");
+	TEST_ASSERT(probe_logged(args) != 0, "a 5000-character key was accepted");
+	TEST_ASSERT_EQUAL(longest_run(long_log, 'k'), QUOTE_MAX,
+			  "the unknown key's line quotes %zu k's", longest_run(long_log, 'k'));
+	TEST_ASSERT_EQUAL(test_log_count(long_log, "unknown devarg '", NULL), 1, "%.200s",
+			  long_log);
+	return TEST_SUCCESS;
+}
+
 /* A third port on a two-ended cable is refused. */
 static int
 test_probe_cable_ends(void)
@@ -151,6 +238,7 @@ const struct unit_test_suite refnic_probe_suite = {
 		TEST_CASE(test_probe_defaults),
 		TEST_CASE(test_probe_devargs),
 		TEST_CASE(test_probe_bad_devargs),
+		TEST_CASE(test_probe_long_devargs),
 		TEST_CASE(test_probe_cable_ends),
 		TEST_CASE(test_queue_setup_limits),
 		TEST_CASES_END()

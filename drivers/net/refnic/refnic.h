@@ -142,6 +142,9 @@ struct refnic_adapter {
 	/* rte_eth_dev_set_link_down(): kept until set_link_up, applied again
 	 * at each start (a device reset turns the PHY back on). */
 	bool link_down_requested;
+	/* rte_eth_dev_set_ptypes(): the packet type layers reported; every
+	 * RX queue, set up before or after, takes it (refnic_ptypes_set). */
+	uint32_t ptype_mask;
 
 	struct refnic_identify ident;	/* validated copy */
 
@@ -301,6 +304,18 @@ struct refnic_state_sink;
 /* Queue q's device counters since the last reset, named as its xstats. */
 void refnic_queue_hw_counters(const struct refnic_adapter *ad, uint16_t q, bool tx,
 			      struct refnic_state_sink *s);
+
+/* refnic_mp.c: a secondary's reads and resets, done by the primary. */
+void refnic_mp_listen(void);
+int refnic_mp_stats_get(struct rte_eth_dev *dev, struct rte_eth_stats *stats);
+int refnic_mp_stats_reset(struct rte_eth_dev *dev);
+int refnic_mp_xstats_get(struct rte_eth_dev *dev, struct rte_eth_xstat *xstats,
+			 unsigned int n);
+int refnic_mp_xstats_reset(struct rte_eth_dev *dev);
+int refnic_mp_reta_query(struct rte_eth_dev *dev, struct rte_eth_rss_reta_entry64 *reta,
+			 uint16_t reta_size);
+int refnic_mp_rss_hash_conf_get(struct rte_eth_dev *dev, struct rte_eth_rss_conf *conf);
+int refnic_mp_priv_dump(struct rte_eth_dev *dev, FILE *f);
 
 /* refnic_wc.c */
 void refnic_wc_select(struct rte_eth_dev *dev);

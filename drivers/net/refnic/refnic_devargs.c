@@ -108,9 +108,9 @@ handle_admin_poll(const char *key, const char *value, void *opaque)
 	a->admin_poll = p;
 	return 0;
 bad:
-	PMD_INIT_LOG(ERR, "invalid %s=%s: expected backoff, fixed:<us> or "
-		     "exp:<min_us>:<max_us> (1 to %u us, min <= max)",
-		     key, value ? value : "", POLL_US_MAX);
+	PMD_INIT_LOG(ERR, "invalid %s=" REFNIC_ARG_QUOTE_FMT ": expected backoff, "
+		     "fixed:<us> or exp:<min_us>:<max_us> (1 to %u us, min <= max)",
+		     key, REFNIC_ARG_QUOTE(value), POLL_US_MAX);
 	return -EINVAL;
 }
 
@@ -125,8 +125,8 @@ handle_itr(const char *key, const char *value, void *opaque)
 			itr->mode = m;
 			return 0;
 		}
-	PMD_INIT_LOG(ERR, "invalid %s=%.32s: expected adaptive, static or off", key,
-		     value ? value : "");
+	PMD_INIT_LOG(ERR, "invalid %s=" REFNIC_ARG_QUOTE_FMT ": expected adaptive, static "
+		     "or off", key, REFNIC_ARG_QUOTE(value));
 	return -EINVAL;
 }
 
@@ -135,8 +135,8 @@ handle_itr_us(const char *key, const char *value, void *opaque)
 {
 	if (parse_u32(value, 0, REFNIC_ITR_MAX_US, opaque) == 0)
 		return 0;
-	PMD_INIT_LOG(ERR, "invalid %s=%.32s: expected microseconds, 0 to %u",
-		     key, value ? value : "", REFNIC_ITR_MAX_US);
+	PMD_INIT_LOG(ERR, "invalid %s=" REFNIC_ARG_QUOTE_FMT ": expected microseconds, 0 to %u",
+		     key, REFNIC_ARG_QUOTE(value), REFNIC_ITR_MAX_US);
 	return -EINVAL;
 }
 
@@ -151,8 +151,8 @@ handle_wc(const char *key, const char *value, void *opaque)
 			*wc = m;
 			return 0;
 		}
-	PMD_INIT_LOG(ERR, "invalid %s=%.32s: expected auto, on or off", key,
-		     value ? value : "");
+	PMD_INIT_LOG(ERR, "invalid %s=" REFNIC_ARG_QUOTE_FMT ": expected auto, on or off", key,
+		     REFNIC_ARG_QUOTE(value));
 	return -EINVAL;
 }
 
@@ -191,8 +191,9 @@ handle_db_check(const char *key, const char *value, void *opaque)
 			c->mode = m;
 			return 0;
 		}
-	PMD_INIT_LOG(ERR, "invalid %s=%.32s: expected auto (where the device has the "
-		     "missed-doorbell erratum), on or off", key, value ? value : "");
+	PMD_INIT_LOG(ERR, "invalid %s=" REFNIC_ARG_QUOTE_FMT ": expected auto (where the "
+		     "device has the missed-doorbell erratum), on or off", key,
+		     REFNIC_ARG_QUOTE(value));
 	return -EINVAL;
 }
 
@@ -204,8 +205,8 @@ handle_db_check_us(const char *key, const char *value, void *opaque)
 	if (parse_u32(value, REFNIC_DB_CHECK_MIN_US, REFNIC_DB_CHECK_MAX_US,
 		      &c->deadline_us) == 0)
 		return 0;
-	PMD_INIT_LOG(ERR, "invalid %s=%.32s: expected microseconds, %u to %u",
-		     key, value ? value : "", REFNIC_DB_CHECK_MIN_US, REFNIC_DB_CHECK_MAX_US);
+	PMD_INIT_LOG(ERR, "invalid %s=" REFNIC_ARG_QUOTE_FMT ": expected microseconds, %u to %u",
+		     key, REFNIC_ARG_QUOTE(value), REFNIC_DB_CHECK_MIN_US, REFNIC_DB_CHECK_MAX_US);
 	return -EINVAL;
 }
 

@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <rte_kvargs.h>
 
@@ -22,6 +23,32 @@
 #define REFNIC_ARG_DOORBELL_CHECK	"doorbell_check"
 #define REFNIC_ARG_DOORBELL_CHECK_US	"doorbell_check_us"
 #define REFNIC_ARG_WC			"wc"
+
+/*
+ * Error lines quote at most REFNIC_ARG_QUOTE_LEN characters of a value
+ * users typed, then "...": a devargs value may be kilobytes long, and one
+ * line must stay readable. Use as
+ *   PMD_INIT_LOG(ERR, "invalid %s=" REFNIC_ARG_QUOTE_FMT, key, REFNIC_ARG_QUOTE(v));
+ * The device quotes its own keys' values the same way (refnic_emu_devargs.c):
+ * the two share nothing but the hardware contract.
+ */
+#define REFNIC_ARG_QUOTE_LEN		32
+#define REFNIC_ARG_QUOTE_FMT		"%.*s%s"
+#define REFNIC_ARG_QUOTE(v)		REFNIC_ARG_QUOTE_LEN, refnic_arg_or_empty(v), \
+					refnic_arg_ellipsis(v)
+
+static inline const char *
+refnic_arg_or_empty(const char *v)
+{
+	return v != NULL ? v : "";
+}
+
+static inline const char *
+refnic_arg_ellipsis(const char *v)
+{
+	return v != NULL && strnlen(v, REFNIC_ARG_QUOTE_LEN + 1) > REFNIC_ARG_QUOTE_LEN ?
+	       "..." : "";
+}
 
 /* How to wait for something the device will do (an admin completion, reset). */
 enum refnic_poll_mode {

@@ -100,10 +100,12 @@ refnic_ethdev_init(struct rte_eth_dev *dev, const struct refnic_hw *hw,
 	ad->bus = bus;
 	ad->bus_priv = bus_priv;
 	ad->port_id = dev->data->port_id;
+	ad->ptype_mask = RTE_PTYPE_ALL_MASK;
 	pthread_mutex_init(&ad->stats_lock, NULL);
 
 	dev->dev_ops = &refnic_eth_dev_ops;	/* the event handler calls them */
 	refnic_failure_listen();
+	refnic_mp_listen();
 	refnic_itr_init(ad);
 	ret = refnic_hw_init(ad);
 	if (ret == 0)
@@ -349,12 +351,52 @@ refnic_dev_stop(struct rte_eth_dev *dev)
 	return 0;
 }
 
+/*
+ * Which RX queues take frames in several buffers: those asked to, and, as
+ * ixgbe and i40e do, those whose buffers cannot hold a frame of this MTU,
+ * so that jumbo frames work on default mbufs without the application
+ * asking for scatter. Only a device that cannot scatter refuses. keep_on
+ * (a started port): a queue already scattered stays so, since frames the
+ * device split under the old MTU may still be in its ring.
+ */
+static int
+refnic_rx_scatter_set(struct rte_eth_dev *dev, uint16_t mtu, bool keep_on)
+{
+	bool can = refnic_adapter(dev)->ident.caps & REFNIC_CAP_SCATTER;
+	uint32_t frame = mtu + REFNIC_ETH_OVERHEAD;
+	bool any = false;
+	uint16_t q;
+
+	for (q = 0; q < dev->data->nb_rx_queues; q++) {
+		struct refnic_rx_queue *rxq = dev->data->rx_queues[q];
+
+		if (rxq->buf_size < frame && !can &&
+		    !(rxq->offloads & RTE_ETH_RX_OFFLOAD_SCATTER)) {
+			PMD_DRV_LOG(ERR, "port %u RX queue %u: %u-byte buffers cannot hold "
+				    "%u-byte frames and the device cannot scatter; use "
+				    "larger mbufs", dev->data->port_id, q, rxq->buf_size,
+				    frame);
+			return -EINVAL;
+		}
+	}
+	for (q = 0; q < dev->data->nb_rx_queues; q++) {
+		struct refnic_rx_queue *rxq = dev->data->rx_queues[q];
+		bool on = (rxq->offloads & RTE_ETH_RX_OFFLOAD_SCATTER) ||
+			  rxq->buf_size < frame || (keep_on && rxq->scatter);
+
+		/* Read by the burst only on a frame's non-last buffer; set before
+		 * the device is told the MTU that makes such buffers. */
+		__atomic_store_n(&rxq->scatter, on, __ATOMIC_RELEASE);
+		any |= on;
+	}
+	dev->data->scattered_rx = any;
+	return 0;
+}
+
 static int
 refnic_dev_start(struct rte_eth_dev *dev)
 {
 	struct refnic_adapter *ad = refnic_adapter(dev);
-	uint32_t frame = dev->data->mtu + REFNIC_ETH_OVERHEAD;
-	bool scatter = dev->data->dev_conf.rxmode.offloads & RTE_ETH_RX_OFFLOAD_SCATTER;
 	uint16_t q;
 	int ret;
 
@@ -370,16 +412,9 @@ refnic_dev_start(struct rte_eth_dev *dev)
 			return -EINVAL;
 		}
 	}
-	for (q = 0; q < dev->data->nb_rx_queues; q++) {
-		struct refnic_rx_queue *rxq = dev->data->rx_queues[q];
-
-		if (!scatter && rxq->buf_size < frame) {
-			PMD_DRV_LOG(ERR, "port %u RX queue %u: %u-byte buffers cannot hold "
-				    "%u-byte frames; enable scatter or use larger mbufs",
-				    dev->data->port_id, q, rxq->buf_size, frame);
-			return -EINVAL;
-		}
-	}
+	ret = refnic_rx_scatter_set(dev, dev->data->mtu, false);
+	if (ret != 0)
+		return ret;
 	/* The port's configuration, before its first frame. */
 	ret = refnic_set_mtu(ad, dev->data->mtu);
 	if (ret == 0)
@@ -646,19 +681,13 @@ static int
 refnic_mtu_set(struct rte_eth_dev *dev, uint16_t mtu)
 {
 	struct refnic_adapter *ad = refnic_adapter(dev);
-	bool scatter = dev->data->dev_conf.rxmode.offloads & RTE_ETH_RX_OFFLOAD_SCATTER;
-	uint16_t q;
+	int ret;
 
-	for (q = 0; !scatter && dev->data->dev_started && q < dev->data->nb_rx_queues; q++) {
-		struct refnic_rx_queue *rxq = dev->data->rx_queues[q];
-
-		if (rxq->buf_size < mtu + REFNIC_ETH_OVERHEAD) {
-			PMD_DRV_LOG(ERR, "port %u: MTU %u needs scatter or larger mbufs",
-				    dev->data->port_id, mtu);
-			return -EINVAL;
-		}
-	}
-	return dev->data->dev_started ? refnic_set_mtu(ad, mtu) : 0;
+	/* A stopped port chooses its RX path at start. */
+	if (!dev->data->dev_started)
+		return 0;
+	ret = refnic_rx_scatter_set(dev, mtu, true);
+	return ret != 0 ? ret : refnic_set_mtu(ad, mtu);
 }
 
 static int
@@ -681,19 +710,16 @@ refnic_stats_get(struct rte_eth_dev *dev, struct rte_eth_stats *stats)
 {
 	struct refnic_adapter *ad = refnic_adapter(dev);
 	const struct refnic_hw_queue_stats *cur = ad->hw_stats.q, *base = ad->hw_stats_base.q;
-	/* A secondary process cannot ask the device: the driver's counts. */
-	bool primary = rte_eal_process_type() == RTE_PROC_PRIMARY;
 	uint64_t pkts, bytes;
 	uint16_t q;
 	bool hw;
 
-	if (primary) {
-		pthread_mutex_lock(&ad->stats_lock);
-		/* A refused reply leaves the last good counts: still the device's. */
-		if (!ad->failed)
-			refnic_fetch_hw_stats(ad);
-	}
-	hw = primary && !ad->failed;
+	/* A secondary asks the primary (refnic_mp.c), which runs this. */
+	pthread_mutex_lock(&ad->stats_lock);
+	/* A refused reply leaves the last good counts: still the device's. */
+	if (!ad->failed)
+		refnic_fetch_hw_stats(ad);
+	hw = !ad->failed;
 
 	for (q = 0; q < dev->data->nb_rx_queues; q++) {
 		const struct refnic_rx_queue *rxq = dev->data->rx_queues[q];
@@ -731,8 +757,7 @@ refnic_stats_get(struct rte_eth_dev *dev, struct rte_eth_stats *stats)
 			stats->q_obytes[q] = bytes;
 		}
 	}
-	if (primary)
-		pthread_mutex_unlock(&ad->stats_lock);
+	pthread_mutex_unlock(&ad->stats_lock);
 	return 0;
 }
 
@@ -806,6 +831,28 @@ refnic_supported_ptypes_get(struct rte_eth_dev *dev __rte_unused)
 	return ptypes;
 }
 
+/*
+ * rte_eth_dev_set_ptypes(): ethdev has checked that the mask is made of
+ * whole layers (L2, L3, L4, ...); the layers not asked for are reported as
+ * unknown, 0 meaning none at all, as the application that does its own
+ * parsing wants. The device keeps classifying; the burst masks.
+ */
+static int
+refnic_ptypes_set(struct rte_eth_dev *dev, uint32_t ptype_mask)
+{
+	struct refnic_adapter *ad = refnic_adapter(dev);
+	uint16_t q;
+
+	ad->ptype_mask = ptype_mask;
+	for (q = 0; q < dev->data->nb_rx_queues; q++) {
+		struct refnic_rx_queue *rxq = dev->data->rx_queues[q];
+
+		if (rxq != NULL)
+			__atomic_store_n(&rxq->ptype_mask, ptype_mask, __ATOMIC_RELAXED);
+	}
+	return 0;
+}
+
 static const struct eth_dev_ops refnic_eth_dev_ops = {
 	.dev_configure = refnic_dev_configure,
 	.dev_start = refnic_dev_start,
@@ -814,6 +861,7 @@ static const struct eth_dev_ops refnic_eth_dev_ops = {
 	.dev_reset = refnic_dev_reset,
 	.dev_infos_get = refnic_dev_infos_get,
 	.dev_supported_ptypes_get = refnic_supported_ptypes_get,
+	.dev_ptypes_set = refnic_ptypes_set,
 	.link_update = refnic_link_update,
 	.dev_set_link_up = refnic_dev_set_link_up,
 	.dev_set_link_down = refnic_dev_set_link_down,
@@ -898,15 +946,16 @@ refnic_secondary_link_set(struct rte_eth_dev *dev)
 }
 
 static int
-refnic_secondary_counters_reset(struct rte_eth_dev *dev)
-{
-	return refnic_secondary_refuse(dev, "resetting the counters");
-}
-
-static int
 refnic_secondary_mtu_set(struct rte_eth_dev *dev, uint16_t mtu __rte_unused)
 {
 	return refnic_secondary_refuse(dev, "the MTU");
+}
+
+/* Without this op ethdev would take the mask and do nothing. */
+static int
+refnic_secondary_ptypes_set(struct rte_eth_dev *dev, uint32_t ptype_mask __rte_unused)
+{
+	return refnic_secondary_refuse(dev, "the packet type mask");
 }
 
 static int
@@ -972,9 +1021,16 @@ static const struct eth_dev_ops refnic_secondary_ops = {
 	.allmulticast_disable = refnic_secondary_rx_mode,
 	.mac_addr_set = refnic_secondary_mac_addr_set,
 	.mtu_set = refnic_secondary_mtu_set,
-	.stats_get = refnic_stats_get,
-	.stats_reset = refnic_secondary_counters_reset,
-	.xstats_reset = refnic_secondary_counters_reset,
+	.dev_ptypes_set = refnic_secondary_ptypes_set,
+	/* What only the primary reaches (the admin queue), asked of it. */
+	.stats_get = refnic_mp_stats_get,
+	.stats_reset = refnic_mp_stats_reset,
+	.xstats_get = refnic_mp_xstats_get,
+	.xstats_get_names = refnic_xstats_get_names,
+	.xstats_reset = refnic_mp_xstats_reset,
+	.reta_query = refnic_mp_reta_query,
+	.rss_hash_conf_get = refnic_mp_rss_hash_conf_get,
+	.eth_dev_priv_dump = refnic_mp_priv_dump,
 	.fw_version_get = refnic_fw_version_get,
 	.get_reg = refnic_get_reg,
 	.rx_queue_start = refnic_secondary_queue_op,

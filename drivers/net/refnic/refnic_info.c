@@ -278,7 +278,7 @@ refnic_dev_priv_dump(struct rte_eth_dev *dev, FILE *f)
 }
 
 /* One burst function each way, scalar; Rx assembles multi-segment frames
- * only on queues with the scatter offload. */
+ * only on scattered queues (the offload asked, or the MTU needs it). */
 int
 refnic_rx_burst_mode_get(struct rte_eth_dev *dev, uint16_t qid,
 			 struct rte_eth_burst_mode *mode)
@@ -289,7 +289,7 @@ refnic_rx_burst_mode_get(struct rte_eth_dev *dev, uint16_t qid,
 		return -EINVAL;
 	mode->flags = 0;
 	snprintf(mode->info, sizeof(mode->info), "Scalar%s",
-		 rxq->offloads & RTE_ETH_RX_OFFLOAD_SCATTER ? " Scattered" : "");
+		 rxq->scatter ? " Scattered" : "");
 	return 0;
 }
 

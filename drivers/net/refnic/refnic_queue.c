@@ -132,6 +132,7 @@ refnic_rx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
 	rxq->port_id = dev->data->port_id;
 	rxq->mbuf_initializer = refnic_rx_mbuf_initializer(rxq->port_id);
 	rxq->offloads = conf->offloads | dev->data->dev_conf.rxmode.offloads;
+	rxq->ptype_mask = refnic_adapter(dev)->ptype_mask;
 	rxq->deferred_start = conf->rx_deferred_start;
 	dev->data->rx_queues[qid] = rxq;
 	return 0;
@@ -378,7 +379,7 @@ refnic_rxq_info_get(struct rte_eth_dev *dev, uint16_t qid, struct rte_eth_rxq_in
 	struct refnic_rx_queue *rxq = dev->data->rx_queues[qid];
 
 	qinfo->mp = rxq->mp;
-	qinfo->scattered_rx = !!(rxq->offloads & RTE_ETH_RX_OFFLOAD_SCATTER);
+	qinfo->scattered_rx = rxq->scatter;
 	qinfo->nb_desc = rxq->size;
 	qinfo->rx_buf_size = rxq->buf_size;
 	qinfo->queue_state = dev->data->rx_queue_state[qid];

@@ -196,10 +196,11 @@ refnic_recv_pkts(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 			rx_bad_completion(rxq, desc_idx, len);
 			break;
 		}
-		/* A frame longer than any the device may send, or in pieces the
-		 * app did not ask for, is a device bug: stop rather than chain on. */
+		/* A frame longer than any the device may send, or in pieces on a
+		 * queue that is not scattered (rxq->scatter), is a device bug:
+		 * stop rather than chain on. */
 		if (unlikely((!(flags & REFNIC_RXC_EOP) &&
-			      !(rxq->offloads & RTE_ETH_RX_OFFLOAD_SCATTER)) ||
+			      !__atomic_load_n(&rxq->scatter, __ATOMIC_ACQUIRE)) ||
 			     (first != NULL && first->pkt_len + len > REFNIC_MAX_FRAME_LEN))) {
 			rx_bad_completion(rxq, desc_idx, len);
 			break;
@@ -227,7 +228,8 @@ refnic_recv_pkts(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 		last = m;
 		if (!(flags & REFNIC_RXC_EOP))
 			continue;
-		first->packet_type = refnic_rx_ptype(cpl->ptype);
+		first->packet_type = refnic_rx_ptype(cpl->ptype) &
+				     __atomic_load_n(&rxq->ptype_mask, __ATOMIC_RELAXED);
 		if (flags & REFNIC_RXC_OFFLOAD_FLAGS)
 			refnic_rx_offload_flags(rxq, cpl, flags, first);
 		bytes += first->pkt_len;

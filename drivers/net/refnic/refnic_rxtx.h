@@ -51,6 +51,7 @@ struct refnic_rx_queue {
 	bool broken;			/* device wrote garbage; stop reading */
 	bool started;			/* created on the device */
 	bool deferred_start;		/* not started with the port */
+	bool scatter;			/* frames may span buffers: asked, or the MTU needs it */
 	uint32_t starts;		/* times started: the doorbell check sees restarts */
 	struct rte_mbuf *pkt_first;	/* frame being assembled across bursts */
 	struct rte_mbuf *pkt_last;
@@ -60,6 +61,7 @@ struct refnic_rx_queue {
 	uint16_t qid;
 	uint16_t port_id;
 	uint64_t offloads;
+	uint32_t ptype_mask;		/* packet type layers reported (set_ptypes) */
 	const struct rte_memzone *mz;	/* ring + cq */
 } __rte_cache_aligned;
 

@@ -79,14 +79,15 @@ refnic_vdev_parse_args(const char *name, const char *args, struct refnic_devargs
 		unsigned int j;
 
 		if (!key_in(key, refnic_devargs_keys) && !key_in(key, refnic_emu_devargs_keys)) {
-			PMD_INIT_LOG(ERR, "%s: unknown devarg '%.32s' (known: %s)",
-				     name, key, REFNIC_PARAM_STRING);
+			PMD_INIT_LOG(ERR, "%s: unknown devarg '" REFNIC_ARG_QUOTE_FMT "' (known: %s)",
+				     name, REFNIC_ARG_QUOTE(key), REFNIC_PARAM_STRING);
 			goto out;
 		}
 		/* Last-wins would hide a typo in a long line: refuse. */
 		for (j = 0; j < i; j++)
 			if (strcmp(key, kvlist->pairs[j].key) == 0) {
-				PMD_INIT_LOG(ERR, "%s: devarg '%s' given twice", name, key);
+				PMD_INIT_LOG(ERR, "%s: devarg '" REFNIC_ARG_QUOTE_FMT "' given twice",
+					     name, REFNIC_ARG_QUOTE(key));
 				goto out;
 			}
 	}
@@ -200,8 +201,10 @@ refnic_vdev_remove(struct rte_vdev_device *vdev)
 {
 	struct rte_eth_dev *eth_dev = rte_eth_dev_allocated(rte_vdev_device_name(vdev));
 
-	if (eth_dev == NULL)
-		return 0;	/* already closed */
+	/* Already closed: in a secondary, ethdev keeps the shared data (and its
+	 * name) of a port it released, so the state says. */
+	if (eth_dev == NULL || eth_dev->state == RTE_ETH_DEV_UNUSED)
+		return 0;
 	/* Removing the device ends the port, started or not; in a secondary
 	 * only this process's use of it. */
 	if (rte_eal_process_type() == RTE_PROC_PRIMARY && eth_dev->data->dev_started)
