@@ -21,24 +21,24 @@
 #define UDP_CSUM_OFF	6
 
 /*
- * Each engine's scratch frames, one frame at a time each: a TX frame stays
- * in its scratch until the cable has copied it out, while other engines
- * work on theirs.
+ * Each thread's scratch frames, one frame at a time: a TX frame stays in
+ * its scratch until the cable has copied it out, while other engines, and
+ * lcores whose doorbells run TX inline (all engine id 0), work on theirs.
  */
 #define SCRATCH_LEN	(REFNIC_MAX_FRAME_LEN + 4)
-static uint8_t tx_scratch_of[REFNIC_EMU_MAX_ENGINES][SCRATCH_LEN];
-static uint8_t rx_scratch_of[REFNIC_EMU_MAX_ENGINES][SCRATCH_LEN];
+static __thread uint8_t tx_scratch_buf[SCRATCH_LEN];
+static __thread uint8_t rx_scratch_buf[SCRATCH_LEN];
 
 static inline uint8_t *
 tx_scratch(void)
 {
-	return tx_scratch_of[refnic_engine_id];
+	return tx_scratch_buf;
 }
 
 static inline uint8_t *
 rx_scratch(void)
 {
-	return rx_scratch_of[refnic_engine_id];
+	return rx_scratch_buf;
 }
 
 static void
