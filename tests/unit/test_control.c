@@ -15,6 +15,7 @@
 #include <rte_bus_vdev.h>
 #include <rte_ip.h>
 #include <rte_tcp.h>
+#include <rte_thash.h>
 
 #include "test_common.h"
 
@@ -277,14 +278,14 @@ static const struct {
 	  true, 2794, 1766, 0x2cc18cd5, 0x40207d3d },
 };
 
-/* A TCP frame for vector i. */
+/* A TCP frame of that flow. */
 static struct rte_mbuf *
-rss_frame(unsigned int i)
+rss_flow_frame(const uint8_t *src, const uint8_t *dst, bool v6, uint16_t sport, uint16_t dport)
 {
 	struct rte_mbuf *m = rte_pktmbuf_alloc(test_pool);
 	struct rte_ether_hdr *eh;
 	struct rte_tcp_hdr *th;
-	uint32_t l3_len = rss_vectors[i].v6 ? sizeof(struct rte_ipv6_hdr) :
+	uint32_t l3_len = v6 ? sizeof(struct rte_ipv6_hdr) :
 					      sizeof(struct rte_ipv4_hdr);
 
 	if (m == NULL)
@@ -292,15 +293,15 @@ rss_frame(unsigned int i)
 	eh = (struct rte_ether_hdr *)rte_pktmbuf_append(m, sizeof(*eh) + l3_len + sizeof(*th) + 6);
 	memset(eh, 0, m->data_len);
 	memset(&eh->dst_addr, 0xff, sizeof(eh->dst_addr));
-	if (rss_vectors[i].v6) {
+	if (v6) {
 		struct rte_ipv6_hdr *ip6 = (struct rte_ipv6_hdr *)(eh + 1);
 
 		eh->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV6);
 		ip6->vtc_flow = rte_cpu_to_be_32(6u << 28);
 		ip6->proto = IPPROTO_TCP;
 		ip6->hop_limits = 64;
-		memcpy(ip6->src_addr, rss_vectors[i].src, 16);
-		memcpy(ip6->dst_addr, rss_vectors[i].dst, 16);
+		memcpy(ip6->src_addr, src, 16);
+		memcpy(ip6->dst_addr, dst, 16);
 	} else {
 		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(eh + 1);
 
@@ -308,23 +309,31 @@ rss_frame(unsigned int i)
 		ip->version_ihl = RTE_IPV4_VHL_DEF;
 		ip->time_to_live = 64;
 		ip->next_proto_id = IPPROTO_TCP;
-		memcpy(&ip->src_addr, rss_vectors[i].src, 4);
-		memcpy(&ip->dst_addr, rss_vectors[i].dst, 4);
+		memcpy(&ip->src_addr, src, 4);
+		memcpy(&ip->dst_addr, dst, 4);
 	}
 	th = (struct rte_tcp_hdr *)((uint8_t *)(eh + 1) + l3_len);
-	th->src_port = rte_cpu_to_be_16(rss_vectors[i].sport);
-	th->dst_port = rte_cpu_to_be_16(rss_vectors[i].dport);
+	th->src_port = rte_cpu_to_be_16(sport);
+	th->dst_port = rte_cpu_to_be_16(dport);
 	return m;
+}
+
+/* A TCP frame for vector i. */
+static struct rte_mbuf *
+rss_frame(unsigned int i)
+{
+	return rss_flow_frame(rss_vectors[i].src, rss_vectors[i].dst, rss_vectors[i].v6,
+			      rss_vectors[i].sport, rss_vectors[i].dport);
 }
 
 #define RSS_QUEUES	4
 
 /* Send vector i A->B; return the RX queue it landed on (or -1) and its hash. */
 static int
-rss_send(uint16_t a, uint16_t b, unsigned int i, uint32_t *hash, bool *has_hash)
+rss_send_frame(uint16_t a, uint16_t b, struct rte_mbuf *m, uint32_t *hash, bool *has_hash)
 {
 	uint64_t deadline = rte_get_timer_cycles() + TEST_WAIT_S * rte_get_timer_hz();
-	struct rte_mbuf *m = rss_frame(i), *rx;
+	struct rte_mbuf *rx;
 	uint16_t q;
 
 	if (m == NULL || test_tx_all(a, &m, 1) != 1)
@@ -340,6 +349,67 @@ rss_send(uint16_t a, uint16_t b, unsigned int i, uint32_t *hash, bool *has_hash)
 		}
 	} while (rte_get_timer_cycles() < deadline);
 	return -1;
+}
+
+static int
+rss_send(uint16_t a, uint16_t b, unsigned int i, uint32_t *hash, bool *has_hash)
+{
+	return rss_send_frame(a, b, rss_frame(i), hash, has_hash);
+}
+
+/* What RETA entry j is set to below: no pattern a hash % 4 would give. */
+static uint8_t
+rss_reta_entry(unsigned int j)
+{
+	return (j * 3 + j / 16 + j / 64) % RSS_QUEUES;
+}
+
+/* DPDK's own Toeplitz (rte_softrss) of an IPv4 2-tuple under key. */
+static uint32_t
+rss_soft_ipv4(const uint8_t *src, const uint8_t *dst, const uint8_t *key)
+{
+	uint32_t tuple[2] = {
+		(uint32_t)src[0] << 24 | src[1] << 16 | src[2] << 8 | src[3],
+		(uint32_t)dst[0] << 24 | dst[1] << 16 | dst[2] << 8 | dst[3],
+	};
+
+	return rte_softrss(tuple, RTE_DIM(tuple), key);
+}
+
+/*
+ * One IPv4 flow for every RETA entry, found with rte_softrss() under key;
+ * each must land with that hash on the queue its entry names.
+ */
+static int
+rss_every_entry(uint16_t a, uint16_t b, const uint8_t *key)
+{
+	static const uint8_t dst[4] = { 192, 0, 2, 1 };
+	uint32_t found[REFNIC_RSS_RETA_SIZE], want, hash;
+	unsigned int n = 0, flow, j;
+	uint8_t src[4];
+	bool has_hash;
+	int q;
+
+	memset(found, 0xff, sizeof(found));
+	for (flow = 0; n < REFNIC_RSS_RETA_SIZE && flow < 1u << 16; flow++) {
+		src[0] = 10, src[1] = 1, src[2] = flow >> 8, src[3] = flow;
+		j = rss_soft_ipv4(src, dst, key) % REFNIC_RSS_RETA_SIZE;
+		if (found[j] == UINT32_MAX) {
+			found[j] = flow;
+			n++;
+		}
+	}
+	TEST_ASSERT_EQUAL(n, REFNIC_RSS_RETA_SIZE, "flows for %u entries only", n);
+	for (j = 0; j < REFNIC_RSS_RETA_SIZE; j++) {
+		src[0] = 10, src[1] = 1, src[2] = found[j] >> 8, src[3] = found[j];
+		want = rss_soft_ipv4(src, dst, key);
+		q = rss_send_frame(a, b, rss_flow_frame(src, dst, false, 1000 + j, 80), &hash,
+				   &has_hash);
+		TEST_ASSERT(has_hash && hash == want && q == rss_reta_entry(j),
+			    "entry %u (10.1.%u.%u): queue %d hash 0x%08x, want queue %u hash 0x%08x",
+			    j, found[j] >> 8, found[j] & 0xff, q, hash, rss_reta_entry(j), want);
+	}
+	return TEST_SUCCESS;
 }
 
 static int
@@ -401,33 +471,53 @@ test_rss(void)
 			goto out;
 		}
 	}
-	/* Everything to queue 3; the device's table reads back as written. */
+	/* A new key changes the hash to what DPDK's Toeplitz says for that key. */
+	for (i = 0; i < sizeof(key); i++)
+		key[i] = i * 7 + 1;
+	rss_conf.rss_key = key;
+	rss_conf.rss_hf = RTE_ETH_RSS_IPV4;
+	if (rte_eth_dev_rss_hash_update(b, &rss_conf) != 0 || rss_send(a, b, 0, &hash, &has_hash) < 0 ||
+	    hash != rss_soft_ipv4(rss_vectors[0].src, rss_vectors[0].dst, key)) {
+		printf("    new key: hash 0x%08x, rte_softrss 0x%08x\n", hash,
+		       rss_soft_ipv4(rss_vectors[0].src, rss_vectors[0].dst, key));
+		goto out;
+	}
+	/* A table with no pattern: it reads back entry by entry, and every entry
+	 * sends its flows to the queue it names. */
 	memset(reta, 0, sizeof(reta));
-	for (i = 0; i < RTE_DIM(reta); i++) {
-		reta[i].mask = UINT64_MAX;
-		memset(reta[i].reta, 0, sizeof(reta[i].reta));
-		for (q = 0; q < RTE_ETH_RETA_GROUP_SIZE; q++)
-			reta[i].reta[q] = 3;
+	for (i = 0; i < REFNIC_RSS_RETA_SIZE; i++) {
+		reta[i / RTE_ETH_RETA_GROUP_SIZE].mask = UINT64_MAX;
+		reta[i / RTE_ETH_RETA_GROUP_SIZE].reta[i % RTE_ETH_RETA_GROUP_SIZE] =
+			rss_reta_entry(i);
 	}
 	if (rte_eth_dev_rss_reta_update(b, reta, REFNIC_RSS_RETA_SIZE) != 0)
 		goto out;
 	memset(reta, 0, sizeof(reta));
 	for (i = 0; i < RTE_DIM(reta); i++)
 		reta[i].mask = UINT64_MAX;
-	if (rte_eth_dev_rss_reta_query(b, reta, REFNIC_RSS_RETA_SIZE) != 0 ||
-	    reta[1].reta[63] != 3)
+	if (rte_eth_dev_rss_reta_query(b, reta, REFNIC_RSS_RETA_SIZE) != 0)
+		goto out;
+	for (i = 0; i < REFNIC_RSS_RETA_SIZE; i++)
+		if (reta[i / RTE_ETH_RETA_GROUP_SIZE].reta[i % RTE_ETH_RETA_GROUP_SIZE] !=
+		    rss_reta_entry(i)) {
+			printf("    RETA entry %u reads %u, written %u\n", i,
+			       reta[i / RTE_ETH_RETA_GROUP_SIZE].reta[i % RTE_ETH_RETA_GROUP_SIZE],
+			       rss_reta_entry(i));
+			goto out;
+		}
+	if (rss_every_entry(a, b, key) != TEST_SUCCESS)
+		goto out;
+	/* Everything to queue 3 (the IPv4 flows: IPv6 is not hashed now). */
+	for (i = 0; i < RTE_DIM(reta); i++) {
+		reta[i].mask = UINT64_MAX;
+		for (q = 0; q < RTE_ETH_RETA_GROUP_SIZE; q++)
+			reta[i].reta[q] = 3;
+	}
+	if (rte_eth_dev_rss_reta_update(b, reta, REFNIC_RSS_RETA_SIZE) != 0)
 		goto out;
 	for (i = 0; i < RTE_DIM(rss_vectors); i++)
-		if (rss_send(a, b, i, &hash, &has_hash) != 3)
+		if (!rss_vectors[i].v6 && rss_send(a, b, i, &hash, &has_hash) != 3)
 			goto out;
-	/* A new key changes the hash to what Toeplitz says for that key. */
-	for (i = 0; i < sizeof(key); i++)
-		key[i] = i * 7 + 1;
-	rss_conf.rss_key = key;
-	rss_conf.rss_hf = RTE_ETH_RSS_IPV4;
-	if (rte_eth_dev_rss_hash_update(b, &rss_conf) != 0 || rss_send(a, b, 0, &hash, &has_hash) < 0 ||
-	    hash != refnic_toeplitz(key, (const uint8_t[]){ 66, 9, 149, 187, 161, 142, 100, 80 }, 8))
-		goto out;
 	memset(key, 0, sizeof(key));
 	if (rte_eth_dev_rss_hash_conf_get(b, &rss_conf) != 0 || key[1] != 8 ||
 	    rss_conf.rss_hf != RTE_ETH_RSS_IPV4)
