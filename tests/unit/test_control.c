@@ -935,11 +935,68 @@ out:
 }
 
 /*
+ * Queues 1 the application stopped stay stopped, as the device sees them:
+ * an IPv4 frame the RETA sends to RX queue 1 is dropped for want of a
+ * buffer and never received, and TX queue 1 takes nothing and rings no
+ * doorbell.
+ */
+static bool
+queues_1_stopped(uint16_t a, uint16_t b)
+{
+	struct rte_eth_rxq_info rxq;
+	struct rte_eth_txq_info txq;
+	struct refnic_hw_stats s, t;
+	struct rte_mbuf *m, *rx;
+	uint64_t deadline;
+
+	if (rte_eth_rx_queue_info_get(b, 1, &rxq) != 0 || rte_eth_tx_queue_info_get(b, 1, &txq) != 0 ||
+	    rxq.queue_state != RTE_ETH_QUEUE_STATE_STOPPED ||
+	    txq.queue_state != RTE_ETH_QUEUE_STATE_STOPPED) {
+		printf("    queue 1 states: RX %u, TX %u\n", rxq.queue_state, txq.queue_state);
+		return false;
+	}
+	test_hw_stats(CP_B, &s);
+	m = rss_frame(0);
+	if (m == NULL || test_tx_all(a, &m, 1) != 1 ||
+	    test_hw_counter_wait(CP_B, offsetof(struct refnic_hw_stats, q[1].rx_no_buffer),
+				 s.q[1].rx_no_buffer + 1) != s.q[1].rx_no_buffer + 1) {
+		test_hw_stats(CP_B, &t);
+		printf("    RX queue 1: %" PRIu64 " frames taken, %" PRIu64 " dropped for no "
+		       "buffer; 0 and 1 expected\n", t.q[1].rx_packets - s.q[1].rx_packets,
+		       t.q[1].rx_no_buffer - s.q[1].rx_no_buffer);
+		return false;
+	}
+	m = test_make_pkt(&(struct rte_ether_addr){{ 0x02, 0, 0, 0, 0, 1 }}, 64, 1, 1);
+	if (m == NULL || rte_eth_tx_burst(b, 1, &m, 1) != 0) {
+		printf("    stopped TX queue 1 took a packet\n");
+		return false;
+	}
+	rte_pktmbuf_free(m);
+	deadline = rte_get_timer_cycles() + rte_get_timer_hz() / 50;	/* 20 ms */
+	while (rte_get_timer_cycles() < deadline)
+		if (rte_eth_rx_burst(b, 1, &rx, 1) != 0) {
+			rte_pktmbuf_free(rx);
+			printf("    stopped RX queue 1 received\n");
+			return false;
+		}
+	test_hw_stats(CP_B, &t);
+	if (t.q[1].tx_doorbells != s.q[1].tx_doorbells || t.q[1].tx_packets != s.q[1].tx_packets ||
+	    t.q[1].rx_packets != s.q[1].rx_packets) {
+		printf("    queue 1 on the device: %" PRIu64 " TX doorbells, %" PRIu64 " sent, %"
+		       PRIu64 " received\n", t.q[1].tx_doorbells - s.q[1].tx_doorbells,
+		       t.q[1].tx_packets - s.q[1].tx_packets, t.q[1].rx_packets - s.q[1].rx_packets);
+		return false;
+	}
+	return true;
+}
+
+/*
  * A recovery brings each queue back as the application left it: a
- * deferred-start RX queue it started by hand receives again. first_fails:
- * the first attempt fails in the start (a QUEUE_CREATE the device drops),
- * after its error path stopped every queue; the next attempt must still
- * bring back what the application had, not what the failed one left.
+ * deferred-start RX queue 0 it started by hand receives again, and the
+ * queues 1 it stopped stay stopped. first_fails: the first attempt fails
+ * in the start (a QUEUE_CREATE the device drops), after its error path
+ * stopped every queue; the next attempt must still bring back what the
+ * application had, not what the failed one left.
  */
 static int
 recovery_keeps_queue_states(bool first_fails)
@@ -948,22 +1005,37 @@ recovery_keeps_queue_states(bool first_fails)
 		.admin_timeout_opcode = REFNIC_ADMIN_QUEUE_CREATE,
 		.admin_timeout_times = 1,
 	};
+	struct rte_eth_rss_reta_entry64 reta[REFNIC_RSS_RETA_SIZE / RTE_ETH_RETA_GROUP_SIZE];
 	struct rte_eth_rxconf rxconf = { .rx_deferred_start = 1 };
 	uint64_t resets;
-	struct rte_eth_conf conf = { 0 };
+	struct rte_eth_conf conf = {
+		.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS,
+		.rx_adv_conf.rss_conf.rss_hf = RTE_ETH_RSS_IPV4,
+	};
 	struct rte_ether_addr mac;
+	unsigned int i, j;
 	uint16_t a, b;
 	int ret = TEST_FAILED;
 
+	/* Every hashed frame to RX queue 1; the others (test frames) go to 0. */
+	for (i = 0; i < RTE_DIM(reta); i++) {
+		reta[i].mask = UINT64_MAX;
+		for (j = 0; j < RTE_ETH_RETA_GROUP_SIZE; j++)
+			reta[i].reta[j] = 1;
+	}
 	TEST_ASSERT_SUCCESS(test_pair_create(CP_A, CP_B, &a, &b), "");
 	recovery_log_start(b, true);
-	if (test_port_start(a, 0, 0) != 0 || rte_eth_dev_configure(b, 1, 1, &conf) != 0 ||
+	if (test_port_start(a, 0, 0) != 0 || rte_eth_dev_configure(b, 2, 2, &conf) != 0 ||
 	    rte_eth_rx_queue_setup(b, 0, TEST_RING_SIZE, SOCKET_ID_ANY, &rxconf,
 				   test_pool) != 0 ||
+	    rte_eth_rx_queue_setup(b, 1, TEST_RING_SIZE, SOCKET_ID_ANY, NULL, test_pool) != 0 ||
 	    rte_eth_tx_queue_setup(b, 0, TEST_RING_SIZE, SOCKET_ID_ANY, NULL) != 0 ||
+	    rte_eth_tx_queue_setup(b, 1, TEST_RING_SIZE, SOCKET_ID_ANY, NULL) != 0 ||
 	    rte_eth_dev_start(b) != 0 || rte_eth_promiscuous_enable(b) != 0 ||
-	    rte_eth_dev_rx_queue_start(b, 0) != 0 || rte_eth_macaddr_get(b, &mac) != 0 ||
-	    !frame_arrives(a, b, &mac, 11))
+	    rte_eth_dev_rss_reta_update(b, reta, REFNIC_RSS_RETA_SIZE) != 0 ||
+	    rte_eth_dev_rx_queue_start(b, 0) != 0 || rte_eth_dev_rx_queue_stop(b, 1) != 0 ||
+	    rte_eth_dev_tx_queue_stop(b, 1) != 0 || rte_eth_macaddr_get(b, &mac) != 0 ||
+	    !frame_arrives(a, b, &mac, 11) || !queues_1_stopped(a, b))
 		goto out;
 	resets = test_xstat(b, "device_resets");
 	if (first_fails)
@@ -979,6 +1051,10 @@ recovery_keeps_queue_states(bool first_fails)
 	}
 	if (!frame_arrives(a, b, &mac, 12)) {
 		printf("    the hand-started queue did not come back\n");
+		goto out;
+	}
+	if (!queues_1_stopped(a, b)) {
+		printf("    the queues the application stopped came back started\n");
 		goto out;
 	}
 	ret = TEST_SUCCESS;
