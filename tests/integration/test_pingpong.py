@@ -138,7 +138,14 @@ def assert_ordered(r):
 
 # Probes are re-sent when lost, so samples == count holds even on a loaded
 # machine; a long probe timeout keeps a slow run from counting as losses.
+# So samples == count says nothing about loss: every run also reads `lost`
+# (and `stray`, frames that answer no probe), which must be 0.
 BASE = ["--warmup", "100", "--timeout-ms", "2000"]
+
+
+def assert_nothing_lost(r):
+    assert r["lost"] == 0 and r["late"] == 0 and r["stray"] == 0, \
+        "probes lost, late or stray: %s" % r
 
 
 def test_pingpong_refnic_one_process_json_and_csv():
@@ -150,7 +157,8 @@ def test_pingpong_refnic_one_process_json_and_csv():
     assert r["samples"] == 2000, r
     assert r["driver"] == "net_refnic" and r["server_driver"] == "net_refnic", r
     assert r["role"] == "both" and r["inflight"] == 1 and r["size"] == 64, r
-    assert r["sent"] >= 2100, r
+    assert_nothing_lost(r)
+    assert r["sent"] == 2100, r      # 100 warm-up probes and 2000, none sent twice
     assert_ordered(r)
     assert rows, "empty CSV"
     assert sum(int(row["count"]) for row in rows) == 2000, rows
@@ -164,6 +172,7 @@ def test_pingpong_text_report():
     rc, out, err = run(refnic_pair(unique("c")), BASE + ["--count", "500", "--size", "256"])
     assert rc == 0, err
     assert "samples 500 " in out, out
+    assert " 0 lost, 0 late, 0 stray" in out, out
     for word in ("p50", "p90", "p99", "p99.9", "max", "256 B frames"):
         assert word in out, "%r not in report:\n%s" % (word, out)
     assert "EAL:" not in out, "EAL logs belong on stderr:\n%s" % out
@@ -173,9 +182,11 @@ def test_pingpong_inflight_and_duration():
     r, _ = run_json(refnic_pair(unique("c")), BASE + ["--count", "3000", "--inflight", "8"])
     assert r["samples"] == 3000 and r["inflight"] == 8, r
     assert_ordered(r)
+    assert_nothing_lost(r)
     r, _ = run_json(refnic_pair(unique("c")), BASE + ["--duration", "0.3"])
     assert r["samples"] > 0 and r["elapsed_s"] >= 0.3, r
     assert_ordered(r)
+    assert_nothing_lost(r)
 
 
 def test_pingpong_memif_one_process():
@@ -187,6 +198,7 @@ def test_pingpong_memif_one_process():
             os.unlink(sock)
     assert r["samples"] == 2000 and r["driver"] == "net_memif", r
     assert_ordered(r)
+    assert_nothing_lost(r)
 
 
 def two_processes(server_vdev, client_vdev, client_args, server_args=()):
@@ -213,6 +225,7 @@ def test_pingpong_memif_two_processes():
             os.unlink(sock)
     assert c["samples"] == 1000 and c["role"] == "client", c
     assert_ordered(c)
+    assert_nothing_lost(c)
     assert s["role"] == "server" and s["interrupted"] and s["reflected"] >= 1100, s
 
 
@@ -225,6 +238,7 @@ def test_pingpong_refnic_shm_two_processes():
                          ["--count", "100", "--warmup", "10"])
     assert c["samples"] == 100 and c["driver"] == "net_refnic", c
     assert_ordered(c)
+    assert_nothing_lost(c)
     assert s["reflected"] >= 110 and s["server_driver"] == "net_refnic", s
 
 
@@ -241,6 +255,7 @@ def test_pingpong_wait_intr_refnic_shm_two_processes():
     assert c["intr_wakeups"] > 0 and s["intr_wakeups"] > 0, (c, s)
     assert s["reflected"] >= 210, s
     assert_ordered(c)
+    assert_nothing_lost(c)
 
 
 def test_pingpong_wait_intr_without_rx_interrupts_says_use_poll():
@@ -266,6 +281,7 @@ def test_pingpong_wait_intr_vhost_virtio_user():
     # The client slept between probes and frames woke it.
     assert c["intr_wakeups"] > 0, c
     assert_ordered(c)
+    assert_nothing_lost(c)
 
 
 def test_pingpong_sigint_ends_with_a_report():
@@ -278,6 +294,7 @@ def test_pingpong_sigint_ends_with_a_report():
     r = json.loads(out)
     assert r["interrupted"] and r["samples"] > 0, r
     assert_ordered(r)
+    assert_nothing_lost(r)
 
 
 def test_pingpong_bad_args_print_usage_and_exit_2():

@@ -12,7 +12,7 @@ import shutil
 import pytest
 
 from test_port_state import dump_priv
-from test_testpmd_refnic import PAIR, PAIR_PEERS, run_traffic
+from test_testpmd_refnic import BURST, PAIR, PAIR_PEERS, run_traffic
 
 
 def telemetry(tp, *commands):
@@ -34,8 +34,10 @@ def test_ethdev_telemetry_on_refnic_ports(refnic_testpmd):
     nic = tp.port_stats(0)
     assert stats["opackets"] == nic["TX-packets"] > 0, (stats, nic)
     assert stats["ipackets"] == nic["RX-packets"] > 0, (stats, nic)
-    # The PMD's own xstats come through too: one tail write per burst.
-    assert 0 < xstats["tx_doorbell_writes"] < stats["opackets"], xstats
+    # The PMD's own xstats come through too: one tail write per burst, and
+    # after tx_first every io-forwarding burst is 32 packets (the closed loop).
+    assert stats["opackets"] % BURST == 0, stats
+    assert xstats["tx_doorbell_writes"] == stats["opackets"] // BURST, (xstats, stats)
     # Adaptive moderation decides when a queue is armed; testpmd never arms.
     assert xstats["rx_q0_itr_us"] == 0, xstats
 
@@ -73,14 +75,16 @@ def test_refnic_port_devargs_moderation_and_doorbells(refnic_testpmd):
     assert p0["port"]["tx_path"] == "push" and p0["devargs"]["wc"] == "auto", p0
 
     tx_before, rx_before = p0["txq0"]["doorbell_writes"], p0["rxq0"]["doorbell_writes"]
-    run_traffic(tp, PAIR_PEERS)
+    fwd = run_traffic(tp, PAIR_PEERS)
     p0 = telemetry(tp, "/refnic/port,0")[0]
-    stats = tp.port_stats(0)
-    # More tail writes after traffic, but one per burst, not one per packet.
-    assert tx_before < p0["txq0"]["doorbell_writes"] < tx_before + stats["TX-packets"], \
-        (p0["txq0"], stats)
-    assert rx_before < p0["rxq0"]["doorbell_writes"] < rx_before + stats["RX-packets"], \
-        (p0["rxq0"], stats)
+    # One tail write per burst, exactly: every burst of the closed loop is
+    # 32 packets (so none is a lone packet for the push window). RX: one per
+    # refill batch of 32 at most.
+    tx, rx = fwd[0]["TX-packets"], fwd[0]["RX-packets"]
+    assert tx > 0 and tx % BURST == 0, fwd
+    assert p0["txq0"]["doorbell_writes"] - tx_before == tx // BURST, (p0["txq0"], fwd)
+    assert 0 < p0["rxq0"]["doorbell_writes"] - rx_before <= -(-rx // BURST), \
+        (p0["rxq0"], fwd)
     # testpmd polls and never arms a queue: the device raised no interrupt.
     assert p0["rxq0"]["interrupts"] == 0 and p0["txq0"]["interrupts"] == 0, p0
 

@@ -36,6 +36,9 @@ def refnic(vdevs=PAIR, testpmd_args=()):
     return TestPmd(vdevs, plugins=[pmd_path()], testpmd_args=testpmd_args)
 
 
+BURST = 32                      # testpmd's default burst, what tx_first sends per port
+
+
 def delivered(fwd, peers):
     """Every packet a port sent was received, or counted missed, by its peer."""
     return all(fwd[tx]["TX-packets"] == fwd[rx]["RX-packets"] + fwd[rx]["RX-dropped"]
@@ -47,7 +50,10 @@ def run_traffic(tp, peers):
 
     The device works beside the driver, so frames handed to it just before
     'stop' may still be on the cable: 'show fwd stats all' is read again
-    until they have arrived, within SETTLE_S.
+    until they have arrived, within SETTLE_S. Then, as the net_ring baseline
+    asks: nothing lost, neither missed by the receiving port ('RX-dropped'
+    in forward stats is the port's RX-missed) nor refused by the sending
+    one, so every packet a port sent is one its peer received.
     """
     tp.cmd("start tx_first", check=True)
     time.sleep(1)
@@ -58,8 +64,11 @@ def run_traffic(tp, peers):
     while not delivered(fwd, peers) and time.monotonic() < deadline:
         time.sleep(0.1)
         fwd = tp.fwd_stats()
-    # 'RX-dropped' in forward stats is the port's RX-missed.
     assert delivered(fwd, peers), "TX != peer RX + RX-missed: %s" % fwd
+    for tx, rx in peers.items():
+        assert fwd[rx]["RX-dropped"] == 0 and fwd[tx]["TX-dropped"] == 0, \
+            "frames lost: %s" % fwd
+        assert fwd[tx]["TX-packets"] == fwd[rx]["RX-packets"], fwd
     return fwd
 
 
@@ -103,12 +112,20 @@ def test_xstats_doorbells(pair):
     missing = [name for name in XSTATS if name not in names]
     assert not missing, "missing xstats %s in %s" % (missing, sorted(names))
     assert names["admin_commands"] > 0, names  # probing talks to the device
+    tp.cmd("clear port xstats all", check=True)
     run_traffic(tp, PAIR_PEERS)
     xstats = tp.xstats(0)
-    tx_packets = tp.port_stats(0)["TX-packets"]
-    # One TAIL write per burst, never one per packet; tx_first bursts are 32.
-    assert 0 < xstats["tx_doorbell_writes"] < tx_packets, (xstats, tx_packets)
-    assert xstats["rx_doorbell_writes"] > 0, xstats
+    stats = tp.port_stats(0)
+    # io forwarding after tx_first is a closed loop of one 32-packet burst per
+    # direction: a port's RX burst takes what its peer's TX burst sent, so
+    # every TX burst is 32 packets and rings TAIL once (the device counts
+    # the writes). One per burst, exactly: not one per packet, nor 31.
+    tx_packets = stats["TX-packets"]
+    assert tx_packets > 0 and tx_packets % BURST == 0, stats
+    assert xstats["tx_doorbell_writes"] == tx_packets // BURST, (xstats, stats)
+    # RX refills in batches of 32: no more tail writes than batches taken.
+    rx_packets = stats["RX-packets"]
+    assert 0 < xstats["rx_doorbell_writes"] <= -(-rx_packets // BURST), (xstats, stats)
 
 
 def test_clear_stats(pair):
@@ -119,6 +136,12 @@ def test_clear_stats(pair):
     assert sorted(stats) == [0, 1], stats
     for port in (0, 1):
         assert stats[port]["RX-packets"] == 0 and stats[port]["TX-packets"] == 0, stats
+    # Cleared, not stuck at zero: the next run counts exactly its own traffic.
+    fwd = run_traffic(tp, PAIR_PEERS)
+    stats = tp.port_stats()
+    for port in (0, 1):
+        for key in ("RX-packets", "TX-packets"):
+            assert stats[port][key] == fwd[port][key] > 0, (port, key, stats, fwd)
 
 
 def test_port_stop_start_close():

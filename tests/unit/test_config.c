@@ -14,6 +14,7 @@
 #include <rte_errno.h>
 #include <rte_mempool.h>
 
+#include "rte_pmd_refnic.h"
 #include "test_common.h"
 
 #define CF	"net_refnic_cf"
@@ -226,6 +227,48 @@ test_offloads_not_offered(void)
 	return cf_works();
 }
 
+/*
+ * A device without VLAN filters, moderation and the push window
+ * (caps_off=vlan_filter+moderation+push) offers none of them: VLAN
+ * filtering refused at configure, a VLAN filter entry refused, a
+ * moderation interval refused, and a lone packet fetched through TAIL,
+ * never pushed (the device sends no push line). (caps_off=scatter is not
+ * here: the PMD offers RX scatter whatever the device says.)
+ */
+static int
+test_caps_off_vlan_filter_moderation_push(void)
+{
+	struct rte_eth_conf conf = { .rxmode.offloads = RTE_ETH_RX_OFFLOAD_VLAN_FILTER };
+	struct refnic_hw_stats hw;
+	struct rte_eth_dev_info info;
+	struct rte_ether_addr mac;
+	struct rte_mbuf *m;
+
+	TEST_ASSERT_SUCCESS(cf_create("caps_off=vlan_filter+moderation+push"), "");
+	TEST_ASSERT_SUCCESS(rte_eth_dev_info_get(cf_port, &info), "");
+	TEST_ASSERT(!(info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_VLAN_FILTER),
+		    "VLAN filtering offered: 0x%" PRIx64, info.rx_offload_capa);
+	TEST_ASSERT_EQUAL(rte_eth_dev_configure(cf_port, 1, 1, &conf), -EINVAL, "VLAN filter");
+	TEST_ASSERT_SUCCESS(test_port_start(cf_port, 0, 0), "");
+	TEST_ASSERT(rte_eth_dev_vlan_filter(cf_port, 100, 1) != 0, "a VLAN filter entry taken");
+	TEST_ASSERT_EQUAL(rte_pmd_refnic_rx_itr_set(cf_port, 0, 100), -ENOTSUP, "RX interval");
+	TEST_ASSERT_EQUAL(rte_pmd_refnic_tx_itr_set(cf_port, 0, 100), -ENOTSUP, "TX interval");
+	rte_eth_macaddr_get(cf_port, &mac);
+	m = test_make_pkt(&mac, 64, 3, 1);
+	TEST_ASSERT_EQUAL(test_tx_all(cf_port, &m, 1), 1, "sent");
+	TEST_ASSERT_EQUAL(test_rx_wait(cf_port, &m, 1), 1, "received");
+	TEST_ASSERT(test_pkt_matches(m, &mac, 64, 3), "intact");
+	rte_pktmbuf_free(m);
+	test_hw_stats(CF, &hw);
+	TEST_ASSERT(hw.tx_push_lines == 0 && hw.q[0].tx_doorbells == 1,
+		    "lone packet: %" PRIu64 " push lines, %" PRIu64 " TAIL writes",
+		    hw.tx_push_lines, hw.q[0].tx_doorbells);
+	TEST_ASSERT_EQUAL(test_xstat(cf_port, "tx_push_packets"), 0, "pushed");
+	TEST_ASSERT_EQUAL(test_xstat(cf_port, "tx_fetch_packets"), 1, "fetched");
+	TEST_ASSERT_SUCCESS(rte_eth_dev_stop(cf_port), "");
+	return cf_works();
+}
+
 static int
 rss_start(uint16_t nb_rxq, const struct rte_eth_conf *conf)
 {
@@ -329,6 +372,7 @@ const struct unit_test_suite refnic_config_suite = {
 		TEST_CASE_ST(NULL, cf_teardown, test_descriptor_counts),
 		TEST_CASE_ST(NULL, cf_teardown, test_mtu_limits),
 		TEST_CASE_ST(NULL, cf_teardown, test_offloads_not_offered),
+		TEST_CASE_ST(NULL, cf_teardown, test_caps_off_vlan_filter_moderation_push),
 		TEST_CASE_ST(NULL, cf_teardown, test_rss_without_capability),
 		TEST_CASE_ST(NULL, cf_teardown, test_rss_bad_key_and_reta),
 		TEST_CASE_ST(NULL, cf_teardown, test_link_speeds),

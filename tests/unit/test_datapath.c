@@ -142,7 +142,7 @@ test_pair_byte_identical(void)
 	return TEST_SUCCESS;
 }
 
-/* The port's MAC filter, promiscuous and all-multicast modes. */
+/* The port's MAC filter, promiscuous and all-multicast modes, on and off again. */
 static int
 test_mac_filter(void)
 {
@@ -151,7 +151,8 @@ test_mac_filter(void)
 	static const struct rte_ether_addr mcast = {{ 0x01, 0x00, 0x5e, 0, 0, 1 }};
 	const struct { const struct rte_ether_addr *dst; bool allmulti; bool pass; } cases[] = {
 		{ &mac_b, false, true }, { &other, false, false }, { &bcast, false, true },
-		{ &mcast, false, false }, { &mcast, true, true },
+		{ &mcast, false, false }, { &mcast, true, true }, { &bcast, true, true },
+		{ &other, true, false }, { &mcast, false, false },	/* all-multicast off again */
 	};
 	struct rte_mbuf *m, *rx;
 	struct refnic_hw_stats before, after;
@@ -162,6 +163,8 @@ test_mac_filter(void)
 	for (i = 0; i < RTE_DIM(cases) && ret == TEST_SUCCESS; i++) {
 		if (cases[i].allmulti)
 			rte_eth_allmulticast_enable(port_b);
+		else
+			rte_eth_allmulticast_disable(port_b);
 		test_hw_stats(DP_B, &before);
 		m = test_make_pkt(cases[i].dst, 100, i, 1);
 		if (rte_eth_tx_burst(port_a, 0, &m, 1) != 1) {

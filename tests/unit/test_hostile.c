@@ -65,6 +65,16 @@ struct hostile_run {
 	int in_use_delta;		/* mbufs held after both ports stopped */
 	bool started;			/* both ports ran at some point */
 	unsigned int failed_starts;	/* bring-ups that failed */
+	/* Every frame accounted for, by the devices' own counters. */
+	uint64_t sent;			/* frames tx_burst took */
+	uint64_t a_tx;			/* A's device: frames it sent */
+	uint64_t a_lost;		/* ... dropped: malformed, cable */
+	uint64_t b_rx;			/* B's device: frames it wrote to the ring */
+	uint64_t b_lost;		/* ... dropped: no buffer, filtered, cable */
+	uint64_t stray;			/* received frames no sent one matches, in order */
+	uint64_t stray_first;		/* the first of them: its position */
+	uint64_t gaps;			/* runs of sent frames that never came */
+	bool after_ok;			/* a clean burst crossed intact, faults off */
 };
 
 /* Back from a failure: reset, reconfigure, start; false if it did not come up. */
@@ -93,6 +103,88 @@ recover_pending(uint16_t port, unsigned int *seen, struct hostile_run *r)
 	}
 }
 
+/*
+ * Frame number seed of a run: its length, unique with its payload (which
+ * repeats every 256 seeds) among the run's ROUNDS * TEST_BURST frames.
+ */
+static uint32_t
+hostile_len(uint32_t seed)
+{
+	return 64 + (seed / TEST_BURST % 8) * 100 + (seed >> 8 & 63);
+}
+
+/* Frames sent, in order; what B receives is matched against them in order. */
+static uint32_t sent_seed[ROUNDS * TEST_BURST];
+
+/*
+ * m is the next sent frame at or after *next, byte for byte: *next moves
+ * past it (the frames skipped were lost); false if none is (m was never
+ * sent, came twice or out of order).
+ */
+static bool
+hostile_match(const struct rte_mbuf *m, const struct rte_ether_addr *mac, uint64_t sent,
+	      uint64_t *next, uint64_t *gaps)
+{
+	uint64_t k;
+
+	for (k = *next; k < sent; k++)
+		if (test_pkt_matches(m, mac, hostile_len(sent_seed[k]), sent_seed[k])) {
+			*gaps += k != *next;
+			*next = k + 1;
+			return true;
+		}
+	return false;
+}
+
+static void
+hostile_receive(uint16_t b, const struct rte_ether_addr *mac, struct hostile_run *r,
+		uint64_t *next, unsigned int *got)
+{
+	struct rte_mbuf *m[TEST_BURST];
+	uint16_t n, k;
+
+	n = rte_eth_rx_burst(b, 0, m, TEST_BURST);
+	for (k = 0; k < n; k++)
+		if (!hostile_match(m[k], mac, r->sent, next, &r->gaps) && r->stray++ == 0)
+			r->stray_first = r->received + k;
+	r->received += n;
+	*got += n;
+	rte_pktmbuf_free_bulk(m, n);
+}
+
+/* Faults off, recoveries over: one burst A -> B arrives whole and intact. */
+static bool
+hostile_after(uint16_t a, uint16_t b, const struct rte_ether_addr *mac, struct hostile_run *r,
+	      unsigned int *seen_a, unsigned int *seen_b)
+{
+	struct refnic_emu_faults none = { 0 };
+	struct rte_mbuf *m[TEST_BURST];
+	uint64_t deadline;
+	uint16_t n, i, got = 0;
+	bool ok = true;
+
+	refnic_emu_set_faults(refnic_emu_lookup(HA), &none);
+	refnic_emu_set_faults(refnic_emu_lookup(HB), &none);
+	rte_delay_ms(50);	/* a recovery under way finishes, or its event comes */
+	recover_pending(a, seen_a, r);
+	recover_pending(b, seen_b, r);
+	while ((n = rte_eth_rx_burst(b, 0, m, TEST_BURST)) > 0)
+		rte_pktmbuf_free_bulk(m, n);
+	for (i = 0; i < TEST_BURST; i++)
+		m[i] = test_make_pkt(mac, 200 + i, 7000 + i, 1);
+	if (test_tx_all(a, m, TEST_BURST) != TEST_BURST)
+		return false;
+	deadline = rte_get_timer_cycles() + TEST_WAIT_S * rte_get_timer_hz();
+	while (got < TEST_BURST && rte_get_timer_cycles() < deadline) {
+		n = rte_eth_rx_burst(b, 0, m, TEST_BURST);
+		for (i = 0; i < n; i++)
+			ok &= test_pkt_matches(m[i], mac, 200 + got + i, 7000 + got + i);
+		got += n;
+		rte_pktmbuf_free_bulk(m, n);
+	}
+	return ok && got == TEST_BURST;
+}
+
 /* Traffic A -> B while the device of `victim` garbles what fault_corrupt says. */
 static int
 hostile_run(const char *corrupt_a, const char *corrupt_b, const char *victim,
@@ -101,7 +193,9 @@ hostile_run(const char *corrupt_a, const char *corrupt_b, const char *victim,
 	char args[128];
 	struct rte_ether_addr mac;
 	struct rte_mbuf *m[TEST_BURST];
+	struct refnic_hw_stats sa, sb;
 	unsigned int in_use, seen_a = 0, seen_b = 0, round, i, tries, got;
+	uint64_t next = 0;
 	uint16_t a, b, n;
 
 	memset(r, 0, sizeof(*r));
@@ -127,23 +221,45 @@ hostile_run(const char *corrupt_a, const char *corrupt_b, const char *victim,
 		r->failed_starts += !r->started;
 	}
 	rte_eth_macaddr_get(b, &mac);
+	/* The devices' counts from here on (bring-ups send nothing). */
+	test_hw_stats(HA, &sa);
+	test_hw_stats(HB, &sb);
+	r->a_tx = sa.q[0].tx_packets;
+	r->a_lost = sa.q[0].tx_malformed + sa.cable_tx_dropped;
+	r->b_rx = sb.q[0].rx_packets;
+	r->b_lost = sb.q[0].rx_no_buffer + sb.rx_filtered + sb.rx_oversize + sb.cable_rx_dropped;
 	for (round = 0; r->started && round < ROUNDS; round++) {
-		for (i = 0; i < TEST_BURST; i++)
-			m[i] = test_make_pkt(&mac, 64 + (round % 8) * 100, round * TEST_BURST + i, 1);
-		n = rte_eth_tx_burst(a, 0, m, TEST_BURST);
-		rte_pktmbuf_free_bulk(m + n, TEST_BURST - n);
-		for (i = 0, got = 0; i < 4; i++) {
-			n = rte_eth_rx_burst(b, 0, m, TEST_BURST);
-			got += n;
-			rte_pktmbuf_free_bulk(m, n);
+		for (i = 0; i < TEST_BURST; i++) {
+			uint32_t seed = round * TEST_BURST + i;
+
+			m[i] = test_make_pkt(&mac, hostile_len(seed), seed, 1);
 		}
-		r->received += got;
+		n = rte_eth_tx_burst(a, 0, m, TEST_BURST);
+		for (i = 0; i < n; i++)
+			sent_seed[r->sent++] = round * TEST_BURST + i;
+		rte_pktmbuf_free_bulk(m + n, TEST_BURST - n);
+		for (i = 0, got = 0; i < 4; i++)
+			hostile_receive(b, &mac, r, &next, &got);
 		if (got == 0)	/* a recovery under way: give it time */
 			rte_delay_us_sleep(1000);
 		recover_pending(a, &seen_a, r);
 		recover_pending(b, &seen_b, r);
 	}
+	/* What is still on its way, then the counts. */
+	for (i = 0, got = 0; r->started && i < 20; i++) {
+		hostile_receive(b, &mac, r, &next, &got);
+		rte_delay_us_sleep(500);
+	}
+	r->gaps += next != r->sent;	/* the last ones never came */
+	test_hw_stats(HA, &sa);
+	test_hw_stats(HB, &sb);
+	r->a_tx = sa.q[0].tx_packets - r->a_tx;
+	r->a_lost = sa.q[0].tx_malformed + sa.cable_tx_dropped - r->a_lost;
+	r->b_rx = sb.q[0].rx_packets - r->b_rx;
+	r->b_lost = sb.q[0].rx_no_buffer + sb.rx_filtered + sb.rx_oversize + sb.cable_rx_dropped -
+		    r->b_lost;
 	r->garbled = refnic_emu_corrupted(refnic_emu_lookup(victim));
+	r->after_ok = r->started && hostile_after(a, b, &mac, r, &seen_a, &seen_b);
 	r->events = reset_events[a] + reset_events[b];
 	r->recovered = recovered_events[a] + recovered_events[b];
 	rte_eth_dev_stop(a);
@@ -154,14 +270,50 @@ hostile_run(const char *corrupt_a, const char *corrupt_b, const char *victim,
 	test_port_destroy(HA);
 	test_port_destroy(HB);
 	printf("    %s%s: %" PRIu64 " garbled, %u recovered by the PMD, %u reset events, "
-	       "%u recoveries by the application, %" PRIu64 " received\n", corrupt_a, corrupt_b,
-	       r->garbled, r->recovered, r->events, r->recoveries, r->received);
+	       "%u recoveries by the application; %" PRIu64 " sent, A's device sent %" PRIu64
+	       " and dropped %" PRIu64 ", B's device took %" PRIu64 " and dropped %" PRIu64
+	       ", %" PRIu64 " received in order, in %" PRIu64 " runs, %" PRIu64 " stray\n",
+	       corrupt_a, corrupt_b, r->garbled, r->recovered, r->events, r->recoveries, r->sent,
+	       r->a_tx, r->a_lost, r->b_rx, r->b_lost, r->received - r->stray, r->gaps + 1,
+	       r->stray);
 	return 0;
+}
+
+/*
+ * What arrived, against what was sent: every frame B delivers is one A sent,
+ * byte for byte, in order, once; both devices account for every frame
+ * (A's sent all tx_burst took, B's took or counted each); and B's frames lost
+ * (those in a stopped ring, which the PMD does not count) come in at most one
+ * run per recovery. With lossless set, none lost at all.
+ */
+static int
+hostile_accounted(const struct hostile_run *r, bool lossless)
+{
+	unsigned int recoveries = r->recovered + r->recoveries;
+
+	TEST_ASSERT(r->sent > 0, "nothing sent");
+	TEST_ASSERT_EQUAL(r->stray, 0, "%" PRIu64 " frames received that were not sent, or not "
+			  "in order, or twice (the first at %" PRIu64 ")", r->stray, r->stray_first);
+	TEST_ASSERT_EQUAL(r->a_tx + r->a_lost, r->sent, "A's device: %" PRIu64 " sent, %" PRIu64
+			  " dropped, of %" PRIu64, r->a_tx, r->a_lost, r->sent);
+	TEST_ASSERT_EQUAL(r->b_rx + r->b_lost, r->a_tx,
+			  "B's device: %" PRIu64 " taken, %" PRIu64 " dropped, of %" PRIu64 " sent",
+			  r->b_rx, r->b_lost, r->a_tx);
+	TEST_ASSERT(r->received <= r->b_rx, "%" PRIu64 " received of %" PRIu64 " taken",
+		    r->received, r->b_rx);
+	if (lossless) {
+		TEST_ASSERT_EQUAL(r->received, r->sent, "%" PRIu64 " of %" PRIu64 " arrived",
+				  r->received, r->sent);
+		return TEST_SUCCESS;
+	}
+	TEST_ASSERT(r->gaps <= recoveries, "frames lost in %" PRIu64 " runs, %u recoveries",
+		    r->gaps, recoveries);
+	return TEST_SUCCESS;
 }
 
 /* Queues that see garbage stop; the port recovers, leaking nothing. */
 static int
-hostile_queue(const char *corrupt_a, const char *corrupt_b, const char *victim)
+hostile_queue(const char *corrupt_a, const char *corrupt_b, const char *victim, bool lossless)
 {
 	struct hostile_run r;
 
@@ -170,20 +322,25 @@ hostile_queue(const char *corrupt_a, const char *corrupt_b, const char *victim)
 	TEST_ASSERT(r.garbled > 0, "the device garbled nothing");
 	TEST_ASSERT(r.recovered > 0, "garbage, and no recovery");
 	TEST_ASSERT(r.received > 0, "no traffic between failures");
+	if (hostile_accounted(&r, lossless) != TEST_SUCCESS)
+		return TEST_FAILED;
+	TEST_ASSERT(r.after_ok, "no clean burst after the faults stopped");
 	TEST_ASSERT_EQUAL(r.in_use_delta, 0, "%d mbufs held after stop", r.in_use_delta);
 	return TEST_SUCCESS;
 }
 
+/* A frame whose completion is garbled is lost with the rest of its stopped ring. */
 static int
 test_garbled_rx_completions(void)
 {
-	return hostile_queue("", "fault_corrupt=rx:97", HB);
+	return hostile_queue("", "fault_corrupt=rx:97", HB, false);
 }
 
+/* A garbled TX completion comes after the frame went: none is lost. */
 static int
 test_garbled_tx_completions(void)
 {
-	return hostile_queue("fault_corrupt=tx:97", "", HA);
+	return hostile_queue("fault_corrupt=tx:97", "", HA, true);
 }
 
 /*
@@ -201,6 +358,9 @@ test_garbled_admin_replies(void)
 	TEST_ASSERT(r.garbled > 0, "the device garbled nothing");
 	TEST_ASSERT(r.failed_starts > 0 || r.events > 0 || r.recoveries > 0 || r.recovered > 0,
 		    "no failure seen");
+	if (hostile_accounted(&r, true) != TEST_SUCCESS)
+		return TEST_FAILED;
+	TEST_ASSERT(r.after_ok, "no clean burst after the faults stopped");
 	TEST_ASSERT_EQUAL(r.in_use_delta, 0, "%d mbufs held after stop", r.in_use_delta);
 	return TEST_SUCCESS;
 }

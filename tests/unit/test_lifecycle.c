@@ -94,8 +94,27 @@ test_stats_counts(void)
 	}
 	if (ret == TEST_SUCCESS && (rte_eth_stats_reset(port_b) != 0 ||
 				    rte_eth_stats_get(port_b, &sb) != 0 ||
-				    sb.ipackets != 0 || sb.opackets != 0 || sb.ibytes != 0))
+				    sb.ipackets != 0 || sb.opackets != 0 || sb.ibytes != 0 ||
+				    sb.obytes != 0 || sb.imissed != 0 || sb.ierrors != 0)) {
+		printf("    B after reset: in %" PRIu64 "/%" PRIu64 " out %" PRIu64 "/%" PRIu64 "\n",
+		       sb.ipackets, sb.ibytes, sb.opackets, sb.obytes);
 		ret = TEST_FAILED;
+	}
+	/* A reset that latches zero is no reset: the next traffic counts exactly,
+	 * from zero on B, on top of the first on A (which was not reset). */
+	if (ret == TEST_SUCCESS &&
+	    (lc_traffic(TEST_BURST, TEST_BURST) != TEST_BURST ||
+	     rte_eth_stats_get(port_a, &sa) != 0 || rte_eth_stats_get(port_b, &sb) != 0 ||
+	     sb.ipackets != TEST_BURST || sb.opackets != TEST_BURST ||
+	     sb.ibytes != TEST_BURST * 128 || sb.obytes != TEST_BURST * 128 ||
+	     sa.opackets != 2 * TEST_BURST || sa.obytes != 2 * TEST_BURST * 128 ||
+	     sa.ipackets != 2 * TEST_BURST)) {
+		printf("    after reset and %u more: A out %" PRIu64 "/%" PRIu64 " in %" PRIu64
+		       "; B in %" PRIu64 "/%" PRIu64 " out %" PRIu64 "/%" PRIu64 "\n", TEST_BURST,
+		       sa.opackets, sa.obytes, sa.ipackets, sb.ipackets, sb.ibytes, sb.opackets,
+		       sb.obytes);
+		ret = TEST_FAILED;
+	}
 	lc_destroy();
 	return ret;
 }

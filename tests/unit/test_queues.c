@@ -236,6 +236,7 @@ test_done_cleanup_and_stopped_queues(void)
 {
 	struct refnic_emu *emu = refnic_emu_lookup(QA);
 	struct rte_mbuf *pkts[8];
+	unsigned int avail;
 	uint64_t deadline;
 	int freed;
 	uint16_t i;
@@ -245,15 +246,27 @@ test_done_cleanup_and_stopped_queues(void)
 	for (i = 0; i < RTE_DIM(pkts); i++)
 		pkts[i] = test_make_pkt(&mac_b, 300, i, 2);	/* two segments each */
 	TEST_ASSERT_EQUAL(test_tx_all(port_a, pkts, RTE_DIM(pkts)), RTE_DIM(pkts), "");
+	/* The witness is the pool: mbufs back in it, whatever the call returns.
+	 * (B's RX ring takes none: it refills only in rx_burst.) */
+	avail = rte_mempool_avail_count(test_pool);
 	TEST_ASSERT_EQUAL(rte_eth_tx_done_cleanup(port_a, 0, 0), 0, "nothing sent yet");
+	TEST_ASSERT_EQUAL(rte_mempool_avail_count(test_pool), avail,
+			  "mbufs freed before the device sent them");
 	refnic_emu_set_dataplane_paused(emu, false);
 	deadline = rte_get_timer_cycles() + TEST_WAIT_S * rte_get_timer_hz();
 	while (rte_eth_tx_descriptor_status(port_a, 0, TEST_RING_SIZE - 1) != RTE_ETH_TX_DESC_DONE &&
 	       rte_get_timer_cycles() < deadline)
 		rte_delay_us_sleep(100);
 	TEST_ASSERT_EQUAL(rte_eth_tx_done_cleanup(port_a, 0, 1), 1, "one packet, two segments");
+	TEST_ASSERT_EQUAL(rte_mempool_avail_count(test_pool), avail + 2,
+			  "one packet's two mbufs back in the pool");
 	freed = rte_eth_tx_done_cleanup(port_a, 0, 0);
 	TEST_ASSERT_EQUAL(freed, RTE_DIM(pkts) - 1, "the other packets");
+	TEST_ASSERT_EQUAL(rte_mempool_avail_count(test_pool), avail + 2 * RTE_DIM(pkts),
+			  "every mbuf of the eight packets back in the pool");
+	TEST_ASSERT_EQUAL(rte_eth_tx_done_cleanup(port_a, 0, 0), 0, "nothing left");
+	TEST_ASSERT_EQUAL(rte_mempool_avail_count(test_pool), avail + 2 * RTE_DIM(pkts),
+			  "nothing freed twice");
 	q_drain(port_b);
 
 	/* Stopped queues: nothing to clean, nothing posted, and no crash. */
