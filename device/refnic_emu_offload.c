@@ -10,6 +10,7 @@
  * frame, never on the driver's buffers.
  */
 
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_byteorder.h>
@@ -24,21 +25,30 @@
  * Each thread's scratch frames, one frame at a time: a TX frame stays in
  * its scratch until the cable has copied it out, while other engines, and
  * lcores whose doorbells run TX inline (all engine id 0), work on theirs.
+ * Allocated at a thread's first offload: a plugin's static TLS has no room
+ * for the frames themselves.
  */
 #define SCRATCH_LEN	(REFNIC_MAX_FRAME_LEN + 4)
-static __thread uint8_t tx_scratch_buf[SCRATCH_LEN];
-static __thread uint8_t rx_scratch_buf[SCRATCH_LEN];
+static __thread uint8_t *scratch_of_thread;
+
+static inline uint8_t *
+scratch(void)
+{
+	if (unlikely(scratch_of_thread == NULL))
+		scratch_of_thread = malloc(2 * SCRATCH_LEN);
+	return scratch_of_thread;
+}
 
 static inline uint8_t *
 tx_scratch(void)
 {
-	return tx_scratch_buf;
+	return scratch();
 }
 
 static inline uint8_t *
 rx_scratch(void)
 {
-	return rx_scratch_buf;
+	return scratch() + SCRATCH_LEN;
 }
 
 static void
@@ -115,6 +125,8 @@ refnic_emu_tx_offload(struct refnic_frame *f)
 	uint32_t len = f->len, l3, l4;
 	uint8_t *p = tx_scratch();
 
+	if (unlikely(p == NULL))
+		return false;	/* no memory for it: dropped, counted malformed */
 	if (f->offload & REFNIC_TXD_VLAN_INSERT) {
 		if (len < EMU_ETH_HLEN || len + 4 > SCRATCH_LEN)
 			return false;
@@ -180,6 +192,8 @@ refnic_emu_rx_csum(const struct refnic_frame *f, const struct refnic_pkt_hdrs *h
 	if (h.ip_version == 0)
 		return 0;
 	if (f->nb_segs > 1) {
+		if (unlikely(scratch() == NULL))
+			return 0;	/* no verdict */
 		frame_linearize(f, rx_scratch());
 		p = rx_scratch();
 	}
@@ -220,6 +234,8 @@ refnic_emu_vlan_strip(const struct refnic_frame *f, struct refnic_frame *out, ui
 	if (f->seg_len[0] >= sizeof(hdr)) {
 		memcpy(hdr, f->seg[0], sizeof(hdr));
 	} else {
+		if (unlikely(scratch() == NULL))
+			return false;	/* left tagged */
 		frame_linearize(f, rx_scratch());
 		memcpy(hdr, rx_scratch(), sizeof(hdr));
 	}
