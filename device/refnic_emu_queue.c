@@ -15,6 +15,7 @@
 
 #include <rte_common.h>
 #include <rte_cycles.h>
+#include <rte_memcpy.h>
 #include <rte_prefetch.h>
 
 #include "refnic_cable_shm_port.h"
@@ -648,7 +649,7 @@ rx_scatter(struct refnic_emu *emu, struct refnic_emu_rxq *rxq, const struct refn
 		while (copied < chunk) {
 			uint32_t k = RTE_MIN(chunk - copied, f->seg_len[s] - seg_off);
 
-			memcpy(dst + copied, f->seg[s] + seg_off, k);
+			rte_memcpy(dst + copied, f->seg[s] + seg_off, k);
 			copied += k;
 			seg_off += k;
 			if (seg_off == f->seg_len[s]) {
