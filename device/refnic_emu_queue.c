@@ -692,8 +692,11 @@ refnic_emu_rx_frame(struct refnic_emu *emu, const struct refnic_frame *f,
 	const uint8_t *hdr;
 	uint16_t qid, tail, n;
 
-	if (emu->state != REFNIC_STATE_READY)
+	/* Every frame not taken is counted somewhere: hostile tests add them up. */
+	if (unlikely(emu->state != REFNIC_STATE_READY)) {
+		emu_stats(emu)->cable_rx_dropped++;
 		return false;
+	}
 	/* PHY off (LINK_SET): what comes in from another process or the kernel
 	 * is not taken. In this process, nothing is sent to a port that is down. */
 	if (unlikely(emu->phy_down)) {
@@ -735,6 +738,7 @@ refnic_emu_rx_frame(struct refnic_emu *emu, const struct refnic_frame *f,
 	tail = emu_db_tail(&emu->rxdb[qid]);
 	if (tail >= rxq->size) {
 		queue_error(emu, false, qid, &rxq->enabled, "RX tail beyond ring");
+		qs->rx_no_buffer++;
 		goto drop;
 	}
 	n = rx_buffers_needed(rxq, tail, f->len);
@@ -744,6 +748,7 @@ refnic_emu_rx_frame(struct refnic_emu *emu, const struct refnic_frame *f,
 	}
 	if (!rx_scatter(emu, rxq, f, n, &meta)) {
 		queue_error(emu, false, qid, &rxq->enabled, "RX buffer DMA error");
+		qs->rx_no_buffer++;
 		goto drop;
 	}
 	qs->rx_packets++;

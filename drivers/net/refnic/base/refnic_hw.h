@@ -542,7 +542,8 @@ struct refnic_hw_queue_stats {
 	uint64_t rx_packets;
 	uint64_t rx_bytes;
 	uint64_t rx_doorbells;		/* RX TAIL writes seen */
-	uint64_t rx_no_buffer;		/* frames dropped: no posted buffer */
+	uint64_t rx_no_buffer;		/* frames dropped: no posted buffer, or none
+					 * usable (tail beyond the ring, DMA error) */
 	uint64_t tx_malformed;		/* packets dropped: bad descriptors */
 	uint64_t rx_interrupts;		/* vector raised for this RX queue */
 	uint64_t tx_interrupts;		/* vector raised for this TX queue */
