@@ -29,6 +29,7 @@
 
 #include <rte_eal.h>
 #include <rte_eal_memconfig.h>
+#include <rte_malloc.h>
 #include <rte_memory.h>
 
 #include "refnic_cable_shm_priv.h"
@@ -479,7 +480,7 @@ refnic_shm_view_free(struct shm_view *sv)
 		close(sv->emu.vector_fd[v]);
 	if (sv->link.kick_fd[0] >= 0)
 		close(sv->link.kick_fd[0]);
-	free(sv);
+	rte_free(sv);
 }
 
 void *

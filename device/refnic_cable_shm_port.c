@@ -35,6 +35,7 @@
 
 #include <rte_common.h>
 #include <rte_cycles.h>
+#include <rte_malloc.h>
 #include <rte_pause.h>
 #include <rte_string_fns.h>
 
@@ -289,7 +290,7 @@ refnic_shm_port_init(struct shm_cable *sc)
 	struct shm_port *port = sc->port;
 	uint16_t q;
 
-	sc->stats_base = calloc(1, sizeof(*sc->stats_base));
+	sc->stats_base = rte_zmalloc("refnic_shm_stats", sizeof(*sc->stats_base), 0);
 	if (sc->stats_base == NULL)
 		return -ENOMEM;
 	refnic_shm_wait_clear(sc, &sc->shm->end[peer_of(sc)].delivering, "our port");
@@ -353,7 +354,7 @@ refnic_shm_view_new(struct shm_cable *sc, uint32_t gen, uint64_t bar_iova, uint3
 
 	if (nb_vectors == 0 || nb_vectors > REFNIC_MAX_VECTORS || nb_fds != nb_vectors + 1)
 		return NULL;
-	sv = calloc(1, sizeof(*sv));
+	sv = rte_zmalloc("refnic_shm_view", sizeof(*sv), RTE_CACHE_LINE_SIZE);
 	if (sv == NULL)
 		return NULL;
 	sv->peer_gen = gen;
