@@ -164,8 +164,15 @@ test_mtu_limits(void)
 	struct rte_eth_conf conf = { .rxmode.mtu = REFNIC_MAX_MTU + 1 };
 	uint16_t mtu, now;
 
-	/* A device that cannot scatter, so that an MTU beyond the buffers is refused. */
+	/* A device that cannot scatter, so that an MTU beyond the buffers is
+	 * refused; it does not offer the scatter offload either. */
 	TEST_ASSERT_SUCCESS(cf_create("caps_off=scatter"), "");
+	conf.rxmode.mtu = 1500;
+	conf.rxmode.offloads = RTE_ETH_RX_OFFLOAD_SCATTER;
+	TEST_ASSERT_EQUAL(rte_eth_dev_configure(cf_port, 1, 1, &conf), -EINVAL,
+			  "RX scatter configured on a device without it");
+	conf.rxmode.offloads = 0;
+	conf.rxmode.mtu = REFNIC_MAX_MTU + 1;
 	TEST_ASSERT_EQUAL(rte_eth_dev_configure(cf_port, 1, 1, &conf), -EINVAL, "MTU 9001");
 	conf.rxmode.mtu = REFNIC_MIN_MTU - 1;
 	TEST_ASSERT_EQUAL(rte_eth_dev_configure(cf_port, 1, 1, &conf), -EINVAL, "MTU 67");
@@ -232,8 +239,8 @@ test_offloads_not_offered(void)
  * (caps_off=vlan_filter+moderation+push) offers none of them: VLAN
  * filtering refused at configure, a VLAN filter entry refused, a
  * moderation interval refused, and a lone packet fetched through TAIL,
- * never pushed (the device sends no push line). (caps_off=scatter is not
- * here: the PMD offers RX scatter whatever the device says.)
+ * never pushed (the device sends no push line). (caps_off=scatter:
+ * test_mtu_limits.)
  */
 static int
 test_caps_off_vlan_filter_moderation_push(void)

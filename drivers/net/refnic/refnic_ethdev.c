@@ -598,7 +598,9 @@ refnic_dev_infos_get(struct rte_eth_dev *dev, struct rte_eth_dev_info *info)
 	info->min_mtu = id->min_mtu;
 	info->max_mtu = id->max_mtu;
 	info->max_mac_addrs = refnic_max_mac_addrs(refnic_adapter(dev));
-	info->rx_offload_capa = RTE_ETH_RX_OFFLOAD_SCATTER;
+	info->rx_offload_capa = 0;
+	if (id->caps & REFNIC_CAP_SCATTER)
+		info->rx_offload_capa |= RTE_ETH_RX_OFFLOAD_SCATTER;
 	if (id->caps & REFNIC_CAP_VLAN_FILTER)
 		info->rx_offload_capa |= RTE_ETH_RX_OFFLOAD_VLAN_FILTER;
 	if (id->caps & REFNIC_CAP_VLAN_STRIP)
