@@ -101,8 +101,6 @@ def _hugetlbfs_mounted():
         return any(line.split()[2] == "hugetlbfs" for line in f)
 
 
-# The same as test_multiprocess.py's own fixture (which shadows this one in
-# that module), here for the other multi-process tests.
 @pytest.fixture(scope="module")
 def hugepages():
     """Secondary processes need hugepages (EAL refuses --no-huge ones):

@@ -12,57 +12,13 @@ users run it (doc/guides/nics/refnic.rst, "Multi-process"):
 
 import itertools
 import os
-import re
 import time
-
-import pytest
 
 from testpmd import TestPmd
 from test_telemetry import telemetry
 from test_testpmd_refnic import PAIR
 
-PAGES_NEEDED = 256          # 2 MiB pages: the primary's -m 256, then some
 _seq = itertools.count()
-
-
-def _meminfo(key):
-    with open("/proc/meminfo") as f:
-        m = re.search(r"^%s:\s+(\d+)" % key, f.read(), re.M)
-    return int(m.group(1)) if m else 0
-
-
-def _hugetlbfs_mounted():
-    with open("/proc/mounts") as f:
-        return any(line.split()[2] == "hugetlbfs" for line in f)
-
-
-@pytest.fixture(scope="module")
-def hugepages():
-    """Secondary processes need hugepages (EAL refuses --no-huge ones):
-    reserve them as root for the module, give them back after."""
-    nr_path = "/proc/sys/vm/nr_hugepages"
-    before = _meminfo("HugePages_Total")
-    changed = False
-    if _meminfo("HugePages_Free") < PAGES_NEEDED or not _hugetlbfs_mounted():
-        if os.geteuid() != 0:
-            pytest.skip("multi-process needs %d free 2 MiB hugepages and hugetlbfs "
-                        "mounted (or root to set them up)" % PAGES_NEEDED)
-        if not _hugetlbfs_mounted():
-            os.makedirs("/dev/hugepages", exist_ok=True)
-            if os.system("mount -t hugetlbfs nodev /dev/hugepages") != 0:
-                pytest.skip("cannot mount hugetlbfs on /dev/hugepages")
-        want = before + PAGES_NEEDED - _meminfo("HugePages_Free")
-        if want > before:
-            with open(nr_path, "w") as f:
-                f.write(str(want))
-            changed = True
-        if _meminfo("HugePages_Free") < PAGES_NEEDED:
-            pytest.skip("the kernel gave %d free hugepages, %d needed"
-                        % (_meminfo("HugePages_Free"), PAGES_NEEDED))
-    yield
-    if changed:
-        with open(nr_path, "w") as f:
-            f.write(str(before))
 
 
 def _pair(refnic_pmd, devargs="", telemetry=False):
