@@ -181,14 +181,18 @@ refnic_setup() {
 # Copy the PMD where EAL accepts plugins: no world-writable directory above it.
 # Prints the staged path.
 refnic_stage_pmd() {
-	local dir=$REFNIC_CACHE/pmd d
+	# One folder per checkout: two checkouts testing at once (worktrees,
+	# developers side by side) must not swap each other's PMD.
+	local sum dir d
+	sum=$(printf '%s' "$REFNIC_TOP" | cksum | cut -d' ' -f1)
+	dir=$REFNIC_CACHE/pmd/$sum
 	mkdir -p "$dir"
 	d=$dir
 	while [ "$d" != / ]; do
 		if [ -n "$(find "$d" -maxdepth 0 -perm -o+w 2>/dev/null)" ]; then
-			dir=/var/lib/refnic/pmd
+			dir=/var/lib/refnic/pmd/$sum
 			mkdir -p "$dir"
-			chmod 755 /var/lib/refnic "$dir"
+			chmod 755 /var/lib/refnic /var/lib/refnic/pmd "$dir"
 			break
 		fi
 		d=$(dirname "$d")
