@@ -228,6 +228,10 @@ shm_tx_flush(struct refnic_cable *c, struct refnic_emu *emu __rte_unused,
 	refnic_emu_rx_batch_end(b);
 	if (b->view == NULL)
 		return;
+	/* The view's eventfds (its vectors, the far end's engine kick) close
+	 * with it: signal them while it is held. They wake another process,
+	 * which takes no lock this thread holds. */
+	refnic_emu_intr_flush_deferred();
 	__atomic_fetch_sub(&sc->shm->end[sc->me].delivering, 1, __ATOMIC_RELEASE);
 	b->view = NULL;
 }
