@@ -571,7 +571,6 @@ refnic_shm_view_activate(struct shm_cable *sc, struct shm_view *sv)
 			sc->emu->name, sc->name);
 		return false;
 	}
-	sv->ready = true;
 	__atomic_store_n(&sc->view, sv, __ATOMIC_SEQ_CST);
 	EMU_LOG(INFO, "%s: cable shm:%s: delivering into the far end's port (%u regions)",
 		sc->emu->name, sc->name, sv->nb_regions);

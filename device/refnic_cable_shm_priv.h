@@ -44,7 +44,6 @@ struct shm_view {
 	uint32_t cfg_seq;		/* configuration last copied */
 	uint32_t q_gen[REFNIC_MAX_QUEUES]; /* queue set-up last taken */
 	bool q_busy[REFNIC_MAX_QUEUES];	/* we hold its busy word */
-	bool ready;			/* its first memory table is whole */
 	uint32_t mem_gen;		/* the last whole table */
 	uint32_t table_gen;		/* the table coming in ... */
 	uint32_t table_got;		/* ... and how much of it came */
