@@ -251,30 +251,55 @@ test_rx_intr_wakes_and_sleeps(void)
 	return TEST_SUCCESS;
 }
 
-/* With an interval, the device raises no more than elapsed / interval + 1. */
+/*
+ * 400 frames 200 us apart to a queue armed before each sleep, its interval
+ * 2000 us: what the device counted, and how long it took.
+ */
+struct in_bounded {
+	int ret;
+	unsigned int timeouts;
+	uint64_t elapsed, intrs;
+};
+
+static void
+in_run_bounded(struct in_bounded *r)
+{
+	struct in_sender s = { .n = 400, .gap_us = 200, .burst = 1 };
+	unsigned int wakes;
+
+	if (r->ret == 0)
+		r->ret = in_epoll_add();
+	if (r->ret == 0)
+		r->ret = in_run(&s, &r->timeouts, &wakes, &r->elapsed);
+	r->intrs = test_xstat(in_b, "rx_q0_interrupts");
+}
+
+/* No sleep outlived a waiting frame, and at most elapsed / 2000 + 2 raises. */
+static int
+in_assert_bounded(const struct in_bounded *r, const char *how)
+{
+	uint64_t bound = r->elapsed / 2000 + 2;
+
+	TEST_ASSERT_EQUAL(r->timeouts, 0, "%u sleeps outlived a waiting frame", r->timeouts);
+	TEST_ASSERT(r->intrs >= 1 && r->intrs <= bound,
+		    "%" PRIu64 " interrupts in %" PRIu64 " us with 2000 us %s (bound %" PRIu64 ")",
+		    r->intrs, r->elapsed, how, bound);
+	return TEST_SUCCESS;
+}
+
+/* With an interval, the device raises no more than elapsed / interval + 2. */
 static int
 test_itr_bounds_interrupts(void)
 {
-	struct in_sender s = { .n = 400, .gap_us = 200, .burst = 1 };
-	unsigned int timeouts = 0, wakes;
-	uint64_t elapsed = 0, intrs, bound;
-	int ret;
+	struct in_bounded r = { 0 };
 
 	TEST_ASSERT_SUCCESS(in_pair("rx_itr_us=2000", true), "pair");
-	ret = in_epoll_add();
-	if (ret == 0)
-		ret = in_run(&s, &timeouts, &wakes, &elapsed);
-	intrs = test_xstat(in_b, "rx_q0_interrupts");
-	bound = elapsed / 2000 + 2;
-	if (test_xstat(in_b, "rx_q0_itr_us") != 2000)
-		ret = -1;
+	in_run_bounded(&r);
+	if (r.ret == 0 && test_xstat(in_b, "rx_q0_itr_us") != 2000)
+		r.ret = -1;
 	in_pair_destroy();
-	TEST_ASSERT_SUCCESS(ret, "frames lost, or rx_q0_itr_us is not 2000");
-	TEST_ASSERT_EQUAL(timeouts, 0, "%u sleeps outlived a waiting frame", timeouts);
-	TEST_ASSERT(intrs >= 1 && intrs <= bound,
-		    "%" PRIu64 " interrupts in %" PRIu64 " us with a 2000 us interval (bound %"
-		    PRIu64 ")", intrs, elapsed, bound);
-	return TEST_SUCCESS;
+	TEST_ASSERT_SUCCESS(r.ret, "frames lost, or rx_q0_itr_us is not 2000");
+	return in_assert_bounded(&r, "as devarg");
 }
 
 /* A disarmed vector never fires; frames still arrive for polling. */
@@ -421,29 +446,17 @@ test_itr_api(void)
 static int
 test_itr_api_bounds_interrupts(void)
 {
-	struct in_sender s = { .n = 400, .gap_us = 200, .burst = 1 };
-	unsigned int timeouts = 0, wakes;
-	uint64_t elapsed = 0, intrs, bound;
+	struct in_bounded r = { 0 };
 	uint32_t reg;
-	int ret;
 
 	TEST_ASSERT_SUCCESS(in_pair("itr=off", true), "pair");
-	ret = rte_pmd_refnic_rx_itr_set(in_b, 0, 2000);
+	r.ret = rte_pmd_refnic_rx_itr_set(in_b, 0, 2000);
 	reg = in_device_rx_itr_us();
-	if (ret == 0)
-		ret = in_epoll_add();
-	if (ret == 0)
-		ret = in_run(&s, &timeouts, &wakes, &elapsed);
-	intrs = test_xstat(in_b, "rx_q0_interrupts");
-	bound = elapsed / 2000 + 2;
+	in_run_bounded(&r);
 	in_pair_destroy();
-	TEST_ASSERT_SUCCESS(ret, "set, or frames lost");
+	TEST_ASSERT_SUCCESS(r.ret, "set, or frames lost");
 	TEST_ASSERT_EQUAL(reg, 2000, "the device's RX interval register holds %u", reg);
-	TEST_ASSERT_EQUAL(timeouts, 0, "%u sleeps outlived a waiting frame", timeouts);
-	TEST_ASSERT(intrs >= 1 && intrs <= bound,
-		    "%" PRIu64 " interrupts in %" PRIu64 " us with 2000 us set by the API (bound %"
-		    PRIu64 ")", intrs, elapsed, bound);
-	return TEST_SUCCESS;
+	return in_assert_bounded(&r, "set by the API");
 }
 
 /* The interval the PMD's adaptive table gives a rate (refnic_moderation.c). */
