@@ -27,6 +27,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <rte_cycles.h>
 #include <rte_eal.h>
 #include <rte_eal_memconfig.h>
 #include <rte_malloc.h>
@@ -38,6 +39,7 @@
 #define MEM_FDS_MAX		(REFNIC_MAX_VECTORS + 1)
 
 #define MEM_OPENED_MAX		64	/* mappings opened for --no-huge memory */
+#define MEM_RETRY_US		1000	/* between sends the far end did not take */
 
 /* A piece of this process's memory, to hand over. */
 struct mem_piece {
@@ -292,13 +294,16 @@ refnic_shm_mem_send(struct shm_cable *sc)
 
 	if (!sc->peer_up || (sc->table_sent_gen == sc->peer_gen && !sc->table_unsent))
 		return;
+	/* A far end whose socket is full or not bound yet: not every pass. */
+	if (rte_get_tsc_cycles() < sc->table_retry_tsc)
+		return;
 	m = malloc(sizeof(*m));
 	if (m == NULL)
 		return;
 	if (sc->table_sent_gen != sc->peer_gen) {
 		ret = mem_send_hello(sc, m);
 		if (ret != 0)
-			goto out;	/* its socket is full or gone: next pass */
+			goto out;	/* its socket is full or gone: try again later */
 		sc->table_sent_gen = sc->peer_gen;
 		sc->table_unsent = true;
 	}
@@ -316,6 +321,8 @@ refnic_shm_mem_send(struct shm_cable *sc)
 	if (t != NULL)
 		mem_table_free(t);
 out:
+	if (sc->table_sent_gen != sc->peer_gen || sc->table_unsent)
+		sc->table_retry_tsc = rte_get_tsc_cycles() + refnic_emu_us_to_tsc(MEM_RETRY_US);
 	free(m);
 }
 

@@ -80,6 +80,7 @@ struct shm_cable {
 	uint32_t table_sent_gen;	/* peer attachment our table went to */
 	uint32_t table_sum;		/* of the last table collected */
 	bool table_unsent;
+	uint64_t table_retry_tsc;	/* not sent again before */
 	struct refnic_hw_stats *stats_base; /* the far end's counts at STATS_CLEAR */
 
 	/* The far end's receive side, as we deliver into it. */
