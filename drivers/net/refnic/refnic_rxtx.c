@@ -103,12 +103,17 @@ uint64_t
 refnic_rx_mbuf_initializer(uint16_t port_id)
 {
 	struct rte_mbuf mb = { .buf_addr = NULL };
+	uint64_t rearm;
 
 	mb.nb_segs = 1;
 	mb.data_off = RTE_PKTMBUF_HEADROOM;
 	mb.port = port_id;
 	rte_mbuf_refcnt_set(&mb, 1);
-	return *(uint64_t *)RTE_PTR_ADD(&mb, offsetof(struct rte_mbuf, rearm_data));
+	/* Copied, not read through a uint64_t pointer: the fields were stored
+	 * as themselves, and clang -O2 (strict aliasing) read the load from
+	 * the initializer's zeros, so every frame arrived with data_off 0. */
+	memcpy(&rearm, RTE_PTR_ADD(&mb, offsetof(struct rte_mbuf, rearm_data)), sizeof(rearm));
+	return rearm;
 }
 
 /* Post n buffers from sw_ring position tail on; they are already allocated. */
