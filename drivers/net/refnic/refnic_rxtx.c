@@ -36,7 +36,7 @@ struct refnic_hw *refnic_port_hw[RTE_MAX_ETHPORTS];
 static inline bool
 cpl_ready(const volatile uint8_t *phase, uint8_t expected)
 {
-	return (*phase & REFNIC_PHASE_BIT) == expected;
+	return (__atomic_load_n(phase, __ATOMIC_ACQUIRE) & REFNIC_PHASE_BIT) == expected;
 }
 
 static inline uint32_t

@@ -145,7 +145,7 @@ refnic_tx_cpl_walk(const struct refnic_tx_queue *txq, uint16_t head, uint16_t ta
 	for (n = 0; n < txq->size; n++) {
 		const volatile struct refnic_tx_cpl *cpl = &txq->cq[cq];
 
-		if ((cpl->phase & REFNIC_PHASE_BIT) != ph)
+		if ((__atomic_load_n(&cpl->phase, __ATOMIC_ACQUIRE) & REFNIC_PHASE_BIT) != ph)
 			break;
 		rte_io_rmb();
 		sq_head = cpl->sq_head;
