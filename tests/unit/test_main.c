@@ -33,6 +33,8 @@ extern const struct unit_test_suite refnic_hostile_suite;
 extern const struct unit_test_suite refnic_doorbell_suite;
 extern const struct unit_test_suite refnic_wc_suite;
 extern const struct unit_test_suite refnic_config_suite;
+extern const struct unit_test_suite refnic_stress_suite;
+extern const struct unit_test_suite refnic_soak_suite;
 
 static const struct unit_test_suite *suites[] = {
 	&refnic_probe_suite,
@@ -49,6 +51,8 @@ static const struct unit_test_suite *suites[] = {
 	&refnic_doorbell_suite,
 	&refnic_wc_suite,
 	&refnic_config_suite,
+	&refnic_stress_suite,
+	&refnic_soak_suite,
 };
 
 static bool
