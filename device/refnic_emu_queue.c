@@ -529,9 +529,14 @@ void
 refnic_emu_queues_publish_heads(struct refnic_emu *emu, uint16_t qid)
 {
 	struct refnic_emu_rxq *rxq = &emu->rxq[qid];
+	struct refnic_emu_txq *txq = &emu->txq[qid];
 
-	if (emu->txq[qid].enabled)
-		head_publish(emu, REFNIC_REG_TXQ(qid) + REFNIC_Q_HEAD, emu->txq[qid].head);
+	/* The head moves under the queue's lock, on a trapping thread too: a
+	 * queue someone is serving is not idle, its head waits for next time. */
+	if (txq->enabled && rte_spinlock_trylock(&txq->lock)) {
+		head_publish(emu, REFNIC_REG_TXQ(qid) + REFNIC_Q_HEAD, txq->head);
+		rte_spinlock_unlock(&txq->lock);
+	}
 	if (rxq->enabled) {
 		rxq_lock(rxq);
 		head_publish(emu, REFNIC_REG_RXQ(qid) + REFNIC_Q_HEAD,
@@ -613,12 +618,21 @@ struct rx_meta {
 	uint16_t vlan_tci;
 };
 
-/* A buffer two ahead, which the driver last touched on another core. */
+/*
+ * A buffer two ahead, which the driver last touched on another core; only
+ * one it posted (before the taken tail): the descriptors beyond are the
+ * driver's, maybe being written.
+ */
 static inline void
-rx_prefetch_buffer(struct refnic_emu *emu, const struct refnic_emu_rxq *rxq, uint16_t idx)
+rx_prefetch_buffer(struct refnic_emu *emu, const struct refnic_emu_rxq *rxq, uint16_t idx,
+		   uint16_t tail)
 {
 	const struct refnic_rx_desc *d = &rxq->ring[idx];
-	void *va = refnic_dma_map_cached(emu, d->addr, RTE_CACHE_LINE_SIZE);
+	void *va;
+
+	if (((idx - rxq->head) & (rxq->size - 1)) >= ((tail - rxq->head) & (rxq->size - 1)))
+		return;
+	va = refnic_dma_map_cached(emu, d->addr, RTE_CACHE_LINE_SIZE);
 
 	if (va != NULL)
 		rte_prefetch0_write(va);
@@ -627,7 +641,7 @@ rx_prefetch_buffer(struct refnic_emu *emu, const struct refnic_emu_rxq *rxq, uin
 /* Scatter f into n posted buffers; false on a DMA error (frame dropped). */
 static bool
 rx_scatter(struct refnic_emu *emu, struct refnic_emu_rxq *rxq, const struct refnic_frame *f,
-	   uint16_t n, const struct rx_meta *meta)
+	   uint16_t n, uint16_t tail, const struct rx_meta *meta)
 {
 	uint32_t seg_off = 0, left = f->len;
 	uint16_t s = 0, b;
@@ -638,7 +652,7 @@ rx_scatter(struct refnic_emu *emu, struct refnic_emu_rxq *rxq, const struct refn
 
 		rte_prefetch0(&rxq->ring[(idx + 4) & (rxq->size - 1)]);
 		rte_prefetch0(&rxq->cq[(idx + 4) & (rxq->size - 1)]);
-		rx_prefetch_buffer(emu, rxq, (idx + 2) & (rxq->size - 1));
+		rx_prefetch_buffer(emu, rxq, (idx + 2) & (rxq->size - 1), tail);
 		uint32_t chunk = RTE_MIN(left, (uint32_t)d.buf_len);
 		struct refnic_rx_cpl *cpl = &rxq->cq[idx];
 		uint8_t *dst = refnic_dma_map(emu, d.addr, chunk);
@@ -746,7 +760,7 @@ refnic_emu_rx_frame(struct refnic_emu *emu, const struct refnic_frame *f,
 		qs->rx_no_buffer++;
 		goto drop;
 	}
-	if (!rx_scatter(emu, rxq, f, n, &meta)) {
+	if (!rx_scatter(emu, rxq, f, n, tail, &meta)) {
 		queue_error(emu, false, qid, &rxq->enabled, "RX buffer DMA error");
 		qs->rx_no_buffer++;
 		goto drop;

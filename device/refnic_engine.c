@@ -76,7 +76,21 @@ static struct engine engines[REFNIC_EMU_MAX_ENGINES] = {
 /* Control threads, one at a time: held across an engine shutdown too. */
 static pthread_mutex_t control_mutex = PTHREAD_MUTEX_INITIALIZER;
 static unsigned int nb_engines;		/* threads running */
-static bool engines_share_cpu;		/* no CPU is free of lcores */
+/* No CPU is free of lcores. Set as each engine starts, read by running
+ * engines meanwhile: atomic (ThreadSanitizer found the plain bool). */
+static bool engines_share_cpu;
+
+static inline bool
+engines_share_cpu_get(void)
+{
+	return __atomic_load_n(&engines_share_cpu, __ATOMIC_RELAXED);
+}
+
+static inline void
+engines_share_cpu_set(bool share)
+{
+	__atomic_store_n(&engines_share_cpu, share, __ATOMIC_RELAXED);
+}
 static unsigned int engine_users;	/* devices */
 static bool engine_stop;
 
@@ -170,7 +184,7 @@ refnic_emu_list_unlock(void)
 unsigned int
 refnic_engine_running(bool *share_cpu)
 {
-	*share_cpu = engines_share_cpu;
+	*share_cpu = engines_share_cpu_get();
 	return nb_engines;
 }
 
@@ -334,7 +348,7 @@ engine_doze(unsigned int k, uint64_t now, uint64_t next_due_tsc)
 			return;
 		wait_us = RTE_MIN(wait_us,
 				  (next_due_tsc - now) * 1000000 / rte_get_tsc_hz());
-		if (wait_us < (engines_share_cpu ? ENGINE_SHARED_MIN_DOZE_US :
+		if (wait_us < (engines_share_cpu_get() ? ENGINE_SHARED_MIN_DOZE_US :
 						   ENGINE_MIN_DOZE_US))
 			return;
 	}
@@ -359,7 +373,7 @@ engine_doze(unsigned int k, uint64_t now, uint64_t next_due_tsc)
 static void *
 engine_main(void *arg)
 {
-	uint64_t idle_poll_tsc = (engines_share_cpu ? ENGINE_SHARED_IDLE_POLL_US :
+	uint64_t idle_poll_tsc = (engines_share_cpu_get() ? ENGINE_SHARED_IDLE_POLL_US :
 				  ENGINE_IDLE_POLL_US) * rte_get_tsc_hz() / 1000000;
 	uint64_t settle_tsc = ENGINE_HEADS_SETTLE_US * rte_get_tsc_hz() / 1000000;
 	uint64_t last_work = rte_get_tsc_cycles(), last_busy = last_work;
@@ -424,8 +438,8 @@ engine_cpuset(cpu_set_t *set)
 			if (CPU_ISSET(cpu, &used))
 				CPU_CLR(cpu, set);
 	}
-	engines_share_cpu = CPU_COUNT(set) == 0;
-	if (engines_share_cpu)
+	engines_share_cpu_set(CPU_COUNT(set) == 0);
+	if (engines_share_cpu_get())
 		*set = rte_lcore_cpuset(rte_get_main_lcore());
 }
 
@@ -447,7 +461,7 @@ engine_start(unsigned int k)
 	pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
 	ret = pthread_create(thread, &attr, engine_main, arg);
 	if (ret == EINVAL) {
-		engines_share_cpu = true;
+		engines_share_cpu_set(true);
 		pthread_attr_setaffinity_np(&attr, sizeof(main_set), &main_set);
 		ret = pthread_create(thread, &attr, engine_main, arg);
 	}
