@@ -127,6 +127,11 @@ struct refnic_adapter {
 	bool failed;
 	bool reset_event_sent;		/* this failure was reported */
 	bool recovering;		/* proactive recovery under way */
+	/* dev_started, for the interrupt thread and the bursts: ethdev's is a
+	 * bitfield sharing its byte with flags control calls rewrite (such as
+	 * scattered_rx at start), so reading it from another thread races
+	 * (ThreadSanitizer). Atomic; set and cleared with dev_started. */
+	bool started;
 	/* What failed and what came of it, across recoveries (xstats). */
 	struct {
 		uint64_t queue_errors;		/* queues stopped: bad completions, device */

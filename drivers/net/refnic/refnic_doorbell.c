@@ -41,6 +41,7 @@
 #include <rte_cycles.h>
 
 #include "refnic.h"
+#include "refnic_tsan.h"
 #include "refnic_rxtx.h"
 
 /* The check runs twice per deadline: a queue seen stalled at two runs in a
@@ -266,6 +267,7 @@ db_check_alarm(void *arg)
 	uint16_t q;
 	int ret;
 
+	REFNIC_EAL_SYNC_ACQUIRE(ad);
 	if (!__atomic_load_n(&c->running, __ATOMIC_ACQUIRE))
 		return;
 	db_count_check(c);
@@ -274,6 +276,7 @@ db_check_alarm(void *arg)
 		db_check_txq(dev, ad, q);
 	for (q = 0; !ad->failed && q < dev->data->nb_rx_queues; q++)
 		db_check_rxq(dev, ad, q);
+	REFNIC_EAL_SYNC_RELEASE(ad);
 	ret = rte_eal_alarm_set(db_period_us(c), db_check_alarm, dev);
 	if (ret != 0) {
 		__atomic_store_n(&c->running, false, __ATOMIC_RELEASE);
@@ -286,6 +289,7 @@ db_check_alarm(void *arg)
 static int
 db_alarms_set(struct rte_eth_dev *dev)
 {
+	REFNIC_EAL_SYNC_RELEASE(refnic_adapter(dev));
 	return rte_eal_alarm_set(db_period_us(&refnic_adapter(dev)->db), db_check_alarm, dev);
 }
 
@@ -293,6 +297,7 @@ static void
 db_alarms_cancel(struct rte_eth_dev *dev)
 {
 	rte_eal_alarm_cancel(db_check_alarm, dev);
+	REFNIC_EAL_SYNC_ACQUIRE(refnic_adapter(dev));
 }
 
 #else /* REFNIC_DB_TIMER_PER_QUEUE */

@@ -279,7 +279,7 @@ refnic_link_update(struct rte_eth_dev *dev, int wait_to_complete __rte_unused)
 		.link_autoneg = RTE_ETH_LINK_FIXED,
 	};
 
-	if (dev->data->dev_started && !ad->failed &&
+	if (__atomic_load_n(&ad->started, __ATOMIC_ACQUIRE) && !ad->failed &&
 	    (refnic_reg_read(&ad->hw, REFNIC_REG_STATUS) & REFNIC_STATUS_LINK_UP)) {
 		link.link_status = RTE_ETH_LINK_UP;
 		link.link_speed = ad->ident.link_speed_mbps;
@@ -343,6 +343,7 @@ refnic_dev_stop(struct rte_eth_dev *dev)
 {
 	refnic_recovery_wait(refnic_adapter(dev));
 	refnic_db_check_stop(dev);
+	__atomic_store_n(&refnic_adapter(dev)->started, false, __ATOMIC_RELEASE);
 	dev->data->dev_started = 0;
 	refnic_rxq_intr_teardown(dev);
 	if (refnic_queues_hw_stop(dev))
@@ -445,6 +446,7 @@ refnic_dev_start(struct rte_eth_dev *dev)
 		return ret;
 	}
 	dev->data->dev_started = 1;
+	__atomic_store_n(&ad->started, true, __ATOMIC_RELEASE);
 	refnic_db_check_start(dev);
 	if (ad->link_down_requested && refnic_link_set(ad, false) != 0)
 		PMD_DRV_LOG(ERR, "port %u: cannot keep the link down", dev->data->port_id);

@@ -22,6 +22,7 @@
 #include <rte_string_fns.h>
 
 #include "refnic.h"
+#include "refnic_tsan.h"
 #include "refnic_rxtx.h"
 
 #define RECOVERY_ATTEMPTS	3
@@ -40,9 +41,11 @@ reset_event_alarm(void *arg)
 	uint16_t port_id = (uintptr_t)arg;
 	struct rte_eth_dev *dev = &rte_eth_devices[port_id];
 
+	REFNIC_EAL_SYNC_ACQUIRE(refnic_adapter(dev));
 	__atomic_fetch_add(&refnic_adapter(dev)->failure_stats.reset_requests, 1,
 			   __ATOMIC_RELAXED);
 	rte_eth_dev_callback_process(dev, RTE_ETH_EVENT_INTR_RESET, NULL);
+	REFNIC_EAL_SYNC_RELEASE(refnic_adapter(dev));
 }
 
 /*
@@ -95,7 +98,9 @@ recovery_alarm(void *arg)
 	unsigned int attempt;
 	int ret = -EIO;
 
-	if (!dev->data->dev_started) {	/* stopped meanwhile: the application's call */
+	REFNIC_EAL_SYNC_ACQUIRE(ad);
+	/* Stopped meanwhile: the application's call. */
+	if (!__atomic_load_n(&ad->started, __ATOMIC_ACQUIRE)) {
 		__atomic_store_n(&ad->recovering, false, __ATOMIC_RELEASE);
 		reset_event_alarm(arg);
 		return;
@@ -116,6 +121,7 @@ recovery_alarm(void *arg)
 		/* Left stopped, as said: no doorbell check on a dead port. */
 		__atomic_store_n(&ad->failed, true, __ATOMIC_RELEASE);
 		refnic_db_check_stop(dev);
+		__atomic_store_n(&ad->started, false, __ATOMIC_RELEASE);
 		dev->data->dev_started = 0;
 		__atomic_fetch_add(&ad->failure_stats.recovery_failures, 1, __ATOMIC_RELAXED);
 		PMD_DRV_LOG(ERR, "port %u: recovery failed %u times (%s); the port is stopped "
@@ -123,6 +129,7 @@ recovery_alarm(void *arg)
 			    rte_strerror(-ret));
 		rte_eth_dev_callback_process(dev, RTE_ETH_EVENT_RECOVERY_FAILED, NULL);
 	}
+	REFNIC_EAL_SYNC_RELEASE(ad);
 }
 
 /* In the primary, on EAL's multi-process thread: a secondary's report. */
@@ -172,7 +179,7 @@ failure_forward(struct refnic_adapter *ad, const char *why)
 void
 refnic_reset_needed(struct refnic_adapter *ad, const char *why)
 {
-	bool started = rte_eth_devices[ad->port_id].data->dev_started;
+	bool started = __atomic_load_n(&ad->started, __ATOMIC_ACQUIRE);
 	int ret;
 
 	if (rte_eal_process_type() != RTE_PROC_PRIMARY) {
@@ -187,6 +194,7 @@ refnic_reset_needed(struct refnic_adapter *ad, const char *why)
 		    started ? "recovering" : "RTE_ETH_EVENT_INTR_RESET");
 	if (started)
 		__atomic_store_n(&ad->recovering, true, __ATOMIC_RELEASE);
+	REFNIC_EAL_SYNC_RELEASE(ad);
 	ret = rte_eal_alarm_set(1, started ? recovery_alarm : reset_event_alarm,
 				(void *)(uintptr_t)ad->port_id);
 	if (ret != 0) {
@@ -222,10 +230,14 @@ void
 refnic_recovery_wait(struct refnic_adapter *ad)
 {
 	void *port = (void *)(uintptr_t)ad->port_id;
+	int ret;
 
-	if (rte_eal_alarm_cancel(recovery_alarm, port) <= 0)
+	ret = rte_eal_alarm_cancel(recovery_alarm, port);
+	REFNIC_EAL_SYNC_ACQUIRE(ad);
+	if (ret <= 0)
 		return;
 	__atomic_store_n(&ad->recovering, false, __ATOMIC_RELEASE);
+	REFNIC_EAL_SYNC_RELEASE(ad);
 	if (rte_eal_alarm_set(1, reset_event_alarm, port) != 0)
 		__atomic_store_n(&ad->reset_event_sent, false, __ATOMIC_RELEASE);
 }
@@ -236,6 +248,7 @@ refnic_reset_event_clear(struct refnic_adapter *ad)
 {
 	rte_eal_alarm_cancel(reset_event_alarm, (void *)(uintptr_t)ad->port_id);
 	rte_eal_alarm_cancel(recovery_alarm, (void *)(uintptr_t)ad->port_id);
+	REFNIC_EAL_SYNC_ACQUIRE(ad);
 	__atomic_store_n(&ad->recovering, false, __ATOMIC_RELEASE);
 	__atomic_store_n(&ad->reset_event_sent, false, __ATOMIC_RELEASE);
 }
