@@ -429,8 +429,16 @@ refnic_emu_lookup(const char *name)
 void
 refnic_emu_set_faults(struct refnic_emu *emu, const struct refnic_emu_faults *faults)
 {
+	const size_t drop = offsetof(struct refnic_emu_faults, doorbell_drop);
+	const size_t rest = drop + sizeof(faults->doorbell_drop);
+
 	refnic_emu_lock();
-	emu->faults = *faults;
+	/* doorbell_drop is read by trapping threads outside every lock
+	 * (db_missed()): stored atomically, the rest around it. */
+	memcpy(&emu->faults, faults, drop);
+	__atomic_store_n(&emu->faults.doorbell_drop, faults->doorbell_drop, __ATOMIC_RELAXED);
+	memcpy(RTE_PTR_ADD(&emu->faults, rest), RTE_PTR_ADD(faults, rest),
+	       sizeof(*faults) - rest);
 	emu_reg_write(emu, REFNIC_REG_ERRATA, refnic_emu_errata(emu));
 	refnic_emu_unlock();
 }
