@@ -48,7 +48,6 @@
 #define ST_MAX_Q	4
 #define ST_POOL_SIZE	8191
 #define ST_MAGIC	0x5eed
-#define ST_QUIET_MS	50	/* no frame moved this long: the rings are empty */
 
 static struct rte_mempool *st_pool;
 static uint16_t st_port[2];
@@ -63,6 +62,8 @@ struct st_lcore {
 	uint64_t rx_a;		/* frames taken from A's RX queue */
 	uint64_t bad;		/* frames that were not what was sent */
 	uint64_t senders;	/* lcores whose frames reached B's RX queue (bits) */
+	uint64_t idle;		/* rounds in a row that moved no frame */
+	uint64_t rounds;	/* rounds done */
 	uint32_t seq;
 	bool held;
 } __rte_cache_aligned;
@@ -265,6 +266,17 @@ st_round(struct st_lcore *l, unsigned int idx, uint16_t q, bool send)
 	return moved + n;
 }
 
+/* A round, counted: done, and idle if it moved no frame. */
+static void
+st_round_count(struct st_lcore *l, unsigned int idx, uint16_t q, bool send)
+{
+	if (st_round(l, idx, q, send) == 0)
+		ST_ADD(l->idle, 1);
+	else
+		__atomic_store_n(&l->idle, 0, __ATOMIC_RELAXED);
+	ST_ADD(l->rounds, 1);
+}
+
 /* A worker lcore: its queue pair is its index (modulo the queues). */
 static int
 st_worker(void *arg __rte_unused)
@@ -284,47 +296,41 @@ st_worker(void *arg __rte_unused)
 			__atomic_store_n(&l->held, false, __ATOMIC_RELEASE);
 			continue;
 		}
-		st_round(l, idx, q, __atomic_load_n(&st_sending, __ATOMIC_RELAXED));
+		st_round_count(l, idx, q, __atomic_load_n(&st_sending, __ATOMIC_RELAXED));
 	}
 	return 0;
 }
 
-/* Frames the application moved so far, all lcores. */
-static uint64_t
-st_moved(void)
-{
-	uint64_t sum = 0;
-	unsigned int i;
-
-	for (i = 0; i < RTE_MAX_LCORE; i++)
-		sum += ST_LOAD(st_l[i].sent) + ST_LOAD(st_l[i].rx_b) + ST_LOAD(st_l[i].rx_a);
-	return sum;
-}
-
 /*
- * Wait until no frame moved for ST_QUIET_MS (bounded by TEST_WAIT_S); the
- * main lcore keeps serving its queue pair, if it has one, meanwhile.
+ * Sending stopped: wait until every forwarding lcore has done
+ * ST_QUIET_ROUNDS rounds since, the last ST_QUIET_ROUNDS of them without a
+ * frame (bounded by TEST_WAIT_S). The rings are empty then, however the
+ * lcores were scheduled: a round under way when sending stopped (its TX
+ * pass may hold RX completions not yet published, preempted) has ended.
+ * The main lcore keeps serving its queue pair meanwhile, if it has one.
  */
+#define ST_QUIET_ROUNDS	1000
+
 static void
 st_wait_quiet(bool serve)
 {
-	uint64_t hz = rte_get_timer_hz(), deadline = rte_get_timer_cycles() + TEST_WAIT_S * hz;
-	uint64_t last = st_moved(), since = rte_get_timer_cycles(), now;
+	uint64_t deadline = rte_get_timer_cycles() + TEST_WAIT_S * rte_get_timer_hz();
+	uint64_t since[ST_MAX_Q];
+	unsigned int i;
+	bool quiet;
 
-	while ((now = rte_get_timer_cycles()) < deadline) {
-		uint64_t moved = st_moved();
-
-		if (moved != last) {
-			last = moved;
-			since = now;
-		} else if (now - since > hz * ST_QUIET_MS / 1000) {
-			return;
-		}
+	for (i = 0; i < st_nq; i++)
+		since[i] = ST_LOAD(st_l[st_qbase + i].rounds);
+	do {
 		if (serve)
-			st_round(&st_l[0], 0, 0, false);
+			st_round_count(&st_l[0], 0, 0, false);
 		else
 			rte_delay_us_sleep(1000);
-	}
+		quiet = true;
+		for (i = 0; i < st_nq; i++)
+			quiet &= ST_LOAD(st_l[st_qbase + i].rounds) - since[i] >= ST_QUIET_ROUNDS &&
+				 ST_LOAD(st_l[st_qbase + i].idle) >= ST_QUIET_ROUNDS;
+	} while (!quiet && rte_get_timer_cycles() < deadline);
 }
 
 struct st_totals {
@@ -804,6 +810,7 @@ test_soak_every_fault_while_forwarding(void)
 		refnic_emu_set_faults(refnic_emu_lookup(st_name[p]), &none);
 	soak_settle();
 	/* Traffic still flowing under the workers, then quiet. */
+	__atomic_store_n(&st_sending, false, __ATOMIC_RELEASE);
 	st_wait_quiet(false);
 	__atomic_store_n(&st_stop, true, __ATOMIC_RELEASE);
 	rte_eal_mp_wait_lcore();
