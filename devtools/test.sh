@@ -123,6 +123,31 @@ if [ ${#filters[@]} -eq 0 ]; then
 		echo "FAIL fuzz: the fuzzer build failed"
 		failed=$((failed + 1))
 	fi
+	# Concurrency under load: 2 to 4 lcores on the two CPUs forward
+	# through shared RX rings (stress), and every fault kind fires at
+	# random times while they do (soak, its seed printed).
+	run_suite unit-stress-soak timeout 300 "$REFNIC_BUILD/tests/refnic-unit-test" \
+		--no-huge -m 512 --no-pci --no-shconf --no-telemetry --lcores '(0-3)@(0-1)' \
+		--log-level='pmd.net.refnic.*:error' -- stress soak
+	# ThreadSanitizer (build-tsan, clang): the suites that run clean under
+	# it, the multi-lcore ones on both CPUs. A report ends the suite with
+	# TSan's exit status 66, counted as a failure; devtools/tsan.supp
+	# holds what is DPDK's own (each entry explained). REFNIC_TSAN_SUITES
+	# overrides the list of single-lcore suites.
+	if refnic_build_tsan; then
+		tsan=(env "TSAN_OPTIONS=suppressions=$REFNIC_TOP/devtools/tsan.supp exitcode=66"
+		      timeout 600 "$REFNIC_TSAN_BUILD/tests/refnic-unit-test" --no-huge -m 512
+		      --no-pci --no-shconf --no-telemetry --log-level='pmd.net.refnic.*:error')
+		# shellcheck disable=SC2086
+		run_suite unit-tsan "${tsan[@]}" -l 0 -- \
+			${REFNIC_TSAN_SUITES:-probe lifecycle queues offload config}
+		run_suite unit-tsan-engines-in-parallel "${tsan[@]}" --lcores '0@(0-1)' -- engines
+		run_suite unit-tsan-stress env REFNIC_STRESS_S=2 "${tsan[@]}" \
+			--lcores '(0-3)@(0-1)' -- stress
+	else
+		echo "FAIL unit-tsan: the ThreadSanitizer build failed"
+		failed=$((failed + 1))
+	fi
 	# And the doorbell suite so: the check's re-rings (EAL interrupt
 	# thread), the bursts and the engines then truly race on two CPUs.
 	run_suite unit-doorbell-in-parallel timeout 600 "$REFNIC_BUILD/tests/refnic-unit-test" \
