@@ -551,13 +551,15 @@ refnic_emu_rx_count_doorbells(struct refnic_emu *emu, uint16_t qid)
 	struct refnic_emu_rxq *rxq = &emu->rxq[qid];
 	uint32_t writes = emu_reg_writes(emu, REFNIC_REG_RXQ(qid) + REFNIC_Q_TAIL);
 
-	if (writes == rxq->db_seen)
+	/* Looked at unlocked (an lcore's TAIL and the doorbell check's
+	 * RERING trap on two threads): atomic, changed under the lock. */
+	if (writes == __atomic_load_n(&rxq->db_seen, __ATOMIC_RELAXED))
 		return;
 	/* Inline, the trap counts them on the writer's thread. */
 	rxq_lock(rxq);
 	if (rxq->enabled) {
 		emu_stats(emu)->q[qid].rx_doorbells += writes - rxq->db_seen;
-		rxq->db_seen = writes;
+		__atomic_store_n(&rxq->db_seen, writes, __ATOMIC_RELAXED);
 	}
 	rxq_unlock(rxq);
 }

@@ -284,6 +284,7 @@ db_check_alarm(void *arg)
 			    "missed doorbells now stall queues", dev->data->port_id,
 			    rte_strerror(-ret));
 	}
+	REFNIC_EAL_SYNC_RELEASE(ad);	/* the run ends: what a cancel waits for */
 }
 
 static int
