@@ -35,6 +35,7 @@ extern const struct unit_test_suite refnic_wc_suite;
 extern const struct unit_test_suite refnic_config_suite;
 extern const struct unit_test_suite refnic_stress_suite;
 extern const struct unit_test_suite refnic_soak_suite;
+extern const struct unit_test_suite refnic_faultseq_suite;
 
 static const struct unit_test_suite *suites[] = {
 	&refnic_probe_suite,
@@ -53,6 +54,7 @@ static const struct unit_test_suite *suites[] = {
 	&refnic_config_suite,
 	&refnic_stress_suite,
 	&refnic_soak_suite,
+	&refnic_faultseq_suite,
 };
 
 static bool

@@ -406,7 +406,9 @@ refnic_db_check_stop(struct rte_eth_dev *dev)
 {
 	struct refnic_db_check *c = &refnic_adapter(dev)->db;
 
-	if (!c->enabled)
+	/* Running, not enabled: a recovery re-reads the errata, and may turn
+	 * the check off (the erratum gone) while its alarm still runs. */
+	if (!c->enabled && !__atomic_load_n(&c->running, __ATOMIC_ACQUIRE))
 		return;
 	__atomic_store_n(&c->running, false, __ATOMIC_RELEASE);
 	db_alarms_cancel(dev);
