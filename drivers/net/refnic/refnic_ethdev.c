@@ -415,6 +415,7 @@ refnic_dev_start(struct rte_eth_dev *dev)
 	ret = refnic_rx_scatter_set(dev, dev->data->mtu, false);
 	if (ret != 0)
 		return ret;
+	refnic_burst_select(dev);
 	/* The port's configuration, before its first frame. */
 	ret = refnic_set_mtu(ad, dev->data->mtu);
 	if (ret == 0)
