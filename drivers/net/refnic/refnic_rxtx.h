@@ -47,6 +47,8 @@ struct refnic_rx_queue {
 	uint16_t tail;			/* next descriptor to post */
 	uint16_t free_thresh;		/* refill once this many slots are free */
 	uint16_t buf_size;
+	uint32_t buf_offset;		/* data's offset from the mbuf, where its
+					 * IOVA is its address; else 0 */
 	uint8_t phase;			/* expected completion phase */
 	bool broken;			/* device wrote garbage; stop reading */
 	bool started;			/* created on the device */
@@ -177,6 +179,7 @@ refnic_tx_cpl_walk(const struct refnic_tx_queue *txq, uint16_t head, uint16_t ta
 
 uint16_t refnic_rx_refill(struct refnic_rx_queue *rxq);
 void refnic_rx_ol_flags_tbl_init(struct refnic_rx_queue *rxq);
+uint32_t refnic_rx_buf_offset(struct rte_mempool *mp);
 extern uint32_t refnic_rx_ptype_tbl[256];
 uint64_t refnic_rx_mbuf_initializer(uint16_t port_id);
 void refnic_tx_reclaim(struct refnic_tx_queue *txq);

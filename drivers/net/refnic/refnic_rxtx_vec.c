@@ -158,6 +158,11 @@ refnic_recv_pkts_vec(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 		if (!rx_vec_valid(c, next, rxq->buf_size))
 			break;
 		rte_prefetch0(&cq[VEC * 2]);
+		/* The next step's mbufs, untouched since they were posted (the
+		 * refill does not read them): their first line is written. */
+		if (posted >= 2 * VEC && next + 2 * VEC <= rxq->size)
+			for (i = VEC; i < 2 * VEC; i++)
+				rte_prefetch0_write(sw[i]);
 		m01 = _mm_loadu_si128((const __m128i *)&sw[0]);
 		m23 = _mm_loadu_si128((const __m128i *)&sw[2]);
 		_mm_storeu_si128((__m128i *)&sw[0], _mm_setzero_si128());
