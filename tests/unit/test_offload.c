@@ -194,6 +194,11 @@ test_ptype_mask(void)
 	TEST_ASSERT_EQUAL(ptype_of_cross(), all, "default: every layer");
 	TEST_ASSERT_SUCCESS(rte_eth_dev_set_ptypes(port_b, RTE_PTYPE_UNKNOWN, NULL, 0), "");
 	TEST_ASSERT_EQUAL(ptype_of_cross(), RTE_PTYPE_UNKNOWN, "mask 0 on a started port");
+	/* The device stopped classifying (REFNIC_CAP_RX_PTYPE off); asked
+	 * again on the started port, it classifies again. */
+	TEST_ASSERT_SUCCESS(rte_eth_dev_set_ptypes(port_b, RTE_PTYPE_ALL_MASK, NULL, 0), "");
+	TEST_ASSERT_EQUAL(ptype_of_cross(), all, "every layer again on the started port");
+	TEST_ASSERT_SUCCESS(rte_eth_dev_set_ptypes(port_b, RTE_PTYPE_UNKNOWN, NULL, 0), "");
 	TEST_ASSERT_SUCCESS(rte_eth_dev_set_ptypes(port_b, RTE_PTYPE_L2_MASK | RTE_PTYPE_L3_MASK,
 						   set, RTE_DIM(set)), "");
 	/* Reconfigured: its RX queue set up anew keeps the port's mask. */

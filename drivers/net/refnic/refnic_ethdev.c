@@ -838,7 +838,9 @@ refnic_supported_ptypes_get(struct rte_eth_dev *dev __rte_unused)
  * rte_eth_dev_set_ptypes(): ethdev has checked that the mask is made of
  * whole layers (L2, L3, L4, ...); the layers not asked for are reported as
  * unknown, 0 meaning none at all, as the application that does its own
- * parsing wants. The device keeps classifying; the burst masks.
+ * parsing wants. The burst masks; the device classifies (REFNIC_CAP_RX_PTYPE)
+ * only while L3 or L4 is asked for, from the next start or at once on a
+ * started port.
  */
 static int
 refnic_ptypes_set(struct rte_eth_dev *dev, uint32_t ptype_mask)
@@ -853,7 +855,7 @@ refnic_ptypes_set(struct rte_eth_dev *dev, uint32_t ptype_mask)
 		if (rxq != NULL)
 			__atomic_store_n(&rxq->ptype_mask, ptype_mask, __ATOMIC_RELAXED);
 	}
-	return 0;
+	return dev->data->dev_started ? refnic_features_apply(dev) : 0;
 }
 
 static const struct eth_dev_ops refnic_eth_dev_ops = {
