@@ -395,7 +395,9 @@ refnic_emu_tx_service(struct refnic_emu *emu, uint16_t qid, uint64_t now,
 	while (idx != tail && done < TX_BUDGET) {
 		uint16_t start = idx;
 
-		push = refnic_emu_push_front(txq, idx, tail);
+		/* No call per packet while no line waits (push is for lone ones). */
+		push = txq->push_cons == txq->push_prod ? NULL :
+		       refnic_emu_push_front(txq, idx, tail);
 		if (push != NULL) {
 			refnic_emu_push_gather(emu, push, &f, &idx, txq->size - 1, &malformed);
 			refnic_emu_push_pop(txq);
