@@ -6,8 +6,9 @@
  * Burst functions: the hot path.
  *
  * The rule this file exists for: one TAIL write per burst that did work,
- * never one per packet (shared/seeds/004: under a hypervisor each such write
- * is a VM exit). TX fills the descriptors of the whole burst and rings once
+ * never one per packet (under a hypervisor each such write is a VM exit:
+ * freebsd-emulation, 2012-12-27, "[RFC] proposed 'lem' patch to improve
+ * behaviour under emulation"). TX fills the descriptors of the whole burst and rings once
  * (or, on a port whose TX path is push, stores a lone packet's push line,
  * which is its doorbell: refnic_wc.c); RX refills in batches of
  * rx_free_thresh and rings once per batch.

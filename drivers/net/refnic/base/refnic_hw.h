@@ -168,7 +168,8 @@
  * fence, and never read it back. Mapped write-combining, the stores reach
  * the device as bursts of REFNIC_PUSH_BURST bytes; mapped uncached (what the
  * OS silently gives when WC is unavailable) or trapped, as one transaction
- * per 8-byte store, which costs more than the fetch it saves (seeds/002).
+ * per 8-byte store, which costs more than the fetch it saves (netdev,
+ * 2014-10-01, "Add pgtable API to query if write combining is available").
  * A line the device cannot use (bad header) counts as a TAIL doorbell.
  * On an emulated BAR the write trap is called once per line, after the
  * fence, with the number of bytes stored (see refnic_bar.h).
