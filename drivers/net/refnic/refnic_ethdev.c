@@ -23,12 +23,12 @@ static const struct eth_dev_ops refnic_eth_dev_ops;
 static const struct eth_dev_ops refnic_secondary_ops;
 static int refnic_secondary_refuse(struct rte_eth_dev *dev, const char *what);
 
-/* This process's fast path: rte_eth_devices[] is per process. */
+/* This process's fast path: rte_eth_devices[] is per process (a secondary
+ * picks its bursts here; a primary again at each start). */
 static void
 refnic_set_burst_functions(struct rte_eth_dev *dev)
 {
-	dev->rx_pkt_burst = refnic_recv_pkts;
-	dev->tx_pkt_burst = refnic_xmit_pkts;
+	refnic_burst_select(dev);
 	dev->tx_pkt_prepare = refnic_prep_pkts;
 	dev->rx_queue_count = refnic_rx_queue_count;
 	dev->rx_descriptor_status = refnic_rx_descriptor_status;
