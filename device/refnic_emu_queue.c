@@ -395,7 +395,9 @@ refnic_emu_tx_service(struct refnic_emu *emu, uint16_t qid, uint64_t now,
 	while (idx != tail && done < TX_BUDGET) {
 		uint16_t start = idx;
 
-		push = refnic_emu_push_front(txq, idx, tail);
+		/* No call per packet while no line waits (push is for lone ones). */
+		push = txq->push_cons == txq->push_prod ? NULL :
+		       refnic_emu_push_front(txq, idx, tail);
 		if (push != NULL) {
 			refnic_emu_push_gather(emu, push, &f, &idx, txq->size - 1, &malformed);
 			refnic_emu_push_pop(txq);
@@ -592,6 +594,18 @@ rx_ptype(const struct refnic_pkt_hdrs *h)
 		     h->proto == EMU_IPPROTO_UDP ? REFNIC_PTYPE_UDP : 0);
 }
 
+/*
+ * Does a frame need parsing? For its packet type, a checksum verdict or an
+ * RSS hash; a device model, unlike a NIC's parser, costs the CPU it runs on
+ * (the sender's lcore, inline), so it skips what nobody enabled.
+ */
+static inline bool
+rx_classifies(const struct refnic_emu *emu)
+{
+	return (emu->features & (REFNIC_CAP_RX_PTYPE | REFNIC_CAP_RX_CSUM)) ||
+	       emu->rss.hash_types != 0;
+}
+
 /* Posted buffers needed for len bytes, or 0 if the ring has too few. */
 static uint16_t
 rx_buffers_needed(const struct refnic_emu_rxq *rxq, uint16_t tail, uint32_t len)
@@ -734,11 +748,18 @@ refnic_emu_rx_frame(struct refnic_emu *emu, const struct refnic_frame *f,
 		emu_stats(emu)->rx_oversize++;
 		return false;
 	}
-	refnic_emu_parse(hdr, hdr_len, &hdrs);
-	qid = refnic_emu_rss_queue(emu, hdr, &hdrs, &meta.hash, &meta.hashed);
-	meta.ptype = rx_ptype(&hdrs);
-	if (emu->features & REFNIC_CAP_RX_CSUM)
-		meta.flags |= refnic_emu_rx_csum(f, &hdrs);
+	/* The parser runs for what needs it: a packet type, a checksum, a hash. */
+	if (rx_classifies(emu)) {
+		refnic_emu_parse(hdr, hdr_len, &hdrs);
+		qid = refnic_emu_rss_queue(emu, hdr, &hdrs, &meta.hash, &meta.hashed);
+		meta.ptype = emu->features & REFNIC_CAP_RX_PTYPE ? rx_ptype(&hdrs) :
+			     REFNIC_PTYPE_L2;
+		if (emu->features & REFNIC_CAP_RX_CSUM)
+			meta.flags |= refnic_emu_rx_csum(f, &hdrs);
+	} else {
+		qid = 0;
+		meta.ptype = REFNIC_PTYPE_L2;
+	}
 	if ((emu->features & REFNIC_CAP_VLAN_STRIP) &&
 	    refnic_emu_vlan_strip(f, &stripped, &meta.vlan_tci)) {
 		meta.flags |= REFNIC_RXC_VLAN_STRIPPED;

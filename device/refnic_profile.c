@@ -10,24 +10,28 @@
  *
  *  - Admin latency: firmware-processed mailbox commands on current NICs
  *    complete in tens of microseconds; queue creation touches more state than
- *    a MAC update. The ENA thread (shared/seeds/000) shows commands that
+ *    a MAC update. The ENA thread (netdev, 2020-02-29, "[PATCH] ena: Speed
+ *    up initialization 90x by reducing poll delays") shows commands that
  *    finish well under 1.92 ms / ~35 commands, i.e. tens of microseconds.
  *  - Reset: a device reset (not a PCIe FLR) with firmware re-init. The ENA
  *    thread's whole bring-up, reset included, took 1.92 ms once polled
  *    every 10 us, so a reset of a fraction of that: 500 us.
  *  - Descriptor fetch: one PCIe read round trip, about 1 us on current
- *    servers (the reason mlx4 BlueFlame pushes descriptors, seeds/002).
+ *    servers (the reason mlx4 BlueFlame pushes descriptors: netdev,
+ *    2014-10-01, "Add pgtable API to query if write combining is available").
  *  - BAR store, bare metal: an uncached posted write behind a store fence,
  *    on the order of 100 ns of CPU time.
  *  - BAR store, VM: a trapped MMIO write is a VM exit and re-entry, on the
- *    order of 1.5 us (the lem/e1000 KVM thread, seeds/004, is built on it).
+ *    order of 1.5 us (the lem/e1000 KVM thread is built on it:
+ *    freebsd-emulation, 2012-12-27, "[RFC] proposed 'lem' patch to improve
+ *    behaviour under emulation").
  *  - Push window (refnic_emu_push.c). Mapped write-combining (push_wc:
  *    ideal, baremetal; bar_wc=on), a line of L bytes goes out in
  *    ceil(L / 64) bursts of push_burst_ns each: a posted write, 100 ns as
  *    any uncached store on bare metal. In a VM the only WC mapping is one
  *    the hypervisor passes through to the guest (stores to it do not exit),
  *    so a burst costs the same 100 ns there. Uncached (vm, bar_wc=off), it
- *    goes out as L / 8 stores of bar_store_ns each (seeds/002: "every write
+ *    goes out as L / 8 stores of bar_store_ns each (the BlueFlame thread: "every write
  *    of 64B would actually translate into 8 writes of 8 bytes"): 100 ns on
  *    bare metal, an exit under vm, whose device model traps its BAR. A
  *    pushed packet skips the descriptor fetch, so on baremetal a 64-byte

@@ -11,7 +11,8 @@
 #       Default 50 runs, baremetal.
 #   ./devtools/bench.sh throughput [SECONDS] [ROUNDS] [REFNIC_DEVARGS...]
 #       stock testpmd io forwarding, 64 B, tx_first, one forwarding lcore:
-#       refnic pair vs memif pair vs net_null pair; tail writes per packet
+#       refnic pair vs memif pair vs vhost-user + virtio-user vs net_null
+#       pair; tail writes per packet
 #       and engine CPU. Default 5 s x 3 rounds; refnic with the defaults,
 #       exec=thread and profile=baremetal, or with the devargs given.
 #   ./devtools/bench.sh latency [COUNT] [ROUNDS] [PROFILE] [SIZE]

@@ -1,7 +1,9 @@
 """Stock testpmd io forwarding, 64-byte frames from tx_first, one forwarding
 lcore, side by side in one run: a refnic pair, a memif pair (server and
-client in the same process) and a net_null pair (the ceiling of testpmd's
-own loop). Per system: Mpps per port, and for refnic the TX and RX tail
+client in the same process), vhost-user + virtio-user (the software NIC
+with descriptor rings users pick instead: a net_vhost port and a
+virtio_user port hot-attached to it in the same testpmd) and a net_null
+pair (the ceiling of testpmd's own loop). Per system: Mpps per port, and for refnic the TX and RX tail
 writes per packet (the device's counts) and how busy its engine thread was.
 
     throughput.py [SECONDS] [ROUNDS] [REFNIC_DEVARGS...]
@@ -39,9 +41,13 @@ def systems(configs):
         out.append(("refnic " + config if config else "refnic (defaults)",
                     ["net_refnic0,cable=bench" + extra, "net_refnic1,cable=bench" + extra],
                     options))
+    vhost_sock = "/run/refnic-bench-vhost-%d.sock" % os.getpid()
     return out + [
         ("memif", ["net_memif0,role=server,socket=" + sock,
                    "net_memif1,role=client,socket=" + sock], None),
+        # virtio_user connects to the vhost-user server once that listens.
+        ("vhost-user", ["net_vhost0,iface=%s,queues=1" % vhost_sock], None,
+         "virtio_user0,path=%s,queues=1" % vhost_sock),
         ("null", ["net_null0", "net_null1"], None),
     ]
 
@@ -68,12 +74,18 @@ def median_of(runs, key, idx=None):
     return statistics.median(vals) if vals else None
 
 
-def measure(vdevs, options, seconds):
-    """options: testpmd options for a refnic system, None for the others."""
+def measure(vdevs, options, seconds, attach=None):
+    """options: testpmd options for a refnic system, None for the others;
+    attach: a second port's devargs, attached once testpmd runs."""
     is_refnic = options is not None
     plugins = None if is_refnic else []
     with TestPmd(vdevs, plugins=plugins,
                  testpmd_args=["--total-num-mbufs=16384"] + (options or [])) as tp:
+        if attach:
+            out = tp.cmd("port attach " + attach)
+            if "is attached" not in out:
+                raise RuntimeError("port attach %s: %s" % (attach, out))
+            tp.cmd("port start all", check=True)
         tp.cmd("start tx_first", check=True)
         time.sleep(WARMUP_S)
         s0, x0 = tp.port_stats(), [tp.xstats(p) for p in (0, 1)]
@@ -99,21 +111,23 @@ def main():
     seconds = float(sys.argv[1]) if len(sys.argv) > 1 else 5
     rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 3
     configs = sys.argv[3:] or DEFAULT_CONFIGS
-    results = {name: [] for name, _, _ in systems(configs)}
+    results = {system[0]: [] for system in systems(configs)}
     for _ in range(rounds):         # interleaved: drift falls on all alike
-        for name, vdevs, options in systems(configs):
-            results[name].append(measure(vdevs, options, seconds))
+        for name, vdevs, options, *attach in systems(configs):
+            results[name].append(measure(vdevs, options, seconds, *attach))
 
     def med(name, key, idx=None):
         return median_of(results[name], key, idx)
 
     memif = med("memif", "mpps", 0) + med("memif", "mpps", 1)
-    print("| system | port 0 Mpps | port 1 Mpps | total Mpps | vs memif | "
+    vhost = med("vhost-user", "mpps", 0) + med("vhost-user", "mpps", 1)
+    print("| system | port 0 Mpps | port 1 Mpps | total Mpps | vs memif | vs vhost-user | "
           "TX tail writes/packet | RX tail writes/packet | engine thread busy |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for name in results:
         p0, p1 = med(name, "mpps", 0), med(name, "mpps", 1)
-        line = "| %s | %.2f | %.2f | %.2f | %.2fx |" % (name, p0, p1, p0 + p1, (p0 + p1) / memif)
+        line = "| %s | %.2f | %.2f | %.2f | %.2fx | %.2fx |" % (
+            name, p0, p1, p0 + p1, (p0 + p1) / memif, (p0 + p1) / vhost)
         if name.startswith("refnic"):
             line += " %.3f | %.3f | %.0f%% |" % (med(name, "tx_tail_writes_per_packet"),
                                                 med(name, "rx_tail_writes_per_packet"),

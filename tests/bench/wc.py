@@ -9,8 +9,9 @@ For each timing profile (baremetal, vm) and frame size (64, 128, 256 B):
   push-nowc  wc=on,bar_wc=off   pushed, the window uncached
   auto       wc=auto            what the driver picks on that platform
 Prints a markdown table of p50/p99 and the ratios to fetch, then one JSON
-line per run. The seed (shared/seeds/002, mlx4 BlueFlame, ib_write_lat
-typical): bare metal 128 B push+WC 0.98 us vs doorbell 1.27 us; VM without
+line per run. The seed (netdev, 2014-10-01, "[PATCH net-next 0/2] Add
+pgtable API to query if write combining is available": mlx4 BlueFlame,
+ib_write_lat typical): bare metal 128 B push+WC 0.98 us vs doorbell 1.27 us; VM without
 WC 128 B push 1.47 us vs doorbell 1.00 us.
 """
 

@@ -13,7 +13,9 @@
  * then the device behaves again, and the port must carry a frame again:
  * by itself (proactive recovery) or after rte_eth_dev_reset(). Nothing may
  * crash or reach outside its rings (ASan, UBSan); a port that a healthy
- * device cannot bring back is a finding (abort).
+ * device cannot bring back is a finding (abort). The ports run the vector
+ * bursts (the default here), which hand any completion they do not take
+ * whole to the scalar core: both see the garbage.
  */
 
 #include <stdint.h>

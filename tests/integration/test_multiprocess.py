@@ -40,6 +40,10 @@ def test_secondary_testpmd_forwards_on_primary_ports(refnic_pmd, hugepages):
         assert "attached in a secondary" not in primary.startup
         with secondary:
             assert secondary.port_info(1)["Driver name"] == "net_refnic"
+            # Each process picks its own bursts: the vector ones here too.
+            for kind in ("rxq", "txq"):
+                out = secondary.cmd("show %s info 0 1" % kind, check=True)
+                assert "Burst mode: Vector SSE" in out, out
             primary.cmd("start")
             secondary.cmd("start tx_first")
             time.sleep(2)

@@ -8,6 +8,9 @@
 
 #include <rte_bus_vdev.h>
 #include <rte_cycles.h>
+#include <rte_ip.h>
+#include <rte_tcp.h>
+#include <rte_udp.h>
 
 #include "test_common.h"
 
@@ -152,6 +155,88 @@ test_make_pkt(const struct rte_ether_addr *dst, uint32_t len, uint32_t seed, uin
 		off += n;
 	}
 	return head;
+}
+
+/* An IPv4 or IPv6 TCP/UDP frame; checksums left as `csum_ok` says. */
+struct rte_mbuf *
+test_make_l4_pkt(bool v6, uint8_t proto, bool csum_ok, uint16_t nb_segs, uint32_t payload)
+{
+	uint32_t l3_len = v6 ? sizeof(struct rte_ipv6_hdr) : sizeof(struct rte_ipv4_hdr);
+	uint32_t l4_len = (proto == IPPROTO_TCP ? sizeof(struct rte_tcp_hdr) :
+			   sizeof(struct rte_udp_hdr)) + payload;
+	uint32_t len = sizeof(struct rte_ether_hdr) + l3_len + l4_len, i;
+	uint32_t frame_len = RTE_MAX(len, (uint32_t)TEST_MIN_FRAME);
+	struct rte_mbuf *m = rte_pktmbuf_alloc(test_pool);
+	struct rte_ether_hdr *eh;
+	uint8_t *l3, *l4;
+
+	if (m == NULL)
+		return NULL;
+	eh = (struct rte_ether_hdr *)rte_pktmbuf_append(m, frame_len);
+	memset(eh, 0, frame_len);	/* zero padding beyond the IP packet */
+	memset(&eh->dst_addr, 0xff, RTE_ETHER_ADDR_LEN);
+	l3 = (uint8_t *)(eh + 1);
+	l4 = l3 + l3_len;
+	for (i = 0; i < payload; i++)
+		l4[l4_len - payload + i] = i * 13 + 7;
+	if (v6) {
+		struct rte_ipv6_hdr *ip6 = (struct rte_ipv6_hdr *)l3;
+
+		eh->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV6);
+		ip6->vtc_flow = rte_cpu_to_be_32(6u << 28);
+		ip6->payload_len = rte_cpu_to_be_16(l4_len);
+		ip6->proto = proto;
+		ip6->hop_limits = 64;
+		ip6->src_addr[15] = 1;
+		ip6->dst_addr[15] = 2;
+	} else {
+		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)l3;
+
+		eh->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
+		ip->version_ihl = RTE_IPV4_VHL_DEF;
+		ip->total_length = rte_cpu_to_be_16(l3_len + l4_len);
+		ip->time_to_live = 64;
+		ip->next_proto_id = proto;
+		ip->src_addr = rte_cpu_to_be_32(RTE_IPV4(10, 0, 0, 1));
+		ip->dst_addr = rte_cpu_to_be_32(RTE_IPV4(10, 0, 0, 2));
+	}
+	if (proto == IPPROTO_TCP) {
+		struct rte_tcp_hdr *th = (struct rte_tcp_hdr *)l4;
+
+		th->src_port = rte_cpu_to_be_16(1234);
+		th->dst_port = rte_cpu_to_be_16(80);
+		th->data_off = 5 << 4;
+	} else {
+		struct rte_udp_hdr *uh = (struct rte_udp_hdr *)l4;
+
+		uh->src_port = rte_cpu_to_be_16(1234);
+		uh->dst_port = rte_cpu_to_be_16(53);
+		uh->dgram_len = rte_cpu_to_be_16(l4_len);
+	}
+	m->l2_len = sizeof(*eh);
+	m->l3_len = l3_len;
+	if (csum_ok) {
+		uint16_t *l4c = (uint16_t *)(l4 + (proto == IPPROTO_TCP ? 16 : 6));
+
+		if (v6) {
+			*l4c = rte_ipv6_udptcp_cksum((struct rte_ipv6_hdr *)l3, l4);
+		} else {
+			((struct rte_ipv4_hdr *)l3)->hdr_checksum =
+				rte_ipv4_cksum((struct rte_ipv4_hdr *)l3);
+			*l4c = rte_ipv4_udptcp_cksum((struct rte_ipv4_hdr *)l3, l4);
+		}
+	}
+	if (nb_segs == 2) {
+		/* Move the payload's second half into a second segment. */
+		struct rte_mbuf *m2 = rte_pktmbuf_alloc(test_pool);
+		uint32_t half = payload / 2;
+
+		memcpy(rte_pktmbuf_append(m2, half), rte_pktmbuf_mtod_offset(m, uint8_t *,
+								       len - half), half);
+		rte_pktmbuf_trim(m, half);
+		rte_pktmbuf_chain(m, m2);
+	}
+	return m;
 }
 
 bool

@@ -19,6 +19,7 @@
 #define TEST_BURST		32
 #define TEST_WAIT_S		5	/* bound on waiting for the device; not a timing check */
 #define TEST_ETHERTYPE		0x88b5	/* IEEE local experimental */
+#define TEST_MIN_FRAME		60	/* what Ethernet pads short frames to */
 
 extern struct rte_mempool *test_pool;
 
@@ -43,6 +44,11 @@ uint64_t test_xstat(uint16_t port_id, const char *name);
 /* A frame of len bytes (in nb_segs segments) whose payload derives from seed. */
 struct rte_mbuf *test_make_pkt(const struct rte_ether_addr *dst, uint32_t len,
 			       uint32_t seed, uint16_t nb_segs);
+/* An IPv4 or IPv6 TCP/UDP frame (IPPROTO_*) to broadcast, payload bytes of
+ * payload, padded to TEST_MIN_FRAME; checksums right if csum_ok, else 0;
+ * nb_segs 1 or 2 (the payload's second half in the second). */
+struct rte_mbuf *test_make_l4_pkt(bool v6, uint8_t proto, bool csum_ok, uint16_t nb_segs,
+				  uint32_t payload);
 /* Does m hold exactly what test_make_pkt(dst, len, seed, any) built? */
 bool test_pkt_matches(const struct rte_mbuf *m, const struct rte_ether_addr *dst,
 		      uint32_t len, uint32_t seed);

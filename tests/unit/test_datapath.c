@@ -226,7 +226,8 @@ rxq_scattered(uint16_t port)
 	if (rte_eth_rx_queue_info_get(port, 0, &qinfo) != 0 ||
 	    rte_eth_rx_burst_mode_get(port, 0, &mode) != 0)
 		return false;
-	return qinfo.scattered_rx && strcmp(mode.info, "Scalar Scattered") == 0;
+	/* Either burst, scalar or vector, says so. */
+	return qinfo.scattered_rx && strstr(mode.info, " Scattered") != NULL;
 }
 
 /* n frames of 9014 bytes, 5 segments each, j0 to j1: all arrive whole. */

@@ -36,6 +36,7 @@ extern const struct unit_test_suite refnic_config_suite;
 extern const struct unit_test_suite refnic_stress_suite;
 extern const struct unit_test_suite refnic_soak_suite;
 extern const struct unit_test_suite refnic_faultseq_suite;
+extern const struct unit_test_suite refnic_vector_suite;
 
 static const struct unit_test_suite *suites[] = {
 	&refnic_probe_suite,
@@ -55,6 +56,7 @@ static const struct unit_test_suite *suites[] = {
 	&refnic_stress_suite,
 	&refnic_soak_suite,
 	&refnic_faultseq_suite,
+	&refnic_vector_suite,
 };
 
 static bool

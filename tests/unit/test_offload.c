@@ -17,7 +17,6 @@
 #define OA	"net_refnic_oa"
 #define OB	"net_refnic_ob"
 #define PAYLOAD	100
-#define MIN_FRAME	60	/* what Ethernet pads short frames to */
 
 static uint16_t port_a, port_b;
 
@@ -33,92 +32,10 @@ off_teardown(void)
 	test_pair_destroy(OA, OB);
 }
 
-/* An IPv4 or IPv6 TCP/UDP frame; checksums left as `csum_ok` says. */
-static struct rte_mbuf *
-l4_frame_sized(bool v6, uint8_t proto, bool csum_ok, uint16_t nb_segs, uint32_t payload)
-{
-	uint32_t l3_len = v6 ? sizeof(struct rte_ipv6_hdr) : sizeof(struct rte_ipv4_hdr);
-	uint32_t l4_len = (proto == IPPROTO_TCP ? sizeof(struct rte_tcp_hdr) :
-			   sizeof(struct rte_udp_hdr)) + payload;
-	uint32_t len = sizeof(struct rte_ether_hdr) + l3_len + l4_len, i;
-	uint32_t frame_len = RTE_MAX(len, (uint32_t)MIN_FRAME);
-	struct rte_mbuf *m = rte_pktmbuf_alloc(test_pool);
-	struct rte_ether_hdr *eh;
-	uint8_t *l3, *l4;
-
-	if (m == NULL)
-		return NULL;
-	eh = (struct rte_ether_hdr *)rte_pktmbuf_append(m, frame_len);
-	memset(eh, 0, frame_len);	/* zero padding beyond the IP packet */
-	memset(&eh->dst_addr, 0xff, RTE_ETHER_ADDR_LEN);
-	l3 = (uint8_t *)(eh + 1);
-	l4 = l3 + l3_len;
-	for (i = 0; i < payload; i++)
-		l4[l4_len - payload + i] = i * 13 + 7;
-	if (v6) {
-		struct rte_ipv6_hdr *ip6 = (struct rte_ipv6_hdr *)l3;
-
-		eh->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV6);
-		ip6->vtc_flow = rte_cpu_to_be_32(6u << 28);
-		ip6->payload_len = rte_cpu_to_be_16(l4_len);
-		ip6->proto = proto;
-		ip6->hop_limits = 64;
-		ip6->src_addr[15] = 1;
-		ip6->dst_addr[15] = 2;
-	} else {
-		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)l3;
-
-		eh->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
-		ip->version_ihl = RTE_IPV4_VHL_DEF;
-		ip->total_length = rte_cpu_to_be_16(l3_len + l4_len);
-		ip->time_to_live = 64;
-		ip->next_proto_id = proto;
-		ip->src_addr = rte_cpu_to_be_32(RTE_IPV4(10, 0, 0, 1));
-		ip->dst_addr = rte_cpu_to_be_32(RTE_IPV4(10, 0, 0, 2));
-	}
-	if (proto == IPPROTO_TCP) {
-		struct rte_tcp_hdr *th = (struct rte_tcp_hdr *)l4;
-
-		th->src_port = rte_cpu_to_be_16(1234);
-		th->dst_port = rte_cpu_to_be_16(80);
-		th->data_off = 5 << 4;
-	} else {
-		struct rte_udp_hdr *uh = (struct rte_udp_hdr *)l4;
-
-		uh->src_port = rte_cpu_to_be_16(1234);
-		uh->dst_port = rte_cpu_to_be_16(53);
-		uh->dgram_len = rte_cpu_to_be_16(l4_len);
-	}
-	m->l2_len = sizeof(*eh);
-	m->l3_len = l3_len;
-	if (csum_ok) {
-		uint16_t *l4c = (uint16_t *)(l4 + (proto == IPPROTO_TCP ? 16 : 6));
-
-		if (v6) {
-			*l4c = rte_ipv6_udptcp_cksum((struct rte_ipv6_hdr *)l3, l4);
-		} else {
-			((struct rte_ipv4_hdr *)l3)->hdr_checksum =
-				rte_ipv4_cksum((struct rte_ipv4_hdr *)l3);
-			*l4c = rte_ipv4_udptcp_cksum((struct rte_ipv4_hdr *)l3, l4);
-		}
-	}
-	if (nb_segs == 2) {
-		/* Move the payload's second half into a second segment. */
-		struct rte_mbuf *m2 = rte_pktmbuf_alloc(test_pool);
-		uint32_t half = payload / 2;
-
-		memcpy(rte_pktmbuf_append(m2, half), rte_pktmbuf_mtod_offset(m, uint8_t *,
-								       len - half), half);
-		rte_pktmbuf_trim(m, half);
-		rte_pktmbuf_chain(m, m2);
-	}
-	return m;
-}
-
 static struct rte_mbuf *
 l4_frame(bool v6, uint8_t proto, bool csum_ok, uint16_t nb_segs)
 {
-	return l4_frame_sized(v6, proto, csum_ok, nb_segs, PAYLOAD);
+	return test_make_l4_pkt(v6, proto, csum_ok, nb_segs, PAYLOAD);
 }
 
 /* Send one frame A->B, return what B received (or NULL). */
@@ -178,7 +95,7 @@ test_tx_checksum_insertion(void)
 				      RTE_ETH_TX_OFFLOAD_MULTI_SEGS, 0), "");
 	TEST_ASSERT_SUCCESS(test_port_start_offloads(port_b, 0, 0, 0), "");
 	for (i = 0; i < RTE_DIM(cases); i++) {
-		struct rte_mbuf *m = l4_frame_sized(cases[i].v6, cases[i].proto, false,
+		struct rte_mbuf *m = test_make_l4_pkt(cases[i].v6, cases[i].proto, false,
 						    cases[i].segs, cases[i].payload);
 		struct rte_mbuf *rx;
 		bool ok;
@@ -221,7 +138,7 @@ test_rx_checksum_flags(void)
 				      RTE_ETH_RX_OFFLOAD_UDP_CKSUM, 0, 0), "");
 	for (i = 0; i < RTE_DIM(cases); i++) {
 		/* corrupt 3: not corrupt, but padded (a 2-byte payload). */
-		struct rte_mbuf *m = l4_frame_sized(cases[i].v6, cases[i].proto, true, 1,
+		struct rte_mbuf *m = test_make_l4_pkt(cases[i].v6, cases[i].proto, true, 1,
 						    cases[i].corrupt == 3 ? 2 : PAYLOAD), *rx;
 		uint8_t *p = rte_pktmbuf_mtod(m, uint8_t *);
 		uint32_t ptype;
@@ -277,6 +194,11 @@ test_ptype_mask(void)
 	TEST_ASSERT_EQUAL(ptype_of_cross(), all, "default: every layer");
 	TEST_ASSERT_SUCCESS(rte_eth_dev_set_ptypes(port_b, RTE_PTYPE_UNKNOWN, NULL, 0), "");
 	TEST_ASSERT_EQUAL(ptype_of_cross(), RTE_PTYPE_UNKNOWN, "mask 0 on a started port");
+	/* The device stopped classifying (REFNIC_CAP_RX_PTYPE off); asked
+	 * again on the started port, it classifies again. */
+	TEST_ASSERT_SUCCESS(rte_eth_dev_set_ptypes(port_b, RTE_PTYPE_ALL_MASK, NULL, 0), "");
+	TEST_ASSERT_EQUAL(ptype_of_cross(), all, "every layer again on the started port");
+	TEST_ASSERT_SUCCESS(rte_eth_dev_set_ptypes(port_b, RTE_PTYPE_UNKNOWN, NULL, 0), "");
 	TEST_ASSERT_SUCCESS(rte_eth_dev_set_ptypes(port_b, RTE_PTYPE_L2_MASK | RTE_PTYPE_L3_MASK,
 						   set, RTE_DIM(set)), "");
 	/* Reconfigured: its RX queue set up anew keeps the port's mask. */

@@ -6,7 +6,8 @@
  * The admin queue: submit one command, wait for its completion with a
  * bounded backoff, turn the device's status into an errno.
  *
- * Waiting is where the ENA thread (shared/seeds/000) lost 170 ms: a fixed
+ * Waiting is where ENA lost 170 ms (netdev, 2020-02-29, "[PATCH] ena: Speed
+ * up initialization 90x by reducing poll delays"): a fixed
  * 5 ms sleep for commands that finish in microseconds. The default policy
  * polls at once, then every microsecond, then waits an eighth of the time
  * already waited: the answer is noticed at most ~12.5% after it lands, and a

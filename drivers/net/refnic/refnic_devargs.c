@@ -32,6 +32,7 @@ const char * const refnic_devargs_keys[] = {
 	REFNIC_ARG_DOORBELL_CHECK,
 	REFNIC_ARG_DOORBELL_CHECK_US,
 	REFNIC_ARG_WC,
+	REFNIC_ARG_SIMD,
 	NULL
 };
 
@@ -51,6 +52,12 @@ static const char * const wc_mode_names[] = {
 	[REFNIC_WC_AUTO] = "auto",
 	[REFNIC_WC_ON] = "on",
 	[REFNIC_WC_OFF] = "off",
+};
+
+static const char * const simd_mode_names[] = {
+	[REFNIC_SIMD_AUTO] = "auto",
+	[REFNIC_SIMD_SCALAR] = "scalar",
+	[REFNIC_SIMD_SSE] = "sse",
 };
 
 /* Strict decimal: digits only, no sign, no trailing junk, within [min, max]. */
@@ -140,19 +147,27 @@ handle_itr_us(const char *key, const char *value, void *opaque)
 	return -EINVAL;
 }
 
+/* A key whose value is one of a list of names; *out takes its index. */
+struct enum_arg {
+	const char * const *names;
+	unsigned int nb_names;
+	const char *expected;	/* the names, for the error line */
+	unsigned int *out;
+};
+
 static int
-handle_wc(const char *key, const char *value, void *opaque)
+handle_enum(const char *key, const char *value, void *opaque)
 {
-	enum refnic_wc_mode *wc = opaque;
+	const struct enum_arg *arg = opaque;
 	unsigned int m;
 
-	for (m = 0; m < RTE_DIM(wc_mode_names); m++)
-		if (value != NULL && strcmp(value, wc_mode_names[m]) == 0) {
-			*wc = m;
+	for (m = 0; m < arg->nb_names; m++)
+		if (value != NULL && strcmp(value, arg->names[m]) == 0) {
+			*arg->out = m;
 			return 0;
 		}
-	PMD_INIT_LOG(ERR, "invalid %s=" REFNIC_ARG_QUOTE_FMT ": expected auto, on or off", key,
-		     REFNIC_ARG_QUOTE(value));
+	PMD_INIT_LOG(ERR, "invalid %s=" REFNIC_ARG_QUOTE_FMT ": expected %s", key,
+		     REFNIC_ARG_QUOTE(value), arg->expected);
 	return -EINVAL;
 }
 
@@ -229,6 +244,12 @@ parse_db_check(const struct rte_kvargs *kvlist, struct refnic_db_check_conf *c)
 int
 refnic_devargs_parse(const struct rte_kvargs *kvlist, struct refnic_devargs *out)
 {
+	unsigned int wc = REFNIC_WC_AUTO, simd = REFNIC_SIMD_AUTO;
+	struct enum_arg wc_arg = { wc_mode_names, RTE_DIM(wc_mode_names),
+				   "auto, on or off", &wc };
+	struct enum_arg simd_arg = { simd_mode_names, RTE_DIM(simd_mode_names),
+				     "auto, scalar or sse", &simd };
+
 	memset(out, 0, sizeof(*out));
 	out->admin_poll.mode = REFNIC_POLL_BACKOFF;
 	out->itr.mode = REFNIC_ITR_ADAPTIVE;
@@ -239,8 +260,11 @@ refnic_devargs_parse(const struct rte_kvargs *kvlist, struct refnic_devargs *out
 	if (kvlist == NULL)
 		return 0;
 	if (rte_kvargs_process(kvlist, REFNIC_ARG_ADMIN_POLL, handle_admin_poll, out) != 0 ||
-	    rte_kvargs_process(kvlist, REFNIC_ARG_WC, handle_wc, &out->wc) != 0)
+	    rte_kvargs_process(kvlist, REFNIC_ARG_WC, handle_enum, &wc_arg) != 0 ||
+	    rte_kvargs_process(kvlist, REFNIC_ARG_SIMD, handle_enum, &simd_arg) != 0)
 		return -EINVAL;
+	out->wc = wc;
+	out->simd = simd;
 	if (parse_itr(kvlist, &out->itr) != 0)
 		return -EINVAL;
 	return parse_db_check(kvlist, &out->db_check);
@@ -264,6 +288,12 @@ const char *
 refnic_wc_mode_name(enum refnic_wc_mode mode)
 {
 	return mode < RTE_DIM(wc_mode_names) ? wc_mode_names[mode] : "?";
+}
+
+const char *
+refnic_simd_mode_name(enum refnic_simd_mode mode)
+{
+	return mode < RTE_DIM(simd_mode_names) ? simd_mode_names[mode] : "?";
 }
 
 int

@@ -23,6 +23,7 @@
 #define REFNIC_ARG_DOORBELL_CHECK	"doorbell_check"
 #define REFNIC_ARG_DOORBELL_CHECK_US	"doorbell_check_us"
 #define REFNIC_ARG_WC			"wc"
+#define REFNIC_ARG_SIMD			"simd"
 
 /*
  * Error lines quote at most REFNIC_ARG_QUOTE_LEN characters of a value
@@ -101,11 +102,19 @@ enum refnic_wc_mode {
 	REFNIC_WC_OFF,			/* ring TAIL, let the device fetch */
 };
 
+/* Which burst functions a port runs (refnic_burst_select()). */
+enum refnic_simd_mode {
+	REFNIC_SIMD_AUTO,		/* vector where the CPU and EAL allow it */
+	REFNIC_SIMD_SCALAR,		/* one completion, one packet at a time */
+	REFNIC_SIMD_SSE,		/* the SSE4.2 bursts, whatever EAL's max */
+};
+
 struct refnic_devargs {
 	struct refnic_poll_policy admin_poll;
 	struct refnic_itr_conf itr;
 	struct refnic_db_check_conf db_check;
 	enum refnic_wc_mode wc;
+	enum refnic_simd_mode simd;
 };
 
 /* NULL-terminated. */
@@ -118,6 +127,7 @@ int refnic_poll_policy_format(const struct refnic_poll_policy *p, char *buf, siz
 int refnic_itr_mode_format(enum refnic_itr_mode mode, char *buf, size_t len);
 int refnic_db_check_mode_format(enum refnic_db_check_mode mode, char *buf, size_t len);
 const char *refnic_wc_mode_name(enum refnic_wc_mode mode);
+const char *refnic_simd_mode_name(enum refnic_simd_mode mode);
 
 #define REFNIC_DRV_PARAM_STRING \
 	REFNIC_ARG_ADMIN_POLL "=backoff|fixed:<us>|exp:<min_us>:<max_us> " \
@@ -126,6 +136,7 @@ const char *refnic_wc_mode_name(enum refnic_wc_mode mode);
 	REFNIC_ARG_TX_ITR_US "=<0-10000> " \
 	REFNIC_ARG_DOORBELL_CHECK "=auto|on|off " \
 	REFNIC_ARG_DOORBELL_CHECK_US "=<100-1000000> " \
-	REFNIC_ARG_WC "=auto|on|off"
+	REFNIC_ARG_WC "=auto|on|off " \
+	REFNIC_ARG_SIMD "=auto|scalar|sse"
 
 #endif /* _REFNIC_DEVARGS_H_ */

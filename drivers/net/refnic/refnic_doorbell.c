@@ -8,7 +8,8 @@
  * the next one, which may never come (a TX burst whose answer is awaited,
  * an RX ring the device thinks empty).
  *
- * shared/seeds/001: the first fix put a timer on every queue, re-armed from
+ * ionic (netdev, 2024-06-18, "ionic: rework fix for doorbell miss"): the
+ * first fix put a timer on every queue, re-armed from
  * the poll loop, and its cost alone pushed ping-pong p99 to ~900 us. Here,
  * as in the fix that replaced it, one EAL alarm per port looks at every
  * started queue every half deadline, and re-rings those that had posted
@@ -305,7 +306,7 @@ db_alarms_cancel(struct rte_eth_dev *dev)
 
 /*
  * Bench only (tests/meson.build builds it into refnic-bench-doorbell-pqt;
- * nothing ships it): the first fix of shared/seeds/001, one timer per queue,
+ * nothing ships it): ionic's first fix for the doorbell miss, one timer per queue,
  * for devtools/bench.sh doorbell to measure the real check against. Each
  * queue's alarm checks that queue alone, with the same rule.
  */

@@ -23,12 +23,12 @@ static const struct eth_dev_ops refnic_eth_dev_ops;
 static const struct eth_dev_ops refnic_secondary_ops;
 static int refnic_secondary_refuse(struct rte_eth_dev *dev, const char *what);
 
-/* This process's fast path: rte_eth_devices[] is per process. */
+/* This process's fast path: rte_eth_devices[] is per process (a secondary
+ * picks its bursts here; a primary again at each start). */
 static void
 refnic_set_burst_functions(struct rte_eth_dev *dev)
 {
-	dev->rx_pkt_burst = refnic_recv_pkts;
-	dev->tx_pkt_burst = refnic_xmit_pkts;
+	refnic_burst_select(dev);
 	dev->tx_pkt_prepare = refnic_prep_pkts;
 	dev->rx_queue_count = refnic_rx_queue_count;
 	dev->rx_descriptor_status = refnic_rx_descriptor_status;
@@ -416,6 +416,7 @@ refnic_dev_start(struct rte_eth_dev *dev)
 	ret = refnic_rx_scatter_set(dev, dev->data->mtu, false);
 	if (ret != 0)
 		return ret;
+	refnic_burst_select(dev);
 	/* The port's configuration, before its first frame. */
 	ret = refnic_set_mtu(ad, dev->data->mtu);
 	if (ret == 0)
@@ -839,7 +840,9 @@ refnic_supported_ptypes_get(struct rte_eth_dev *dev __rte_unused)
  * rte_eth_dev_set_ptypes(): ethdev has checked that the mask is made of
  * whole layers (L2, L3, L4, ...); the layers not asked for are reported as
  * unknown, 0 meaning none at all, as the application that does its own
- * parsing wants. The device keeps classifying; the burst masks.
+ * parsing wants. The burst masks; the device classifies (REFNIC_CAP_RX_PTYPE)
+ * only while L3 or L4 is asked for, from the next start or at once on a
+ * started port.
  */
 static int
 refnic_ptypes_set(struct rte_eth_dev *dev, uint32_t ptype_mask)
@@ -854,7 +857,7 @@ refnic_ptypes_set(struct rte_eth_dev *dev, uint32_t ptype_mask)
 		if (rxq != NULL)
 			__atomic_store_n(&rxq->ptype_mask, ptype_mask, __ATOMIC_RELAXED);
 	}
-	return 0;
+	return dev->data->dev_started ? refnic_features_apply(dev) : 0;
 }
 
 static const struct eth_dev_ops refnic_eth_dev_ops = {

@@ -61,7 +61,7 @@ refnic_vlan_filter_set(struct rte_eth_dev *dev, uint16_t vlan_id, int on)
 	return refnic_admin_exec(refnic_adapter(dev), &cmd, NULL);
 }
 
-/* Switch the device features the Rx offloads ask for. */
+/* Switch the device features the Rx offloads and packet types ask for. */
 int
 refnic_features_apply(struct rte_eth_dev *dev)
 {
@@ -74,6 +74,10 @@ refnic_features_apply(struct rte_eth_dev *dev)
 		cmd.value |= REFNIC_CAP_VLAN_STRIP;
 	if (offloads & REFNIC_RX_CKSUM_OFFLOADS)
 		cmd.value |= REFNIC_CAP_RX_CSUM;
+	/* Packet types past L2 only if the application takes them (set_ptypes). */
+	if ((refnic_adapter(dev)->ptype_mask & (RTE_PTYPE_L3_MASK | RTE_PTYPE_L4_MASK)) &&
+	    (refnic_adapter(dev)->ident.caps & REFNIC_CAP_RX_PTYPE))
+		cmd.value |= REFNIC_CAP_RX_PTYPE;
 	return refnic_admin_exec(refnic_adapter(dev), &cmd, NULL);
 }
 

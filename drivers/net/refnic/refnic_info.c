@@ -81,6 +81,7 @@ state_devargs(const struct rte_eth_dev *dev, const struct refnic_adapter *ad,
 	s->str(s, REFNIC_ARG_DOORBELL_CHECK, buf);
 	s->u64(s, REFNIC_ARG_DOORBELL_CHECK_US, a->db_check.deadline_us);
 	s->str(s, REFNIC_ARG_WC, refnic_wc_mode_name(a->wc));
+	s->str(s, REFNIC_ARG_SIMD, refnic_simd_mode_name(a->simd));
 }
 
 /* The missed-doorbell check (refnic_doorbell.c): off, running, or on but
@@ -277,18 +278,20 @@ refnic_dev_priv_dump(struct rte_eth_dev *dev, FILE *f)
 	return 0;
 }
 
-/* One burst function each way, scalar; Rx assembles multi-segment frames
- * only on scattered queues (the offload asked, or the MTU needs it). */
+/* Scalar or vector (refnic_burst_select()); Rx assembles multi-segment
+ * frames only on scattered queues (the offload asked, or the MTU needs it),
+ * the vector burst through its scalar core. */
 int
 refnic_rx_burst_mode_get(struct rte_eth_dev *dev, uint16_t qid,
 			 struct rte_eth_burst_mode *mode)
 {
 	const struct refnic_rx_queue *rxq = dev->data->rx_queues[qid];
 
-	if (dev->rx_pkt_burst != refnic_recv_pkts || rxq == NULL)
+	if (!refnic_burst_is_ours(dev) || rxq == NULL)
 		return -EINVAL;
 	mode->flags = 0;
-	snprintf(mode->info, sizeof(mode->info), "Scalar%s",
+	snprintf(mode->info, sizeof(mode->info), "%s%s",
+		 refnic_rx_burst_is_vec(dev) ? "Vector SSE" : "Scalar",
 		 rxq->scatter ? " Scattered" : "");
 	return 0;
 }
@@ -299,10 +302,11 @@ refnic_tx_burst_mode_get(struct rte_eth_dev *dev, uint16_t qid,
 {
 	const struct refnic_tx_queue *txq = dev->data->tx_queues[qid];
 
-	if (dev->tx_pkt_burst != refnic_xmit_pkts || txq == NULL)
+	if (!refnic_burst_is_ours(dev) || txq == NULL)
 		return -EINVAL;
 	mode->flags = 0;
-	snprintf(mode->info, sizeof(mode->info), "Scalar, %s",
+	snprintf(mode->info, sizeof(mode->info), "%s, %s",
+		 refnic_tx_burst_is_vec(dev) ? "Vector SSE" : "Scalar",
 		 refnic_queue_hw(dev->data->port_id)->tx_push ? "WC push" : "doorbell+fetch");
 	return 0;
 }

@@ -128,10 +128,12 @@ refnic_rx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
 					   REFNIC_DEFAULT_RX_FREE_THRESH, nb_desc);
 	rxq->buf_size = RTE_MIN(buf_size, (uint32_t)UINT16_MAX);
 	rxq->mp = mp;
+	rxq->buf_offset = refnic_rx_buf_offset(mp);
 	rxq->qid = qid;
 	rxq->port_id = dev->data->port_id;
 	rxq->mbuf_initializer = refnic_rx_mbuf_initializer(rxq->port_id);
 	rxq->offloads = conf->offloads | dev->data->dev_conf.rxmode.offloads;
+	refnic_rx_ol_flags_tbl_init(rxq);
 	rxq->ptype_mask = refnic_adapter(dev)->ptype_mask;
 	rxq->deferred_start = conf->rx_deferred_start;
 	dev->data->rx_queues[qid] = rxq;

@@ -6,8 +6,9 @@
  * Burst functions: the hot path.
  *
  * The rule this file exists for: one TAIL write per burst that did work,
- * never one per packet (shared/seeds/004: under a hypervisor each such write
- * is a VM exit). TX fills the descriptors of the whole burst and rings once
+ * never one per packet (under a hypervisor each such write is a VM exit:
+ * freebsd-emulation, 2012-12-27, "[RFC] proposed 'lem' patch to improve
+ * behaviour under emulation"). TX fills the descriptors of the whole burst and rings once
  * (or, on a port whose TX path is push, stores a lone packet's push line,
  * which is its doorbell: refnic_wc.c); RX refills in batches of
  * rx_free_thresh and rings once per batch.
@@ -18,6 +19,7 @@
  * error) rather than touching memory it does not own.
  */
 
+#include <rte_cpuflags.h>
 #include <rte_ip.h>
 #include <rte_mbuf.h>
 #include <rte_tcp.h>
@@ -38,6 +40,9 @@ cpl_ready(const volatile uint8_t *phase, uint8_t expected)
 {
 	return (__atomic_load_n(phase, __ATOMIC_ACQUIRE) & REFNIC_PHASE_BIT) == expected;
 }
+
+/* The mbuf packet type of each completion ptype byte (refnic_rx_ptype()). */
+uint32_t refnic_rx_ptype_tbl[256];
 
 static inline uint32_t
 refnic_rx_ptype(uint8_t hw_ptype)
@@ -92,6 +97,33 @@ refnic_rx_offload_flags(const struct refnic_rx_queue *rxq, const struct refnic_r
 	}
 }
 
+RTE_INIT(refnic_rx_ptype_tbl_init)
+{
+	unsigned int i;
+
+	for (i = 0; i < RTE_DIM(refnic_rx_ptype_tbl); i++)
+		refnic_rx_ptype_tbl[i] = refnic_rx_ptype(i);
+}
+
+/*
+ * The ol_flags of each combination of completion flags, for this queue's
+ * offloads, as refnic_rx_offload_flags() sets them: the vector burst looks
+ * them up (REFNIC_RX_OL_INDEX()).
+ */
+void
+refnic_rx_ol_flags_tbl_init(struct refnic_rx_queue *rxq)
+{
+	unsigned int i;
+
+	for (i = 0; i < RTE_DIM(rxq->ol_flags_tbl); i++) {
+		struct refnic_rx_cpl cpl = { .flags = i << REFNIC_RX_OL_SHIFT };
+		struct rte_mbuf m = { .ol_flags = 0 };
+
+		refnic_rx_offload_flags(rxq, &cpl, cpl.flags, &m);
+		rxq->ol_flags_tbl[i] = m.ol_flags;
+	}
+}
+
 /*
  * What a received mbuf's rearm_data holds (data_off, refcnt 1, one segment,
  * port), written in one store at receive time. Buffers are posted raw from
@@ -116,16 +148,49 @@ refnic_rx_mbuf_initializer(uint16_t port_id)
 	return rearm;
 }
 
+static void
+pool_chunk_iova_check(struct rte_mempool *mp __rte_unused, void *opaque,
+		      struct rte_mempool_memhdr *memhdr, unsigned int idx __rte_unused)
+{
+	bool *iova_is_va = opaque;
+
+	if (memhdr->iova != (rte_iova_t)(uintptr_t)memhdr->addr)
+		*iova_is_va = false;
+}
+
+/*
+ * Where an mbuf of mp keeps its data, as an offset from the mbuf, when its
+ * IOVA is its address: IOVA as VA, and every chunk of the pool mapped so.
+ * rte_pktmbuf_init() puts buf_addr right after the mbuf and its private
+ * area, and buf_iova at the same place in IOVA terms. Then a refill needs
+ * no look at the mbuf, whose line the lcore last touched long ago (the
+ * load missed in 6 in 10 refill samples). 0: read buf_iova (IOVA as PA,
+ * pinned external buffers, a chunk mapped elsewhere).
+ */
+uint32_t
+refnic_rx_buf_offset(struct rte_mempool *mp)
+{
+	bool iova_is_va = rte_eal_iova_mode() == RTE_IOVA_VA &&
+			  !(rte_pktmbuf_priv_flags(mp) & RTE_PKTMBUF_POOL_F_PINNED_EXT_BUF);
+
+	if (iova_is_va)
+		rte_mempool_mem_iter(mp, pool_chunk_iova_check, &iova_is_va);
+	return iova_is_va ? sizeof(struct rte_mbuf) + rte_pktmbuf_priv_size(mp) +
+			    RTE_PKTMBUF_HEADROOM : 0;
+}
+
 /* Post n buffers from sw_ring position tail on; they are already allocated. */
 static inline void
 rx_post(struct refnic_rx_queue *rxq, uint16_t tail, uint16_t n)
 {
+	uint32_t off = rxq->buf_offset;
 	uint16_t i;
 
 	for (i = 0; i < n; i++, tail++) {
 		struct rte_mbuf *m = rxq->sw_ring[tail];
 
-		rxq->ring[tail].addr = rte_mbuf_iova_get(m) + RTE_PKTMBUF_HEADROOM;
+		rxq->ring[tail].addr = likely(off != 0) ? (uintptr_t)m + off :
+				       rte_mbuf_iova_get(m) + RTE_PKTMBUF_HEADROOM;
 		rxq->ring[tail].buf_len = rxq->buf_size;
 	}
 }
@@ -172,18 +237,19 @@ rx_bad_completion(struct refnic_rx_queue *rxq, uint16_t desc_idx, uint16_t len)
 			    "bad RX completion");
 }
 
+/*
+ * The completions ready at rxq->next, one at a time, into at most nb_pkts
+ * frames; no refill. Every case goes through here: scattered frames, bad
+ * completions, and what the vector burst leaves (refnic_rxtx_vec.c).
+ */
 uint16_t
-refnic_recv_pkts(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
+refnic_rx_scalar(struct refnic_rx_queue *rxq, struct rte_mbuf **pkts, uint16_t nb_pkts)
 {
-	struct refnic_rx_queue *rxq = queue;
 	struct rte_mbuf *first = rxq->pkt_first, *last = rxq->pkt_last;
 	uint16_t next = rxq->next, nb_rx = 0;
 	uint8_t phase = rxq->phase;
 	uint64_t bytes = 0;
 
-	/* A stopped queue is gone from the device: no refill, no TAIL write. */
-	if (unlikely(rxq->broken || !rxq->started))
-		return 0;
 	while (nb_rx < nb_pkts) {
 		const struct refnic_rx_cpl *cpl = &rxq->cq[next];
 		uint16_t len, flags, desc_idx;
@@ -216,6 +282,8 @@ refnic_recv_pkts(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 		if (next == 0)
 			phase ^= REFNIC_PHASE_BIT;
 		rte_prefetch0(&rxq->cq[next]);
+		/* A few ahead: untouched since posted (NULL past the tail). */
+		rte_prefetch0_write(rxq->sw_ring[(next + 3) & rxq->mask]);
 
 		/* Posted raw: the fields a reset would set, set now. */
 		*(uint64_t *)RTE_PTR_ADD(m, offsetof(struct rte_mbuf, rearm_data)) =
@@ -233,7 +301,7 @@ refnic_recv_pkts(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 		last = m;
 		if (!(flags & REFNIC_RXC_EOP))
 			continue;
-		first->packet_type = refnic_rx_ptype(cpl->ptype) &
+		first->packet_type = refnic_rx_ptype_tbl[cpl->ptype] &
 				     __atomic_load_n(&rxq->ptype_mask, __ATOMIC_RELAXED);
 		if (flags & REFNIC_RXC_OFFLOAD_FLAGS)
 			refnic_rx_offload_flags(rxq, cpl, flags, first);
@@ -247,6 +315,19 @@ refnic_recv_pkts(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 	rxq->pkt_last = last;
 	rxq->stats.packets += nb_rx;
 	rxq->stats.bytes += bytes;
+	return nb_rx;
+}
+
+uint16_t
+refnic_recv_pkts(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
+{
+	struct refnic_rx_queue *rxq = queue;
+	uint16_t nb_rx;
+
+	/* A stopped queue is gone from the device: no refill, no TAIL write. */
+	if (unlikely(rxq->broken || !rxq->started))
+		return 0;
+	nb_rx = refnic_rx_scalar(rxq, pkts, nb_pkts);
 	refnic_rx_refill(rxq);
 	return nb_rx;
 }
@@ -258,15 +339,41 @@ tx_free_bulk(struct rte_mbuf **mbufs, unsigned int n)
 		rte_mempool_put_bulk(mbufs[0]->pool, (void **)mbufs, n);
 }
 
-/* Give back the mbufs of descriptors [clean, head). */
+/*
+ * Fast free with no chain among them: the mbufs go back to their queue's one
+ * pool (the application's promise) straight from sw_ring, never touched.
+ */
 static void
-tx_free_range(struct refnic_tx_queue *txq, uint16_t head)
+tx_free_range_untouched(struct refnic_tx_queue *txq, uint16_t head)
+{
+	struct rte_mempool *mp = txq->sw_ring[txq->clean]->pool;
+	uint16_t i = txq->clean;
+
+	while (i != head) {
+		uint16_t run = (head > i ? head : txq->size) - i;
+
+		rte_mempool_put_bulk(mp, (void **)&txq->sw_ring[i], run);
+		memset(&txq->sw_ring[i], 0, run * sizeof(txq->sw_ring[0]));
+		i = (i + run) & txq->mask;
+	}
+}
+
+/* Give back the mbufs of descriptors [clean, head). */
+void
+refnic_tx_free_range(struct refnic_tx_queue *txq, uint16_t head)
 {
 	bool fast = txq->offloads & RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE;
+	uint16_t i, n = (head - txq->clean) & txq->mask;
 	struct rte_mbuf *bulk[TX_FREE_BULK];
 	unsigned int nb_bulk = 0;
-	uint16_t i;
 
+	if (n == 0)
+		return;
+	if (fast && txq->slow_free_left == 0) {
+		tx_free_range_untouched(txq, head);
+		goto done;
+	}
+	txq->slow_free_left -= RTE_MIN(txq->slow_free_left, n);
 	for (i = txq->clean; i != head; i = (i + 1) & txq->mask) {
 		struct rte_mbuf *m = txq->sw_ring[i];
 
@@ -290,7 +397,8 @@ tx_free_range(struct refnic_tx_queue *txq, uint16_t head)
 		bulk[nb_bulk++] = m;
 	}
 	tx_free_bulk(bulk, nb_bulk);
-	txq->nb_free += (head - txq->clean) & txq->mask;
+done:
+	txq->nb_free += n;
 	txq->clean = head;
 }
 
@@ -337,7 +445,7 @@ refnic_tx_reclaim(struct refnic_tx_queue *txq)
 	if (((head - txq->clean) & txq->mask) > TX_RECLAIM_MAX)
 		head = (txq->clean + TX_RECLAIM_MAX) & txq->mask;
 	if (head != txq->clean)
-		tx_free_range(txq, head);
+		refnic_tx_free_range(txq, head);
 }
 
 /* Free up to free_cnt packets (0: all) the device is done with; returns packets. */
@@ -359,7 +467,7 @@ refnic_tx_done_cleanup(void *queue, uint32_t free_cnt)
 		if (txq->sw_ring[upto]->next == NULL)	/* a packet's last segment */
 			pkts++;
 	if (upto != txq->clean)
-		tx_free_range(txq, upto);
+		refnic_tx_free_range(txq, upto);
 	return pkts;
 }
 
@@ -468,18 +576,17 @@ refnic_tx_offload_desc(const struct rte_mbuf *m, struct refnic_tx_desc *d)
 	d->hdr_lens = m->l2_len | m->l3_len << REFNIC_TXD_L3_LEN_SHIFT;
 }
 
+/*
+ * Descriptors for pkts, from *tail on, one at a time; no doorbell. Returns
+ * the packets taken (sent or, unsendable, dropped and counted in *dropped):
+ * fewer than nb_pkts when the ring is full. Every case goes through here:
+ * chains, offloads, and what the vector burst leaves (refnic_rxtx_vec.c).
+ */
 uint16_t
-refnic_xmit_pkts(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
+refnic_tx_scalar(struct refnic_tx_queue *txq, struct rte_mbuf **pkts, uint16_t nb_pkts,
+		 uint16_t *tailp, uint64_t *bytes, uint64_t *dropped)
 {
-	struct refnic_tx_queue *txq = queue;
-	uint16_t tail = txq->tail, i;
-	uint64_t bytes = 0, dropped = 0;
-
-	/* Nothing sent is nothing claimed: the application keeps its mbufs. */
-	if (unlikely(txq->broken || !txq->started))
-		return 0;
-	if (txq->nb_free < txq->free_thresh)
-		refnic_tx_reclaim(txq);
+	uint16_t tail = *tailp, i;
 
 	for (i = 0; i < nb_pkts; i++) {
 		struct rte_mbuf *m = pkts[i], *seg;
@@ -489,7 +596,7 @@ refnic_xmit_pkts(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 			     m->pkt_len > REFNIC_MAX_FRAME_LEN)) {
 			/* Unsendable: drop it rather than wedge the queue. */
 			rte_pktmbuf_free(m);
-			dropped++;
+			(*dropped)++;
 			continue;
 		}
 		if (unlikely(m->nb_segs > txq->nb_free)) {
@@ -513,16 +620,27 @@ refnic_xmit_pkts(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 			tail = (tail + 1) & txq->mask;
 		}
 		txq->nb_free -= m->nb_segs;
-		bytes += m->pkt_len;
+		if (m->nb_segs > 1)	/* fast free must unchain it first */
+			txq->slow_free_left = txq->size;
+		*bytes += m->pkt_len;
 	}
+	*tailp = tail;
+	return i;
+}
 
+/*
+ * The burst's one notification, if it posted anything: a lone packet that
+ * fits the push line is its own doorbell, the rest ring TAIL. The tail is
+ * stored whole, for the doorbell check on another thread.
+ */
+void
+refnic_tx_notify(struct refnic_tx_queue *txq, struct rte_mbuf **pkts, uint16_t nb_taken,
+		 uint16_t tail, uint64_t bytes, uint64_t dropped)
+{
 	if (tail != txq->tail) {
 		struct refnic_hw *hw = refnic_queue_hw(txq->port_id);
 
-		/* One notification per burst either way: a lone packet that fits
-		 * the push line is its own doorbell, the rest ring TAIL. Whole,
-		 * for the doorbell check on another thread. */
-		if (hw->tx_push && i == 1 && dropped == 0 &&
+		if (hw->tx_push && nb_taken == 1 && dropped == 0 &&
 		    pkts[0]->nb_segs <= REFNIC_PUSH_MAX_DESC) {
 			refnic_tx_push(hw, txq, pkts[0], txq->tail, tail);
 			__atomic_store_n(&txq->tail, tail, __ATOMIC_RELAXED);
@@ -532,10 +650,26 @@ refnic_xmit_pkts(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 			refnic_reg_write(hw, txq->tail_reg, tail);
 		}
 	}
-	txq->stats.packets += i - dropped;
+	txq->stats.packets += nb_taken - dropped;
 	txq->stats.bytes += bytes;
 	txq->stats.errors += dropped;
-	return i;
+}
+
+uint16_t
+refnic_xmit_pkts(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
+{
+	struct refnic_tx_queue *txq = queue;
+	uint64_t bytes = 0, dropped = 0;
+	uint16_t tail = txq->tail, n;
+
+	/* Nothing sent is nothing claimed: the application keeps its mbufs. */
+	if (unlikely(txq->broken || !txq->started))
+		return 0;
+	if (txq->nb_free < txq->free_thresh)
+		refnic_tx_reclaim(txq);
+	n = refnic_tx_scalar(txq, pkts, nb_pkts, &tail, &bytes, &dropped);
+	refnic_tx_notify(txq, pkts, n, tail, bytes, dropped);
+	return n;
 }
 
 /*
@@ -597,4 +731,64 @@ refnic_prep_pkts(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 		}
 	}
 	return i;
+}
+
+/*
+ * The port's burst functions, chosen at each start in this process: the
+ * vector ones where the CPU has SSE4.2, EAL's --force-max-simd-bitwidth
+ * allows 128 bits and simd= does not say scalar; simd=sse takes them
+ * whatever EAL's limit. Both give the same frames and counts (the vector
+ * bursts fall back to the scalar cores for what they do not do).
+ */
+void
+refnic_burst_select(struct rte_eth_dev *dev)
+{
+	enum refnic_simd_mode simd = refnic_adapter(dev)->args.simd;
+	bool vec = false;
+
+#ifdef RTE_ARCH_X86
+	if (simd == REFNIC_SIMD_SSE)
+		vec = rte_cpu_get_flag_enabled(RTE_CPUFLAG_SSE4_2) == 1;
+	else if (simd == REFNIC_SIMD_AUTO)
+		vec = refnic_vec_usable();
+#endif
+	if (simd == REFNIC_SIMD_SSE && !vec)
+		PMD_DRV_LOG(WARNING, "port %u: simd=sse, but the CPU has no SSE4.2: scalar bursts",
+			    dev->data->port_id);
+#ifdef RTE_ARCH_X86
+	if (vec) {
+		dev->rx_pkt_burst = refnic_recv_pkts_vec;
+		dev->tx_pkt_burst = refnic_xmit_pkts_vec;
+		return;
+	}
+#endif
+	dev->rx_pkt_burst = refnic_recv_pkts;
+	dev->tx_pkt_burst = refnic_xmit_pkts;
+}
+
+bool
+refnic_rx_burst_is_vec(const struct rte_eth_dev *dev)
+{
+#ifdef RTE_ARCH_X86
+	return dev->rx_pkt_burst == refnic_recv_pkts_vec;
+#else
+	return false;
+#endif
+}
+
+bool
+refnic_tx_burst_is_vec(const struct rte_eth_dev *dev)
+{
+#ifdef RTE_ARCH_X86
+	return dev->tx_pkt_burst == refnic_xmit_pkts_vec;
+#else
+	return false;
+#endif
+}
+
+bool
+refnic_burst_is_ours(const struct rte_eth_dev *dev)
+{
+	return (dev->rx_pkt_burst == refnic_recv_pkts || refnic_rx_burst_is_vec(dev)) &&
+	       (dev->tx_pkt_burst == refnic_xmit_pkts || refnic_tx_burst_is_vec(dev));
 }

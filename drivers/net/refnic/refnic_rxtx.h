@@ -47,6 +47,8 @@ struct refnic_rx_queue {
 	uint16_t tail;			/* next descriptor to post */
 	uint16_t free_thresh;		/* refill once this many slots are free */
 	uint16_t buf_size;
+	uint32_t buf_offset;		/* data's offset from the mbuf, where its
+					 * IOVA is its address; else 0 */
 	uint8_t phase;			/* expected completion phase */
 	bool broken;			/* device wrote garbage; stop reading */
 	bool started;			/* created on the device */
@@ -63,7 +65,13 @@ struct refnic_rx_queue {
 	uint64_t offloads;
 	uint32_t ptype_mask;		/* packet type layers reported (set_ptypes) */
 	const struct rte_memzone *mz;	/* ring + cq */
+	/* ol_flags by completion flags (REFNIC_RX_OL_INDEX), for the vector burst */
+	uint64_t ol_flags_tbl[64] __rte_cache_aligned;
 } __rte_cache_aligned;
+
+/* The completion flags the vector burst turns into ol_flags by lookup. */
+#define REFNIC_RX_OL_SHIFT		1
+#define REFNIC_RX_OL_INDEX(flags)	(((flags) >> REFNIC_RX_OL_SHIFT) & 0x3f)
 
 struct refnic_tx_queue {
 	struct refnic_tx_desc *ring;
@@ -90,6 +98,9 @@ struct refnic_tx_queue {
 	uint16_t qid;
 	uint16_t port_id;
 	uint64_t offloads;
+	uint16_t slow_free_left;	/* descriptors to free one by one before the
+					 * vector burst frees in bulk again: chains
+					 * may be among them */
 	const struct rte_memzone *mz;
 } __rte_cache_aligned;
 
@@ -167,6 +178,9 @@ refnic_tx_cpl_walk(const struct refnic_tx_queue *txq, uint16_t head, uint16_t ta
 }
 
 uint16_t refnic_rx_refill(struct refnic_rx_queue *rxq);
+void refnic_rx_ol_flags_tbl_init(struct refnic_rx_queue *rxq);
+uint32_t refnic_rx_buf_offset(struct rte_mempool *mp);
+extern uint32_t refnic_rx_ptype_tbl[256];
 uint64_t refnic_rx_mbuf_initializer(uint16_t port_id);
 void refnic_tx_reclaim(struct refnic_tx_queue *txq);
 
@@ -177,5 +191,25 @@ void refnic_tx_push(struct refnic_hw *hw, struct refnic_tx_queue *txq,
 uint16_t refnic_recv_pkts(void *rxq, struct rte_mbuf **pkts, uint16_t nb_pkts);
 uint16_t refnic_xmit_pkts(void *txq, struct rte_mbuf **pkts, uint16_t nb_pkts);
 uint16_t refnic_prep_pkts(void *txq, struct rte_mbuf **pkts, uint16_t nb_pkts);
+
+/* The scalar bursts' cores, which the vector bursts fall back to. */
+uint16_t refnic_rx_scalar(struct refnic_rx_queue *rxq, struct rte_mbuf **pkts,
+			  uint16_t nb_pkts);
+uint16_t refnic_tx_scalar(struct refnic_tx_queue *txq, struct rte_mbuf **pkts,
+			  uint16_t nb_pkts, uint16_t *tail, uint64_t *bytes, uint64_t *dropped);
+void refnic_tx_notify(struct refnic_tx_queue *txq, struct rte_mbuf **pkts, uint16_t nb_taken,
+		      uint16_t tail, uint64_t bytes, uint64_t dropped);
+void refnic_tx_free_range(struct refnic_tx_queue *txq, uint16_t head);
+
+/* The port's burst functions, chosen at start; which ones run. */
+void refnic_burst_select(struct rte_eth_dev *dev);
+bool refnic_burst_is_ours(const struct rte_eth_dev *dev);
+bool refnic_rx_burst_is_vec(const struct rte_eth_dev *dev);
+bool refnic_tx_burst_is_vec(const struct rte_eth_dev *dev);
+
+/* refnic_rxtx_vec.c: SSE bursts, 4 completions or packets at a time. */
+uint16_t refnic_recv_pkts_vec(void *rxq, struct rte_mbuf **pkts, uint16_t nb_pkts);
+uint16_t refnic_xmit_pkts_vec(void *txq, struct rte_mbuf **pkts, uint16_t nb_pkts);
+bool refnic_vec_usable(void);
 
 #endif /* _REFNIC_RXTX_H_ */

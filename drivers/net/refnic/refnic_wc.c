@@ -10,7 +10,9 @@
  * fetch, but only when the window is mapped write-combining: mapped uncached
  * (what the kernel silently gives when it cannot do WC) every 8-byte store
  * becomes its own transaction and pushing is slower than a doorbell
- * (shared/seeds/002, mlx4 BlueFlame). So wc=auto checks before it trusts:
+ * (mlx4 BlueFlame; netdev, 2014-10-01, "[PATCH net-next 0/2] Add pgtable
+ * API to query if write combining is available"). So wc=auto checks before
+ * it trusts:
  *  1. the platform: for an emulated BAR, what its platform reports
  *     (REFNIC_REG_PUSH_INFO); for a PCI BAR, the kernel's resource<N>_wc
  *     file and, where debugfs shows it, PAT's memtype of the BAR

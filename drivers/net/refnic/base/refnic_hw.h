@@ -31,9 +31,10 @@
 
 #define REFNIC_HW_MAGIC			0x434e4652u /* "RFNC" */
 #define REFNIC_HW_VERSION_MAJOR		1
-#define REFNIC_HW_VERSION_MINOR		2	/* 1.1: REFNIC_Q_RERING; 1.2: the push
+#define REFNIC_HW_VERSION_MINOR		3	/* 1.1: REFNIC_Q_RERING; 1.2: the push
 						 * line format, REFNIC_REG_PUSH_INFO,
-						 * REFNIC_ADMIN_PUSH_CHECK */
+						 * REFNIC_ADMIN_PUSH_CHECK; 1.3:
+						 * REFNIC_CAP_RX_PTYPE */
 #define REFNIC_HW_VERSION(maj, min)	(((uint32_t)(maj) << 16) | (min))
 
 /* ---------------------------------------------------------------------------
@@ -167,7 +168,8 @@
  * fence, and never read it back. Mapped write-combining, the stores reach
  * the device as bursts of REFNIC_PUSH_BURST bytes; mapped uncached (what the
  * OS silently gives when WC is unavailable) or trapped, as one transaction
- * per 8-byte store, which costs more than the fetch it saves (seeds/002).
+ * per 8-byte store, which costs more than the fetch it saves (netdev,
+ * 2014-10-01, "Add pgtable API to query if write combining is available").
  * A line the device cannot use (bad header) counts as a TAIL doorbell.
  * On an emulated BAR the write trap is called once per line, after the
  * fence, with the number of bytes stored (see refnic_bar.h).
@@ -250,6 +252,9 @@ refnic_hw_state_name(unsigned int state)
 #define REFNIC_CAP_TX_PUSH		(1ull << 11)	/* push window */
 #define REFNIC_CAP_FAULT_REPORT		(1ull << 12)	/* fatal codes + events */
 #define REFNIC_CAP_STATS_DMA		(1ull << 13)	/* ADMIN_STATS_GET */
+#define REFNIC_CAP_RX_PTYPE		(1ull << 16)	/* (1.3) packet types in RX
+							 * completions; switchable: off,
+							 * the device may skip parsing */
 
 /*
  * Features the driver turns on with REFNIC_ADMIN_SET_FEATURES (value: the
@@ -257,7 +262,7 @@ refnic_hw_state_name(unsigned int state)
  * returns the enabled set. Only these capabilities are switchable.
  */
 #define REFNIC_FEATURES_SWITCHABLE	(REFNIC_CAP_VLAN_FILTER | REFNIC_CAP_VLAN_STRIP | \
-					 REFNIC_CAP_RX_CSUM)
+					 REFNIC_CAP_RX_CSUM | REFNIC_CAP_RX_PTYPE)
 
 /* Errata (REFNIC_REG_ERRATA): behaviours the driver must work around. */
 /*
@@ -327,7 +332,8 @@ struct refnic_rx_cpl {
 #define REFNIC_RXC_L4_CSUM_BAD		0x0020u
 #define REFNIC_RXC_VLAN_STRIPPED	0x0040u
 
-/* Packet types reported in refnic_rx_cpl.ptype. */
+/* Packet types reported in refnic_rx_cpl.ptype; REFNIC_PTYPE_L2 for every
+ * frame while REFNIC_CAP_RX_PTYPE is not enabled (1.3). */
 #define REFNIC_PTYPE_L2			0x00
 #define REFNIC_PTYPE_IPV4		0x01
 #define REFNIC_PTYPE_IPV6		0x02

@@ -1,0 +1,358 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The refnic authors
+ */
+
+/*
+ * The vector bursts against the scalar ones: two pairs of ports, one with
+ * simd=scalar and one with simd=sse, given the same frames in the same
+ * bursts, must deliver the same frames (bytes, segments, lengths, ol_flags,
+ * packet types, RSS hashes, stripped tags, queues) and count the same in
+ * every data-path xstat. Over ring sizes 64 to 4096, bursts of 1 to 64, ring
+ * wraps, RX and TX offloads, multi-segment and jumbo (scattered) frames,
+ * which the vector bursts hand to their scalar cores.
+ */
+
+#include <inttypes.h>
+
+#include <rte_hash_crc.h>
+#include <rte_ip.h>
+
+#include "test_common.h"
+
+#define NB_QUEUES	2
+#define MAX_FRAMES	(3 * 4096 + 64)
+#define JUMBO_LEN	(9000 + RTE_ETHER_HDR_LEN)
+
+#define RX_OL_FLAGS	(RTE_MBUF_F_RX_RSS_HASH | RTE_MBUF_F_RX_IP_CKSUM_MASK | \
+			 RTE_MBUF_F_RX_L4_CKSUM_MASK | RTE_MBUF_F_RX_VLAN | \
+			 RTE_MBUF_F_RX_VLAN_STRIPPED)
+#define ALL_RX_OL	(RTE_ETH_RX_OFFLOAD_CHECKSUM | RTE_ETH_RX_OFFLOAD_VLAN_STRIP | \
+			 RTE_ETH_RX_OFFLOAD_RSS_HASH)
+#define ALL_TX_OL	(RTE_ETH_TX_OFFLOAD_IPV4_CKSUM | RTE_ETH_TX_OFFLOAD_TCP_CKSUM | \
+			 RTE_ETH_TX_OFFLOAD_UDP_CKSUM | RTE_ETH_TX_OFFLOAD_VLAN_INSERT | \
+			 RTE_ETH_TX_OFFLOAD_MULTI_SEGS)
+
+/* What a received frame looked like to the application. */
+struct seen {
+	uint16_t queue;
+	uint16_t nb_segs;
+	uint32_t pkt_len;
+	uint32_t packet_type;
+	uint64_t ol_flags;
+	uint32_t rss;		/* with RTE_MBUF_F_RX_RSS_HASH */
+	uint16_t vlan_tci;	/* with RTE_MBUF_F_RX_VLAN_STRIPPED */
+	uint32_t crc;		/* of its bytes, segment by segment */
+};
+
+struct vec_case {
+	uint16_t ring;
+	uint16_t burst;
+	uint64_t rx_ol;
+	uint64_t tx_ol;
+	uint16_t mtu;		/* 9000: jumbo frames in 2 KiB buffers, scattered */
+};
+
+#define XSTATS_MAX	512
+
+static struct seen seen_scalar[MAX_FRAMES], seen_vector[MAX_FRAMES];
+static struct rte_eth_xstat_name xstat_names[XSTATS_MAX];
+/* RX buffers: two ports of NB_QUEUES rings of 4096, more than test_pool has. */
+static struct rte_mempool *vec_pool;
+
+/* Start port with NB_QUEUES queue pairs of ring entries, RSS over them. */
+static int
+vec_port_start(uint16_t port, const struct vec_case *c)
+{
+	struct rte_eth_conf conf = {
+		.rxmode = { .mq_mode = RTE_ETH_MQ_RX_RSS, .offloads = c->rx_ol },
+		.txmode = { .offloads = c->tx_ol },
+		.rx_adv_conf.rss_conf.rss_hf = RTE_ETH_RSS_IPV4 | RTE_ETH_RSS_NONFRAG_IPV4_TCP |
+						RTE_ETH_RSS_NONFRAG_IPV4_UDP | RTE_ETH_RSS_IPV6,
+	};
+	uint16_t q;
+	int ret;
+
+	ret = rte_eth_dev_configure(port, NB_QUEUES, NB_QUEUES, &conf);
+	if (ret == 0)
+		ret = rte_eth_dev_set_mtu(port, c->mtu);
+	for (q = 0; ret == 0 && q < NB_QUEUES; q++) {
+		ret = rte_eth_rx_queue_setup(port, q, c->ring, SOCKET_ID_ANY, NULL, vec_pool);
+		if (ret == 0)
+			ret = rte_eth_tx_queue_setup(port, q, c->ring, SOCKET_ID_ANY, NULL);
+	}
+	if (ret == 0)
+		ret = rte_eth_dev_start(port);
+	if (ret == 0)
+		ret = rte_eth_promiscuous_enable(port);
+	return ret;
+}
+
+/* Frame i of the mix; the same i makes the same frame. */
+static struct rte_mbuf *
+vec_frame(uint32_t i, const struct vec_case *c, const struct rte_ether_addr *dst)
+{
+	bool tx_ol = c->tx_ol != 0;
+	struct rte_mbuf *m;
+
+	switch (i % 9) {
+	case 0:
+		return test_make_pkt(dst, TEST_MIN_FRAME, i, 1);
+	case 1:
+		m = test_make_l4_pkt(false, IPPROTO_UDP, true, 1, i % 200);
+		break;
+	case 2:
+		m = test_make_l4_pkt(true, IPPROTO_TCP, true, 1, 64 + i % 300);
+		break;
+	case 3:
+		m = test_make_l4_pkt(false, IPPROTO_TCP, false, 1, 18);	/* bad checksums */
+		break;
+	case 4:
+		return test_make_pkt(dst, 1500, i, tx_ol ? 3 : 1);
+	case 5:
+		m = test_make_l4_pkt(true, IPPROTO_UDP, !tx_ol, tx_ol ? 2 : 1, 100);
+		if (tx_ol)
+			m->ol_flags |= RTE_MBUF_F_TX_IPV6 | RTE_MBUF_F_TX_UDP_CKSUM;
+		break;
+	case 6:
+		m = test_make_l4_pkt(false, IPPROTO_TCP, !tx_ol, 1, 40);
+		if (tx_ol)
+			m->ol_flags |= RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IP_CKSUM |
+				       RTE_MBUF_F_TX_TCP_CKSUM | RTE_MBUF_F_TX_VLAN;
+		m->vlan_tci = 100 + i % 7;
+		break;
+	case 7:
+		if (c->mtu > RTE_ETHER_MTU && tx_ol)
+			return test_make_pkt(dst, JUMBO_LEN, i, 5);
+		return test_make_pkt(dst, 200 + i % 1000, i, 1);
+	default:
+		m = test_make_l4_pkt(false, IPPROTO_UDP, true, 1, 1 + (i * 7) % 500);
+		/* Another flow: the other RSS queue, most of the time. */
+		rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *,
+					RTE_ETHER_HDR_LEN)->src_addr = rte_cpu_to_be_32(i);
+		break;
+	}
+	if (m == NULL)
+		return NULL;
+	/* Checksums set by hand were over the old address: right them. */
+	if (i % 9 == 8 || i % 9 == 1) {
+		struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *,
+								  RTE_ETHER_HDR_LEN);
+		struct rte_udp_hdr *uh = (struct rte_udp_hdr *)(ip + 1);
+
+		ip->hdr_checksum = 0;
+		uh->dgram_cksum = 0;
+		ip->hdr_checksum = rte_ipv4_cksum(ip);
+		uh->dgram_cksum = rte_ipv4_udptcp_cksum(ip, uh);
+	}
+	return m;
+}
+
+static void
+vec_record(struct seen *s, uint16_t queue, const struct rte_mbuf *m)
+{
+	const struct rte_mbuf *seg;
+
+	memset(s, 0, sizeof(*s));
+	s->queue = queue;
+	s->nb_segs = m->nb_segs;
+	s->pkt_len = m->pkt_len;
+	s->packet_type = m->packet_type;
+	s->ol_flags = m->ol_flags & RX_OL_FLAGS;
+	if (m->ol_flags & RTE_MBUF_F_RX_RSS_HASH)
+		s->rss = m->hash.rss;
+	if (m->ol_flags & RTE_MBUF_F_RX_VLAN_STRIPPED)
+		s->vlan_tci = m->vlan_tci;
+	s->crc = 0xffffffff;
+	for (seg = m; seg != NULL; seg = seg->next)
+		s->crc = rte_hash_crc(rte_pktmbuf_mtod(seg, void *), seg->data_len, s->crc);
+}
+
+/*
+ * n frames a to b in bursts of c->burst (TX queue by frame), received in
+ * bursts of c->burst from every RX queue in turn; what b saw into seen.
+ * Returns the count seen.
+ */
+static uint32_t
+vec_run(uint16_t a, uint16_t b, const struct vec_case *c, uint32_t n, struct seen *seen)
+{
+	struct rte_mbuf *tx[64], *rx[64];
+	struct rte_ether_addr mac;
+	uint32_t sent = 0, got = 0, idle = 0;
+	/* Frames in flight at most: a jumbo frame takes 5 RX buffers. */
+	uint32_t window = c->mtu > RTE_ETHER_MTU ? c->ring / 8 : c->ring / 2;
+	uint16_t i, k, q;
+
+	rte_eth_macaddr_get(b, &mac);
+	while (got < n && idle < 100000) {
+		uint16_t want = RTE_MIN((uint32_t)c->burst, n - sent);
+		bool moved = false;
+
+		/* Keep at most one ring's worth in flight: nothing dropped. */
+		if (want > 0 && sent - got + want <= window) {
+			for (k = 0; k < want; k++)
+				tx[k] = vec_frame(sent + k, c, &mac);
+			k = rte_eth_tx_prepare(a, 0, tx, want);
+			if (k != want)
+				break;
+			k = test_tx_all_queue(a, sent % NB_QUEUES, tx, want);
+			for (i = k; i < want; i++)
+				rte_pktmbuf_free(tx[i]);
+			sent += k;
+			moved = k > 0;
+		}
+		for (q = 0; q < NB_QUEUES; q++) {
+			k = rte_eth_rx_burst(b, q, rx, c->burst);
+			for (i = 0; i < k; i++) {
+				if (got < n)
+					vec_record(&seen[got++], q, rx[i]);
+				rte_pktmbuf_free(rx[i]);
+			}
+			moved |= k > 0;
+		}
+		idle = moved ? 0 : idle + 1;
+	}
+	return got;
+}
+
+/* Does port's burst mode say mode, both ways? */
+static bool
+vec_mode_is(uint16_t port, const char *mode)
+{
+	struct rte_eth_burst_mode rx, tx;
+
+	return rte_eth_rx_burst_mode_get(port, 0, &rx) == 0 &&
+	       rte_eth_tx_burst_mode_get(port, 0, &tx) == 0 &&
+	       strncmp(rx.info, mode, strlen(mode)) == 0 &&
+	       strncmp(tx.info, mode, strlen(mode)) == 0;
+}
+
+/* One pair, a with b, on cable cable with simd=simd: the frames b saw. */
+static int
+vec_pair_run(const struct vec_case *c, const char *simd, const char *mode, uint32_t n,
+	     struct seen *seen, uint64_t *xstats_a, uint64_t *xstats_b, int *nb_xstats)
+{
+	char args[64];
+	uint16_t a, b;
+	uint32_t got = 0;
+	int ret;
+
+	snprintf(args, sizeof(args), "cable=vec,simd=%s", simd);
+	ret = test_port_create("net_refnic_va", args, &a);
+	if (ret == 0 && (ret = test_port_create("net_refnic_vb", args, &b)) != 0)
+		test_port_destroy("net_refnic_va");
+	if (ret != 0)
+		return ret;
+	ret = vec_port_start(a, c) | vec_port_start(b, c);
+	if (ret == 0 && !vec_mode_is(b, mode))
+		ret = -ENOTSUP;
+	if (ret == 0)
+		got = vec_run(a, b, c, n, seen);
+	if (ret == 0) {
+		*nb_xstats = rte_eth_xstats_get_by_id(a, NULL, xstats_a, XSTATS_MAX);
+		if (rte_eth_xstats_get_by_id(b, NULL, xstats_b, XSTATS_MAX) != *nb_xstats ||
+		    *nb_xstats <= 0 || *nb_xstats > XSTATS_MAX)
+			ret = -EINVAL;
+	}
+	if (ret == 0 && rte_eth_xstats_get_names_by_id(b, xstat_names, XSTATS_MAX, NULL) !=
+	    *nb_xstats)
+		ret = -EINVAL;
+	test_port_destroy("net_refnic_va");
+	test_port_destroy("net_refnic_vb");
+	return ret != 0 ? ret : (int)(got == n ? 0 : -EIO);
+}
+
+/* Every data-path xstat the same both ways (timing is none: admin waits,
+ * polls, intervals). */
+static int
+vec_xstats_equal(const struct vec_case *c, const char *port, const uint64_t *vs,
+		 const uint64_t *vv, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		const char *name = xstat_names[i].name;
+
+		if (strstr(name, "admin") != NULL || strstr(name, "_us") != NULL ||
+		    strstr(name, "wait") != NULL)
+			continue;
+		TEST_ASSERT_EQUAL(vs[i], vv[i], "ring %u burst %u: port %s xstat %s: scalar %"
+				  PRIu64 ", vector %" PRIu64, c->ring, c->burst, port, name,
+				  vs[i], vv[i]);
+	}
+	return TEST_SUCCESS;
+}
+
+static int
+vec_case_run(const struct vec_case *c)
+{
+	static uint64_t sa[XSTATS_MAX], sb[XSTATS_MAX], va[XSTATS_MAX], vb[XSTATS_MAX];
+	uint32_t n = RTE_MIN(3u * c->ring + 7, (uint32_t)MAX_FRAMES), i;
+	int ns = 0, nv = 0;
+
+	TEST_ASSERT_SUCCESS(vec_pair_run(c, "scalar", "Scalar", n, seen_scalar, sa, sb, &ns),
+			    "ring %u burst %u: the scalar pair", c->ring, c->burst);
+	TEST_ASSERT_SUCCESS(vec_pair_run(c, "sse", "Vector SSE", n, seen_vector, va, vb, &nv),
+			    "ring %u burst %u: the vector pair", c->ring, c->burst);
+	TEST_ASSERT_EQUAL(ns, nv, "xstats counts");
+	if (vec_xstats_equal(c, "a", sa, va, ns) != TEST_SUCCESS ||
+	    vec_xstats_equal(c, "b", sb, vb, ns) != TEST_SUCCESS)
+		return TEST_FAILED;
+	for (i = 0; i < n; i++)
+		TEST_ASSERT(memcmp(&seen_scalar[i], &seen_vector[i], sizeof(seen_scalar[i])) == 0,
+			    "ring %u burst %u rx %x tx %x: frame %u differs (queue %u/%u, len "
+			    "%u/%u, segs %u/%u, ol_flags %" PRIx64 "/%" PRIx64 ", type %x/%x)",
+			    c->ring, c->burst, (unsigned int)c->rx_ol, (unsigned int)c->tx_ol, i,
+			    seen_scalar[i].queue, seen_vector[i].queue, seen_scalar[i].pkt_len,
+			    seen_vector[i].pkt_len, seen_scalar[i].nb_segs,
+			    seen_vector[i].nb_segs, seen_scalar[i].ol_flags,
+			    seen_vector[i].ol_flags, seen_scalar[i].packet_type,
+			    seen_vector[i].packet_type);
+	return TEST_SUCCESS;
+}
+
+static int
+test_vector_matches_scalar(void)
+{
+	static const struct vec_case cases[] = {
+		{ 64, 1, 0, 0, RTE_ETHER_MTU },
+		{ 64, 4, ALL_RX_OL, ALL_TX_OL, RTE_ETHER_MTU },
+		{ 64, 7, RTE_ETH_RX_OFFLOAD_RSS_HASH, 0, RTE_ETHER_MTU },
+		{ 256, 32, 0, 0, RTE_ETHER_MTU },
+		{ 256, 3, RTE_ETH_RX_OFFLOAD_CHECKSUM, ALL_TX_OL, RTE_ETHER_MTU },
+		{ 512, 64, RTE_ETH_RX_OFFLOAD_VLAN_STRIP, ALL_TX_OL, RTE_ETHER_MTU },
+		{ 1024, 32, ALL_RX_OL, ALL_TX_OL, 9000 },
+		{ 1024, 5, 0, ALL_TX_OL, 9000 },
+		{ 4096, 64, ALL_RX_OL, 0, RTE_ETHER_MTU },
+		{ 4096, 1, 0, 0, RTE_ETHER_MTU },
+	};
+	unsigned int i;
+
+	for (i = 0; i < RTE_DIM(cases); i++)
+		if (vec_case_run(&cases[i]) != TEST_SUCCESS)
+			return TEST_FAILED;
+	return TEST_SUCCESS;
+}
+
+static int
+vec_setup(void)
+{
+	vec_pool = rte_pktmbuf_pool_create("refnic_vec", 2 * NB_QUEUES * 4096 + 4096, 256, 0,
+					   RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
+	return vec_pool != NULL ? TEST_SUCCESS : TEST_FAILED;
+}
+
+static void
+vec_teardown(void)
+{
+	rte_mempool_free(vec_pool);
+}
+
+const struct unit_test_suite refnic_vector_suite = {
+	.name = "vector",
+	.setup = vec_setup,
+	.teardown = vec_teardown,
+	.cases = {
+		TEST_CASE(test_vector_matches_scalar),
+		TEST_CASES_END()
+	},
+};
