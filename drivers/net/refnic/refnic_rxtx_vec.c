@@ -72,8 +72,10 @@ refnic_vec_usable(void)
 static inline bool
 rx_vec_ready(const struct refnic_rx_cpl *cq, uint8_t phase)
 {
-	const volatile uint8_t *p = &cq[0].phase;
-	uint8_t a = p[0], b = p[16], c = p[32], d = p[48];
+	const uint8_t *p = &cq[0].phase;
+	/* Acquire, as cpl_ready(): the rest of each entry is read after. */
+	uint8_t a = __atomic_load_n(&p[0], __ATOMIC_ACQUIRE), b = __atomic_load_n(&p[16], __ATOMIC_ACQUIRE),
+		c = __atomic_load_n(&p[32], __ATOMIC_ACQUIRE), d = __atomic_load_n(&p[48], __ATOMIC_ACQUIRE);
 
 	/* All four equal to phase: their AND and their OR both are. */
 	return ((a & b & c & d) & REFNIC_PHASE_BIT) == phase &&
