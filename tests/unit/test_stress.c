@@ -66,6 +66,7 @@ struct st_lcore {
 	uint64_t rounds;	/* rounds done */
 	uint32_t seq;
 	bool held;
+	bool done;		/* returned: released for st_join() */
 } __rte_cache_aligned;
 
 static struct st_lcore st_l[RTE_MAX_LCORE];
@@ -285,8 +286,10 @@ st_worker(void *arg __rte_unused)
 	struct st_lcore *l = &st_l[idx];
 	uint16_t q = idx - st_qbase;
 
-	if (idx < st_qbase || q >= st_nq)
+	if (idx < st_qbase || q >= st_nq) {
+		__atomic_store_n(&l->done, true, __ATOMIC_RELEASE);
 		return 0;	/* more lcores than queue pairs: this one idles */
+	}
 	while (!__atomic_load_n(&st_stop, __ATOMIC_ACQUIRE)) {
 		if (__atomic_load_n(&st_hold, __ATOMIC_ACQUIRE)) {
 			__atomic_store_n(&l->held, true, __ATOMIC_RELEASE);
@@ -298,7 +301,37 @@ st_worker(void *arg __rte_unused)
 		}
 		st_round_count(l, idx, q, __atomic_load_n(&st_sending, __ATOMIC_RELAXED));
 	}
+	__atomic_store_n(&l->done, true, __ATOMIC_RELEASE);
 	return 0;
+}
+
+/*
+ * Workers on every worker lcore, and their end. EAL's join
+ * (rte_eal_mp_wait_lcore()) waits inside the uninstrumented librte_eal,
+ * where ThreadSanitizer cannot see it: each worker's last store releases
+ * its done flag, and the join acquires them, so that a stop after the
+ * join is ordered after the workers' bursts.
+ */
+static void
+st_launch(void)
+{
+	unsigned int lcore;
+
+	RTE_LCORE_FOREACH_WORKER(lcore)
+		__atomic_store_n(&st_l[rte_lcore_index(lcore)].done, false, __ATOMIC_RELAXED);
+	rte_eal_mp_remote_launch(st_worker, NULL, SKIP_MAIN);
+}
+
+static void
+st_join(void)
+{
+	unsigned int lcore;
+
+	__atomic_store_n(&st_stop, true, __ATOMIC_RELEASE);
+	rte_eal_mp_wait_lcore();
+	RTE_LCORE_FOREACH_WORKER(lcore)
+		while (!__atomic_load_n(&st_l[rte_lcore_index(lcore)].done, __ATOMIC_ACQUIRE))
+			rte_pause();
 }
 
 /*
@@ -352,11 +385,12 @@ st_sum(struct st_totals *t)
 
 	memset(t, 0, sizeof(*t));
 	for (i = 0; i < RTE_MAX_LCORE; i++) {
-		t->sent += st_l[i].sent;
-		t->rx_b += st_l[i].rx_b;
-		t->fwd += st_l[i].fwd;
-		t->rx_a += st_l[i].rx_a;
-		t->bad += st_l[i].bad;
+		/* Atomic: EAL's lcore join is not seen by ThreadSanitizer. */
+		t->sent += ST_LOAD(st_l[i].sent);
+		t->rx_b += ST_LOAD(st_l[i].rx_b);
+		t->fwd += ST_LOAD(st_l[i].fwd);
+		t->rx_a += ST_LOAD(st_l[i].rx_a);
+		t->bad += ST_LOAD(st_l[i].bad);
 	}
 }
 
@@ -495,14 +529,13 @@ test_stress_lcores_share_rx_rings(void)
 	__atomic_store_n(&st_sending, true, __ATOMIC_RELEASE);
 	t0 = rte_get_timer_cycles();
 	end = t0 + (uint64_t)(seconds * rte_get_timer_hz());
-	rte_eal_mp_remote_launch(st_worker, NULL, SKIP_MAIN);
+	st_launch();
 	/* The main lcore forwards too, on queue pair 0. */
 	while (rte_get_timer_cycles() < end)
 		st_round(&st_l[0], 0, 0, true);
 	__atomic_store_n(&st_sending, false, __ATOMIC_RELEASE);
 	st_wait_quiet(true);
-	__atomic_store_n(&st_stop, true, __ATOMIC_RELEASE);
-	rte_eal_mp_wait_lcore();
+	st_join();
 	st_sum(&t);
 	test_hw_stats(STRESS_A, &a);
 	test_hw_stats(STRESS_B, &b);
@@ -516,11 +549,12 @@ test_stress_lcores_share_rx_rings(void)
 	st_dir_print("B to A", &ba);
 
 	for (q = 0; q < st_nq; q++)
-		TEST_ASSERT(st_l[q].sent > 0 && st_l[q].rx_a > 0, "lcore %u forwarded nothing", q);
+		TEST_ASSERT(ST_LOAD(st_l[q].sent) > 0 && ST_LOAD(st_l[q].rx_a) > 0,
+			    "lcore %u forwarded nothing", q);
 	TEST_ASSERT_EQUAL(t.bad, 0, "frames garbled");
 	/* Every RX ring of B was filled by more than one lcore's TX pass. */
 	for (q = 0; q < st_nq; q++) {
-		senders = st_l[q].senders;
+		senders = ST_LOAD(st_l[q].senders);
 		TEST_ASSERT(__builtin_popcountll(senders) >= 2,
 			    "B's RX queue %u filled by lcores %#x only", q, senders);
 	}
@@ -797,7 +831,7 @@ test_soak_every_fault_while_forwarding(void)
 	st_qbase = 1;
 	__atomic_store_n(&st_sending, true, __ATOMIC_RELEASE);
 	__atomic_store_n(&st_stop, false, __ATOMIC_RELEASE);
-	rte_eal_mp_remote_launch(st_worker, NULL, SKIP_MAIN);
+	st_launch();
 	t0 = rte_get_timer_cycles();
 	end = t0 + (uint64_t)(seconds * hz);
 	while (rte_get_timer_cycles() < end) {
@@ -828,8 +862,7 @@ test_soak_every_fault_while_forwarding(void)
 	/* Traffic still flowing under the workers, then quiet. */
 	__atomic_store_n(&st_sending, false, __ATOMIC_RELEASE);
 	st_wait_quiet(false);
-	__atomic_store_n(&st_stop, true, __ATOMIC_RELEASE);
-	rte_eal_mp_wait_lcore();
+	st_join();
 	st_sum(&t);
 	test_hw_stats(SOAK_A, &a);
 	test_hw_stats(SOAK_B, &b);
