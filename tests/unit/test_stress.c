@@ -103,9 +103,9 @@ st_port_start(uint16_t port, uint16_t nq)
 }
 
 static int
-st_setup(const char *a, const char *b, uint16_t nq)
+st_setup(const char *a, const char *b, uint16_t nq, const char *extra)
 {
-	char args[96];
+	char args[160];
 
 	st_name[0] = a;
 	st_name[1] = b;
@@ -114,7 +114,7 @@ st_setup(const char *a, const char *b, uint16_t nq)
 					  RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
 	if (st_pool == NULL)
 		return TEST_FAILED;
-	snprintf(args, sizeof(args), "cable=%s,profile=ideal,queues=%u", a, ST_MAX_Q);
+	snprintf(args, sizeof(args), "cable=%s,profile=ideal,queues=%u%s", a, ST_MAX_Q, extra);
 	if (test_port_create(a, args, &st_port[0]) != 0)
 		goto fail;
 	if (test_port_create(b, args, &st_port[1]) != 0) {
@@ -504,7 +504,7 @@ stress_setup(void)
 	if (n < 2)
 		return TEST_SUCCESS;	/* the case skips */
 	memset(st_l, 0, sizeof(st_l));
-	return st_setup(STRESS_A, STRESS_B, RTE_MIN(n, (unsigned int)ST_MAX_Q));
+	return st_setup(STRESS_A, STRESS_B, RTE_MIN(n, (unsigned int)ST_MAX_Q), "");
 }
 
 static int
@@ -640,7 +640,13 @@ soak_setup(void)
 		return TEST_SUCCESS;	/* the case skips */
 	memset(st_l, 0, sizeof(st_l));
 	memset(soak_events, 0, sizeof(soak_events));
-	ret = st_setup(SOAK_A, SOAK_B, RTE_MIN(workers, (unsigned int)ST_MAX_Q));
+	/* The missed-doorbell check on from the start: fault_doorbell_drop
+	 * comes and goes at run time, and a device that misses RX TAIL
+	 * writes with no check to re-ring them starves its rings for good
+	 * (the doorbell suite's doorbell_check=off case); seen once as
+	 * 60 of 96 frames after the soak. */
+	ret = st_setup(SOAK_A, SOAK_B, RTE_MIN(workers, (unsigned int)ST_MAX_Q),
+		       ",doorbell_check=on");
 	for (p = 0; ret == TEST_SUCCESS && p < 2; p++)
 		for (e = 0; e < RTE_DIM(soak_watched); e++)
 			rte_eth_dev_callback_register(st_port[p], soak_watched[e], soak_event_cb,
