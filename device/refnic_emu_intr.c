@@ -13,6 +13,10 @@
  *    cause that fires sooner is held back until the interval since the
  *    previous raise has passed (what arrives meanwhile shares the raise);
  *    held-back raises are timers, the first engine's work;
+ *  - a held raise goes out at once when the firing queue's ring is half
+ *    taken (REFNIC_ITR_RING_FILL, 1.3): an interval never lets a ring
+ *    overflow while the driver is still asleep; frames an RX queue drops
+ *    while its cause is held anyway are counted (rx_missed_while_held);
  *  - a raise disarms every cause of the vector (one-shot), so a driver
  *    that sleeps on it gets one wake-up per arm.
  * Arming runs in the write trap, on the driver's thread, under the queue's
@@ -127,9 +131,12 @@ vector_interval_tsc(struct refnic_emu *emu, uint16_t v, uint8_t causes)
 	return refnic_emu_us_to_tsc(us);
 }
 
-/* Raise now if the interval allows, else hold the raise; vector locked. */
+/*
+ * Raise now if the interval allows, or if the firing queue's ring is half
+ * taken (full: REFNIC_ITR_RING_FILL), else hold the raise; vector locked.
+ */
 static void
-vector_try_raise(struct refnic_emu *emu, uint16_t v, uint64_t now)
+vector_try_raise(struct refnic_emu *emu, uint16_t v, uint64_t now, bool full)
 {
 	struct refnic_emu_vector *vec = &emu->intr->vec[v];
 	uint32_t reg = REFNIC_REG_VEC(v);
@@ -138,7 +145,7 @@ vector_try_raise(struct refnic_emu *emu, uint16_t v, uint64_t now)
 	if (vec->pending == 0)
 		return;
 	gap = vec->raised_once ? vector_interval_tsc(emu, v, vec->pending) : 0;
-	if (vec->raised_once && now - vec->last_raise_tsc < gap) {
+	if (vec->raised_once && now - vec->last_raise_tsc < gap && !full) {
 		if (vec->due_tsc == 0) {
 			vec->due_tsc = vec->last_raise_tsc + gap;
 			__atomic_store_n(&emu->intr->held, true, __ATOMIC_RELEASE);
@@ -167,14 +174,14 @@ vector_try_raise(struct refnic_emu *emu, uint16_t v, uint64_t now)
 }
 
 void
-refnic_emu_intr_fire(struct refnic_emu *emu, uint16_t v, uint8_t cause)
+refnic_emu_intr_fire(struct refnic_emu *emu, uint16_t v, uint8_t cause, bool full)
 {
 	struct refnic_emu_vector *vec = &emu->intr->vec[v];
 
 	vec_lock(emu, vec);
 	if (vec->armed & cause) {
 		vec->pending |= cause;
-		vector_try_raise(emu, v, rte_get_tsc_cycles());
+		vector_try_raise(emu, v, rte_get_tsc_cycles(), full);
 	}
 	vec_unlock(emu, vec);
 }
@@ -218,8 +225,10 @@ refnic_emu_intr_arm(struct refnic_emu *emu, bool tx, uint16_t qid, uint32_t val)
 		cause = REFNIC_EMU_CAUSE_TX;
 		if (txq->enabled && txq->intr) {
 			vector_arm(emu, v, cause, qid, arm);
+			/* What the driver knows completed: the ring fills from here. */
+			txq->arm_head = txq->head;
 			if (arm && written != idx)
-				refnic_emu_intr_fire(emu, v, cause);
+				refnic_emu_intr_fire(emu, v, cause, false);
 		}
 		rte_spinlock_unlock(&txq->lock);
 	} else {
@@ -235,8 +244,10 @@ refnic_emu_intr_arm(struct refnic_emu *emu, bool tx, uint16_t qid, uint32_t val)
 			 * vector's unlock is a full barrier). */
 			written = likely(!emu->rx_published) ? rxq->pub :
 				  refnic_shm_rx_published(emu, qid);
+			/* Over shm, the far end's next delivery judges the fill. */
 			if (arm && written != idx)
-				refnic_emu_intr_fire(emu, v, cause);
+				refnic_emu_intr_fire(emu, v, cause, !emu->rx_published &&
+						     refnic_emu_rxq_full(emu, qid));
 		}
 		rte_spinlock_unlock(&rxq->lock);
 	}
@@ -290,7 +301,7 @@ refnic_emu_intr_service(struct refnic_emu *emu, uint64_t now, uint64_t *next_due
 		vec_lock(emu, vec);
 		if (vec->due_tsc != 0 && now >= vec->due_tsc) {
 			vec->due_tsc = 0;
-			vector_try_raise(emu, v, now);
+			vector_try_raise(emu, v, now, false);
 			work++;
 		}
 		if (vec->due_tsc != 0) {

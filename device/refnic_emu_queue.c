@@ -349,11 +349,44 @@ tx_post_completion(struct refnic_emu *emu, struct refnic_emu_txq *txq, uint16_t 
 }
 
 /* Completions out: a cause armed on the queue's vector fires. */
-static inline void
-queue_intr_fire(struct refnic_emu *emu, bool intr, uint16_t v, uint8_t cause)
+static inline bool
+queue_intr_armed(struct refnic_emu *emu, bool intr, uint16_t v, uint8_t cause)
 {
-	if (unlikely(intr) && (__atomic_load_n(&emu->intr->vec[v].armed, __ATOMIC_RELAXED) & cause))
-		refnic_emu_intr_fire(emu, v, cause);
+	return unlikely(intr) &&
+	       (__atomic_load_n(&emu->intr->vec[v].armed, __ATOMIC_RELAXED) & cause);
+}
+
+/*
+ * Is RX queue qid half taken (REFNIC_ITR_RING_FILL posted buffers or fewer
+ * left)? Then a held interrupt goes out at once. Queue locked.
+ */
+bool
+refnic_emu_rxq_full(struct refnic_emu *emu, uint16_t qid)
+{
+	const struct refnic_emu_rxq *rxq = &emu->rxq[qid];
+	uint16_t tail = emu_db_tail(&emu->rxdb[qid]);
+
+	return tail >= rxq->size ||
+	       ((tail - rxq->head) & (rxq->size - 1)) <= REFNIC_ITR_RING_FILL(rxq->size);
+}
+
+/* TX: as many descriptors completed since the arm as would half fill it. */
+static bool
+txq_full(const struct refnic_emu_txq *txq)
+{
+	return ((txq->head - txq->arm_head) & (txq->size - 1)) >=
+	       txq->size - REFNIC_ITR_RING_FILL(txq->size);
+}
+
+/* A frame dropped for want of a buffer: was the RX interrupt held back? */
+static inline bool
+rxq_intr_held(struct refnic_emu *emu, const struct refnic_emu_rxq *rxq)
+{
+	const struct refnic_emu_vector *vec = &emu->intr->vec[rxq->vector];
+
+	return rxq->intr &&
+	       (__atomic_load_n(&vec->pending, __ATOMIC_RELAXED) & REFNIC_EMU_CAUSE_RX) &&
+	       __atomic_load_n(&vec->due_tsc, __ATOMIC_RELAXED) != 0;
 }
 
 unsigned int
@@ -431,7 +464,8 @@ refnic_emu_tx_service(struct refnic_emu *emu, uint16_t qid, uint64_t now,
 	txq->head = idx;
 	tx_post_completion(emu, txq, idx);
 	emu_stats(emu)->dma_writes++;
-	queue_intr_fire(emu, txq->intr, txq->vector, REFNIC_EMU_CAUSE_TX);
+	if (queue_intr_armed(emu, txq->intr, txq->vector, REFNIC_EMU_CAUSE_TX))
+		refnic_emu_intr_fire(emu, txq->vector, REFNIC_EMU_CAUSE_TX, txq_full(txq));
 	return done;
 }
 
@@ -488,7 +522,10 @@ refnic_emu_rx_batch_end(struct refnic_rx_batch *b)
 		rxq_publish(rxq);
 		if (unlikely(b->emu->view_cable != NULL))
 			refnic_shm_view_leave(b->emu, (uint16_t)(rxq - b->emu->rxq));
-		queue_intr_fire(b->emu, rxq->intr, rxq->vector, REFNIC_EMU_CAUSE_RX);
+		if (queue_intr_armed(b->emu, rxq->intr, rxq->vector, REFNIC_EMU_CAUSE_RX))
+			refnic_emu_intr_fire(b->emu, rxq->vector, REFNIC_EMU_CAUSE_RX,
+					     refnic_emu_rxq_full(b->emu,
+								 (uint16_t)(rxq - b->emu->rxq)));
 	} else if (unlikely(b->emu->view_cable != NULL)) {
 		refnic_shm_view_leave(b->emu, (uint16_t)(rxq - b->emu->rxq));
 	}
@@ -744,6 +781,8 @@ refnic_emu_rx_frame(struct refnic_emu *emu, const struct refnic_frame *f,
 	n = rx_buffers_needed(rxq, tail, f->len);
 	if (n == 0) {
 		qs->rx_no_buffer++;
+		if (rxq_intr_held(emu, rxq))
+			qs->rx_missed_while_held++;
 		goto drop;
 	}
 	if (!rx_scatter(emu, rxq, f, n, &meta)) {
