@@ -399,6 +399,8 @@ refnic_emu_store_charge(uint64_t cycles)
 /* TX work of queue qid, inline on this thread, as if its doorbell rang. */
 void refnic_emu_trap_tx(struct refnic_emu *emu, uint16_t qid);
 void refnic_emu_rx_count_doorbells(struct refnic_emu *emu, uint16_t qid);
+uint64_t refnic_emu_rx_uncounted(const struct refnic_emu *emu, uint16_t qid);
+void refnic_emu_rx_doorbells_forget(struct refnic_emu *emu);
 /* The device sets a TAIL register to 0 itself (queue create, reset). */
 void refnic_emu_db_reset(struct refnic_emu_db *db);
 void refnic_emu_db_take(struct refnic_emu_db *db, uint32_t tail);

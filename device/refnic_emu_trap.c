@@ -262,7 +262,7 @@ trap_write(struct refnic_emu *emu, uint32_t off, uint32_t val, bool charge)
 	struct refnic_emu_link *link = emu->link;
 	uint64_t cost = charge ? link->trap_cost_tsc : 0;
 	struct refnic_emu_db *db;
-	uint32_t tail_off, q;
+	uint32_t tail_off;
 
 	db = trap_doorbell(emu, off, &tail_off);
 	if (db != NULL) {
@@ -291,9 +291,8 @@ trap_write(struct refnic_emu *emu, uint32_t off, uint32_t val, bool charge)
 			trap_queue_doorbell(emu, true, (off - REFNIC_REG_TXQ(0)) / REFNIC_REG_Q_STRIDE);
 			return;
 		}
-		q = (off - REFNIC_REG_RXQ(0)) / REFNIC_REG_Q_STRIDE;
-		trap_queue_doorbell(emu, false, q);
-		/* Posted buffers need nobody, unless frames wait outside. */
+		/* Posted buffers need nobody (the tail is taken, the store counted:
+		 * refnic_emu_rx_count_doorbells), unless frames wait outside. */
 		if (!refnic_cable_external(emu))
 			return;
 	}
