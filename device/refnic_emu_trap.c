@@ -286,6 +286,13 @@ trap_write(struct refnic_emu *emu, uint32_t off, uint32_t val, bool charge)
 		refnic_emu_store_charge(cost);
 	if (unlikely(trap_queue_reg(emu, off, val)))
 		return;
+	/* An interval is read when a raise is due: no engine has work. An
+	 * adaptive driver writes them as often as every 1 ms, and each kick
+	 * woke the engine on the receiver's CPU just as it went to sleep. */
+	if (off >= REFNIC_REG_VEC(1) && off < REFNIC_REG_VEC(REFNIC_MAX_VECTORS) &&
+	    ((off & (REFNIC_REG_VEC_STRIDE - 1)) == REFNIC_VEC_RX_ITR_US ||
+	     (off & (REFNIC_REG_VEC_STRIDE - 1)) == REFNIC_VEC_TX_ITR_US))
+		return;
 	if (emu->inline_exec && db != NULL && db != &emu->aqdb) {
 		if (off < REFNIC_REG_RXQ(0)) {
 			trap_queue_doorbell(emu, true, (off - REFNIC_REG_TXQ(0)) / REFNIC_REG_Q_STRIDE);
