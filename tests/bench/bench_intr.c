@@ -6,9 +6,10 @@
  * An interrupt-driven receiver at several offered rates, with interrupt
  * moderation off, static and adaptive, side by side in one run.
  *
- *   refnic-bench-intr [seconds] [profile] [static_us] [rates]
+ *   refnic-bench-intr [seconds] [profile] [static_us] [rates] [modes]
  *
- * rates: the offered rates to run, by name, joined by commas (default all).
+ * rates, modes: the offered rates and moderation modes to run, by name,
+ * joined by commas (default all; perf record of one mode, for instance).
  * Each rate runs off, static and adaptive back to back (interleaved), each
  * on a pair of its own, so that a machine whose load changes meanwhile
  * moves the three alike.
@@ -335,9 +336,10 @@ main(int argc, char **argv)
 	const char *profile = argc > 2 ? argv[2] : "ideal";
 	unsigned int static_us = argc > 3 ? atoi(argv[3]) : 100;
 	const char *wanted = argc > 4 ? argv[4] : NULL;
+	const char *modes = argc > 5 ? argv[5] : NULL;
 	static struct run res[NB_MODES][RTE_DIM(rates)];
 	double idle[NB_MODES] = { 0 };
-	bool run_all = wanted == NULL;
+	bool run_all = wanted == NULL && modes == NULL;
 	unsigned int m, k;
 
 	if (rte_eal_init(RTE_DIM(eal) - 1, eal) < 0 || rte_lcore_count() < 2) {
@@ -353,6 +355,8 @@ main(int argc, char **argv)
 		if (!rate_wanted(wanted, rates[k].name))
 			continue;
 		for (m = 0; m < NB_MODES; m++) {
+			if (!rate_wanted(modes, mode_names[m]))
+				continue;
 			if (pair_create(profile, m, static_us) != 0) {
 				fprintf(stderr, "cannot set up the %s pair\n", mode_names[m]);
 				return 1;
