@@ -387,10 +387,12 @@ txq_full(const struct refnic_emu_txq *txq)
 static inline bool
 rxq_intr_held(struct refnic_emu *emu, const struct refnic_emu_rxq *rxq)
 {
-	const struct refnic_emu_vector *vec = &emu->intr->vec[rxq->vector];
+	const struct refnic_emu_vector *vec;
 
-	return rxq->intr &&
-	       (__atomic_load_n(&vec->pending, __ATOMIC_RELAXED) & REFNIC_EMU_CAUSE_RX) &&
+	if (!rxq->intr)
+		return false;	/* then its vector may be anything */
+	vec = &emu->intr->vec[rxq->vector];
+	return (__atomic_load_n(&vec->pending, __ATOMIC_RELAXED) & REFNIC_EMU_CAUSE_RX) &&
 	       __atomic_load_n(&vec->due_tsc, __ATOMIC_RELAXED) != 0;
 }
 
