@@ -839,6 +839,15 @@ refnic_emu_rx_frame(struct refnic_emu *emu, const struct refnic_frame *f,
 	}
 	qs->rx_packets++;
 	qs->rx_bytes += f->len;
+	/* Half the ring taken while the driver sleeps: a held interrupt goes
+	 * now, mid-batch, not when the pass ends, by which time a long pass
+	 * may have filled the ring while the interrupt was held. */
+	if (unlikely(rxq->intr) &&
+	    queue_intr_armed(emu, rxq->intr, rxq->vector, REFNIC_EMU_CAUSE_RX) &&
+	    refnic_emu_rxq_full(emu, qid)) {
+		rxq_publish(rxq);
+		refnic_emu_intr_fire(emu, rxq->vector, REFNIC_EMU_CAUSE_RX, true);
+	}
 	return true;
 drop:
 	return false;
