@@ -19,8 +19,9 @@
  *    while its cause is held anyway are counted (rx_missed_while_held);
  *  - a raise disarms every cause of the vector (one-shot), so a driver
  *    that sleeps on it gets one wake-up per arm.
- * Arming runs in the write trap, on the driver's thread, under the queue's
- * lock: the same lock under which completions are published.
+ * Arming runs in the write trap, on the driver's thread: a TX cause under
+ * its queue's lock, an RX cause under none (Dekker with the publishing
+ * delivery, refnic_emu_intr_arm()).
  *
  * The eventfd writes (a raise, or the kick that makes the engine time a
  * held raise) wait until the thread holds no device lock: at the end of
@@ -234,22 +235,28 @@ refnic_emu_intr_arm(struct refnic_emu *emu, bool tx, uint16_t qid, uint32_t val)
 	} else {
 		struct refnic_emu_rxq *rxq = &emu->rxq[qid];
 
-		rte_spinlock_lock(&rxq->lock);
+		/*
+		 * No queue lock: a sender's inline delivery holds it for a whole
+		 * batch, and an interrupt-driven receiver that waited for it at
+		 * every arm and disarm spent a quarter of its samples spinning
+		 * (perf, bench.sh intr unpaced). Deliveries publish their index,
+		 * then look at the arm (rxq_publish(); over shm the far end does
+		 * the same with the file's): Dekker. A queue created or destroyed
+		 * meanwhile is disarmed by refnic_emu_intr_queue_reset().
+		 */
+		if (!__atomic_load_n(&rxq->enabled, __ATOMIC_ACQUIRE) || !rxq->intr)
+			return;
 		v = rxq->vector;
 		cause = REFNIC_EMU_CAUSE_RX;
-		if (rxq->enabled && rxq->intr) {
-			vector_arm(emu, v, cause, qid, arm);
-			/* Over shm the far end publishes, with no lock of ours: it
-			 * stores its index, then looks at the arm (Dekker; the
-			 * vector's unlock is a full barrier). */
-			written = likely(!emu->rx_published) ? rxq->pub :
-				  refnic_shm_rx_published(emu, qid);
-			/* Over shm, the far end's next delivery judges the fill. */
-			if (arm && written != idx)
-				refnic_emu_intr_fire(emu, v, cause, !emu->rx_published &&
-						     refnic_emu_rxq_full(emu, qid));
-		}
-		rte_spinlock_unlock(&rxq->lock);
+		vector_arm(emu, v, cause, qid, arm);
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);	/* armed, then pub */
+		written = likely(!emu->rx_published) ?
+			  __atomic_load_n(&rxq->pub, __ATOMIC_ACQUIRE) :
+			  refnic_shm_rx_published(emu, qid);
+		/* Over shm, the far end's next delivery judges the fill. */
+		if (arm && written != idx)
+			refnic_emu_intr_fire(emu, v, cause, !emu->rx_published &&
+					     refnic_emu_rxq_full(emu, qid));
 	}
 }
 

@@ -510,12 +510,22 @@ rxq_unlock(struct refnic_emu_rxq *rxq)
 static void
 rxq_publish(struct refnic_emu_rxq *rxq)
 {
-	while (rxq->pub != rxq->head) {
-		__atomic_store_n(&rxq->cq[rxq->pub].phase, rxq->pub_phase, __ATOMIC_RELEASE);
-		rxq->pub = (rxq->pub + 1) & (rxq->size - 1);
-		if (rxq->pub == 0)
+	uint16_t pub = rxq->pub;
+
+	while (pub != rxq->head) {
+		__atomic_store_n(&rxq->cq[pub].phase, rxq->pub_phase, __ATOMIC_RELEASE);
+		pub = (pub + 1) & (rxq->size - 1);
+		if (pub == 0)
 			rxq->pub_phase ^= REFNIC_PHASE_BIT;
 	}
+	/*
+	 * Dekker with the arm (refnic_emu_intr_arm), which takes no queue
+	 * lock: it sets the cause armed, then reads pub; this stores pub, then
+	 * (fence) reads whether the cause is armed. One of the two sees the
+	 * other: no wake-up is lost.
+	 */
+	__atomic_store_n(&rxq->pub, pub, __ATOMIC_RELEASE);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 }
 
 void
@@ -576,8 +586,9 @@ refnic_emu_queues_publish_heads(struct refnic_emu *emu, uint16_t qid)
 
 	if (emu->txq[qid].enabled)
 		head_publish(emu, REFNIC_REG_TXQ(qid) + REFNIC_Q_HEAD, emu->txq[qid].head);
-	if (rxq->enabled) {
-		rxq_lock(rxq);
+	/* Not while a sender delivers (the engine would spin on the CPU it
+	 * may share with the receiver): the next idle pass publishes it. */
+	if (rxq->enabled && rte_spinlock_trylock(&rxq->lock)) {
 		head_publish(emu, REFNIC_REG_RXQ(qid) + REFNIC_Q_HEAD,
 			     emu->rx_published ? refnic_shm_rx_head(emu, qid) : rxq->head);
 		rxq_unlock(rxq);
@@ -841,8 +852,9 @@ refnic_emu_rx_frame(struct refnic_emu *emu, const struct refnic_frame *f,
 	qs->rx_bytes += f->len;
 	/* Half the ring taken while the driver sleeps: a held interrupt goes
 	 * now, mid-batch, not when the pass ends, by which time a long pass
-	 * may have filled the ring while the interrupt was held. */
-	if (unlikely(rxq->intr) &&
+	 * may have filled the ring while the interrupt was held. (A far end's
+	 * port over shm: at the pass's end, when its file learns the index.) */
+	if (unlikely(rxq->intr) && likely(emu->view_cable == NULL) &&
 	    queue_intr_armed(emu, rxq->intr, rxq->vector, REFNIC_EMU_CAUSE_RX) &&
 	    refnic_emu_rxq_full(emu, qid)) {
 		rxq_publish(rxq);
