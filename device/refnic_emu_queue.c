@@ -363,7 +363,9 @@ queue_intr_armed(struct refnic_emu *emu, bool intr, uint16_t v, uint8_t cause)
 
 /*
  * Is RX queue qid half taken (REFNIC_ITR_RING_FILL posted buffers or fewer
- * left)? Then a held interrupt goes out at once. Queue locked.
+ * left)? Then a held interrupt goes out at once. Queue locked by a
+ * delivery, or a snapshot from the arm (refnic_emu_intr_arm), which takes
+ * no queue lock: a delivery that fills the ring further judges again.
  */
 bool
 refnic_emu_rxq_full(struct refnic_emu *emu, uint16_t qid)

@@ -92,7 +92,8 @@ trap_shard(void)
 	return refnic_shard_id;
 }
 
-/* A queue doorbell's work, on the writing thread: TX runs, RX is counted. */
+/* A queue doorbell's work, on the writing thread: TX runs (RX TAIL writes
+ * are counted late: refnic_emu_rx_count_doorbells()). */
 static void
 trap_queue_doorbell(struct refnic_emu *emu, bool tx, uint16_t qid)
 {
