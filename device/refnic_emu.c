@@ -496,6 +496,8 @@ refnic_emu_stats_sum(const struct refnic_emu *emu, struct refnic_hw_stats *sum)
 		refnic_shm_stats_add(emu, sum);
 	sum->doorbells_dropped = __atomic_load_n(&emu->doorbells_dropped, __ATOMIC_RELAXED);
 	refnic_emu_intr_stats_add(emu, sum);
+	for (w = 0; w < REFNIC_MAX_QUEUES; w++)
+		sum->q[w].rx_doorbells += refnic_emu_rx_uncounted(emu, w);
 }
 
 void

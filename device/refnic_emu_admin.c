@@ -181,6 +181,7 @@ admin_execute(struct refnic_emu *emu, const struct refnic_admin_cmd *cmd, uint32
 		for (e = 0; e < REFNIC_EMU_SHARDS; e++)
 			memset(&emu->stats[e], 0, sizeof(emu->stats[e]));
 		memset(emu->intr->count, 0, sizeof(emu->intr->count));
+		refnic_emu_rx_doorbells_forget(emu);
 		if (emu->rx_published)
 			refnic_shm_stats_clear(emu);
 		__atomic_store_n(&emu->doorbells_dropped, 0, __ATOMIC_RELAXED);

@@ -125,6 +125,7 @@ struct refnic_emu_txq {
 	struct refnic_tx_cpl *cq;
 	bool intr;			/* REFNIC_QCREATE_INTR: may be armed */
 	uint16_t vector;
+	uint16_t arm_head;		/* head when the cause was last armed */
 	uint32_t push_prod, push_cons;	/* push[] entries, under lock */
 	struct refnic_emu_push push[REFNIC_EMU_PUSH_FIFO];
 };
@@ -398,6 +399,8 @@ refnic_emu_store_charge(uint64_t cycles)
 /* TX work of queue qid, inline on this thread, as if its doorbell rang. */
 void refnic_emu_trap_tx(struct refnic_emu *emu, uint16_t qid);
 void refnic_emu_rx_count_doorbells(struct refnic_emu *emu, uint16_t qid);
+uint64_t refnic_emu_rx_uncounted(const struct refnic_emu *emu, uint16_t qid);
+void refnic_emu_rx_doorbells_forget(struct refnic_emu *emu);
 /* The device sets a TAIL register to 0 itself (queue create, reset). */
 void refnic_emu_db_reset(struct refnic_emu_db *db);
 void refnic_emu_db_take(struct refnic_emu_db *db, uint32_t tail);
@@ -490,7 +493,8 @@ void refnic_emu_raise_vector(struct refnic_emu *emu, uint16_t vector);
 /* A write to a queue's CQ_HEAD: arm or disarm its cause. */
 void refnic_emu_intr_arm(struct refnic_emu *emu, bool tx, uint16_t qid, uint32_t val);
 /* Completions published on a queue whose cause may be armed; queue locked. */
-void refnic_emu_intr_fire(struct refnic_emu *emu, uint16_t v, uint8_t cause);
+void refnic_emu_intr_fire(struct refnic_emu *emu, uint16_t v, uint8_t cause, bool full);
+bool refnic_emu_rxq_full(struct refnic_emu *emu, uint16_t qid);
 /* Raise the vectors this thread fired; with no device lock held. */
 void refnic_emu_intr_flush_deferred(void);
 void refnic_emu_intr_queue_reset(struct refnic_emu *emu, uint16_t v, bool tx);

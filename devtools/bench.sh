@@ -21,13 +21,16 @@
 #       (and memif with its server in a second process on the other core);
 #       p50 to max, refnic's p99 over memif's, one JSON line per system.
 #       Default 100000 samples x 3 rounds, the default profile, 64 B.
-#   ./devtools/bench.sh intr [SECONDS] [PROFILE] [STATIC_US]
+#   ./devtools/bench.sh intr [SECONDS] [PROFILE] [STATIC_US] [RATES] [MODES]
 #       an interrupt-driven receiver (l3fwd-power's loop) at low, medium,
 #       high and unpaced offered rates, moderation off, static (STATIC_US)
-#       and adaptive: interrupts/s, throughput, p50/p99 latency, receiver
-#       CPU; then idle. Default 10 s per run, ideal, 200 us (5,000
-#       interrupts/s at most, within e1000's InterruptThrottleRate range).
-#       -l 0-1.
+#       and adaptive, interleaved per rate: interrupts/s, throughput, drops
+#       (those while an interrupt was held apart), p50/p99 latency, receiver
+#       CPU; then idle; the saturating (unpaced) row against issue 26's
+#       targets. Default 10 s per run, ideal, 200 us (5,000 interrupts/s at
+#       most, within e1000's InterruptThrottleRate range), every rate and
+#       mode (RATES, MODES: names joined by commas, e.g. unpaced off,adaptive).
+#       PROFILE vm: every doorbell and arm costs an exit. -l 0-1.
 #   ./devtools/bench.sh soak [SECONDS]
 #       forwarding both ways between two refnic ports for SECONDS (default
 #       180) while every 200 ms a random port gets a link flap, a queue
@@ -72,7 +75,7 @@ set -euo pipefail
 
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 
-usage() { sed -n '3,69p' "$0"; exit 2; }
+usage() { sed -n '3,72p' "$0"; exit 2; }
 
 scenario=${1:-}
 [ -n "$scenario" ] || usage
@@ -103,7 +106,7 @@ latency)
 	;;
 intr)
 	echo "# ./devtools/bench.sh intr $* ($(date -u '+%Y-%m-%d %H:%M'), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg))"
-	"$REFNIC_BUILD/tests/refnic-bench-intr" "${1:-10}" "${2:-ideal}" "${3:-200}" 2>&1 |
+	"$REFNIC_BUILD/tests/refnic-bench-intr" "${1:-10}" "${2:-ideal}" "${3:-200}" "${@:4}" 2>&1 |
 		grep -v '^EAL:'
 	;;
 soak)

@@ -112,6 +112,15 @@
  * the raise disarms every cause of the vector. The intervals hold a raise
  * back until that long after the vector's previous one (moderation, with
  * REFNIC_CAP_INTR_MODERATION): what arrives meanwhile shares the interrupt.
+ *
+ * (1.3) A held raise never waits while its queue's ring fills, as a NIC's
+ * descriptor minimum threshold interrupt does not: a cause whose interval
+ * has not expired raises the vector at once when its ring is half taken,
+ * i.e. when an RX queue has REFNIC_ITR_RING_FILL(size) or fewer posted
+ * buffers left unused, or when a TX queue has completed
+ * size - REFNIC_ITR_RING_FILL(size) or more descriptors since the cause was
+ * armed. Frames an RX queue drops for want of a buffer while its cause is
+ * held are counted (refnic_hw_queue_stats.rx_missed_while_held).
  */
 #define REFNIC_REG_VEC_BASE		0x0400
 #define REFNIC_REG_VEC_STRIDE		0x10
@@ -121,6 +130,7 @@
 #define REFNIC_VEC_RAISED		0x8	/* device: interrupts raised */
 #define REFNIC_VEC_TX_ITR_US		0xc	/* TX cause: interval, 0 = none */
 #define REFNIC_ITR_MAX_US		10000	/* larger intervals read as this */
+#define REFNIC_ITR_RING_FILL(size)	((size) / 2) /* (1.3) early raise, above */
 
 /*
  * Queue register blocks. TX queue q and RX queue q have one block each.
@@ -553,6 +563,9 @@ struct refnic_hw_queue_stats {
 	uint64_t tx_malformed;		/* packets dropped: bad descriptors */
 	uint64_t rx_interrupts;		/* vector raised for this RX queue */
 	uint64_t tx_interrupts;		/* vector raised for this TX queue */
+	uint64_t rx_missed_while_held;	/* (1.3) of rx_no_buffer: dropped while
+					 * this queue's RX interrupt was held
+					 * back by its interval */
 };
 
 /* REFNIC_ADMIN_STATS_GET data: the device's own counts. */
@@ -613,7 +626,7 @@ REFNIC_HW_LAYOUT_CHECK(struct refnic_rss_config, 176);
 REFNIC_HW_LAYOUT_CHECK(struct refnic_event, 16);
 REFNIC_HW_LAYOUT_CHECK(struct refnic_push_hdr, 8);
 _Static_assert(REFNIC_PUSH_END <= REFNIC_BAR0_REGS_END, "push window inside BAR0");
-REFNIC_HW_LAYOUT_CHECK(struct refnic_hw_queue_stats, 80);
-REFNIC_HW_LAYOUT_CHECK(struct refnic_hw_stats, 128 + 80 * REFNIC_MAX_QUEUES);
+REFNIC_HW_LAYOUT_CHECK(struct refnic_hw_queue_stats, 88);
+REFNIC_HW_LAYOUT_CHECK(struct refnic_hw_stats, 128 + 88 * REFNIC_MAX_QUEUES);
 
 #endif /* _REFNIC_HW_H_ */
