@@ -613,6 +613,34 @@ struct rx_meta {
 	uint16_t vlan_tci;
 };
 
+/* The flow table's queue for a frame, its hash or mark; UINT16_MAX: drop. */
+static uint16_t
+rx_flow_classify(struct refnic_emu *emu, const uint8_t *hdr, const struct refnic_pkt_hdrs *h,
+		 uint32_t len, struct rx_meta *meta)
+{
+	struct refnic_emu_flow_verdict v;
+	uint16_t qid;
+
+	switch (refnic_emu_flow_lookup(emu, hdr, h, len, &v)) {
+	case REFNIC_EMU_FLOW_DROP:
+		return UINT16_MAX;
+	case REFNIC_EMU_FLOW_QUEUE:
+		qid = v.queue;
+		meta->hash = v.hash;
+		meta->hashed = v.hashed;
+		break;
+	default:
+		qid = refnic_emu_rss_queue(emu, hdr, h, &meta->hash, &meta->hashed);
+		break;
+	}
+	if (v.marked) {	/* the mark takes the hash's place (refnic_hw.h) */
+		meta->hash = v.mark;
+		meta->hashed = false;
+		meta->flags |= REFNIC_RXC_FLOW_MARK;
+	}
+	return qid;
+}
+
 /* A buffer two ahead, which the driver last touched on another core. */
 static inline void
 rx_prefetch_buffer(struct refnic_emu *emu, const struct refnic_emu_rxq *rxq, uint16_t idx)
@@ -719,7 +747,16 @@ refnic_emu_rx_frame(struct refnic_emu *emu, const struct refnic_frame *f,
 		return false;
 	}
 	refnic_emu_parse(hdr, hdr_len, &hdrs);
-	qid = refnic_emu_rss_queue(emu, hdr, &hdrs, &meta.hash, &meta.hashed);
+	/* Flow rules before RSS; with none, one test. */
+	if (refnic_emu_flows_any(emu)) {
+		qid = rx_flow_classify(emu, hdr, &hdrs, f->len, &meta);
+		if (qid == UINT16_MAX) {
+			emu_stats(emu)->rx_filtered++;
+			return false;
+		}
+	} else {
+		qid = refnic_emu_rss_queue(emu, hdr, &hdrs, &meta.hash, &meta.hashed);
+	}
 	meta.ptype = rx_ptype(&hdrs);
 	if (emu->features & REFNIC_CAP_RX_CSUM)
 		meta.flags |= refnic_emu_rx_csum(f, &hdrs);
