@@ -33,6 +33,7 @@ extern const struct unit_test_suite refnic_hostile_suite;
 extern const struct unit_test_suite refnic_doorbell_suite;
 extern const struct unit_test_suite refnic_wc_suite;
 extern const struct unit_test_suite refnic_config_suite;
+extern const struct unit_test_suite refnic_flow_suite;
 
 static const struct unit_test_suite *suites[] = {
 	&refnic_probe_suite,
@@ -49,6 +50,7 @@ static const struct unit_test_suite *suites[] = {
 	&refnic_doorbell_suite,
 	&refnic_wc_suite,
 	&refnic_config_suite,
+	&refnic_flow_suite,
 };
 
 static bool
