@@ -596,6 +596,9 @@ refnic_dev_infos_get(struct rte_eth_dev *dev, struct rte_eth_dev_info *info)
 
 	info->max_rx_queues = id->max_queues;
 	info->err_handle_mode = RTE_ETH_ERROR_HANDLE_MODE_PROACTIVE;
+	/* Flow rules stay across stop/start (refnic_flow.c replays them). */
+	if (id->caps & REFNIC_CAP_FLOW)
+		info->dev_capa |= RTE_ETH_DEV_CAPA_FLOW_RULE_KEEP;
 	info->max_tx_queues = id->max_queues;
 	info->min_rx_bufsize = id->min_rx_buf_size;
 	info->max_rx_pktlen = id->max_mtu + REFNIC_ETH_OVERHEAD;
