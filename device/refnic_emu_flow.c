@@ -31,6 +31,7 @@ refnic_emu_flows_reset(struct refnic_emu *emu)
 	__atomic_store_n(&ft->nb, 0, __ATOMIC_RELEASE);
 	for (i = 0; i < REFNIC_EMU_FLOWS; i++)
 		ft->e[i].used = false;
+	ft->gen++;
 }
 
 /* The frame's key, as the rules' specs are written (refnic_hw.h). */
@@ -213,6 +214,7 @@ flow_add(struct refnic_emu *emu, const struct refnic_admin_flow *cmd)
 		__atomic_store_n(&ft->order[w], ft->order[w - 1], __ATOMIC_RELAXED);
 	__atomic_store_n(&ft->order[pos], (uint16_t)cmd->id, __ATOMIC_RELAXED);
 	__atomic_store_n(&ft->nb, nb + 1, __ATOMIC_RELEASE);
+	ft->gen++;
 	return REFNIC_ADMIN_STS_OK;
 }
 
@@ -230,6 +232,7 @@ flow_del(struct refnic_emu *emu, uint32_t id)
 		__atomic_store_n(&ft->order[i], ft->order[i + 1], __ATOMIC_RELAXED);
 	__atomic_store_n(&ft->nb, nb - 1, __ATOMIC_RELEASE);
 	ft->e[id].used = false;
+	ft->gen++;
 	return REFNIC_ADMIN_STS_OK;
 }
 

@@ -638,7 +638,8 @@ rx_flow_classify(struct refnic_emu *emu, const uint8_t *hdr, const struct refnic
 		meta->hashed = false;
 		meta->flags |= REFNIC_RXC_FLOW_MARK;
 	}
-	return qid;
+	/* An shm cable's view holds the far end's table, as its file had it. */
+	return qid & (REFNIC_MAX_QUEUES - 1);
 }
 
 /* A buffer two ahead, which the driver last touched on another core. */
