@@ -622,6 +622,107 @@ test_flow_masks(void)
 	return rte_flow_flush(port_b, NULL) == 0 ? TEST_SUCCESS : TEST_FAILED;
 }
 
+/*
+ * eth: dst (B's address), src (A's frames carry 02:02:02:02:02:02) and type
+ * IPv4 -> queue 2: IPv4 frames arrive there, IPv6 ones (type 0x86dd) and
+ * IPv4 ones from another rule's source do not.
+ */
+static int
+test_flow_eth(void)
+{
+	struct rte_flow_item_eth s = {
+		.hdr.src_addr.addr_bytes = { 2, 2, 2, 2, 2, 2 },
+		.hdr.ether_type = RTE_BE16(RTE_ETHER_TYPE_IPV4),
+	};
+	struct rte_flow_item_eth m = {	/* the default mask leaves the type out */
+		.hdr.dst_addr.addr_bytes = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff },
+		.hdr.src_addr.addr_bytes = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff },
+		.hdr.ether_type = RTE_BE16(0xffff),
+	};
+	struct rte_flow_item_eth src_other = {
+		.hdr.src_addr.addr_bytes = { 2, 2, 2, 2, 2, 3 },
+	};
+	struct rte_flow_item p[] = {
+		{ .type = RTE_FLOW_ITEM_TYPE_ETH, .spec = &s, .mask = &m },
+		{ .type = RTE_FLOW_ITEM_TYPE_END },
+	};
+	struct rte_flow_item p_other[] = {
+		{ .type = RTE_FLOW_ITEM_TYPE_ETH, .spec = &src_other,
+		  .mask = &rte_flow_item_eth_mask },
+		{ .type = RTE_FLOW_ITEM_TYPE_END },
+	};
+	struct rte_flow_action_queue q2 = { .index = 2 }, q3 = { .index = 3 };
+	struct rte_flow_action to2[] = {
+		{ .type = RTE_FLOW_ACTION_TYPE_QUEUE, .conf = &q2 }, { .type = RTE_FLOW_ACTION_TYPE_END },
+	};
+	struct rte_flow_action to3[] = {
+		{ .type = RTE_FLOW_ACTION_TYPE_QUEUE, .conf = &q3 }, { .type = RTE_FLOW_ACTION_TYPE_END },
+	};
+	struct fl_pkt v4 = fl_udp4(1, 1, 1), v6 = { .v6 = true, .proto = IPPROTO_UDP };
+	struct fl_rx rx;
+
+	rte_ether_addr_copy(&mac_b, &s.hdr.dst_addr);
+	TEST_ASSERT(fl_create(&ingress, p, to2) != NULL, "");
+	TEST_ASSERT(fl_create(&ingress, p_other, to3) != NULL, "");
+	fl_send(&v4, 4, 4, &rx);
+	TEST_ASSERT(rx.n[2] == 4 && rx.total == 4, "IPv4: %u on queue 2 of %u", rx.n[2], rx.total);
+	fl_rx_free(&rx);
+	fl_send(&v6, 4, 4, &rx);
+	TEST_ASSERT(rx.n[0] == 4 && rx.total == 4, "IPv6: %u on queue 0 of %u", rx.n[0], rx.total);
+	fl_rx_free(&rx);
+	return TEST_SUCCESS;
+}
+
+/*
+ * passthru: ipv4 dst 10.0.0.70 -> mark 7, count, passthru at priority 0,
+ * then udp dst 70 -> queue 3 at priority 1: a frame matching both is
+ * marked, counted by the first and steered by the second; one matching
+ * only the first is marked and counted, and goes where no rule says (0).
+ */
+static int
+test_flow_passthru(void)
+{
+	UDP4_PATTERN(70, 70);
+	struct rte_flow_item p_ip[] = {
+		{ .type = RTE_FLOW_ITEM_TYPE_IPV4, .spec = &ip_s, .mask = &ip_m },
+		{ .type = RTE_FLOW_ITEM_TYPE_END },
+	};
+	struct rte_flow_item p_udp[] = {
+		{ .type = RTE_FLOW_ITEM_TYPE_UDP, .spec = &udp_s, .mask = &udp_m },
+		{ .type = RTE_FLOW_ITEM_TYPE_END },
+	};
+	struct rte_flow_action_mark mark = { .id = 7 };
+	struct rte_flow_action_queue q3 = { .index = 3 };
+	struct rte_flow_action first[] = {
+		{ .type = RTE_FLOW_ACTION_TYPE_MARK, .conf = &mark },
+		{ .type = RTE_FLOW_ACTION_TYPE_COUNT },
+		{ .type = RTE_FLOW_ACTION_TYPE_PASSTHRU },
+		{ .type = RTE_FLOW_ACTION_TYPE_END },
+	};
+	struct rte_flow_action second[] = {
+		{ .type = RTE_FLOW_ACTION_TYPE_QUEUE, .conf = &q3 }, { .type = RTE_FLOW_ACTION_TYPE_END },
+	};
+	struct rte_flow_attr p1 = { .ingress = 1, .priority = 1 };
+	struct fl_pkt both = fl_udp4(70, 1, 70), first_only = fl_udp4(70, 1, 71);
+	struct rte_flow *f;
+	struct fl_rx rx;
+
+	RTE_SET_USED(pattern);
+	f = fl_create(&ingress, p_ip, first);
+	TEST_ASSERT(f != NULL, "");
+	TEST_ASSERT(fl_create(&p1, p_udp, second) != NULL, "");
+	fl_send(&both, 5, 5, &rx);
+	TEST_ASSERT(rx.n[3] == 5 && rx.total == 5 && fl_marked(&rx, 3, true, 7),
+		    "both: %u on queue 3 of %u", rx.n[3], rx.total);
+	fl_rx_free(&rx);
+	fl_send(&first_only, 3, 3, &rx);
+	TEST_ASSERT(rx.n[0] == 3 && rx.total == 3 && fl_marked(&rx, 0, true, 7),
+		    "first only: %u on queue 0 of %u", rx.n[0], rx.total);
+	fl_rx_free(&rx);
+	TEST_ASSERT_EQUAL(fl_hits(f, NULL, false), 8, "the passthru rule's count");
+	return TEST_SUCCESS;
+}
+
 /* As many rules as the table has slots, then ENOSPC with a message; a flush
  * makes room again. */
 static int
@@ -968,6 +1069,8 @@ const struct unit_test_suite refnic_flow_suite = {
 		TEST_CASE_ST(NULL, fl_case_end, test_flow_rss_group),
 		TEST_CASE_ST(NULL, fl_case_end, test_flow_priorities),
 		TEST_CASE_ST(NULL, fl_case_end, test_flow_masks),
+		TEST_CASE_ST(NULL, fl_case_end, test_flow_eth),
+		TEST_CASE_ST(NULL, fl_case_end, test_flow_passthru),
 		TEST_CASE_ST(NULL, fl_case_end, test_flow_table_full),
 		TEST_CASE_ST(NULL, fl_case_end, test_flow_invalid_refused_at_validate),
 		TEST_CASE_ST(NULL, fl_case_end, test_flow_isolate),
