@@ -196,3 +196,17 @@ def test_flow_rule_survives_fatal_error_recovery(refnic_testpmd):
     got = burst(tp)
     assert got[3] == SENT and sum(got.values()) == SENT, got
     assert query(tp, rule)[0] == 2 * SENT
+
+
+def test_flow_refused_in_a_secondary_process(refnic_pmd, hugepages):
+    """Flow rules are the primary's: a secondary's flow create and validate
+    get one clear message, and the primary's table stays empty."""
+    from test_multiprocess import _pair
+    primary, secondary = _pair(refnic_pmd)
+    with primary, secondary:
+        for verb in ("validate", "create"):
+            out = secondary.cmd("flow %s 0 ingress pattern eth / end actions drop / end" % verb)
+            assert "flow rules belong to the primary process" in out, out
+        assert not re.search(r"^\d+\s+0\s+0\s+i--", primary.cmd("flow list 0"), re.M)
+        assert "Flow rule #0 created" in primary.cmd(
+            "flow create 0 ingress pattern eth / end actions drop / end")
