@@ -247,6 +247,20 @@ fl_create(const struct rte_flow_attr *attr, const struct rte_flow_item *pattern,
 
 static const struct rte_flow_attr ingress = { .ingress = 1 };
 
+/* actions: queue index q / end (one rule's use at a time per queue). */
+static struct rte_flow_action *
+fl_to_queue(uint16_t q)
+{
+	static struct rte_flow_action_queue conf[FL_QUEUES];
+	static struct rte_flow_action actions[FL_QUEUES][2];
+
+	conf[q].index = q;
+	actions[q][0] = (struct rte_flow_action){ .type = RTE_FLOW_ACTION_TYPE_QUEUE,
+						  .conf = &conf[q] };
+	actions[q][1] = (struct rte_flow_action){ .type = RTE_FLOW_ACTION_TYPE_END };
+	return actions[q];
+}
+
 /* A rule's counts, or UINT64_MAX. */
 static uint64_t
 fl_hits(struct rte_flow *f, uint64_t *bytes, bool reset)
@@ -507,25 +521,16 @@ test_flow_priorities(void)
 	struct rte_flow_item any[] = {
 		{ .type = RTE_FLOW_ITEM_TYPE_ETH }, { .type = RTE_FLOW_ITEM_TYPE_END },
 	};
-	struct rte_flow_action_queue q1 = { .index = 1 }, q2 = { .index = 2 }, q3 = { .index = 3 };
-	struct rte_flow_action to1[] = {
-		{ .type = RTE_FLOW_ACTION_TYPE_QUEUE, .conf = &q1 }, { .type = RTE_FLOW_ACTION_TYPE_END },
-	};
-	struct rte_flow_action to2[] = {
-		{ .type = RTE_FLOW_ACTION_TYPE_QUEUE, .conf = &q2 }, { .type = RTE_FLOW_ACTION_TYPE_END },
-	};
-	struct rte_flow_action to3[] = {
-		{ .type = RTE_FLOW_ACTION_TYPE_QUEUE, .conf = &q3 }, { .type = RTE_FLOW_ACTION_TYPE_END },
-	};
 	struct rte_flow_attr p1 = { .ingress = 1, .priority = 1 };
 	struct rte_flow_attr p2 = { .ingress = 1, .priority = 2 };
 	struct rte_flow_attr p3 = { .ingress = 1, .priority = 3 };
-	struct fl_pkt dns = fl_udp4(20, 5, 53), other = fl_udp4(20, 5, 54), far = fl_udp4(21, 5, 53);
+	struct fl_pkt dns = fl_udp4(20, 5, 53), other = fl_udp4(20, 5, 54);
+	struct fl_pkt far = fl_udp4(21, 5, 53);
 	struct fl_rx rx;
 
-	TEST_ASSERT(fl_create(&p3, any, to3) != NULL, "");
-	TEST_ASSERT(fl_create(&p2, ip_only, to1) != NULL, "");
-	TEST_ASSERT(fl_create(&p1, pattern, to2) != NULL, "");
+	TEST_ASSERT(fl_create(&p3, any, fl_to_queue(3)) != NULL, "");
+	TEST_ASSERT(fl_create(&p2, ip_only, fl_to_queue(1)) != NULL, "");
+	TEST_ASSERT(fl_create(&p1, pattern, fl_to_queue(2)) != NULL, "");
 	fl_send(&dns, 5, 5, &rx);
 	TEST_ASSERT(rx.n[2] == 5 && rx.total == 5, "port 53: %u on queue 2 of %u", rx.n[2],
 		    rx.total);
@@ -568,17 +573,9 @@ test_flow_masks(void)
 		{ .type = RTE_FLOW_ITEM_TYPE_VLAN, .spec = &vl_s },	/* default mask: VID */
 		{ .type = RTE_FLOW_ITEM_TYPE_END },
 	};
-	struct rte_flow_action_queue q1 = { .index = 1 }, q2 = { .index = 2 }, q3 = { .index = 3 };
-	struct rte_flow_action to1[] = {
-		{ .type = RTE_FLOW_ACTION_TYPE_QUEUE, .conf = &q1 }, { .type = RTE_FLOW_ACTION_TYPE_END },
+	struct fl_pkt in4 = {
+		.proto = IPPROTO_UDP, .src = { 1, 1, 1, 1 }, .dst = { 192, 168, 1, 77 },
 	};
-	struct rte_flow_action to2[] = {
-		{ .type = RTE_FLOW_ACTION_TYPE_QUEUE, .conf = &q2 }, { .type = RTE_FLOW_ACTION_TYPE_END },
-	};
-	struct rte_flow_action to3[] = {
-		{ .type = RTE_FLOW_ACTION_TYPE_QUEUE, .conf = &q3 }, { .type = RTE_FLOW_ACTION_TYPE_END },
-	};
-	struct fl_pkt in4 = { .proto = IPPROTO_UDP, .src = { 1, 1, 1, 1 }, .dst = { 192, 168, 1, 77 } };
 	struct fl_pkt out4 = in4;
 	struct fl_pkt in6 = { .v6 = true, .proto = IPPROTO_TCP,
 			      .dst = { 0x20, 0x01, 0x0d, 0xb8, 0, 1, 0xaa, 0xbb, [15] = 9 } };
@@ -593,9 +590,9 @@ test_flow_masks(void)
 	tagged101 = tagged;
 	tagged101.vlan = 1 + 101;
 
-	TEST_ASSERT(fl_create(&ingress, p_v4, to1) != NULL, "");
-	TEST_ASSERT(fl_create(&ingress, p_v6, to2) != NULL, "");
-	TEST_ASSERT(fl_create(&ingress, p_vlan, to3) != NULL, "");
+	TEST_ASSERT(fl_create(&ingress, p_v4, fl_to_queue(1)) != NULL, "");
+	TEST_ASSERT(fl_create(&ingress, p_v6, fl_to_queue(2)) != NULL, "");
+	TEST_ASSERT(fl_create(&ingress, p_vlan, fl_to_queue(3)) != NULL, "");
 	fl_send(&in4, 3, 3, &rx);
 	TEST_ASSERT(rx.n[1] == 3 && rx.total == 3, "192.168.1.77: %u on 1", rx.n[1]);
 	fl_rx_free(&rx);
@@ -651,19 +648,12 @@ test_flow_eth(void)
 		  .mask = &rte_flow_item_eth_mask },
 		{ .type = RTE_FLOW_ITEM_TYPE_END },
 	};
-	struct rte_flow_action_queue q2 = { .index = 2 }, q3 = { .index = 3 };
-	struct rte_flow_action to2[] = {
-		{ .type = RTE_FLOW_ACTION_TYPE_QUEUE, .conf = &q2 }, { .type = RTE_FLOW_ACTION_TYPE_END },
-	};
-	struct rte_flow_action to3[] = {
-		{ .type = RTE_FLOW_ACTION_TYPE_QUEUE, .conf = &q3 }, { .type = RTE_FLOW_ACTION_TYPE_END },
-	};
 	struct fl_pkt v4 = fl_udp4(1, 1, 1), v6 = { .v6 = true, .proto = IPPROTO_UDP };
 	struct fl_rx rx;
 
 	rte_ether_addr_copy(&mac_b, &s.hdr.dst_addr);
-	TEST_ASSERT(fl_create(&ingress, p, to2) != NULL, "");
-	TEST_ASSERT(fl_create(&ingress, p_other, to3) != NULL, "");
+	TEST_ASSERT(fl_create(&ingress, p, fl_to_queue(2)) != NULL, "");
+	TEST_ASSERT(fl_create(&ingress, p_other, fl_to_queue(3)) != NULL, "");
 	fl_send(&v4, 4, 4, &rx);
 	TEST_ASSERT(rx.n[2] == 4 && rx.total == 4, "IPv4: %u on queue 2 of %u", rx.n[2], rx.total);
 	fl_rx_free(&rx);
@@ -692,15 +682,11 @@ test_flow_passthru(void)
 		{ .type = RTE_FLOW_ITEM_TYPE_END },
 	};
 	struct rte_flow_action_mark mark = { .id = 7 };
-	struct rte_flow_action_queue q3 = { .index = 3 };
 	struct rte_flow_action first[] = {
 		{ .type = RTE_FLOW_ACTION_TYPE_MARK, .conf = &mark },
 		{ .type = RTE_FLOW_ACTION_TYPE_COUNT },
 		{ .type = RTE_FLOW_ACTION_TYPE_PASSTHRU },
 		{ .type = RTE_FLOW_ACTION_TYPE_END },
-	};
-	struct rte_flow_action second[] = {
-		{ .type = RTE_FLOW_ACTION_TYPE_QUEUE, .conf = &q3 }, { .type = RTE_FLOW_ACTION_TYPE_END },
 	};
 	struct rte_flow_attr p1 = { .ingress = 1, .priority = 1 };
 	struct fl_pkt both = fl_udp4(70, 1, 70), first_only = fl_udp4(70, 1, 71);
@@ -710,7 +696,7 @@ test_flow_passthru(void)
 	RTE_SET_USED(pattern);
 	f = fl_create(&ingress, p_ip, first);
 	TEST_ASSERT(f != NULL, "");
-	TEST_ASSERT(fl_create(&p1, p_udp, second) != NULL, "");
+	TEST_ASSERT(fl_create(&p1, p_udp, fl_to_queue(3)) != NULL, "");
 	fl_send(&both, 5, 5, &rx);
 	TEST_ASSERT(rx.n[3] == 5 && rx.total == 5 && fl_marked(&rx, 3, true, 7),
 		    "both: %u on queue 3 of %u", rx.n[3], rx.total);
@@ -801,7 +787,8 @@ test_flow_invalid_refused_at_validate(void)
 		  { .type = RTE_FLOW_ITEM_TYPE_SCTP }, END_ITEM }, { DROP_ACT, END_ACT },
 		  RTE_FLOW_ERROR_TYPE_ITEM },
 		{ "ipv4", { .ingress = 1 }, { { .type = RTE_FLOW_ITEM_TYPE_IPV4, .spec = &tos,
-		  .mask = &tos }, END_ITEM }, { DROP_ACT, END_ACT }, RTE_FLOW_ERROR_TYPE_ITEM_MASK },
+		  .mask = &tos }, END_ITEM }, { DROP_ACT, END_ACT },
+		  RTE_FLOW_ERROR_TYPE_ITEM_MASK },
 		{ "tcp", { .ingress = 1 }, { { .type = RTE_FLOW_ITEM_TYPE_TCP, .spec = &flags,
 		  .mask = &flags }, END_ITEM }, { DROP_ACT, END_ACT },
 		  RTE_FLOW_ERROR_TYPE_ITEM_MASK },
