@@ -30,7 +30,7 @@ refnic_emu_flows_reset(struct refnic_emu *emu)
 
 	__atomic_store_n(&ft->nb, 0, __ATOMIC_RELEASE);
 	for (i = 0; i < REFNIC_EMU_FLOWS; i++)
-		ft->e[i].used = false;
+		ft->e[i].used = 0;
 	ft->gen++;
 }
 
@@ -204,7 +204,7 @@ flow_add(struct refnic_emu *emu, const struct refnic_admin_flow *cmd)
 	memcpy(e->reta, r.reta, sizeof(e->reta));
 	__atomic_store_n(&e->hits, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&e->bytes, 0, __ATOMIC_RELAXED);
-	e->used = true;
+	e->used = 1;
 
 	/* After the rules of its priority and above, before the rest. */
 	for (pos = nb; pos > 0 && ft->e[ft->order[pos - 1]].priority > r.priority; pos--)
@@ -231,7 +231,7 @@ flow_del(struct refnic_emu *emu, uint32_t id)
 	for (; i + 1 < nb; i++)
 		__atomic_store_n(&ft->order[i], ft->order[i + 1], __ATOMIC_RELAXED);
 	__atomic_store_n(&ft->nb, nb - 1, __ATOMIC_RELEASE);
-	ft->e[id].used = false;
+	ft->e[id].used = 0;
 	ft->gen++;
 	return REFNIC_ADMIN_STS_OK;
 }

@@ -28,7 +28,7 @@ struct refnic_emu_flow_entry {
 	uint16_t priority;
 	uint16_t actions;		/* REFNIC_FLOW_ACT_* */
 	uint16_t queue;
-	bool used;
+	uint8_t used;			/* 0 or 1: a byte, as a peer's file may hold any */
 	uint32_t mark;
 	uint32_t rss_hash_types;
 	uint8_t rss_key[REFNIC_RSS_KEY_SIZE];
