@@ -850,6 +850,83 @@ test_flow_invalid_refused_at_validate(void)
 #undef END_ACT
 }
 
+/* How the tamper hook rewrites a FLOW_QUERY reply (24 bytes) for the next test. */
+enum fl_lie { LIE_NONE, LIE_BACK, LIE_BYTES, LIE_SLOT };
+static enum fl_lie fl_lie;
+
+static void
+fl_tamper(void *ctx __rte_unused, uint8_t what, void *entry, size_t len)
+{
+	struct refnic_flow_counters *c = entry;
+
+	if (what != REFNIC_EMU_CORRUPT_REPLY || len != sizeof(*c))
+		return;
+	switch (fl_lie) {
+	case LIE_BACK:
+		c->hits = 1;		/* 4 were read before */
+		break;
+	case LIE_BYTES:
+		c->hits += 1;		/* one frame more, of 100000 bytes */
+		c->bytes += 100000;
+		break;
+	case LIE_SLOT:
+		c->id ^= 1;
+		break;
+	default:
+		break;
+	}
+}
+
+/*
+ * A FLOW_QUERY reply is untrusted: counts that go back, a frame of more
+ * bytes than a frame can hold, another slot's counters are refused (EIO,
+ * admin_reply_errors counts each); the last good count stands after.
+ */
+static int
+test_flow_query_reply_checked(void)
+{
+	static const enum fl_lie lies[] = { LIE_BACK, LIE_BYTES, LIE_SLOT };
+	UDP4_PATTERN(80, 80);
+	struct rte_flow_action actions[] = {
+		{ .type = RTE_FLOW_ACTION_TYPE_COUNT }, { .type = RTE_FLOW_ACTION_TYPE_END },
+	};
+	struct rte_flow_action count[] = {
+		{ .type = RTE_FLOW_ACTION_TYPE_COUNT }, { .type = RTE_FLOW_ACTION_TYPE_END },
+	};
+	struct refnic_emu *emu = refnic_emu_lookup(FL_B);
+	struct fl_pkt hit = fl_udp4(80, 1, 80);
+	uint64_t errors = test_xstat(port_b, "admin_reply_errors");
+	struct rte_flow *f = fl_create(&ingress, pattern, actions);
+	struct rte_flow_query_count qc;
+	struct rte_flow_error err;
+	struct fl_rx rx;
+	unsigned int i;
+	int ret = TEST_SUCCESS;
+
+	TEST_ASSERT(f != NULL, "");
+	fl_send(&hit, 4, 4, &rx);
+	fl_rx_free(&rx);
+	TEST_ASSERT_EQUAL(fl_hits(f, NULL, false), 4, "");
+	refnic_emu_set_tamper(emu, fl_tamper, NULL);
+	for (i = 0; i < RTE_DIM(lies) && ret == TEST_SUCCESS; i++) {
+		fl_lie = lies[i];
+		memset(&qc, 0, sizeof(qc));
+		memset(&err, 0, sizeof(err));
+		if (rte_flow_query(port_b, f, count, &qc, &err) != -EIO || qc.hits_set ||
+		    err.message == NULL || strstr(err.message, "counters not read") == NULL) {
+			printf("    lie %u taken: hits %" PRIu64 ", \"%s\"\n", fl_lie, qc.hits,
+			       err.message ? err.message : "");
+			ret = TEST_FAILED;
+		}
+	}
+	refnic_emu_set_tamper(emu, NULL, NULL);
+	fl_lie = LIE_NONE;
+	TEST_ASSERT_SUCCESS(ret, "");
+	TEST_ASSERT_EQUAL(test_xstat(port_b, "admin_reply_errors") - errors, 3, "");
+	TEST_ASSERT_EQUAL(fl_hits(f, NULL, false), 4, "the last good count");
+	return TEST_SUCCESS;
+}
+
 /* Isolated: only what rules take is received, the rest dropped (rx_filtered). */
 static int
 test_flow_isolate(void)
@@ -1060,6 +1137,7 @@ const struct unit_test_suite refnic_flow_suite = {
 		TEST_CASE_ST(NULL, fl_case_end, test_flow_passthru),
 		TEST_CASE_ST(NULL, fl_case_end, test_flow_table_full),
 		TEST_CASE_ST(NULL, fl_case_end, test_flow_invalid_refused_at_validate),
+		TEST_CASE_ST(NULL, fl_case_end, test_flow_query_reply_checked),
 		TEST_CASE_ST(NULL, fl_case_end, test_flow_isolate),
 		TEST_CASE_ST(NULL, fl_case_end, test_flow_flush),
 		TEST_CASE_ST(NULL, fl_case_end, test_flow_survives_reset),
