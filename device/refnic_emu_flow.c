@@ -99,6 +99,7 @@ refnic_emu_flow_lookup(struct refnic_emu *emu, const uint8_t *p, const struct re
 
 	v->marked = false;
 	v->hashed = false;
+	v->hash = 0;		/* what the completion's rss_hash says without one */
 	flow_key(p, h, key);
 	for (i = 0; i < nb; i++) {
 		/* Read once: the admin processor may move it meanwhile. */
