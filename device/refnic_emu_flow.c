@@ -9,9 +9,10 @@
  * up before RSS (refnic_emu_rx_frame); the admin commands FLOW_ADD, _DEL,
  * _QUERY and _FLUSH fill and read it.
  *
- * Lookup is a linear walk of the slots in priority order, eight 64-bit
- * masked compares per rule, as a TCAM does in parallel: its cost grows with
- * the rules installed, and is nothing (one test) with none.
+ * Lookup is a tuple space search (refnic_emu_flow.h): per distinct mask,
+ * the frame's key under it is hashed into the buckets, whose chains hold
+ * the rules of that mask; the best rank found wins. Its cost grows with the
+ * masks in use, not the rules; with no rule it is one test.
  */
 
 #include <string.h>
@@ -31,7 +32,26 @@ refnic_emu_flows_reset(struct refnic_emu *emu)
 	__atomic_store_n(&ft->nb, 0, __ATOMIC_RELEASE);
 	for (i = 0; i < REFNIC_EMU_FLOWS; i++)
 		ft->e[i].used = 0;
+	for (i = 0; i < REFNIC_EMU_FLOW_BUCKETS; i++)
+		ft->bucket[i] = REFNIC_EMU_FLOW_NONE;
+	for (i = 0; i < REFNIC_EMU_FLOW_MASKS; i++)
+		ft->sub[i].rules = 0;
+	ft->nb_sub = 0;
+	ft->nb_walked = 0;
+	ft->adds = 0;
 	ft->gen++;
+}
+
+/* The bucket of key words k (already masked) in subtable s. */
+static inline uint32_t
+flow_hash(unsigned int s, const uint64_t *k)
+{
+	uint64_t h = s + 1;
+	unsigned int w;
+
+	for (w = 0; w < 8; w++)
+		h = (h ^ k[w]) * UINT64_C(0x9e3779b97f4a7c15);
+	return (uint32_t)(h >> 40) & (REFNIC_EMU_FLOW_BUCKETS - 1);
 }
 
 /* The frame's key, as the rules' specs are written (refnic_hw.h). */
@@ -87,31 +107,82 @@ flow_matches(const struct refnic_emu_flow_entry *e, const uint64_t *key)
 	return diff == 0;
 }
 
+/*
+ * The matching rule of the lowest rank above floor, or _NONE. Every index
+ * read is bounded, and chains are walked at most REFNIC_EMU_FLOWS steps:
+ * the table may change meanwhile (or be a far end's, through a cable).
+ */
+static uint16_t
+flow_best(struct refnic_emu_flows *ft, const uint64_t *key, uint64_t floor)
+{
+	uint32_t nb_sub = RTE_MIN(__atomic_load_n(&ft->nb_sub, __ATOMIC_ACQUIRE),
+				  (uint32_t)REFNIC_EMU_FLOW_MASKS);
+	uint32_t nb_walked = RTE_MIN(__atomic_load_n(&ft->nb_walked, __ATOMIC_ACQUIRE),
+				     (uint32_t)REFNIC_EMU_FLOWS);
+	uint64_t best_rank = UINT64_MAX, k[FLOW_KEY_WORDS];
+	uint16_t best = REFNIC_EMU_FLOW_NONE, id;
+	uint32_t s, i, steps, w;
+
+	for (s = 0; s < nb_sub; s++) {
+		const struct refnic_emu_flow_sub *sub = &ft->sub[s];
+
+		if (__atomic_load_n(&sub->rules, __ATOMIC_RELAXED) == 0)
+			continue;
+		for (w = 0; w < FLOW_KEY_WORDS; w++)
+			k[w] = key[w] & sub->mask[w];
+		id = __atomic_load_n(&ft->bucket[flow_hash(s, k)], __ATOMIC_ACQUIRE);
+		for (steps = 0; id < REFNIC_EMU_FLOWS && steps < REFNIC_EMU_FLOWS; steps++) {
+			const struct refnic_emu_flow_entry *e = &ft->e[id];
+			uint64_t rank = e->rank;
+
+			if (e->used && e->sub == s && rank > floor && rank < best_rank &&
+			    memcmp(e->spec, k, sizeof(k)) == 0) {
+				best = id;
+				best_rank = rank;
+			}
+			id = __atomic_load_n(&e->next, __ATOMIC_RELAXED);
+		}
+	}
+	/* Walked rules are in rank order: the first above floor that matches. */
+	for (i = 0; i < nb_walked; i++) {
+		const struct refnic_emu_flow_entry *e;
+
+		id = __atomic_load_n(&ft->walked[i], __ATOMIC_RELAXED);
+		if (id >= REFNIC_EMU_FLOWS)
+			continue;
+		e = &ft->e[id];
+		if (e->rank >= best_rank)
+			break;
+		if (e->used && e->rank > floor && flow_matches(e, key)) {
+			best = id;
+			break;
+		}
+	}
+	return best;
+}
+
 enum refnic_emu_flow_fate
 refnic_emu_flow_lookup(struct refnic_emu *emu, const uint8_t *p, const struct refnic_pkt_hdrs *h,
 		       uint32_t frame_len, struct refnic_emu_flow_verdict *v)
 {
 	struct refnic_emu_flows *ft = &emu->flows;
-	uint32_t nb = RTE_MIN(__atomic_load_n(&ft->nb, __ATOMIC_ACQUIRE),
-			      (uint32_t)REFNIC_EMU_FLOWS);
-	uint64_t key[FLOW_KEY_WORDS];
-	uint32_t i;
+	uint64_t key[FLOW_KEY_WORDS], floor = 0;
+	unsigned int n;
 
 	v->marked = false;
 	v->hashed = false;
 	v->hash = 0;		/* what the completion's rss_hash says without one */
 	flow_key(p, h, key);
-	for (i = 0; i < nb; i++) {
-		/* Read once: the admin processor may move it meanwhile. */
-		uint16_t id = __atomic_load_n(&ft->order[i], __ATOMIC_RELAXED);
+	/* Rule by rule in rank order, as long as they pass the frame on. */
+	for (n = 0; n < REFNIC_EMU_FLOWS; n++) {
+		uint16_t id = flow_best(ft, key, floor);
 		struct refnic_emu_flow_entry *e;
 		uint16_t actions;
 
-		if (id >= REFNIC_EMU_FLOWS)
-			continue;
+		if (id == REFNIC_EMU_FLOW_NONE)
+			break;
 		e = &ft->e[id];
-		if (!e->used || !flow_matches(e, key))
-			continue;
+		floor = e->rank;
 		actions = e->actions;
 		if (actions & REFNIC_FLOW_ACT_COUNT) {
 			__atomic_fetch_add(&e->hits, 1, __ATOMIC_RELAXED);
@@ -135,7 +206,7 @@ refnic_emu_flow_lookup(struct refnic_emu *emu, const uint8_t *p, const struct re
 			v->queue = e->reta[v->hashed ? v->hash % REFNIC_FLOW_RETA_SIZE : 0];
 			return REFNIC_EMU_FLOW_QUEUE;
 		}
-		return REFNIC_EMU_FLOW_DEFAULT;
+		break;
 	}
 	return REFNIC_EMU_FLOW_DEFAULT;
 }
@@ -163,6 +234,30 @@ flow_rule_check(const struct refnic_emu *emu, const struct refnic_flow_rule *r)
 				return REFNIC_ADMIN_STS_INVALID;
 	}
 	return REFNIC_ADMIN_STS_OK;
+}
+
+/* The subtable of mask: the one it has, a free one, or _MASKS (walked). */
+static uint8_t
+flow_sub_get(struct refnic_emu_flows *ft, const uint64_t *mask)
+{
+	uint32_t s, free_sub = REFNIC_EMU_FLOW_MASKS;
+
+	for (s = 0; s < ft->nb_sub; s++) {
+		if (ft->sub[s].rules == 0) {
+			if (free_sub == REFNIC_EMU_FLOW_MASKS)
+				free_sub = s;
+		} else if (memcmp(ft->sub[s].mask, mask, sizeof(ft->sub[s].mask)) == 0) {
+			return s;
+		}
+	}
+	if (free_sub == REFNIC_EMU_FLOW_MASKS && ft->nb_sub < REFNIC_EMU_FLOW_MASKS)
+		free_sub = ft->nb_sub;
+	if (free_sub < REFNIC_EMU_FLOW_MASKS) {
+		memcpy(ft->sub[free_sub].mask, mask, sizeof(ft->sub[free_sub].mask));
+		if (free_sub == ft->nb_sub)
+			__atomic_store_n(&ft->nb_sub, free_sub + 1, __ATOMIC_RELEASE);
+	}
+	return free_sub;
 }
 
 static uint16_t
@@ -197,6 +292,7 @@ flow_add(struct refnic_emu *emu, const struct refnic_admin_flow *cmd)
 	for (w = 0; w < FLOW_KEY_WORDS; w++)
 		e->spec[w] &= e->mask[w];
 	e->priority = r.priority;
+	e->rank = (uint64_t)r.priority << 32 | ++ft->adds;
 	e->actions = r.actions;
 	e->queue = r.queue;
 	e->mark = r.mark;
@@ -205,15 +301,25 @@ flow_add(struct refnic_emu *emu, const struct refnic_admin_flow *cmd)
 	memcpy(e->reta, r.reta, sizeof(e->reta));
 	__atomic_store_n(&e->hits, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&e->bytes, 0, __ATOMIC_RELAXED);
+	e->sub = flow_sub_get(ft, e->mask);
 	e->used = 1;
+	if (e->sub < REFNIC_EMU_FLOW_MASKS) {
+		uint32_t b = flow_hash(e->sub, e->spec);
 
-	/* After the rules of its priority and above, before the rest. */
-	for (pos = nb; pos > 0 && ft->e[ft->order[pos - 1]].priority > r.priority; pos--)
-		;
-	/* Shift from the end, so that a walk under way sees every index valid. */
-	for (w = nb; w > pos; w--)
-		__atomic_store_n(&ft->order[w], ft->order[w - 1], __ATOMIC_RELAXED);
-	__atomic_store_n(&ft->order[pos], (uint16_t)cmd->id, __ATOMIC_RELAXED);
+		ft->sub[e->sub].rules++;
+		e->next = ft->bucket[b];
+		__atomic_store_n(&ft->bucket[b], (uint16_t)cmd->id, __ATOMIC_RELEASE);
+	} else {
+		/* After the rules of its priority and above: ranks grow. */
+		uint32_t nbw = ft->nb_walked;
+
+		for (pos = nbw; pos > 0 && ft->e[ft->walked[pos - 1]].rank > e->rank; pos--)
+			;
+		for (w = nbw; w > pos; w--)
+			__atomic_store_n(&ft->walked[w], ft->walked[w - 1], __ATOMIC_RELAXED);
+		__atomic_store_n(&ft->walked[pos], (uint16_t)cmd->id, __ATOMIC_RELAXED);
+		__atomic_store_n(&ft->nb_walked, nbw + 1, __ATOMIC_RELEASE);
+	}
 	__atomic_store_n(&ft->nb, nb + 1, __ATOMIC_RELEASE);
 	ft->gen++;
 	return REFNIC_ADMIN_STS_OK;
@@ -223,16 +329,33 @@ static uint16_t
 flow_del(struct refnic_emu *emu, uint32_t id)
 {
 	struct refnic_emu_flows *ft = &emu->flows;
-	uint32_t nb = ft->nb, i;
+	struct refnic_emu_flow_entry *e;
+	uint32_t i;
 
 	if (id >= REFNIC_EMU_FLOWS || !ft->e[id].used)
 		return REFNIC_ADMIN_STS_NOT_FOUND;
-	for (i = 0; i < nb && ft->order[i] != id; i++)
-		;
-	for (; i + 1 < nb; i++)
-		__atomic_store_n(&ft->order[i], ft->order[i + 1], __ATOMIC_RELAXED);
-	__atomic_store_n(&ft->nb, nb - 1, __ATOMIC_RELEASE);
-	ft->e[id].used = 0;
+	e = &ft->e[id];
+	if (e->sub < REFNIC_EMU_FLOW_MASKS) {
+		uint16_t *link = &ft->bucket[flow_hash(e->sub, e->spec)];
+
+		/* A walk under way on this slot goes on along its old next. */
+		while (*link != id && *link < REFNIC_EMU_FLOWS)
+			link = &ft->e[*link].next;
+		if (*link == id)
+			__atomic_store_n(link, e->next, __ATOMIC_RELEASE);
+		ft->sub[e->sub].rules--;
+	} else {
+		uint32_t nbw = ft->nb_walked;
+
+		for (i = 0; i < nbw && ft->walked[i] != id; i++)
+			;
+		for (; i + 1 < nbw; i++)
+			__atomic_store_n(&ft->walked[i], ft->walked[i + 1], __ATOMIC_RELAXED);
+		if (nbw > 0)
+			__atomic_store_n(&ft->nb_walked, nbw - 1, __ATOMIC_RELEASE);
+	}
+	__atomic_store_n(&ft->nb, ft->nb - 1, __ATOMIC_RELEASE);
+	e->used = 0;
 	ft->gen++;
 	return REFNIC_ADMIN_STS_OK;
 }

@@ -709,6 +709,62 @@ test_flow_passthru(void)
 	return TEST_SUCCESS;
 }
 
+/*
+ * More distinct masks than the device hashes (32): 31 IPv6 rules of masks
+ * /8 to /38 that IPv4 frames never match, then ipv4 dst -> queue 1 at
+ * priority 2 (the last hashed mask), ipv4 dst / udp dst -> queue 2 at
+ * priority 1 and ipv4 -> queue 3 at priority 3 (walked): priorities hold
+ * across the two, as in one table.
+ */
+static int
+test_flow_many_masks(void)
+{
+	UDP4_PATTERN(90, 90);
+	struct rte_flow_item_ipv6 v6_s = { .hdr.dst_addr = { 0xff } }, v6_m;
+	struct rte_flow_item p_v6[] = {
+		{ .type = RTE_FLOW_ITEM_TYPE_IPV6, .spec = &v6_s, .mask = &v6_m },
+		{ .type = RTE_FLOW_ITEM_TYPE_END },
+	};
+	struct rte_flow_item p_ip[] = {
+		{ .type = RTE_FLOW_ITEM_TYPE_IPV4, .spec = &ip_s, .mask = &ip_m },
+		{ .type = RTE_FLOW_ITEM_TYPE_END },
+	};
+	struct rte_flow_item p_any4[] = {
+		{ .type = RTE_FLOW_ITEM_TYPE_IPV4 }, { .type = RTE_FLOW_ITEM_TYPE_END },
+	};
+	struct rte_flow_action drop[] = {
+		{ .type = RTE_FLOW_ACTION_TYPE_DROP }, { .type = RTE_FLOW_ACTION_TYPE_END },
+	};
+	struct rte_flow_attr p1 = { .ingress = 1, .priority = 1 };
+	struct rte_flow_attr p2 = { .ingress = 1, .priority = 2 };
+	struct rte_flow_attr p3 = { .ingress = 1, .priority = 3 };
+	struct fl_pkt both = fl_udp4(90, 1, 90), dst_only = fl_udp4(90, 1, 91);
+	struct fl_pkt other = fl_udp4(91, 1, 90);
+	unsigned int bits, i;
+	struct fl_rx rx;
+
+	for (bits = 8; bits < 8 + 31; bits++) {
+		memset(&v6_m, 0, sizeof(v6_m));
+		for (i = 0; i < bits; i++)
+			v6_m.hdr.dst_addr[i / 8] |= 0x80 >> (i % 8);
+		TEST_ASSERT(fl_create(&ingress, p_v6, drop) != NULL, "mask /%u", bits);
+	}
+	TEST_ASSERT(fl_create(&p2, p_ip, fl_to_queue(1)) != NULL, "");
+	TEST_ASSERT(fl_create(&p1, pattern, fl_to_queue(2)) != NULL, "");
+	TEST_ASSERT(fl_create(&p3, p_any4, fl_to_queue(3)) != NULL, "");
+	fl_send(&both, 4, 4, &rx);
+	TEST_ASSERT(rx.n[2] == 4 && rx.total == 4, "both: %u on queue 2 of %u", rx.n[2], rx.total);
+	fl_rx_free(&rx);
+	fl_send(&dst_only, 4, 4, &rx);
+	TEST_ASSERT(rx.n[1] == 4 && rx.total == 4, "dst: %u on queue 1 of %u", rx.n[1], rx.total);
+	fl_rx_free(&rx);
+	fl_send(&other, 4, 4, &rx);
+	TEST_ASSERT(rx.n[3] == 4 && rx.total == 4, "other: %u on queue 3 of %u", rx.n[3],
+		    rx.total);
+	fl_rx_free(&rx);
+	return TEST_SUCCESS;
+}
+
 /* As many rules as the table has slots, then ENOSPC with a message; a flush
  * makes room again. */
 static int
@@ -1135,6 +1191,7 @@ const struct unit_test_suite refnic_flow_suite = {
 		TEST_CASE_ST(NULL, fl_case_end, test_flow_masks),
 		TEST_CASE_ST(NULL, fl_case_end, test_flow_eth),
 		TEST_CASE_ST(NULL, fl_case_end, test_flow_passthru),
+		TEST_CASE_ST(NULL, fl_case_end, test_flow_many_masks),
 		TEST_CASE_ST(NULL, fl_case_end, test_flow_table_full),
 		TEST_CASE_ST(NULL, fl_case_end, test_flow_invalid_refused_at_validate),
 		TEST_CASE_ST(NULL, fl_case_end, test_flow_query_reply_checked),
