@@ -1018,6 +1018,38 @@ test_flow_isolate(void)
 	return TEST_SUCCESS;
 }
 
+/*
+ * RTE_ETH_DEV_CAPA_FLOW_RULE_KEEP, as dev_info says: a rule made on the
+ * started port and one made while it is stopped both steer after a start.
+ */
+static int
+test_flow_kept_across_stop_start(void)
+{
+	UDP4_PATTERN(45, 450);
+	struct rte_flow_item p_other[] = {
+		{ .type = RTE_FLOW_ITEM_TYPE_IPV4, .spec = &ip_s, .mask = &ip_m },
+		{ .type = RTE_FLOW_ITEM_TYPE_END },
+	};
+	struct fl_pkt hit = fl_udp4(45, 1, 450), hit_stopped = fl_udp4(46, 1, 450);
+	struct rte_eth_dev_info info;
+	struct fl_rx rx;
+
+	TEST_ASSERT_SUCCESS(rte_eth_dev_info_get(port_b, &info), "");
+	TEST_ASSERT(info.dev_capa & RTE_ETH_DEV_CAPA_FLOW_RULE_KEEP, "no FLOW_RULE_KEEP");
+	TEST_ASSERT(fl_create(&ingress, pattern, fl_to_queue(2)) != NULL, "");
+	TEST_ASSERT_SUCCESS(rte_eth_dev_stop(port_b), "");
+	ip_s.hdr.dst_addr = RTE_BE32(0x0a00002e);	/* 10.0.0.46 */
+	TEST_ASSERT(fl_create(&ingress, p_other, fl_to_queue(3)) != NULL, "on a stopped port");
+	TEST_ASSERT_SUCCESS(rte_eth_dev_start(port_b), "");
+	fl_send(&hit, 4, 4, &rx);
+	TEST_ASSERT(rx.n[2] == 4 && rx.total == 4, "%u on queue 2 of %u", rx.n[2], rx.total);
+	fl_rx_free(&rx);
+	fl_send(&hit_stopped, 4, 4, &rx);
+	TEST_ASSERT(rx.n[3] == 4 && rx.total == 4, "%u on queue 3 of %u", rx.n[3], rx.total);
+	fl_rx_free(&rx);
+	return TEST_SUCCESS;
+}
+
 /* A rule and its count after rte_eth_dev_reset() and a new start. */
 static int
 test_flow_survives_reset(void)
@@ -1197,6 +1229,7 @@ const struct unit_test_suite refnic_flow_suite = {
 		TEST_CASE_ST(NULL, fl_case_end, test_flow_query_reply_checked),
 		TEST_CASE_ST(NULL, fl_case_end, test_flow_isolate),
 		TEST_CASE_ST(NULL, fl_case_end, test_flow_flush),
+		TEST_CASE_ST(NULL, fl_case_end, test_flow_kept_across_stop_start),
 		TEST_CASE_ST(NULL, fl_case_end, test_flow_survives_reset),
 		TEST_CASE_ST(NULL, fl_case_end, test_flow_survives_recovery),
 		TEST_CASE_ST(NULL, fl_case_end, test_flow_no_table),
