@@ -20,6 +20,7 @@
 #include <rte_spinlock.h>
 
 #include "refnic_emu.h"
+#include "refnic_emu_flow.h"
 #include "refnic_emu_intr.h"
 #include "refnic_emu_link.h"
 
@@ -261,6 +262,7 @@ struct refnic_emu {
 	uint64_t vlan_filter[(REFNIC_MAX_VLAN_ID + 1) / 64];
 	uint32_t features;		/* REFNIC_FEATURES_SWITCHABLE bits on */
 	struct refnic_rss_config rss;	/* hash_types == 0: RSS off */
+	struct refnic_emu_flows flows;	/* REFNIC_CAP_FLOW */
 	bool link_up;			/* as last reported */
 	bool phy_down;			/* LINK_SET 0: no link, whatever the cable */
 	struct refnic_emu_aeq aeq;
@@ -509,10 +511,43 @@ uint16_t refnic_emu_admin_filter(struct refnic_emu *emu, const struct refnic_adm
 void refnic_emu_filters_reset(struct refnic_emu *emu);
 
 /* refnic_emu_rss.c */
+#define REFNIC_EMU_RSS_HASH_ALL	(REFNIC_RSS_HASH_IPV4 | REFNIC_RSS_HASH_TCP_IPV4 | \
+				 REFNIC_RSS_HASH_UDP_IPV4 | REFNIC_RSS_HASH_IPV6 | \
+				 REFNIC_RSS_HASH_TCP_IPV6 | REFNIC_RSS_HASH_UDP_IPV6)
+/* Toeplitz hash of a frame over types with key; false if they do not hash it. */
+bool refnic_emu_rss_hash(uint32_t types, const uint8_t *key, const uint8_t *p,
+			 const struct refnic_pkt_hdrs *h, uint32_t *hash);
 /* RX queue for a frame, and its hash if RSS applies (*hashed). */
 uint16_t refnic_emu_rss_queue(const struct refnic_emu *emu, const uint8_t *p,
 			      const struct refnic_pkt_hdrs *h, uint32_t *hash, bool *hashed);
 uint16_t refnic_emu_admin_rss(struct refnic_emu *emu, const struct refnic_admin_cmd *cmd);
+
+/* refnic_emu_flow.c: the flow table (REFNIC_CAP_FLOW). */
+/* What the table decided for a frame. */
+enum refnic_emu_flow_fate {
+	REFNIC_EMU_FLOW_DEFAULT,	/* the port's RSS decides */
+	REFNIC_EMU_FLOW_QUEUE,		/* to queue (hash with hashed) */
+	REFNIC_EMU_FLOW_DROP,
+};
+struct refnic_emu_flow_verdict {
+	uint16_t queue;
+	bool hashed;
+	bool marked;
+	uint32_t hash;
+	uint32_t mark;
+};
+/* The hot path's one test: is any rule in the table? */
+static inline bool
+refnic_emu_flows_any(const struct refnic_emu *emu)
+{
+	return __atomic_load_n(&emu->flows.nb, __ATOMIC_RELAXED) != 0;
+}
+enum refnic_emu_flow_fate refnic_emu_flow_lookup(struct refnic_emu *emu, const uint8_t *p,
+						 const struct refnic_pkt_hdrs *h,
+						 uint32_t frame_len,
+						 struct refnic_emu_flow_verdict *v);
+uint16_t refnic_emu_admin_flow(struct refnic_emu *emu, const struct refnic_admin_cmd *cmd);
+void refnic_emu_flows_reset(struct refnic_emu *emu);
 
 /* refnic_dma.c: the device's view of host memory. */
 void refnic_dma_init(struct refnic_emu *emu);

@@ -685,15 +685,15 @@ rx_ptype(const struct refnic_pkt_hdrs *h)
 }
 
 /*
- * Does a frame need parsing? For its packet type, a checksum verdict or an
- * RSS hash; a device model, unlike a NIC's parser, costs the CPU it runs on
+ * Does a frame need parsing? For its packet type, a checksum verdict, an
+ * RSS hash or the flow table; a device model, unlike a NIC's parser, costs the CPU it runs on
  * (the sender's lcore, inline), so it skips what nobody enabled.
  */
 static inline bool
 rx_classifies(const struct refnic_emu *emu)
 {
 	return (emu->features & (REFNIC_CAP_RX_PTYPE | REFNIC_CAP_RX_CSUM)) ||
-	       emu->rss.hash_types != 0;
+	       emu->rss.hash_types != 0 || refnic_emu_flows_any(emu);
 }
 
 /* Posted buffers needed for len bytes, or 0 if the ring has too few. */
@@ -723,6 +723,35 @@ struct rx_meta {
 	uint16_t flags;		/* checksum verdicts, VLAN stripped */
 	uint16_t vlan_tci;
 };
+
+/* The flow table's queue for a frame, its hash or mark; UINT16_MAX: drop. */
+static uint16_t
+rx_flow_classify(struct refnic_emu *emu, const uint8_t *hdr, const struct refnic_pkt_hdrs *h,
+		 uint32_t len, struct rx_meta *meta)
+{
+	struct refnic_emu_flow_verdict v;
+	uint16_t qid;
+
+	switch (refnic_emu_flow_lookup(emu, hdr, h, len, &v)) {
+	case REFNIC_EMU_FLOW_DROP:
+		return UINT16_MAX;
+	case REFNIC_EMU_FLOW_QUEUE:
+		qid = v.queue;
+		meta->hash = v.hash;
+		meta->hashed = v.hashed;
+		break;
+	default:
+		qid = refnic_emu_rss_queue(emu, hdr, h, &meta->hash, &meta->hashed);
+		break;
+	}
+	if (v.marked) {	/* the mark takes the hash's place (refnic_hw.h) */
+		meta->hash = v.mark;
+		meta->hashed = false;
+		meta->flags |= REFNIC_RXC_FLOW_MARK;
+	}
+	/* An shm cable's view holds the far end's table, as its file had it. */
+	return qid & (REFNIC_MAX_QUEUES - 1);
+}
 
 /* A buffer two ahead, which the driver last touched on another core. */
 static inline void
@@ -829,10 +858,19 @@ refnic_emu_rx_frame(struct refnic_emu *emu, const struct refnic_frame *f,
 		emu_stats(emu)->rx_oversize++;
 		return false;
 	}
-	/* The parser runs for what needs it: a packet type, a checksum, a hash. */
+	/* The parser runs for what needs it: a type, a checksum, a hash, a rule. */
 	if (rx_classifies(emu)) {
 		refnic_emu_parse(hdr, hdr_len, &hdrs);
-		qid = refnic_emu_rss_queue(emu, hdr, &hdrs, &meta.hash, &meta.hashed);
+		/* Flow rules before RSS; with none, one test. */
+		if (refnic_emu_flows_any(emu)) {
+			qid = rx_flow_classify(emu, hdr, &hdrs, f->len, &meta);
+			if (qid == UINT16_MAX) {
+				emu_stats(emu)->rx_filtered++;
+				return false;
+			}
+		} else {
+			qid = refnic_emu_rss_queue(emu, hdr, &hdrs, &meta.hash, &meta.hashed);
+		}
 		meta.ptype = emu->features & REFNIC_CAP_RX_PTYPE ? rx_ptype(&hdrs) :
 			     REFNIC_PTYPE_L2;
 		if (emu->features & REFNIC_CAP_RX_CSUM)

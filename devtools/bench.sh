@@ -65,6 +65,11 @@
 #       -l 0-1: refnic over cable=shm against memif in the same layout,
 #       interleaved rounds; Mpps each way, the ratio to memif, and the
 #       frames refnic's engine threads sent. Default 3 s x 3 rounds.
+#   ./devtools/bench.sh flow [SECONDS] [ROUNDS] [RULES...]
+#       stock testpmd io forwarding on a refnic pair (64 B, tx_first) with
+#       0, 16 and 1024 flow rules per port that the traffic does not match:
+#       the flow table's lookup cost per packet, as Mpps and the ratio to no
+#       rules. Default 5 s x 3 rounds, interleaved.
 #   ./devtools/bench.sh pmdperf [ROUNDS] [OTHER_PMD]
 #       DPDK's pmd_perf_autotest (dpdk-test, -l 0-1) on net_refnic0 with the
 #       defaults, exec=thread and profile=baremetal, and on net_null0: cycles
@@ -75,7 +80,7 @@ set -euo pipefail
 
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 
-usage() { sed -n '3,72p' "$0"; exit 2; }
+usage() { sed -n "3,$(($(grep -n '^set -euo pipefail' "$0" | cut -d: -f1) - 1))p" "$0"; exit 2; }
 
 scenario=${1:-}
 [ -n "$scenario" ] || usage
@@ -173,6 +178,12 @@ pmdperf)
 	export REFNIC_PMD
 	echo "# ./devtools/bench.sh 2p $* ($(date -u '+%Y-%m-%d %H:%M'), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg))"
 	python3 "$REFNIC_TOP/tests/bench/two_process.py" "$@"
+	;;
+flow)
+	REFNIC_PMD=$(refnic_stage_pmd)
+	export REFNIC_PMD
+	echo "# ./devtools/bench.sh flow $* ($(date -u '+%Y-%m-%d %H:%M'), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg))"
+	python3 "$REFNIC_TOP/tests/bench/flow.py" "$@"
 	;;
 mp)
 	REFNIC_PMD=$(refnic_stage_pmd)

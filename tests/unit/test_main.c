@@ -34,6 +34,7 @@ extern const struct unit_test_suite refnic_doorbell_suite;
 extern const struct unit_test_suite refnic_wc_suite;
 extern const struct unit_test_suite refnic_config_suite;
 extern const struct unit_test_suite refnic_vector_suite;
+extern const struct unit_test_suite refnic_flow_suite;
 
 static const struct unit_test_suite *suites[] = {
 	&refnic_probe_suite,
@@ -51,6 +52,7 @@ static const struct unit_test_suite *suites[] = {
 	&refnic_wc_suite,
 	&refnic_config_suite,
 	&refnic_vector_suite,
+	&refnic_flow_suite,
 };
 
 static bool
