@@ -26,11 +26,12 @@
 
 #include "refnic_hw.h"
 #include "refnic_emu_intr.h"
+#include "refnic_emu_flow.h"
 
 #define REFNIC_SHM_PATH_FMT	"/refnic-cable-%s"	/* shm_open name */
 
 #define SHM_MAGIC		0x52464e53	/* "RFNS" */
-#define SHM_VERSION		2
+#define SHM_VERSION		3	/* 3: the flow table */
 
 /* How a port judges the frames it receives; rx's, under seq (odd: changing). */
 struct shm_rx_config {
@@ -50,6 +51,7 @@ struct shm_rx_config {
 	uint8_t mc_filter[REFNIC_MAX_MC_FILTERS][6];
 	uint64_t vlan_filter[(REFNIC_MAX_VLAN_ID + 1) / 64];
 	struct refnic_rss_config rss;
+	uint32_t flows_gen;		/* shm_port.flows, as of this change */
 };
 
 /* One RX queue of the receiving port. */
@@ -79,6 +81,8 @@ struct shm_port {
 	uint32_t mem_gen;		/* rx's: the last memory table sent */
 	uint32_t errors_pending;	/* tx's: queues with .error to report */
 	struct shm_rxq q[REFNIC_MAX_QUEUES];
+	/* rx's: its flow table, written with cfg (under cfg.seq). */
+	struct refnic_emu_flows flows;
 	/* The port's queue vectors: its own TX causes and the far end's RX
 	 * deliveries raise them, under each vector's lock (a tag, below). */
 	struct refnic_emu_intr intr __rte_cache_aligned;

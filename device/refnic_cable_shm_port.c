@@ -147,6 +147,7 @@ config_snapshot(const struct refnic_emu *emu, struct shm_rx_config *cfg)
 	memcpy(cfg->mc_filter, emu->mc_filter, sizeof(cfg->mc_filter));
 	memcpy(cfg->vlan_filter, emu->vlan_filter, sizeof(cfg->vlan_filter));
 	cfg->rss = emu->rss;
+	cfg->flows_gen = emu->flows.gen;
 }
 
 /* Copy the configuration into the file if it changed (the engine, each pass). */
@@ -154,19 +155,24 @@ static bool
 config_publish(struct shm_cable *sc)
 {
 	struct shm_rx_config *cfg = &sc->port->cfg, now;
+	bool scribbled, flows;
 	uint32_t seq;
 
 	config_snapshot(sc->emu, &now);
 	/* Changed here, or written over there (the far end may). */
-	if (memcmp(&now, &sc->cfg_last, sizeof(now)) == 0 &&
-	    __atomic_load_n(&cfg->seq, __ATOMIC_RELAXED) == sc->cfg_seq)
+	scribbled = __atomic_load_n(&cfg->seq, __ATOMIC_RELAXED) != sc->cfg_seq;
+	if (memcmp(&now, &sc->cfg_last, sizeof(now)) == 0 && !scribbled)
 		return false;
+	/* The flow table (a quarter MiB) only when it changed. */
+	flows = scribbled || now.flows_gen != sc->cfg_last.flows_gen;
 	sc->cfg_last = now;
 	seq = sc->cfg_seq;
 	__atomic_store_n(&cfg->seq, seq | 1, __ATOMIC_RELAXED);
 	rte_atomic_thread_fence(__ATOMIC_RELEASE);
 	now.seq = seq | 1;
 	memcpy(cfg, &now, sizeof(now));
+	if (flows)
+		memcpy(&sc->port->flows, &sc->emu->flows, sizeof(sc->port->flows));
 	sc->cfg_seq = (seq | 1) + 1;
 	__atomic_store_n(&cfg->seq, sc->cfg_seq, __ATOMIC_RELEASE);
 	/* Its engine follows our PHY (its link) without waiting for a doze. */
@@ -400,6 +406,11 @@ refnic_shm_view_config_sync(struct shm_view *sv, const struct shm_rx_config *cfg
 		if (seq & 1)
 			continue;
 		memcpy(&copy, cfg, sizeof(copy));
+		/* Senders read it meanwhile: every index they take from it is
+		 * bounded where it is used (refnic_emu_flow_lookup, rx_frame). */
+		if (copy.flows_gen != sv->flows_gen)
+			memcpy(&v->flows, &container_of(cfg, struct shm_port, cfg)->flows,
+			       sizeof(v->flows));
 		rte_atomic_thread_fence(__ATOMIC_ACQUIRE);
 		if (__atomic_load_n(&cfg->seq, __ATOMIC_RELAXED) == seq)
 			break;
@@ -423,6 +434,7 @@ refnic_shm_view_config_sync(struct shm_view *sv, const struct shm_rx_config *cfg
 	v->faults.corrupt_every = copy.corrupt_every;
 	v->faults.corrupt_what = copy.corrupt_every != 0 ?
 				 copy.corrupt_what & REFNIC_EMU_CORRUPT_RX : 0;
+	sv->flows_gen = copy.flows_gen;
 	sv->cfg_seq = seq;
 }
 

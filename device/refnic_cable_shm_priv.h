@@ -42,6 +42,7 @@ struct shm_view {
 	struct refnic_emu emu;
 	uint32_t peer_gen;		/* the attachment it belongs to */
 	uint32_t cfg_seq;		/* configuration last copied */
+	uint32_t flows_gen;		/* flow table last copied */
 	uint32_t q_gen[REFNIC_MAX_QUEUES]; /* queue set-up last taken */
 	bool q_busy[REFNIC_MAX_QUEUES];	/* we hold its busy word */
 	uint32_t mem_gen;		/* the last whole table */

@@ -92,7 +92,7 @@ emu_load_defaults(struct refnic_emu *emu)
 			REFNIC_CAP_RSS | REFNIC_CAP_AEQ | REFNIC_CAP_VLAN_FILTER |
 			REFNIC_CAP_FAULT_REPORT | REFNIC_CAP_RX_CSUM | REFNIC_CAP_TX_CSUM |
 			REFNIC_CAP_VLAN_STRIP | REFNIC_CAP_VLAN_INSERT | REFNIC_CAP_INTR_MODERATION |
-			REFNIC_CAP_TX_PUSH | REFNIC_CAP_RX_PTYPE;
+			REFNIC_CAP_TX_PUSH | REFNIC_CAP_RX_PTYPE | REFNIC_CAP_FLOW;
 	uint32_t off;
 
 	caps &= ~emu->params.caps_off;
@@ -122,6 +122,7 @@ emu_load_defaults(struct refnic_emu *emu)
 	emu->features = 0;
 	memset(&emu->rss, 0, sizeof(emu->rss));
 	refnic_emu_filters_reset(emu);
+	refnic_emu_flows_reset(emu);
 }
 
 static void
@@ -504,6 +505,8 @@ refnic_emu_stats_sum(const struct refnic_emu *emu, struct refnic_hw_stats *sum)
 		refnic_shm_stats_add(emu, sum);
 	sum->doorbells_dropped = __atomic_load_n(&emu->doorbells_dropped, __ATOMIC_RELAXED);
 	refnic_emu_intr_stats_add(emu, sum);
+	for (w = 0; w < REFNIC_MAX_QUEUES; w++)
+		sum->q[w].rx_doorbells += refnic_emu_rx_uncounted(emu, w);
 }
 
 void

@@ -110,6 +110,10 @@ admin_identify(struct refnic_emu *emu, const struct refnic_admin_cmd *cmd)
 	id.admin_timeout_us = emu_reg_read(emu, REFNIC_REG_ADMIN_TIMEOUT_US);
 	id.errata = emu_reg_read(emu, REFNIC_REG_ERRATA);
 	strlcpy(id.fw_version, REFNIC_EMU_FW_VERSION, sizeof(id.fw_version));
+	if (id.caps & REFNIC_CAP_FLOW) {
+		id.max_flows = REFNIC_EMU_FLOWS;
+		id.flow_priorities = REFNIC_EMU_FLOW_PRIORITIES;
+	}
 	return refnic_emu_admin_dma_to_host(emu, cmd, &id, sizeof(id));
 }
 
@@ -181,6 +185,7 @@ admin_execute(struct refnic_emu *emu, const struct refnic_admin_cmd *cmd, uint32
 		for (e = 0; e < REFNIC_EMU_SHARDS; e++)
 			memset(&emu->stats[e], 0, sizeof(emu->stats[e]));
 		memset(emu->intr->count, 0, sizeof(emu->intr->count));
+		refnic_emu_rx_doorbells_forget(emu);
 		if (emu->rx_published)
 			refnic_shm_stats_clear(emu);
 		__atomic_store_n(&emu->doorbells_dropped, 0, __ATOMIC_RELAXED);
@@ -190,6 +195,11 @@ admin_execute(struct refnic_emu *emu, const struct refnic_admin_cmd *cmd, uint32
 						    sizeof(REFNIC_EMU_FW_VERSION));
 	case REFNIC_ADMIN_PUSH_CHECK:
 		return refnic_emu_admin_push_check(emu, cmd->value, result);
+	case REFNIC_ADMIN_FLOW_ADD:
+	case REFNIC_ADMIN_FLOW_DEL:
+	case REFNIC_ADMIN_FLOW_QUERY:
+	case REFNIC_ADMIN_FLOW_FLUSH:
+		return refnic_emu_admin_flow(emu, cmd);
 	case REFNIC_ADMIN_LINK_GET:
 		*result = refnic_cable_link_up(emu) ? REFNIC_LINK_UP : 0;
 		return REFNIC_ADMIN_STS_OK;

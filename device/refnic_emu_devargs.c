@@ -433,6 +433,7 @@ static const struct {
 	{ "scatter", REFNIC_CAP_SCATTER },
 	{ "moderation", REFNIC_CAP_INTR_MODERATION },
 	{ "push", REFNIC_CAP_TX_PUSH },
+	{ "flow", REFNIC_CAP_FLOW },
 };
 
 /* caps_off=<cap>[+<cap>...]: a device model without those features */
@@ -455,7 +456,7 @@ handle_caps_off(const char *key, const char *value, void *opaque)
 		if (i == RTE_DIM(cap_names)) {
 			EMU_LOG(ERR, "invalid %s=" ARG_QUOTE_FMT ": expected capabilities joined by '+', "
 				"of rss, rx_csum, tx_csum, vlan_strip, vlan_insert, vlan_filter, "
-				"scatter, moderation, push", key, ARG_QUOTE(value));
+				"scatter, moderation, push, flow", key, ARG_QUOTE(value));
 			return -EINVAL;
 		}
 		caps |= cap_names[i].caps;

@@ -13,10 +13,15 @@
  *    cause that fires sooner is held back until the interval since the
  *    previous raise has passed (what arrives meanwhile shares the raise);
  *    held-back raises are timers, the first engine's work;
+ *  - a held raise goes out at once when the firing queue's ring is half
+ *    taken (REFNIC_ITR_RING_FILL, 1.3): an interval never lets a ring
+ *    overflow while the driver is still asleep; frames an RX queue drops
+ *    while its cause is held anyway are counted (rx_missed_while_held);
  *  - a raise disarms every cause of the vector (one-shot), so a driver
  *    that sleeps on it gets one wake-up per arm.
- * Arming runs in the write trap, on the driver's thread, under the queue's
- * lock: the same lock under which completions are published.
+ * Arming runs in the write trap, on the driver's thread: a TX cause under
+ * its queue's lock, an RX cause under none (Dekker with the publishing
+ * delivery, refnic_emu_intr_arm()).
  *
  * The eventfd writes (a raise, or the kick that makes the engine time a
  * held raise) wait until the thread holds no device lock: at the end of
@@ -127,9 +132,12 @@ vector_interval_tsc(struct refnic_emu *emu, uint16_t v, uint8_t causes)
 	return refnic_emu_us_to_tsc(us);
 }
 
-/* Raise now if the interval allows, else hold the raise; vector locked. */
+/*
+ * Raise now if the interval allows, or if the firing queue's ring is half
+ * taken (full: REFNIC_ITR_RING_FILL), else hold the raise; vector locked.
+ */
 static void
-vector_try_raise(struct refnic_emu *emu, uint16_t v, uint64_t now)
+vector_try_raise(struct refnic_emu *emu, uint16_t v, uint64_t now, bool full)
 {
 	struct refnic_emu_vector *vec = &emu->intr->vec[v];
 	uint32_t reg = REFNIC_REG_VEC(v);
@@ -138,7 +146,7 @@ vector_try_raise(struct refnic_emu *emu, uint16_t v, uint64_t now)
 	if (vec->pending == 0)
 		return;
 	gap = vec->raised_once ? vector_interval_tsc(emu, v, vec->pending) : 0;
-	if (vec->raised_once && now - vec->last_raise_tsc < gap) {
+	if (vec->raised_once && now - vec->last_raise_tsc < gap && !full) {
 		if (vec->due_tsc == 0) {
 			vec->due_tsc = vec->last_raise_tsc + gap;
 			__atomic_store_n(&emu->intr->held, true, __ATOMIC_RELEASE);
@@ -167,14 +175,14 @@ vector_try_raise(struct refnic_emu *emu, uint16_t v, uint64_t now)
 }
 
 void
-refnic_emu_intr_fire(struct refnic_emu *emu, uint16_t v, uint8_t cause)
+refnic_emu_intr_fire(struct refnic_emu *emu, uint16_t v, uint8_t cause, bool full)
 {
 	struct refnic_emu_vector *vec = &emu->intr->vec[v];
 
 	vec_lock(emu, vec);
 	if (vec->armed & cause) {
 		vec->pending |= cause;
-		vector_try_raise(emu, v, rte_get_tsc_cycles());
+		vector_try_raise(emu, v, rte_get_tsc_cycles(), full);
 	}
 	vec_unlock(emu, vec);
 }
@@ -218,27 +226,37 @@ refnic_emu_intr_arm(struct refnic_emu *emu, bool tx, uint16_t qid, uint32_t val)
 		cause = REFNIC_EMU_CAUSE_TX;
 		if (txq->enabled && txq->intr) {
 			vector_arm(emu, v, cause, qid, arm);
+			/* What the driver knows completed: the ring fills from here. */
+			txq->arm_head = txq->head;
 			if (arm && written != idx)
-				refnic_emu_intr_fire(emu, v, cause);
+				refnic_emu_intr_fire(emu, v, cause, false);
 		}
 		rte_spinlock_unlock(&txq->lock);
 	} else {
 		struct refnic_emu_rxq *rxq = &emu->rxq[qid];
 
-		rte_spinlock_lock(&rxq->lock);
+		/*
+		 * No queue lock: a sender's inline delivery holds it for a whole
+		 * batch, and an interrupt-driven receiver that waited for it at
+		 * every arm and disarm spent a quarter of its samples spinning
+		 * (perf, bench.sh intr unpaced). Deliveries publish their index,
+		 * then look at the arm (rxq_publish(); over shm the far end does
+		 * the same with the file's): Dekker. A queue created or destroyed
+		 * meanwhile is disarmed by refnic_emu_intr_queue_reset().
+		 */
+		if (!__atomic_load_n(&rxq->enabled, __ATOMIC_ACQUIRE) || !rxq->intr)
+			return;
 		v = rxq->vector;
 		cause = REFNIC_EMU_CAUSE_RX;
-		if (rxq->enabled && rxq->intr) {
-			vector_arm(emu, v, cause, qid, arm);
-			/* Over shm the far end publishes, with no lock of ours: it
-			 * stores its index, then looks at the arm (Dekker; the
-			 * vector's unlock is a full barrier). */
-			written = likely(!emu->rx_published) ? rxq->pub :
-				  refnic_shm_rx_published(emu, qid);
-			if (arm && written != idx)
-				refnic_emu_intr_fire(emu, v, cause);
-		}
-		rte_spinlock_unlock(&rxq->lock);
+		vector_arm(emu, v, cause, qid, arm);
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);	/* armed, then pub */
+		written = likely(!emu->rx_published) ?
+			  __atomic_load_n(&rxq->pub, __ATOMIC_ACQUIRE) :
+			  refnic_shm_rx_published(emu, qid);
+		/* Over shm, the far end's next delivery judges the fill. */
+		if (arm && written != idx)
+			refnic_emu_intr_fire(emu, v, cause, !emu->rx_published &&
+					     refnic_emu_rxq_full(emu, qid));
 	}
 }
 
@@ -290,7 +308,7 @@ refnic_emu_intr_service(struct refnic_emu *emu, uint64_t now, uint64_t *next_due
 		vec_lock(emu, vec);
 		if (vec->due_tsc != 0 && now >= vec->due_tsc) {
 			vec->due_tsc = 0;
-			vector_try_raise(emu, v, now);
+			vector_try_raise(emu, v, now, false);
 			work++;
 		}
 		if (vec->due_tsc != 0) {

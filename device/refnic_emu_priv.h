@@ -20,6 +20,7 @@
 #include <rte_spinlock.h>
 
 #include "refnic_emu.h"
+#include "refnic_emu_flow.h"
 #include "refnic_emu_intr.h"
 #include "refnic_emu_link.h"
 
@@ -125,6 +126,7 @@ struct refnic_emu_txq {
 	struct refnic_tx_cpl *cq;
 	bool intr;			/* REFNIC_QCREATE_INTR: may be armed */
 	uint16_t vector;
+	uint16_t arm_head;		/* head when the cause was last armed */
 	uint32_t push_prod, push_cons;	/* push[] entries, under lock */
 	struct refnic_emu_push push[REFNIC_EMU_PUSH_FIFO];
 };
@@ -260,6 +262,7 @@ struct refnic_emu {
 	uint64_t vlan_filter[(REFNIC_MAX_VLAN_ID + 1) / 64];
 	uint32_t features;		/* REFNIC_FEATURES_SWITCHABLE bits on */
 	struct refnic_rss_config rss;	/* hash_types == 0: RSS off */
+	struct refnic_emu_flows flows;	/* REFNIC_CAP_FLOW */
 	bool link_up;			/* as last reported */
 	bool phy_down;			/* LINK_SET 0: no link, whatever the cable */
 	struct refnic_emu_aeq aeq;
@@ -398,6 +401,8 @@ refnic_emu_store_charge(uint64_t cycles)
 /* TX work of queue qid, inline on this thread, as if its doorbell rang. */
 void refnic_emu_trap_tx(struct refnic_emu *emu, uint16_t qid);
 void refnic_emu_rx_count_doorbells(struct refnic_emu *emu, uint16_t qid);
+uint64_t refnic_emu_rx_uncounted(const struct refnic_emu *emu, uint16_t qid);
+void refnic_emu_rx_doorbells_forget(struct refnic_emu *emu);
 /* The device sets a TAIL register to 0 itself (queue create, reset). */
 void refnic_emu_db_reset(struct refnic_emu_db *db);
 void refnic_emu_db_take(struct refnic_emu_db *db, uint32_t tail);
@@ -490,7 +495,8 @@ void refnic_emu_raise_vector(struct refnic_emu *emu, uint16_t vector);
 /* A write to a queue's CQ_HEAD: arm or disarm its cause. */
 void refnic_emu_intr_arm(struct refnic_emu *emu, bool tx, uint16_t qid, uint32_t val);
 /* Completions published on a queue whose cause may be armed; queue locked. */
-void refnic_emu_intr_fire(struct refnic_emu *emu, uint16_t v, uint8_t cause);
+void refnic_emu_intr_fire(struct refnic_emu *emu, uint16_t v, uint8_t cause, bool full);
+bool refnic_emu_rxq_full(struct refnic_emu *emu, uint16_t qid);
 /* Raise the vectors this thread fired; with no device lock held. */
 void refnic_emu_intr_flush_deferred(void);
 void refnic_emu_intr_queue_reset(struct refnic_emu *emu, uint16_t v, bool tx);
@@ -505,10 +511,43 @@ uint16_t refnic_emu_admin_filter(struct refnic_emu *emu, const struct refnic_adm
 void refnic_emu_filters_reset(struct refnic_emu *emu);
 
 /* refnic_emu_rss.c */
+#define REFNIC_EMU_RSS_HASH_ALL	(REFNIC_RSS_HASH_IPV4 | REFNIC_RSS_HASH_TCP_IPV4 | \
+				 REFNIC_RSS_HASH_UDP_IPV4 | REFNIC_RSS_HASH_IPV6 | \
+				 REFNIC_RSS_HASH_TCP_IPV6 | REFNIC_RSS_HASH_UDP_IPV6)
+/* Toeplitz hash of a frame over types with key; false if they do not hash it. */
+bool refnic_emu_rss_hash(uint32_t types, const uint8_t *key, const uint8_t *p,
+			 const struct refnic_pkt_hdrs *h, uint32_t *hash);
 /* RX queue for a frame, and its hash if RSS applies (*hashed). */
 uint16_t refnic_emu_rss_queue(const struct refnic_emu *emu, const uint8_t *p,
 			      const struct refnic_pkt_hdrs *h, uint32_t *hash, bool *hashed);
 uint16_t refnic_emu_admin_rss(struct refnic_emu *emu, const struct refnic_admin_cmd *cmd);
+
+/* refnic_emu_flow.c: the flow table (REFNIC_CAP_FLOW). */
+/* What the table decided for a frame. */
+enum refnic_emu_flow_fate {
+	REFNIC_EMU_FLOW_DEFAULT,	/* the port's RSS decides */
+	REFNIC_EMU_FLOW_QUEUE,		/* to queue (hash with hashed) */
+	REFNIC_EMU_FLOW_DROP,
+};
+struct refnic_emu_flow_verdict {
+	uint16_t queue;
+	bool hashed;
+	bool marked;
+	uint32_t hash;
+	uint32_t mark;
+};
+/* The hot path's one test: is any rule in the table? */
+static inline bool
+refnic_emu_flows_any(const struct refnic_emu *emu)
+{
+	return __atomic_load_n(&emu->flows.nb, __ATOMIC_RELAXED) != 0;
+}
+enum refnic_emu_flow_fate refnic_emu_flow_lookup(struct refnic_emu *emu, const uint8_t *p,
+						 const struct refnic_pkt_hdrs *h,
+						 uint32_t frame_len,
+						 struct refnic_emu_flow_verdict *v);
+uint16_t refnic_emu_admin_flow(struct refnic_emu *emu, const struct refnic_admin_cmd *cmd);
+void refnic_emu_flows_reset(struct refnic_emu *emu);
 
 /* refnic_dma.c: the device's view of host memory. */
 void refnic_dma_init(struct refnic_emu *emu);

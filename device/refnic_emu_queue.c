@@ -79,6 +79,8 @@ refnic_emu_queues_unlock(struct refnic_emu *emu)
 		rte_spinlock_unlock(&emu->txq[q].lock);
 }
 
+static void rx_count_doorbells_locked(struct refnic_emu *emu, uint16_t qid);
+
 static bool
 ring_size_valid(uint16_t size)
 {
@@ -162,8 +164,9 @@ refnic_emu_queue_create(struct refnic_emu *emu, const struct refnic_admin_queue_
 		rxq->pub_phase = REFNIC_PHASE_BIT;
 		rxq->ring_iova = qc->ring_iova;
 		rxq->cq_iova = qc->cq_iova;
-		rxq->db_seen = queue_regs_set(emu, REFNIC_REG_RXQ(qc->qid),
-					      &emu->rxdb[qc->qid], qc);
+		__atomic_store_n(&rxq->db_seen, queue_regs_set(emu, REFNIC_REG_RXQ(qc->qid),
+							       &emu->rxdb[qc->qid], qc),
+				 __ATOMIC_RELAXED);
 		rxq->enabled = true;
 		if (emu->rx_published)
 			refnic_shm_rxq_publish(emu, qc->qid);
@@ -196,6 +199,8 @@ refnic_emu_queue_destroy(struct refnic_emu *emu, uint8_t type, uint16_t qid)
 	/* A queue stopped on an error is still there to destroy. */
 	if (!*enabled && !(emu_reg_read(emu, base + REFNIC_Q_STATUS) & REFNIC_Q_STATUS_ERROR))
 		return -ENOENT;
+	if (type == REFNIC_QTYPE_RX)
+		rx_count_doorbells_locked(emu, qid);
 	*enabled = false;
 	emu_reg_write(emu, base + REFNIC_Q_STATUS, 0);
 	refnic_emu_intr_queue_reset(emu, v, type == REFNIC_QTYPE_TX);
@@ -211,6 +216,7 @@ refnic_emu_queues_reset(struct refnic_emu *emu)
 	uint16_t q;
 
 	for (q = 0; q < REFNIC_MAX_QUEUES; q++) {
+		rx_count_doorbells_locked(emu, q);
 		QUEUE_CLEAR(&emu->txq[q]);
 		QUEUE_CLEAR(&emu->rxq[q]);
 		refnic_emu_db_reset(&emu->txdb[q]);
@@ -349,11 +355,48 @@ tx_post_completion(struct refnic_emu *emu, struct refnic_emu_txq *txq, uint16_t 
 }
 
 /* Completions out: a cause armed on the queue's vector fires. */
-static inline void
-queue_intr_fire(struct refnic_emu *emu, bool intr, uint16_t v, uint8_t cause)
+static inline bool
+queue_intr_armed(struct refnic_emu *emu, bool intr, uint16_t v, uint8_t cause)
 {
-	if (unlikely(intr) && (__atomic_load_n(&emu->intr->vec[v].armed, __ATOMIC_RELAXED) & cause))
-		refnic_emu_intr_fire(emu, v, cause);
+	return unlikely(intr) &&
+	       (__atomic_load_n(&emu->intr->vec[v].armed, __ATOMIC_RELAXED) & cause);
+}
+
+/*
+ * Is RX queue qid half taken (REFNIC_ITR_RING_FILL posted buffers or fewer
+ * left)? Then a held interrupt goes out at once. Queue locked by a
+ * delivery, or a snapshot from the arm (refnic_emu_intr_arm), which takes
+ * no queue lock: a delivery that fills the ring further judges again.
+ */
+bool
+refnic_emu_rxq_full(struct refnic_emu *emu, uint16_t qid)
+{
+	const struct refnic_emu_rxq *rxq = &emu->rxq[qid];
+	uint16_t tail = emu_db_tail(&emu->rxdb[qid]);
+
+	return tail >= rxq->size ||
+	       ((tail - rxq->head) & (rxq->size - 1)) <= REFNIC_ITR_RING_FILL(rxq->size);
+}
+
+/* TX: as many descriptors completed since the arm as would half fill it. */
+static bool
+txq_full(const struct refnic_emu_txq *txq)
+{
+	return ((txq->head - txq->arm_head) & (txq->size - 1)) >=
+	       txq->size - REFNIC_ITR_RING_FILL(txq->size);
+}
+
+/* A frame dropped for want of a buffer: was the RX interrupt held back? */
+static inline bool
+rxq_intr_held(struct refnic_emu *emu, const struct refnic_emu_rxq *rxq)
+{
+	const struct refnic_emu_vector *vec;
+
+	if (!rxq->intr)
+		return false;	/* then its vector may be anything */
+	vec = &emu->intr->vec[rxq->vector];
+	return (__atomic_load_n(&vec->pending, __ATOMIC_RELAXED) & REFNIC_EMU_CAUSE_RX) &&
+	       __atomic_load_n(&vec->due_tsc, __ATOMIC_RELAXED) != 0;
 }
 
 unsigned int
@@ -433,7 +476,8 @@ refnic_emu_tx_service(struct refnic_emu *emu, uint16_t qid, uint64_t now,
 	txq->head = idx;
 	tx_post_completion(emu, txq, idx);
 	emu_stats(emu)->dma_writes++;
-	queue_intr_fire(emu, txq->intr, txq->vector, REFNIC_EMU_CAUSE_TX);
+	if (queue_intr_armed(emu, txq->intr, txq->vector, REFNIC_EMU_CAUSE_TX))
+		refnic_emu_intr_fire(emu, txq->vector, REFNIC_EMU_CAUSE_TX, txq_full(txq));
 	return done;
 }
 
@@ -471,12 +515,22 @@ rxq_unlock(struct refnic_emu_rxq *rxq)
 static void
 rxq_publish(struct refnic_emu_rxq *rxq)
 {
-	while (rxq->pub != rxq->head) {
-		__atomic_store_n(&rxq->cq[rxq->pub].phase, rxq->pub_phase, __ATOMIC_RELEASE);
-		rxq->pub = (rxq->pub + 1) & (rxq->size - 1);
-		if (rxq->pub == 0)
+	uint16_t pub = rxq->pub;
+
+	while (pub != rxq->head) {
+		__atomic_store_n(&rxq->cq[pub].phase, rxq->pub_phase, __ATOMIC_RELEASE);
+		pub = (pub + 1) & (rxq->size - 1);
+		if (pub == 0)
 			rxq->pub_phase ^= REFNIC_PHASE_BIT;
 	}
+	/*
+	 * Dekker with the arm (refnic_emu_intr_arm), which takes no queue
+	 * lock: it sets the cause armed, then reads pub; this stores pub, then
+	 * (fence) reads whether the cause is armed. One of the two sees the
+	 * other: no wake-up is lost.
+	 */
+	__atomic_store_n(&rxq->pub, pub, __ATOMIC_RELEASE);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 }
 
 void
@@ -490,7 +544,10 @@ refnic_emu_rx_batch_end(struct refnic_rx_batch *b)
 		rxq_publish(rxq);
 		if (unlikely(b->emu->view_cable != NULL))
 			refnic_shm_view_leave(b->emu, (uint16_t)(rxq - b->emu->rxq));
-		queue_intr_fire(b->emu, rxq->intr, rxq->vector, REFNIC_EMU_CAUSE_RX);
+		if (queue_intr_armed(b->emu, rxq->intr, rxq->vector, REFNIC_EMU_CAUSE_RX))
+			refnic_emu_intr_fire(b->emu, rxq->vector, REFNIC_EMU_CAUSE_RX,
+					     refnic_emu_rxq_full(b->emu,
+								 (uint16_t)(rxq - b->emu->rxq)));
 	} else if (unlikely(b->emu->view_cable != NULL)) {
 		refnic_shm_view_leave(b->emu, (uint16_t)(rxq - b->emu->rxq));
 	}
@@ -539,11 +596,36 @@ refnic_emu_queues_publish_heads(struct refnic_emu *emu, uint16_t qid)
 		head_publish(emu, REFNIC_REG_TXQ(qid) + REFNIC_Q_HEAD, txq->head);
 		rte_spinlock_unlock(&txq->lock);
 	}
-	if (rxq->enabled) {
-		rxq_lock(rxq);
+	/* Not while a sender delivers (the engine would spin on the CPU it
+	 * may share with the receiver): the next idle pass publishes it. */
+	if (rxq->enabled && rte_spinlock_trylock(&rxq->lock)) {
 		head_publish(emu, REFNIC_REG_RXQ(qid) + REFNIC_Q_HEAD,
 			     emu->rx_published ? refnic_shm_rx_head(emu, qid) : rxq->head);
 		rxq_unlock(rxq);
+	}
+}
+
+/*
+ * RX TAIL writes are counted late, never by the trap: the BAR already
+ * counts every store (write_count), and the tail itself is taken before
+ * (emu_db_tail). Counting in the trap took the RX queue's lock on the
+ * receiver's thread at every refill, the lock a sender's inline delivery
+ * holds for a whole batch: an interrupt-driven receiver spent 60% of its
+ * CPU spinning there at saturation (perf, bench.sh intr unpaced), and the
+ * queue's line bounced to the sender's core with each refill. The engine
+ * counts at its passes (exec=thread) without waiting for a delivery; what
+ * is left is added when the counters are read (refnic_emu_rx_uncounted),
+ * and counted before a queue goes away or the counters are cleared.
+ */
+static void
+rx_count_doorbells_locked(struct refnic_emu *emu, uint16_t qid)
+{
+	struct refnic_emu_rxq *rxq = &emu->rxq[qid];
+	uint32_t writes = emu_reg_writes(emu, REFNIC_REG_RXQ(qid) + REFNIC_Q_TAIL);
+
+	if (rxq->enabled) {
+		emu_stats(emu)->q[qid].rx_doorbells += writes - rxq->db_seen;
+		__atomic_store_n(&rxq->db_seen, writes, __ATOMIC_RELAXED);
 	}
 }
 
@@ -553,17 +635,35 @@ refnic_emu_rx_count_doorbells(struct refnic_emu *emu, uint16_t qid)
 	struct refnic_emu_rxq *rxq = &emu->rxq[qid];
 	uint32_t writes = emu_reg_writes(emu, REFNIC_REG_RXQ(qid) + REFNIC_Q_TAIL);
 
-	/* Looked at unlocked (an lcore's TAIL and the doorbell check's
-	 * RERING trap on two threads): atomic, changed under the lock. */
-	if (writes == __atomic_load_n(&rxq->db_seen, __ATOMIC_RELAXED))
+	/* db_seen is looked at unlocked (an lcore's TAIL and the doorbell
+	 * check's RERING trap on two threads): atomic, changed under the lock. */
+	if (writes == __atomic_load_n(&rxq->db_seen, __ATOMIC_RELAXED) ||
+	    !rte_spinlock_trylock(&rxq->lock))
 		return;
-	/* Inline, the trap counts them on the writer's thread. */
-	rxq_lock(rxq);
-	if (rxq->enabled) {
-		emu_stats(emu)->q[qid].rx_doorbells += writes - rxq->db_seen;
-		__atomic_store_n(&rxq->db_seen, writes, __ATOMIC_RELAXED);
-	}
+	rx_count_doorbells_locked(emu, qid);
 	rxq_unlock(rxq);
+}
+
+/* RX TAIL writes not counted yet; every device lock held. */
+uint64_t
+refnic_emu_rx_uncounted(const struct refnic_emu *emu, uint16_t qid)
+{
+	const struct refnic_emu_rxq *rxq = &emu->rxq[qid];
+
+	return rxq->enabled ?
+	       (uint32_t)(emu_reg_writes(emu, REFNIC_REG_RXQ(qid) + REFNIC_Q_TAIL) -
+			  rxq->db_seen) : 0;
+}
+
+/* The counters are cleared: what was written so far is not to be counted. */
+void
+refnic_emu_rx_doorbells_forget(struct refnic_emu *emu)
+{
+	uint16_t q;
+
+	for (q = 0; q < REFNIC_MAX_QUEUES; q++)
+		__atomic_store_n(&emu->rxq[q].db_seen,
+				 emu_reg_writes(emu, REFNIC_REG_RXQ(q) + REFNIC_Q_TAIL), __ATOMIC_RELAXED);
 }
 
 /* Copy the first len bytes of a frame (which may span segments). */
@@ -595,15 +695,15 @@ rx_ptype(const struct refnic_pkt_hdrs *h)
 }
 
 /*
- * Does a frame need parsing? For its packet type, a checksum verdict or an
- * RSS hash; a device model, unlike a NIC's parser, costs the CPU it runs on
+ * Does a frame need parsing? For its packet type, a checksum verdict, an
+ * RSS hash or the flow table; a device model, unlike a NIC's parser, costs the CPU it runs on
  * (the sender's lcore, inline), so it skips what nobody enabled.
  */
 static inline bool
 rx_classifies(const struct refnic_emu *emu)
 {
 	return (emu->features & (REFNIC_CAP_RX_PTYPE | REFNIC_CAP_RX_CSUM)) ||
-	       emu->rss.hash_types != 0;
+	       emu->rss.hash_types != 0 || refnic_emu_flows_any(emu);
 }
 
 /* Posted buffers needed for len bytes, or 0 if the ring has too few. */
@@ -633,6 +733,35 @@ struct rx_meta {
 	uint16_t flags;		/* checksum verdicts, VLAN stripped */
 	uint16_t vlan_tci;
 };
+
+/* The flow table's queue for a frame, its hash or mark; UINT16_MAX: drop. */
+static uint16_t
+rx_flow_classify(struct refnic_emu *emu, const uint8_t *hdr, const struct refnic_pkt_hdrs *h,
+		 uint32_t len, struct rx_meta *meta)
+{
+	struct refnic_emu_flow_verdict v;
+	uint16_t qid;
+
+	switch (refnic_emu_flow_lookup(emu, hdr, h, len, &v)) {
+	case REFNIC_EMU_FLOW_DROP:
+		return UINT16_MAX;
+	case REFNIC_EMU_FLOW_QUEUE:
+		qid = v.queue;
+		meta->hash = v.hash;
+		meta->hashed = v.hashed;
+		break;
+	default:
+		qid = refnic_emu_rss_queue(emu, hdr, h, &meta->hash, &meta->hashed);
+		break;
+	}
+	if (v.marked) {	/* the mark takes the hash's place (refnic_hw.h) */
+		meta->hash = v.mark;
+		meta->hashed = false;
+		meta->flags |= REFNIC_RXC_FLOW_MARK;
+	}
+	/* An shm cable's view holds the far end's table, as its file had it. */
+	return qid & (REFNIC_MAX_QUEUES - 1);
+}
 
 /*
  * A buffer two ahead, which the driver last touched on another core; only
@@ -748,10 +877,19 @@ refnic_emu_rx_frame(struct refnic_emu *emu, const struct refnic_frame *f,
 		emu_stats(emu)->rx_oversize++;
 		return false;
 	}
-	/* The parser runs for what needs it: a packet type, a checksum, a hash. */
+	/* The parser runs for what needs it: a type, a checksum, a hash, a rule. */
 	if (rx_classifies(emu)) {
 		refnic_emu_parse(hdr, hdr_len, &hdrs);
-		qid = refnic_emu_rss_queue(emu, hdr, &hdrs, &meta.hash, &meta.hashed);
+		/* Flow rules before RSS; with none, one test. */
+		if (refnic_emu_flows_any(emu)) {
+			qid = rx_flow_classify(emu, hdr, &hdrs, f->len, &meta);
+			if (qid == UINT16_MAX) {
+				emu_stats(emu)->rx_filtered++;
+				return false;
+			}
+		} else {
+			qid = refnic_emu_rss_queue(emu, hdr, &hdrs, &meta.hash, &meta.hashed);
+		}
 		meta.ptype = emu->features & REFNIC_CAP_RX_PTYPE ? rx_ptype(&hdrs) :
 			     REFNIC_PTYPE_L2;
 		if (emu->features & REFNIC_CAP_RX_CSUM)
@@ -781,6 +919,8 @@ refnic_emu_rx_frame(struct refnic_emu *emu, const struct refnic_frame *f,
 	n = rx_buffers_needed(rxq, tail, f->len);
 	if (n == 0) {
 		qs->rx_no_buffer++;
+		if (rxq_intr_held(emu, rxq))
+			qs->rx_missed_while_held++;
 		goto drop;
 	}
 	if (!rx_scatter(emu, rxq, f, n, tail, &meta)) {
@@ -790,6 +930,16 @@ refnic_emu_rx_frame(struct refnic_emu *emu, const struct refnic_frame *f,
 	}
 	qs->rx_packets++;
 	qs->rx_bytes += f->len;
+	/* Half the ring taken while the driver sleeps: a held interrupt goes
+	 * now, mid-batch, not when the pass ends, by which time a long pass
+	 * may have filled the ring while the interrupt was held. (A far end's
+	 * port over shm: at the pass's end, when its file learns the index.) */
+	if (unlikely(rxq->intr) && likely(emu->view_cable == NULL) &&
+	    queue_intr_armed(emu, rxq->intr, rxq->vector, REFNIC_EMU_CAUSE_RX) &&
+	    refnic_emu_rxq_full(emu, qid)) {
+		rxq_publish(rxq);
+		refnic_emu_intr_fire(emu, rxq->vector, REFNIC_EMU_CAUSE_RX, true);
+	}
 	return true;
 drop:
 	return false;

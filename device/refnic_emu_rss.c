@@ -12,10 +12,6 @@
 
 #include "refnic_emu_priv.h"
 
-#define RSS_HASH_ALL		(REFNIC_RSS_HASH_IPV4 | REFNIC_RSS_HASH_TCP_IPV4 | \
-				 REFNIC_RSS_HASH_UDP_IPV4 | REFNIC_RSS_HASH_IPV6 | \
-				 REFNIC_RSS_HASH_TCP_IPV6 | REFNIC_RSS_HASH_UDP_IPV6)
-
 uint32_t
 refnic_toeplitz(const uint8_t *key, const uint8_t *data, uint32_t len)
 {
@@ -59,22 +55,29 @@ rss_tuple(uint32_t types, const uint8_t *p, const struct refnic_pkt_hdrs *h,
 	return (types & ip_type) ? 2 * addr_len : 0;
 }
 
-uint16_t
-refnic_emu_rss_queue(const struct refnic_emu *emu, const uint8_t *p,
-		     const struct refnic_pkt_hdrs *h, uint32_t *hash, bool *hashed)
+/* The Toeplitz hash of a frame over types with key; false if they do not hash it. */
+bool
+refnic_emu_rss_hash(uint32_t types, const uint8_t *key, const uint8_t *p,
+		    const struct refnic_pkt_hdrs *h, uint32_t *hash)
 {
 	uint8_t tuple[36];
 	uint32_t len;
 
-	*hashed = false;
-	if (emu->rss.hash_types == 0)
-		return 0;
-	len = rss_tuple(emu->rss.hash_types, p, h, tuple);
+	if (types == 0)
+		return false;
+	len = rss_tuple(types, p, h, tuple);
 	if (len == 0)
-		return 0;
-	*hash = refnic_toeplitz(emu->rss.key, tuple, len);
-	*hashed = true;
-	return emu->rss.reta[*hash & (REFNIC_RSS_RETA_SIZE - 1)];
+		return false;
+	*hash = refnic_toeplitz(key, tuple, len);
+	return true;
+}
+
+uint16_t
+refnic_emu_rss_queue(const struct refnic_emu *emu, const uint8_t *p,
+		     const struct refnic_pkt_hdrs *h, uint32_t *hash, bool *hashed)
+{
+	*hashed = refnic_emu_rss_hash(emu->rss.hash_types, emu->rss.key, p, h, hash);
+	return *hashed ? emu->rss.reta[*hash & (REFNIC_RSS_RETA_SIZE - 1)] : 0;
 }
 
 static uint16_t
@@ -92,7 +95,7 @@ rss_set(struct refnic_emu *emu, const struct refnic_admin_buf *buf)
 	/* One read of host memory; what is checked is what is used. */
 	cfg = *host;
 	emu_stats(emu)->dma_reads++;
-	if (cfg.hash_types & ~RSS_HASH_ALL)
+	if (cfg.hash_types & ~REFNIC_EMU_RSS_HASH_ALL)
 		return REFNIC_ADMIN_STS_INVALID;
 	for (i = 0; i < REFNIC_RSS_RETA_SIZE; i++)
 		if (cfg.reta[i] >= emu->params.max_queues)

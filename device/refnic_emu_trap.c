@@ -92,7 +92,8 @@ trap_shard(void)
 	return refnic_shard_id;
 }
 
-/* A queue doorbell's work, on the writing thread: TX runs, RX is counted. */
+/* A queue doorbell's work, on the writing thread: TX runs (RX TAIL writes
+ * are counted late: refnic_emu_rx_count_doorbells()). */
 static void
 trap_queue_doorbell(struct refnic_emu *emu, bool tx, uint16_t qid)
 {
@@ -262,7 +263,7 @@ trap_write(struct refnic_emu *emu, uint32_t off, uint32_t val, bool charge)
 	struct refnic_emu_link *link = emu->link;
 	uint64_t cost = charge ? link->trap_cost_tsc : 0;
 	struct refnic_emu_db *db;
-	uint32_t tail_off, q;
+	uint32_t tail_off;
 
 	db = trap_doorbell(emu, off, &tail_off);
 	if (db != NULL) {
@@ -286,14 +287,20 @@ trap_write(struct refnic_emu *emu, uint32_t off, uint32_t val, bool charge)
 		refnic_emu_store_charge(cost);
 	if (unlikely(trap_queue_reg(emu, off, val)))
 		return;
+	/* An interval is read when a raise is due: no engine has work. An
+	 * adaptive driver writes them as often as every 1 ms, and each kick
+	 * woke the engine on the receiver's CPU just as it went to sleep. */
+	if (off >= REFNIC_REG_VEC(1) && off < REFNIC_REG_VEC(REFNIC_MAX_VECTORS) &&
+	    ((off & (REFNIC_REG_VEC_STRIDE - 1)) == REFNIC_VEC_RX_ITR_US ||
+	     (off & (REFNIC_REG_VEC_STRIDE - 1)) == REFNIC_VEC_TX_ITR_US))
+		return;
 	if (emu->inline_exec && db != NULL && db != &emu->aqdb) {
 		if (off < REFNIC_REG_RXQ(0)) {
 			trap_queue_doorbell(emu, true, (off - REFNIC_REG_TXQ(0)) / REFNIC_REG_Q_STRIDE);
 			return;
 		}
-		q = (off - REFNIC_REG_RXQ(0)) / REFNIC_REG_Q_STRIDE;
-		trap_queue_doorbell(emu, false, q);
-		/* Posted buffers need nobody, unless frames wait outside. */
+		/* Posted buffers need nobody (the tail is taken, the store counted:
+		 * refnic_emu_rx_count_doorbells), unless frames wait outside. */
 		if (!refnic_cable_external(emu))
 			return;
 	}

@@ -82,6 +82,10 @@
 		[REFNIC_ADMIN_MC_LIST_SET] = (other),			\
 		[REFNIC_ADMIN_LINK_SET] = (other),			\
 		[REFNIC_ADMIN_PUSH_CHECK] = (other),			\
+		[REFNIC_ADMIN_FLOW_ADD] = (other),			\
+		[REFNIC_ADMIN_FLOW_DEL] = (other),			\
+		[REFNIC_ADMIN_FLOW_QUERY] = (other),			\
+		[REFNIC_ADMIN_FLOW_FLUSH] = (other),			\
 	}
 
 static const struct refnic_profile refnic_profiles[REFNIC_PROFILE_COUNT] = {

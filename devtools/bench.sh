@@ -21,13 +21,16 @@
 #       (and memif with its server in a second process on the other core);
 #       p50 to max, refnic's p99 over memif's, one JSON line per system.
 #       Default 100000 samples x 3 rounds, the default profile, 64 B.
-#   ./devtools/bench.sh intr [SECONDS] [PROFILE] [STATIC_US]
+#   ./devtools/bench.sh intr [SECONDS] [PROFILE] [STATIC_US] [RATES] [MODES]
 #       an interrupt-driven receiver (l3fwd-power's loop) at low, medium,
 #       high and unpaced offered rates, moderation off, static (STATIC_US)
-#       and adaptive: interrupts/s, throughput, p50/p99 latency, receiver
-#       CPU; then idle. Default 10 s per run, ideal, 200 us (5,000
-#       interrupts/s at most, within e1000's InterruptThrottleRate range).
-#       -l 0-1.
+#       and adaptive, interleaved per rate: interrupts/s, throughput, drops
+#       (those while an interrupt was held apart), p50/p99 latency, receiver
+#       CPU; then idle; the saturating (unpaced) row against issue 26's
+#       targets. Default 10 s per run, ideal, 200 us (5,000 interrupts/s at
+#       most, within e1000's InterruptThrottleRate range), every rate and
+#       mode (RATES, MODES: names joined by commas, e.g. unpaced off,adaptive).
+#       PROFILE vm: every doorbell and arm costs an exit. -l 0-1.
 #   ./devtools/bench.sh soak [SECONDS]
 #       forwarding both ways between two refnic ports for SECONDS (default
 #       180) while every 200 ms a random port gets a link flap, a queue
@@ -62,6 +65,11 @@
 #       -l 0-1: refnic over cable=shm against memif in the same layout,
 #       interleaved rounds; Mpps each way, the ratio to memif, and the
 #       frames refnic's engine threads sent. Default 3 s x 3 rounds.
+#   ./devtools/bench.sh flow [SECONDS] [ROUNDS] [RULES...]
+#       stock testpmd io forwarding on a refnic pair (64 B, tx_first) with
+#       0, 16 and 1024 flow rules per port that the traffic does not match:
+#       the flow table's lookup cost per packet, as Mpps and the ratio to no
+#       rules. Default 5 s x 3 rounds, interleaved.
 #   ./devtools/bench.sh pmdperf [ROUNDS] [OTHER_PMD]
 #       DPDK's pmd_perf_autotest (dpdk-test, -l 0-1) on net_refnic0 with the
 #       defaults, exec=thread and profile=baremetal, and on net_null0: cycles
@@ -72,7 +80,7 @@ set -euo pipefail
 
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 
-usage() { sed -n '3,69p' "$0"; exit 2; }
+usage() { sed -n "3,$(($(grep -n '^set -euo pipefail' "$0" | cut -d: -f1) - 1))p" "$0"; exit 2; }
 
 scenario=${1:-}
 [ -n "$scenario" ] || usage
@@ -103,7 +111,7 @@ latency)
 	;;
 intr)
 	echo "# ./devtools/bench.sh intr $* ($(date -u '+%Y-%m-%d %H:%M'), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg))"
-	"$REFNIC_BUILD/tests/refnic-bench-intr" "${1:-10}" "${2:-ideal}" "${3:-200}" 2>&1 |
+	"$REFNIC_BUILD/tests/refnic-bench-intr" "${1:-10}" "${2:-ideal}" "${3:-200}" "${@:4}" 2>&1 |
 		grep -v '^EAL:'
 	;;
 soak)
@@ -170,6 +178,12 @@ pmdperf)
 	export REFNIC_PMD
 	echo "# ./devtools/bench.sh 2p $* ($(date -u '+%Y-%m-%d %H:%M'), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg))"
 	python3 "$REFNIC_TOP/tests/bench/two_process.py" "$@"
+	;;
+flow)
+	REFNIC_PMD=$(refnic_stage_pmd)
+	export REFNIC_PMD
+	echo "# ./devtools/bench.sh flow $* ($(date -u '+%Y-%m-%d %H:%M'), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg))"
+	python3 "$REFNIC_TOP/tests/bench/flow.py" "$@"
 	;;
 mp)
 	REFNIC_PMD=$(refnic_stage_pmd)

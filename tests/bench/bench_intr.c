@@ -6,8 +6,13 @@
  * An interrupt-driven receiver at several offered rates, with interrupt
  * moderation off, static and adaptive, side by side in one run.
  *
- *   refnic-bench-intr [seconds] [profile] [static_us]
+ *   refnic-bench-intr [seconds] [profile] [static_us] [rates] [modes]
  *
+ * rates, modes: the offered rates and moderation modes to run, by name,
+ * joined by commas (default all; perf record of one mode, for instance).
+ * Each rate runs off, static and adaptive back to back (interleaved), each
+ * on a pair of its own, so that a machine whose load changes meanwhile
+ * moves the three alike.
  * Two refnic ports wired back to back in one process, every CPU an lcore
  * (-l 0-1, as users type it): a sender on lcore 1 stamps each frame with
  * the TSC and paces itself (low, medium, high) or sends as fast as it can
@@ -17,8 +22,8 @@
  * from stamp to receive (p50, p99), and the receiver's CPU time; then the
  * receiver alone, idle, for its CPU time asleep.
  *
- * Prints a markdown table, the targets of issue #10 as ratios, and one JSON
- * line per run.
+ * Prints a markdown table, the targets of issues #10 and #26 as ratios, and
+ * one JSON line per run.
  */
 
 #include <stdio.h>
@@ -56,7 +61,9 @@ static const struct {
 	{ "unpaced", 0 },	/* beyond it: the receiver never sleeps, drops */
 };
 
-#define RATE_SATURATION	2	/* rates[] entry the targets compare at */
+#define RATE_LOW	0	/* rates[] entries the targets compare at */
+#define RATE_HIGH	2
+#define RATE_UNPACED	3	/* saturation: the receiver never keeps up */
 
 enum mode { MODE_OFF, MODE_STATIC, MODE_ADAPTIVE, NB_MODES };
 static const char * const mode_names[NB_MODES] = { "off", "static", "adaptive" };
@@ -65,10 +72,14 @@ struct run {
 	double rx_pps;
 	double intr_per_s;
 	double wakes_per_s;
+	uint64_t timeouts;		/* sleeps that ended with no interrupt */
 	double p50_us, p99_us;
 	double cpu_pct;
 	uint64_t sent, received;
+	uint64_t no_buffer;		/* dropped by the device: no posted buffer */
+	uint64_t missed_while_held;	/* ... while the interrupt was held */
 	uint32_t itr_us;		/* the interval at the end */
+	bool done;
 };
 
 static struct rte_mempool *pool;
@@ -157,7 +168,7 @@ percentile(uint64_t n, double pct)
 
 /* Receive until the sender is done and the queue is empty. */
 static void
-receive(struct sender *s, struct run *r, uint64_t *wakes)
+receive(struct sender *s, struct run *r, uint64_t *wakes, uint64_t *timeouts)
 {
 	uint64_t ns_per_tsc_q16 = (1000000000ull << 16) / rte_get_tsc_hz();
 	struct rte_epoll_event ev;
@@ -183,6 +194,8 @@ receive(struct sender *s, struct run *r, uint64_t *wakes)
 		rte_eth_dev_rx_intr_enable(port_b, 0);
 		if (rte_epoll_wait(RTE_EPOLL_PER_THREAD, &ev, 1, WAIT_MS) > 0)
 			(*wakes)++;
+		else if (!s->done)
+			(*timeouts)++;
 		rte_eth_dev_rx_intr_disable(port_b, 0);
 	}
 }
@@ -243,24 +256,30 @@ pair_destroy(void)
 static void
 run_rate(uint32_t pps, double seconds, struct run *r)
 {
-	uint64_t hz = rte_get_tsc_hz(), wakes = 0, t0, cpu0, intr0;
+	uint64_t hz = rte_get_tsc_hz(), wakes = 0, timeouts = 0, t0, cpu0, intr0, nobuf0, held0;
 	struct sender s = { .pps = pps };
 	double wall;
 
 	memset(r, 0, sizeof(*r));
 	memset(hist, 0, sizeof(hist));
 	intr0 = xstat(port_b, "rx_q0_interrupts");
+	nobuf0 = xstat(port_b, "rx_q0_no_buffer");
+	held0 = xstat(port_b, "rx_q0_missed_while_held");
 	cpu0 = thread_cpu_ns();
 	t0 = rte_get_tsc_cycles();
 	s.end_tsc = t0 + (uint64_t)(seconds * hz);
 	rte_eal_remote_launch(send_loop, &s, rte_get_next_lcore(-1, 1, 0));
-	receive(&s, r, &wakes);
+	receive(&s, r, &wakes, &timeouts);
 	rte_eal_mp_wait_lcore();
 	wall = (double)(rte_get_tsc_cycles() - t0) / hz;
 	r->sent = s.sent;
 	r->rx_pps = r->received / wall;
 	r->intr_per_s = (xstat(port_b, "rx_q0_interrupts") - intr0) / wall;
+	r->no_buffer = xstat(port_b, "rx_q0_no_buffer") - nobuf0;
+	r->missed_while_held = xstat(port_b, "rx_q0_missed_while_held") - held0;
+	r->done = true;
 	r->wakes_per_s = wakes / wall;
+	r->timeouts = timeouts;
 	r->cpu_pct = (thread_cpu_ns() - cpu0) / 1e7 / wall;
 	r->p50_us = percentile(r->received, 50);
 	r->p99_us = percentile(r->received, 99);
@@ -287,6 +306,26 @@ run_idle(double seconds)
 	return (thread_cpu_ns() - cpu0) / 1e7 / ((double)(rte_get_tsc_cycles() - t0) / hz);
 }
 
+static bool
+rate_wanted(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+	const char *p;
+
+	if (list == NULL)
+		return true;
+	for (p = list; (p = strstr(p, name)) != NULL; p += n)
+		if ((p == list || p[-1] == ',') && (p[n] == ',' || p[n] == '\0'))
+			return true;
+	return false;
+}
+
+static double
+ratio(double a, double b)
+{
+	return b > 0 ? a / b : 0.0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -296,8 +335,11 @@ main(int argc, char **argv)
 	double seconds = argc > 1 ? atof(argv[1]) : 2.0;
 	const char *profile = argc > 2 ? argv[2] : "ideal";
 	unsigned int static_us = argc > 3 ? atoi(argv[3]) : 100;
-	struct run res[NB_MODES][RTE_DIM(rates)];
-	double idle[NB_MODES];
+	const char *wanted = argc > 4 ? argv[4] : NULL;
+	const char *modes = argc > 5 ? argv[5] : NULL;
+	static struct run res[NB_MODES][RTE_DIM(rates)];
+	double idle[NB_MODES] = { 0 };
+	bool run_all = wanted == NULL && modes == NULL;
 	unsigned int m, k;
 
 	if (rte_eal_init(RTE_DIM(eal) - 1, eal) < 0 || rte_lcore_count() < 2) {
@@ -308,53 +350,87 @@ main(int argc, char **argv)
 				       RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
 	if (pool == NULL)
 		return 1;
-	for (m = 0; m < NB_MODES; m++) {
-		if (pair_create(profile, m, static_us) != 0) {
-			fprintf(stderr, "cannot set up the %s pair\n", mode_names[m]);
-			return 1;
-		}
-		for (k = 0; k < RTE_DIM(rates); k++)
+	/* Interleaved: the three modes of a rate one after the other. */
+	for (k = 0; k < RTE_DIM(rates); k++) {
+		if (!rate_wanted(wanted, rates[k].name))
+			continue;
+		for (m = 0; m < NB_MODES; m++) {
+			if (!rate_wanted(modes, mode_names[m]))
+				continue;
+			if (pair_create(profile, m, static_us) != 0) {
+				fprintf(stderr, "cannot set up the %s pair\n", mode_names[m]);
+				return 1;
+			}
 			run_rate(rates[k].pps, seconds, &res[m][k]);
+			pair_destroy();
+		}
+	}
+	for (m = 0; run_all && m < NB_MODES; m++) {
+		if (pair_create(profile, m, static_us) != 0)
+			return 1;
 		idle[m] = run_idle(seconds);
 		pair_destroy();
 	}
 
-	printf("| moderation | offered | received pps | interrupts/s | wake-ups/s | "
+	printf("| moderation | offered | sent pps | received pps | vs off | no buffer | "
+	       "of which while held | interrupts/s | wake-ups/s | sleeps timed out | "
 	       "p50 us | p99 us | receiver CPU %% | interval at end us |\n");
-	printf("|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
-	for (m = 0; m < NB_MODES; m++) {
-		for (k = 0; k < RTE_DIM(rates); k++) {
+	printf("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+	for (k = 0; k < RTE_DIM(rates); k++) {
+		for (m = 0; m < NB_MODES; m++) {
 			const struct run *r = &res[m][k];
+			double wall = r->rx_pps > 0 ? r->received / r->rx_pps : seconds;
 
-			printf("| %s | %s | %.0f | %.0f | %.0f | %.1f | %.1f | %.1f | %u |\n",
-			       mode_names[m], rates[k].name, r->rx_pps,
-			       r->intr_per_s, r->wakes_per_s, r->p50_us, r->p99_us, r->cpu_pct,
-			       r->itr_us);
+			if (!r->done)
+				continue;
+			printf("| %s | %s | %.0f | %.0f | %.2fx | %" PRIu64 " | %" PRIu64
+			       " | %.0f | %.0f | %" PRIu64 " | %.1f | %.1f | %.1f | %u |\n",
+			       mode_names[m], rates[k].name, r->sent / wall, r->rx_pps,
+			       ratio(r->rx_pps, res[MODE_OFF][k].rx_pps), r->no_buffer,
+			       r->missed_while_held, r->intr_per_s, r->wakes_per_s, r->timeouts,
+			       r->p50_us,
+			       r->p99_us, r->cpu_pct, r->itr_us);
 		}
-		printf("| %s | idle | 0 | - | - | - | - | %.2f | - |\n", mode_names[m], idle[m]);
 	}
-	k = RATE_SATURATION;
+	for (m = 0; run_all && m < NB_MODES; m++)
+		printf("| %s | idle | - | 0 | - | - | - | - | - | - | - | - | %.2f | - |\n",
+		       mode_names[m], idle[m]);
 	printf("\nstatic interval: %u us; profile %s; %.1f s per run\n", static_us, profile,
 	       seconds);
-	for (m = MODE_STATIC; m < NB_MODES; m++)
-		printf("%s rate, %s vs off: %.1fx fewer interrupts (target >= 5x), "
-		       "throughput %.2fx (target >= 0.90x)\n", rates[k].name, mode_names[m],
-		       res[m][k].intr_per_s > 0 ? res[MODE_OFF][k].intr_per_s /
-						  res[m][k].intr_per_s : 0.0,
-		       res[m][k].rx_pps / res[MODE_OFF][k].rx_pps);
-	printf("low load, adaptive vs off: p99 %.2fx (target <= 1.10x)\n",
-	       res[MODE_ADAPTIVE][0].p99_us / res[MODE_OFF][0].p99_us);
-	for (m = 0; m < NB_MODES; m++)
+	k = RATE_UNPACED;
+	for (m = MODE_STATIC; m < NB_MODES && res[m][k].done; m++)
+		printf("saturation (unpaced), %s vs off: throughput %.2fx (target >= %s), "
+		       "%" PRIu64 " frames lost to a held interrupt (target 0)\n", mode_names[m],
+		       ratio(res[m][k].rx_pps, res[MODE_OFF][k].rx_pps),
+		       strcmp(profile, "vm") == 0 ? "1.00x" : "0.90x",
+		       res[m][k].missed_while_held);
+	k = RATE_HIGH;
+	for (m = MODE_STATIC; m < NB_MODES && res[m][k].done; m++)
+		printf("high rate, %s vs off: %.1fx fewer interrupts (target >= 5x), "
+		       "throughput %.2fx (target >= 0.90x)\n", mode_names[m],
+		       ratio(res[MODE_OFF][k].intr_per_s, res[m][k].intr_per_s),
+		       ratio(res[m][k].rx_pps, res[MODE_OFF][k].rx_pps));
+	k = RATE_LOW;
+	if (res[MODE_ADAPTIVE][k].done)
+		printf("low load, adaptive vs off: p50 %.2fx (target <= 1.10x), p99 %.2fx\n",
+		       ratio(res[MODE_ADAPTIVE][k].p50_us, res[MODE_OFF][k].p50_us),
+		       ratio(res[MODE_ADAPTIVE][k].p99_us, res[MODE_OFF][k].p99_us));
+	for (m = 0; run_all && m < NB_MODES; m++)
 		printf("idle receiver, %s: %.2f%% of a CPU (target < 1%%)\n", mode_names[m],
 		       idle[m]);
-	for (m = 0; m < NB_MODES; m++)
-		for (k = 0; k < RTE_DIM(rates); k++)
-			printf("{\"moderation\": \"%s\", \"offered\": \"%s\", \"rx_pps\": %.0f, "
-			       "\"interrupts_per_s\": %.0f, \"p50_us\": %.2f, \"p99_us\": %.2f, "
-			       "\"cpu_pct\": %.2f, \"sent\": %" PRIu64 ", \"received\": %" PRIu64 "}\n",
-			       mode_names[m], rates[k].name, res[m][k].rx_pps,
-			       res[m][k].intr_per_s, res[m][k].p50_us, res[m][k].p99_us,
-			       res[m][k].cpu_pct, res[m][k].sent, res[m][k].received);
+	for (k = 0; k < RTE_DIM(rates); k++)
+		for (m = 0; m < NB_MODES; m++)
+			if (res[m][k].done)
+				printf("{\"moderation\": \"%s\", \"offered\": \"%s\", "
+				       "\"rx_pps\": %.0f, \"interrupts_per_s\": %.0f, "
+				       "\"p50_us\": %.2f, \"p99_us\": %.2f, \"cpu_pct\": %.2f, "
+				       "\"sent\": %" PRIu64 ", \"received\": %" PRIu64 ", "
+				       "\"no_buffer\": %" PRIu64 ", \"missed_while_held\": %"
+				       PRIu64 "}\n", mode_names[m], rates[k].name,
+				       res[m][k].rx_pps, res[m][k].intr_per_s, res[m][k].p50_us,
+				       res[m][k].p99_us, res[m][k].cpu_pct, res[m][k].sent,
+				       res[m][k].received, res[m][k].no_buffer,
+				       res[m][k].missed_while_held);
 	rte_eal_cleanup();
 	return 0;
 }

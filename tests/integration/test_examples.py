@@ -1,6 +1,6 @@
 """DPDK's own example applications, unchanged, on refnic ports.
 
-skeleton (basicfwd), l2fwd, l3fwd-power and ip_reassembly are built from Debian's dpdk-doc examples
+skeleton (basicfwd), l2fwd, l3fwd-power, ip_reassembly and flow_filtering are built from Debian's dpdk-doc examples
 (/usr/share/dpdk/examples) against the system DPDK with their own Makefiles
 (the -shared variant, which loads plugins), in a temporary directory, and run
 with the staged PMD (-d) on two refnic ports.
@@ -297,3 +297,45 @@ def test_example_ip_reassembly_starts_and_forwards(build_dir, refnic_pmd, refnic
     app.stop()
     assert "cannot hold" not in out and "rte_eth_dev_start: err" not in out, out[-3000:]
     assert_forwarded(fwd)
+
+
+# flow_filtering prints one line per packet: "src=... - dst=... - queue=0x1".
+FLOW_FILTERING_RX = re.compile(r"src=\S+ - dst=\S+ - queue=0x([0-9a-f]+)")
+
+
+def test_example_flow_filtering_steers_by_its_rule(build_dir, refnic_pmd, refnic_testpmd):
+    """flow_filtering, unchanged, on one refnic port (5 queues, no RSS) with
+    its rte_flow rule: IPv4 to 192.168.1.1, from anywhere, to queue 1. A
+    testpmd in another process (shm cable) sends tx_first's 32 frames to
+    192.168.1.1: the app prints exactly 32 packets, all on queue 1. A second
+    testpmd then sends 32 to its default 198.18.0.2: 32 more, on queue 0."""
+    binary = build_example(build_dir, "flow_filtering", "flow")
+    vdev = ["net_refnic0,cable=shm:ex%d_%d" % (os.getpid(), next(_seq))]
+
+    def wait_lines(app, want, timeout=30):
+        deadline = time.monotonic() + timeout
+        while len(FLOW_FILTERING_RX.findall(app.output())) < len(want) and \
+                time.monotonic() < deadline and app.proc.poll() is None:
+            time.sleep(0.1)
+        time.sleep(0.5)     # one too many would come now
+        got = FLOW_FILTERING_RX.findall(app.output())
+        assert got == want, (got, app.output()[-3000:])
+
+    def send(tp):
+        wait_links_up(tp, ports=(0,))
+        tp.cmd("set fwd rxonly", check=True)
+        tp.cmd("start tx_first", check=True)
+
+    tp = refnic_testpmd(vdev, testpmd_args=["--tx-ip=198.18.0.1,192.168.1.1"])
+    app = Example(binary, vdev, refnic_pmd, []).start()
+    try:
+        app.wait_for(r":: initializing port: 0 done")
+        send(tp)
+        wait_lines(app, ["1"] * BURST)
+        tp.close()
+        send(refnic_testpmd(vdev))
+        wait_lines(app, ["1"] * BURST + ["0"] * BURST)
+        out = app.output()
+    finally:
+        rc = app.stop()
+    assert "Flow can't be created" not in out and rc == 0, (rc, out[-3000:])

@@ -37,6 +37,7 @@ extern const struct unit_test_suite refnic_stress_suite;
 extern const struct unit_test_suite refnic_soak_suite;
 extern const struct unit_test_suite refnic_faultseq_suite;
 extern const struct unit_test_suite refnic_vector_suite;
+extern const struct unit_test_suite refnic_flow_suite;
 
 static const struct unit_test_suite *suites[] = {
 	&refnic_probe_suite,
@@ -57,6 +58,7 @@ static const struct unit_test_suite *suites[] = {
 	&refnic_soak_suite,
 	&refnic_faultseq_suite,
 	&refnic_vector_suite,
+	&refnic_flow_suite,
 };
 
 static bool

@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/queue.h>
 
 #include <ethdev_driver.h>
 #include <rte_ether.h>
@@ -108,6 +109,22 @@ struct refnic_db_check {
 	} base;
 };
 
+/*
+ * rte_flow rules (refnic_flow.c), kept by the driver: the device forgets
+ * its flow table at every reset, and the next start programs them again.
+ */
+struct rte_flow;
+struct refnic_flows {
+	pthread_mutex_t lock;		/* rte_flow calls vs. a recovery's start */
+	TAILQ_HEAD(, rte_flow) list;	/* in creation order, as replayed */
+	uint32_t nb;			/* rules in list */
+	uint64_t slots[REFNIC_MAX_FLOWS / 64];	/* device slots taken */
+	bool synced;			/* the device holds the list ... */
+	uint32_t synced_gen;		/* ... since the reset of this RESET_GEN */
+	bool isolated;			/* rte_flow_isolate(): a catch-all drop */
+	uint32_t isolate_slot;
+};
+
 struct refnic_bus_ops;
 
 struct refnic_adapter {
@@ -154,6 +171,7 @@ struct refnic_adapter {
 	struct refnic_identify ident;	/* validated copy */
 
 	struct refnic_rss_config rss;	/* what RSS_SET sends at start */
+	struct refnic_flows flows;
 	/* The multicast list, which only the PMD keeps: sent again at start. */
 	struct rte_ether_addr mc_addrs[REFNIC_MAX_MC_FILTERS];
 	uint32_t nb_mc_addrs;
@@ -220,6 +238,7 @@ void refnic_reply_error(struct refnic_adapter *ad, const char *cmd, const char *
 
 /* refnic_rss.c */
 uint64_t refnic_rss_offloads(void);
+uint32_t refnic_rss_hf_to_hw(uint64_t rss_hf);
 int refnic_rss_configure(struct rte_eth_dev *dev);
 int refnic_rss_start(struct rte_eth_dev *dev);
 int refnic_rss_hash_update(struct rte_eth_dev *dev, struct rte_eth_rss_conf *conf);
@@ -264,6 +283,14 @@ int refnic_dev_recover(struct rte_eth_dev *dev, const struct refnic_recovery_sta
  * restore at a start (multicast list, VLAN table); MACs for a recovery. */
 int refnic_filters_restore(struct rte_eth_dev *dev);
 int refnic_macs_restore(struct rte_eth_dev *dev);
+
+/* refnic_flow.c: rte_flow */
+void refnic_flow_init(struct rte_eth_dev *dev);
+void refnic_flow_fini(struct rte_eth_dev *dev);
+/* dev_start: the rules again, if the device was reset since it had them. */
+int refnic_flows_restore(struct rte_eth_dev *dev);
+int refnic_flow_ops_get(struct rte_eth_dev *dev, const struct rte_flow_ops **ops);
+int refnic_rx_metadata_negotiate(struct rte_eth_dev *dev, uint64_t *features);
 
 /* refnic_intr.c */
 int refnic_aeq_setup(struct refnic_adapter *ad);

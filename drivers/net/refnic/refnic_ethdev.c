@@ -107,6 +107,7 @@ refnic_ethdev_init(struct rte_eth_dev *dev, const struct refnic_hw *hw,
 	refnic_failure_listen();
 	refnic_mp_listen();
 	refnic_itr_init(ad);
+	refnic_flow_init(dev);
 	ret = refnic_hw_init(ad);
 	if (ret == 0)
 		ret = refnic_intr_init(dev);
@@ -429,6 +430,8 @@ refnic_dev_start(struct rte_eth_dev *dev)
 	if (ret == 0)
 		ret = refnic_rss_start(dev);
 	if (ret == 0)
+		ret = refnic_flows_restore(dev);
+	if (ret == 0)
 		ret = refnic_rxq_intr_setup(dev);
 	for (q = 0; ret == 0 && q < dev->data->nb_tx_queues; q++) {
 		struct refnic_tx_queue *txq = dev->data->tx_queues[q];
@@ -556,6 +559,7 @@ refnic_dev_close(struct rte_eth_dev *dev)
 		PMD_DRV_LOG(ERR, "port %u: device did not reset; its rings and buffers "
 			    "are left allocated", dev->data->port_id);
 	}
+	refnic_flow_fini(dev);
 	refnic_port_hw[dev->data->port_id] = NULL;
 	if (ad->bus != NULL && ad->bus->release != NULL)
 		ad->bus->release(ad);
@@ -595,6 +599,9 @@ refnic_dev_infos_get(struct rte_eth_dev *dev, struct rte_eth_dev_info *info)
 
 	info->max_rx_queues = id->max_queues;
 	info->err_handle_mode = RTE_ETH_ERROR_HANDLE_MODE_PROACTIVE;
+	/* Flow rules stay across stop/start (refnic_flow.c replays them). */
+	if (id->caps & REFNIC_CAP_FLOW)
+		info->dev_capa |= RTE_ETH_DEV_CAPA_FLOW_RULE_KEEP;
 	info->max_tx_queues = id->max_queues;
 	info->min_rx_bufsize = id->min_rx_buf_size;
 	info->max_rx_pktlen = id->max_mtu + REFNIC_ETH_OVERHEAD;
@@ -911,6 +918,8 @@ static const struct eth_dev_ops refnic_eth_dev_ops = {
 	.rx_queue_intr_disable = refnic_rx_queue_intr_disable,
 	.get_monitor_addr = refnic_get_monitor_addr,
 	.tx_burst_mode_get = refnic_tx_burst_mode_get,
+	.flow_ops_get = refnic_flow_ops_get,
+	.rx_metadata_negotiate = refnic_rx_metadata_negotiate,
 };
 
 /*
@@ -1053,6 +1062,8 @@ static const struct eth_dev_ops refnic_secondary_ops = {
 	.tx_burst_mode_get = refnic_tx_burst_mode_get,
 	.rx_queue_intr_enable = refnic_secondary_queue_op,
 	.rx_queue_intr_disable = refnic_secondary_queue_op,
+	/* Its rte_flow calls are refused, each with a message (refnic_flow.c). */
+	.flow_ops_get = refnic_flow_ops_get,
 };
 
 int

@@ -117,6 +117,12 @@ refnic_identify_check(struct refnic_adapter *ad, struct refnic_identify *id)
 			    REFNIC_RSS_RETA_SIZE);
 		id->caps &= ~REFNIC_CAP_RSS;
 	}
+	ID_CLAMP(ad, id, max_flows, >, REFNIC_MAX_FLOWS);
+	if ((id->caps & REFNIC_CAP_FLOW) && (id->max_flows == 0 || id->flow_priorities < 2)) {
+		reply_error(ad, "IDENTIFY", "a flow table of %u slots and %u priorities; "
+			    "flow rules not used", id->max_flows, id->flow_priorities);
+		id->caps &= ~REFNIC_CAP_FLOW;
+	}
 	if (id->link_speed_mbps > RTE_ETH_SPEED_NUM_200G) {
 		reply_error(ad, "IDENTIFY", "link speed %u Mb/s; reported as "
 			    "unknown", id->link_speed_mbps);

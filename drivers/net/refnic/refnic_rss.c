@@ -57,6 +57,13 @@ rss_hf_to_hw(uint64_t rss_hf)
 	return hw;
 }
 
+/* The device's hash types for ethdev's (a flow rule's RSS action too). */
+uint32_t
+refnic_rss_hf_to_hw(uint64_t rss_hf)
+{
+	return rss_hf_to_hw(rss_hf);
+}
+
 static uint64_t
 rss_hw_to_hf(uint32_t hw)
 {

@@ -72,7 +72,8 @@ refnic_rx_ptype(uint8_t hw_ptype)
 
 #define REFNIC_RXC_OFFLOAD_FLAGS	(REFNIC_RXC_RSS_VALID | REFNIC_RXC_IP_CSUM_GOOD | \
 					 REFNIC_RXC_IP_CSUM_BAD | REFNIC_RXC_L4_CSUM_GOOD | \
-					 REFNIC_RXC_L4_CSUM_BAD | REFNIC_RXC_VLAN_STRIPPED)
+					 REFNIC_RXC_L4_CSUM_BAD | REFNIC_RXC_VLAN_STRIPPED | \
+					 REFNIC_RXC_FLOW_MARK)
 
 /* What the device found out about a frame, in the mbuf's terms. */
 static inline void
@@ -95,6 +96,7 @@ refnic_rx_offload_flags(const struct refnic_rx_queue *rxq, const struct refnic_r
 		m->vlan_tci = cpl->vlan_tci;
 		m->ol_flags |= RTE_MBUF_F_RX_VLAN | RTE_MBUF_F_RX_VLAN_STRIPPED;
 	}
+	refnic_rx_flow_mark(cpl, f, m);
 }
 
 RTE_INIT(refnic_rx_ptype_tbl_init)

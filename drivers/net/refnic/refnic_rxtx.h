@@ -27,6 +27,17 @@ refnic_queue_hw(uint16_t port_id)
 	return refnic_port_hw[port_id];
 }
 
+/* A flow rule's mark (refnic_flow.c), which the device reports in place of
+ * the RSS hash (REFNIC_RXC_FLOW_MARK), as flow director marks go to mbufs. */
+static inline void
+refnic_rx_flow_mark(const struct refnic_rx_cpl *cpl, uint16_t flags, struct rte_mbuf *m)
+{
+	if (flags & REFNIC_RXC_FLOW_MARK) {
+		m->hash.fdir.hi = cpl->rss_hash;
+		m->ol_flags |= RTE_MBUF_F_RX_FDIR | RTE_MBUF_F_RX_FDIR_ID;
+	}
+}
+
 struct refnic_queue_stats {
 	uint64_t packets;
 	uint64_t bytes;

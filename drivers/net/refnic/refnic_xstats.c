@@ -23,6 +23,7 @@ struct refnic_port_xstats {
 	uint64_t admin_wait_us;
 	uint64_t reset_wait_us;
 	uint64_t rx_no_buffer;
+	uint64_t rx_missed_while_held;
 	uint64_t rx_filtered;
 	uint64_t rx_oversize;
 	uint64_t tx_malformed;
@@ -58,6 +59,7 @@ static const struct refnic_xstat_def port_xstats[] = {
 	PORT_XSTAT(admin_wait_us),
 	PORT_XSTAT(reset_wait_us),
 	PORT_XSTAT(rx_no_buffer),
+	PORT_XSTAT(rx_missed_while_held),
 	PORT_XSTAT(rx_filtered),
 	PORT_XSTAT(rx_oversize),
 	PORT_XSTAT(tx_malformed),
@@ -88,6 +90,7 @@ static const struct refnic_xstat_def port_xstats[] = {
 static const struct refnic_xstat_def rxq_xstats[] = {
 	QUEUE_XSTAT("doorbell_writes", rx_doorbells),
 	QUEUE_XSTAT("no_buffer", rx_no_buffer),
+	QUEUE_XSTAT("missed_while_held", rx_missed_while_held),
 	QUEUE_XSTAT("interrupts", rx_interrupts),
 	{ "itr_us", QUEUE_ITR_US },
 	{ "missed_doorbell_recoveries", QUEUE_DB_RECOVERIES },
@@ -166,6 +169,8 @@ port_xstats_gather(const struct rte_eth_dev *dev, const struct refnic_admin_stat
 		x->tx_doorbell_writes += s->q[q].tx_doorbells - b->q[q].tx_doorbells;
 		x->rx_doorbell_writes += s->q[q].rx_doorbells - b->q[q].rx_doorbells;
 		x->rx_no_buffer += s->q[q].rx_no_buffer - b->q[q].rx_no_buffer;
+		x->rx_missed_while_held += s->q[q].rx_missed_while_held -
+					   b->q[q].rx_missed_while_held;
 		x->tx_malformed += s->q[q].tx_malformed - b->q[q].tx_malformed;
 		x->rx_interrupts += s->q[q].rx_interrupts - b->q[q].rx_interrupts;
 		x->tx_interrupts += s->q[q].tx_interrupts - b->q[q].tx_interrupts;

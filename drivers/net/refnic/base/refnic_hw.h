@@ -60,6 +60,8 @@
 #define REFNIC_MIN_AEQ_DEPTH		16
 #define REFNIC_MAX_AEQ_DEPTH		1024
 #define REFNIC_FW_VERSION_LEN		32
+#define REFNIC_MAX_FLOWS		4096	/* flow table entries (1.3) */
+#define REFNIC_FLOW_RETA_SIZE		64	/* a flow rule's RSS table (1.3) */
 
 /* ---------------------------------------------------------------------------
  * BAR0 register map
@@ -112,6 +114,15 @@
  * the raise disarms every cause of the vector. The intervals hold a raise
  * back until that long after the vector's previous one (moderation, with
  * REFNIC_CAP_INTR_MODERATION): what arrives meanwhile shares the interrupt.
+ *
+ * (1.3) A held raise never waits while its queue's ring fills, as a NIC's
+ * descriptor minimum threshold interrupt does not: a cause whose interval
+ * has not expired raises the vector at once when its ring is half taken,
+ * i.e. when an RX queue has REFNIC_ITR_RING_FILL(size) or fewer posted
+ * buffers left unused, or when a TX queue has completed
+ * size - REFNIC_ITR_RING_FILL(size) or more descriptors since the cause was
+ * armed. Frames an RX queue drops for want of a buffer while its cause is
+ * held are counted (refnic_hw_queue_stats.rx_missed_while_held).
  */
 #define REFNIC_REG_VEC_BASE		0x0400
 #define REFNIC_REG_VEC_STRIDE		0x10
@@ -121,6 +132,7 @@
 #define REFNIC_VEC_RAISED		0x8	/* device: interrupts raised */
 #define REFNIC_VEC_TX_ITR_US		0xc	/* TX cause: interval, 0 = none */
 #define REFNIC_ITR_MAX_US		10000	/* larger intervals read as this */
+#define REFNIC_ITR_RING_FILL(size)	((size) / 2) /* (1.3) early raise, above */
 
 /*
  * Queue register blocks. TX queue q and RX queue q have one block each.
@@ -252,6 +264,7 @@ refnic_hw_state_name(unsigned int state)
 #define REFNIC_CAP_TX_PUSH		(1ull << 11)	/* push window */
 #define REFNIC_CAP_FAULT_REPORT		(1ull << 12)	/* fatal codes + events */
 #define REFNIC_CAP_STATS_DMA		(1ull << 13)	/* ADMIN_STATS_GET */
+#define REFNIC_CAP_FLOW			(1ull << 14)	/* flow table, ADMIN_FLOW_* (1.3) */
 #define REFNIC_CAP_RX_PTYPE		(1ull << 16)	/* (1.3) packet types in RX
 							 * completions; switchable: off,
 							 * the device may skip parsing */
@@ -331,6 +344,13 @@ struct refnic_rx_cpl {
 #define REFNIC_RXC_L4_CSUM_GOOD		0x0010u
 #define REFNIC_RXC_L4_CSUM_BAD		0x0020u
 #define REFNIC_RXC_VLAN_STRIPPED	0x0040u
+/*
+ * (1.3) A flow rule with REFNIC_FLOW_ACT_MARK matched the frame: rss_hash
+ * holds the rule's mark, not a hash (REFNIC_RXC_RSS_VALID is then clear), as
+ * Intel's flow director reports its filter id in place of the RSS hash. A
+ * marked frame has no hash; the completion has no room for both.
+ */
+#define REFNIC_RXC_FLOW_MARK		0x0080u
 
 /* Packet types reported in refnic_rx_cpl.ptype; REFNIC_PTYPE_L2 for every
  * frame while REFNIC_CAP_RX_PTYPE is not enabled (1.3). */
@@ -390,7 +410,11 @@ struct refnic_push_hdr {
 	X(MC_LIST_SET, 20, "DMA 6-byte addresses from buf, at most REFNIC_MAX_MC_FILTERS") \
 	X(LINK_SET, 21, "value: REFNIC_LINK_UP turns the port's PHY on, 0 off (1.1)") \
 	X(PUSH_CHECK, 22, "value: qid whose line holds the push test pattern; " \
-	  "result: REFNIC_PUSH_CHECK_*")
+	  "result: REFNIC_PUSH_CHECK_*")					\
+	X(FLOW_ADD, 23, "flow: DMA refnic_flow_rule from buf into slot id (1.3)") \
+	X(FLOW_DEL, 24, "flow: empty slot id (1.3)")			\
+	X(FLOW_QUERY, 25, "flow: DMA slot id's refnic_flow_counters to buf (1.3)") \
+	X(FLOW_FLUSH, 26, "empty every slot of the flow table (1.3)")
 
 #define REFNIC_ADMIN_OPCODE_ENUM(name, value, what) REFNIC_ADMIN_ ## name = value,
 enum refnic_admin_opcode {
@@ -447,6 +471,13 @@ struct refnic_admin_queue_create {
 
 #define REFNIC_QCREATE_INTR		0x0001u	/* raise the queue's vector */
 
+/* REFNIC_ADMIN_FLOW_ADD, _DEL, _QUERY (1.3): the slot, and ADD's and QUERY's data. */
+struct refnic_admin_flow {
+	struct refnic_admin_buf buf;	/* ADD: refnic_flow_rule; QUERY: counters */
+	uint32_t id;			/* slot, < refnic_identify.max_flows */
+	uint32_t rsvd;
+};
+
 struct refnic_admin_queue_destroy {
 	uint8_t type;
 	uint8_t rsvd;
@@ -472,6 +503,7 @@ struct refnic_admin_cmd {
 		uint32_t value;			/* SET_MTU, SET_RX_MODE, ... */
 		uint8_t mac[6];			/* SET_MAC, MAC_FILTER_* */
 		uint16_t vlan_id;		/* VLAN_FILTER_* */
+		struct refnic_admin_flow flow;	/* FLOW_* (1.3) */
 	};
 };
 
@@ -522,7 +554,11 @@ struct refnic_identify {
 	uint32_t admin_timeout_us;
 	uint32_t errata;		/* REFNIC_ERRATA_* */
 	char fw_version[REFNIC_FW_VERSION_LEN];
-	uint8_t rsvd[168];
+	/* (1.3) With REFNIC_CAP_FLOW: flow table slots (at most
+	 * REFNIC_MAX_FLOWS) and priority levels (0 .. flow_priorities - 1). */
+	uint16_t max_flows;
+	uint16_t flow_priorities;
+	uint8_t rsvd[164];
 };
 
 /* REFNIC_ADMIN_RSS_SET / RSS_GET data. */
@@ -540,6 +576,89 @@ struct refnic_rss_config {
 #define REFNIC_RSS_HASH_TCP_IPV6	0x10u
 #define REFNIC_RSS_HASH_UDP_IPV6	0x20u
 
+/*
+ * The flow table (REFNIC_CAP_FLOW, 1.3). A NIC's TCAM: each slot holds a key
+ * and a mask over the fields below, a priority and actions. Every received
+ * frame the MAC/VLAN filters and the MTU let in is looked up, before RSS:
+ * the rules it matches ((frame key ^ spec) & mask == 0) are taken in
+ * priority order (0 first; within a priority, the order they were added),
+ * and the first rule with a fate decides where the frame goes:
+ *  - DROP: dropped, counted in refnic_hw_stats.rx_filtered;
+ *  - QUEUE: to RX queue `queue` (a queue not created counts rx_no_buffer);
+ *  - RSS: to reta[hash % REFNIC_FLOW_RETA_SIZE], hash being the Toeplitz
+ *    hash with the rule's key over the rule's hash types (as the port's
+ *    RSS, REFNIC_RSS_HASH_*), reported with REFNIC_RXC_RSS_VALID; a frame
+ *    those types do not hash goes to reta[0], without a hash;
+ *  - PASSTHRU: not a fate: the lookup goes on to the next rule;
+ *  - none of these: the port's RSS decides, and the lookup ends.
+ * MARK puts the mark of the first matching rule that has one in the
+ * completion (REFNIC_RXC_FLOW_MARK). COUNT counts frames and bytes a rule
+ * matched, from FLOW_ADD; FLOW_QUERY reads them. The table survives queue
+ * create/destroy and is emptied by a reset. An empty table costs the RX path
+ * nothing. A frame received while a rule changes sees the table before or
+ * after the change.
+ *
+ * Unlike the rest of the contract, the key's fields are in the frame's byte
+ * order (network order): the key is compared with bytes of the frame.
+ */
+struct refnic_flow_key {
+	uint8_t dst_mac[6];
+	uint8_t src_mac[6];
+	uint16_t ethertype;	/* bytes 12-13 of the frame: the TPID if tagged */
+	uint16_t vlan_tci;	/* the tag's TCI; 0 if untagged */
+	uint16_t l3_type;	/* the EtherType after the tag, if any */
+	uint8_t layers;		/* REFNIC_FLOW_L_*: what the frame holds */
+	uint8_t ip_proto;	/* IPv4 protocol, IPv6 next header */
+	uint8_t src_ip[16];	/* IPv4: the first 4 bytes, the rest 0 */
+	uint8_t dst_ip[16];
+	uint16_t src_port;	/* TCP/UDP, not in IPv4 fragments */
+	uint16_t dst_port;
+	uint8_t rsvd[8];	/* 0 in frames; mask 0 */
+};
+
+#define REFNIC_FLOW_L_VLAN		0x01u	/* one tag (the device looks through one) */
+#define REFNIC_FLOW_L_IPV4		0x02u
+#define REFNIC_FLOW_L_IPV6		0x04u
+#define REFNIC_FLOW_L_TCP		0x08u	/* ports valid */
+#define REFNIC_FLOW_L_UDP		0x10u
+
+/* refnic_flow_rule.actions */
+#define REFNIC_FLOW_ACT_DROP		0x0001u
+#define REFNIC_FLOW_ACT_QUEUE		0x0002u
+#define REFNIC_FLOW_ACT_RSS		0x0004u
+#define REFNIC_FLOW_ACT_PASSTHRU	0x0008u
+#define REFNIC_FLOW_ACT_MARK		0x0010u
+#define REFNIC_FLOW_ACT_COUNT		0x0020u
+#define REFNIC_FLOW_ACT_FATES		(REFNIC_FLOW_ACT_DROP | REFNIC_FLOW_ACT_QUEUE | \
+					 REFNIC_FLOW_ACT_RSS | REFNIC_FLOW_ACT_PASSTHRU)
+
+/*
+ * REFNIC_ADMIN_FLOW_ADD data. At most one fate bit; queue and reta entries
+ * below refnic_identify.max_queues; rss_hash_types within REFNIC_RSS_HASH_*.
+ * Else INVALID; a slot in use: BUSY; a slot beyond the table: NOSPC.
+ */
+struct refnic_flow_rule {
+	struct refnic_flow_key spec;
+	struct refnic_flow_key mask;	/* 1 bits are compared */
+	uint16_t priority;		/* < refnic_identify.flow_priorities */
+	uint16_t actions;		/* REFNIC_FLOW_ACT_* */
+	uint16_t queue;			/* QUEUE */
+	uint16_t rsvd0;
+	uint32_t mark;			/* MARK */
+	uint32_t rss_hash_types;	/* RSS: REFNIC_RSS_HASH_* */
+	uint8_t rss_key[REFNIC_RSS_KEY_SIZE];
+	uint8_t reta[REFNIC_FLOW_RETA_SIZE]; /* RSS: queue ids */
+	uint8_t rsvd[8];
+};
+
+/* REFNIC_ADMIN_FLOW_QUERY data: a slot's counters since its FLOW_ADD. */
+struct refnic_flow_counters {
+	uint32_t id;			/* the slot asked about */
+	uint32_t rsvd;
+	uint64_t hits;			/* frames matched (rules with COUNT) */
+	uint64_t bytes;			/* their bytes, as received */
+};
+
 /* Per-queue counters inside refnic_hw_stats. */
 struct refnic_hw_queue_stats {
 	uint64_t tx_packets;
@@ -553,6 +672,9 @@ struct refnic_hw_queue_stats {
 	uint64_t tx_malformed;		/* packets dropped: bad descriptors */
 	uint64_t rx_interrupts;		/* vector raised for this RX queue */
 	uint64_t tx_interrupts;		/* vector raised for this TX queue */
+	uint64_t rx_missed_while_held;	/* (1.3) of rx_no_buffer: dropped while
+					 * this queue's RX interrupt was held
+					 * back by its interval */
 };
 
 /* REFNIC_ADMIN_STATS_GET data: the device's own counts. */
@@ -562,7 +684,8 @@ struct refnic_hw_stats {
 	uint64_t dma_reads;		/* DMA read transactions */
 	uint64_t dma_writes;		/* DMA write transactions */
 	uint64_t dma_errors;		/* IOVAs that did not translate */
-	uint64_t rx_filtered;		/* frames dropped by MAC/VLAN filters */
+	uint64_t rx_filtered;		/* frames dropped by MAC/VLAN filters,
+					 * and by flow rules (1.3) */
 	uint64_t rx_oversize;		/* frames above the MTU */
 	uint64_t interrupts;		/* all vectors */
 	uint64_t resets;
@@ -613,7 +736,11 @@ REFNIC_HW_LAYOUT_CHECK(struct refnic_rss_config, 176);
 REFNIC_HW_LAYOUT_CHECK(struct refnic_event, 16);
 REFNIC_HW_LAYOUT_CHECK(struct refnic_push_hdr, 8);
 _Static_assert(REFNIC_PUSH_END <= REFNIC_BAR0_REGS_END, "push window inside BAR0");
-REFNIC_HW_LAYOUT_CHECK(struct refnic_hw_queue_stats, 80);
-REFNIC_HW_LAYOUT_CHECK(struct refnic_hw_stats, 128 + 80 * REFNIC_MAX_QUEUES);
+REFNIC_HW_LAYOUT_CHECK(struct refnic_admin_flow, 24);
+REFNIC_HW_LAYOUT_CHECK(struct refnic_flow_key, 64);
+REFNIC_HW_LAYOUT_CHECK(struct refnic_flow_rule, 256);
+REFNIC_HW_LAYOUT_CHECK(struct refnic_flow_counters, 24);
+REFNIC_HW_LAYOUT_CHECK(struct refnic_hw_queue_stats, 88);
+REFNIC_HW_LAYOUT_CHECK(struct refnic_hw_stats, 128 + 88 * REFNIC_MAX_QUEUES);
 
 #endif /* _REFNIC_HW_H_ */
