@@ -140,7 +140,7 @@ if [ ${#filters[@]} -eq 0 ]; then
 		      --no-pci --no-shconf --no-telemetry --log-level='pmd.net.refnic.*:error')
 		# shellcheck disable=SC2086
 		run_suite unit-tsan "${tsan[@]}" -l 0 -- \
-			${REFNIC_TSAN_SUITES:-probe datapath lifecycle queues offload exec config vector}
+			${REFNIC_TSAN_SUITES:-probe datapath lifecycle queues offload exec config vector flow}
 		run_suite unit-tsan-engines-in-parallel "${tsan[@]}" --lcores '0@(0-1)' -- engines
 		run_suite unit-tsan-stress env REFNIC_STRESS_S=2 "${tsan[@]}" \
 			--lcores '(0-3)@(0-1)' -- stress
