@@ -311,8 +311,9 @@ refnic_rx_scalar(struct refnic_rx_queue *rxq, struct rte_mbuf **pkts, uint16_t n
 		pkts[nb_rx++] = first;
 		first = NULL;
 	}
-	rxq->next = next;
-	rxq->phase = phase;
+	/* Read by the doorbell check on another thread: stored whole. */
+	__atomic_store_n(&rxq->next, next, __ATOMIC_RELAXED);
+	__atomic_store_n(&rxq->phase, phase, __ATOMIC_RELAXED);
 	rxq->pkt_first = first;
 	rxq->pkt_last = last;
 	rxq->stats.packets += nb_rx;
@@ -428,9 +429,10 @@ tx_scan(struct refnic_tx_queue *txq, bool consume)
 		refnic_queue_failed(refnic_adapter(&rte_eth_devices[txq->port_id]),
 				    "bad TX completion");
 	}
-	txq->cq_head = cq_head;
-	txq->phase = phase;
-	txq->hw_head = head;
+	/* Read by the doorbell check on another thread: stored whole. */
+	__atomic_store_n(&txq->cq_head, cq_head, __ATOMIC_RELAXED);
+	__atomic_store_n(&txq->phase, phase, __ATOMIC_RELAXED);
+	__atomic_store_n(&txq->hw_head, head, __ATOMIC_RELAXED);
 	return head;
 }
 

@@ -176,9 +176,10 @@ refnic_recv_pkts_vec(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 		nb_rx += VEC;
 		posted -= VEC;
 		next = (next + VEC) & rxq->mask;
-		if (next == 0)
-			rxq->phase ^= REFNIC_PHASE_BIT;
-		rxq->next = next;
+		if (next == 0)	/* both read by the doorbell check: stored whole */
+			__atomic_store_n(&rxq->phase, rxq->phase ^ REFNIC_PHASE_BIT,
+					 __ATOMIC_RELAXED);
+		__atomic_store_n(&rxq->next, next, __ATOMIC_RELAXED);
 	}
 	rxq->stats.packets += nb_rx;
 	rxq->stats.bytes += bytes;
