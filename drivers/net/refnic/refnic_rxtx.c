@@ -8,10 +8,10 @@
  * The rule this file exists for: one TAIL write per burst that did work,
  * never one per packet (under a hypervisor each such write is a VM exit:
  * freebsd-emulation, 2012-12-27, "[RFC] proposed 'lem' patch to improve
- * behaviour under emulation"). TX fills the descriptors of the whole burst and rings once
- * (or, on a port whose TX path is push, stores a lone packet's push line,
- * which is its doorbell: refnic_wc.c); RX refills in batches of
- * rx_free_thresh and rings once per batch.
+ * behaviour under emulation"). TX fills the descriptors of the whole burst
+ * and rings once (or, on a port whose TX path is push, stores a lone
+ * packet's push line, which is its doorbell: refnic_wc.c); RX refills in
+ * batches of rx_free_thresh and rings once per batch.
  *
  * Completions are device-written and untrusted: the phase bit is read first,
  * then a read barrier, then the rest, and every index and length is checked
@@ -344,7 +344,8 @@ tx_free_bulk(struct rte_mbuf **mbufs, unsigned int n)
 
 /*
  * Fast free with no chain among them: the mbufs go back to their queue's one
- * pool (the application's promise) straight from sw_ring, never touched.
+ * pool (the application's promise) straight from sw_ring; only the first is
+ * read, for that pool.
  */
 static void
 tx_free_range_untouched(struct refnic_tx_queue *txq, uint16_t head)

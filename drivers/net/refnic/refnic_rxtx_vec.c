@@ -74,8 +74,10 @@ rx_vec_ready(const struct refnic_rx_cpl *cq, uint8_t phase)
 {
 	const uint8_t *p = &cq[0].phase;
 	/* Acquire, as cpl_ready(): the rest of each entry is read after. */
-	uint8_t a = __atomic_load_n(&p[0], __ATOMIC_ACQUIRE), b = __atomic_load_n(&p[16], __ATOMIC_ACQUIRE),
-		c = __atomic_load_n(&p[32], __ATOMIC_ACQUIRE), d = __atomic_load_n(&p[48], __ATOMIC_ACQUIRE);
+	uint8_t a = __atomic_load_n(&p[0], __ATOMIC_ACQUIRE);
+	uint8_t b = __atomic_load_n(&p[16], __ATOMIC_ACQUIRE);
+	uint8_t c = __atomic_load_n(&p[32], __ATOMIC_ACQUIRE);
+	uint8_t d = __atomic_load_n(&p[48], __ATOMIC_ACQUIRE);
 
 	/* All four equal to phase: their AND and their OR both are. */
 	return ((a & b & c & d) & REFNIC_PHASE_BIT) == phase &&
