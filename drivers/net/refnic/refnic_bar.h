@@ -15,6 +15,8 @@
  * alike, so one set serves both BAR kinds.
  */
 
+#include <string.h>
+
 #include <rte_io.h>
 
 #include "refnic_hw.h"
@@ -95,14 +97,20 @@ refnic_reg_write64(struct refnic_hw *hw, uint32_t off_lo, uint64_t val)
  * device's model: bursts when WC, one transaction per 8 bytes when not).
  */
 static inline void
-refnic_push_write(struct refnic_hw *hw, uint32_t off, const uint64_t *src, uint32_t len)
+refnic_push_write(struct refnic_hw *hw, uint32_t off, const void *src, uint32_t len)
 {
 	volatile uint64_t *dst = (volatile uint64_t *)(hw->bar0 + off);
+	uint64_t word;
 	uint32_t i;
 
 	rte_io_wmb();
-	for (i = 0; i < len / 8; i++)
-		rte_write64_relaxed(src[i], &dst[i]);
+	for (i = 0; i < len / 8; i++) {
+		/* By memcpy: the line was written as a header and descriptors,
+		 * and read through uint64_t clang -O2 may load it before those
+		 * stores (strict aliasing), pushing stack garbage. */
+		memcpy(&word, (const uint8_t *)src + i * 8, sizeof(word));
+		rte_write64_relaxed(word, &dst[i]);
+	}
 	rte_wmb();
 	if (hw->trap != NULL)
 		hw->trap(hw->trap_ctx, off, len);
