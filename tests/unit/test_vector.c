@@ -191,9 +191,15 @@ vec_run(uint16_t a, uint16_t b, const struct vec_case *c, uint32_t n, struct see
 		if (want > 0 && sent - got + want <= window) {
 			for (k = 0; k < want; k++)
 				tx[k] = vec_frame(sent + k, c, &mac);
-			k = rte_eth_tx_prepare(a, 0, tx, want);
-			if (k != want)
+			/* Out of mbufs (a suite before may have leaked): fail,
+			 * never hand the PMD a NULL. */
+			for (k = 0; k < want && tx[k] != NULL; k++)
+				;
+			if (k != want || rte_eth_tx_prepare(a, 0, tx, want) != want) {
+				for (i = 0; i < want; i++)
+					rte_pktmbuf_free(tx[i]);
 				break;
+			}
 			k = test_tx_all_queue(a, sent % NB_QUEUES, tx, want);
 			for (i = k; i < want; i++)
 				rte_pktmbuf_free(tx[i]);
