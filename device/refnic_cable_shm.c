@@ -107,8 +107,13 @@ shm_link_up(const struct refnic_cable *c, const struct refnic_emu *emu __rte_unu
 {
 	const struct shm_cable *sc = (const struct shm_cable *)c;
 
-	/* The far end's PHY too (LINK_SET), as it published it. */
-	return sc->peer_up && !__atomic_load_n(&sc->shm->unplugged, __ATOMIC_ACQUIRE) &&
+	/*
+	 * Up once this end can deliver: the far end is there and its memory
+	 * is mapped (a link that came up before would drop what is sent on
+	 * it). The far end's PHY too (LINK_SET), as it published it.
+	 */
+	return sc->peer_up && __atomic_load_n(&sc->view, __ATOMIC_ACQUIRE) != NULL &&
+	       !__atomic_load_n(&sc->shm->unplugged, __ATOMIC_ACQUIRE) &&
 	       !__atomic_load_n(&sc->peer_port->cfg.phy_down, __ATOMIC_ACQUIRE);
 }
 
@@ -163,7 +168,7 @@ shm_check_peer(struct shm_cable *sc, struct refnic_emu *emu, uint64_t now)
 		up = end_held(sc->fd, peer_of(sc));
 	}
 	if (up == sc->peer_up && !replaced)
-		goto link;
+		return;
 	if (replaced || !up)
 		refnic_shm_view_retire(sc);
 	rte_spinlock_lock(&sc->tx_lock);
@@ -175,10 +180,6 @@ shm_check_peer(struct shm_cable *sc, struct refnic_emu *emu, uint64_t now)
 	sc->peer_gen = gen;
 	sc->peer_up = up;
 	rte_spinlock_unlock(&sc->tx_lock);
-link:
-	/* Also follows a cable pulled on the other side. */
-	if (emu->link_up != shm_link_up(&sc->c, emu))
-		refnic_emu_update_link(emu);
 }
 
 /*
@@ -245,6 +246,10 @@ shm_rx_service(struct refnic_cable *c, struct refnic_emu *emu, uint64_t now)
 
 	shm_check_peer(sc, emu, now);
 	work = refnic_shm_mem_receive(sc);
+	/* After the memory tables: a view mapped just now brings the link
+	 * up. Also follows a cable pulled on the other side. */
+	if (emu->link_up != shm_link_up(&sc->c, emu))
+		refnic_emu_update_link(emu);
 	return work + refnic_shm_port_service(sc);
 }
 
