@@ -395,8 +395,13 @@ refnic_rx_scatter_set(struct rte_eth_dev *dev, uint16_t mtu, bool keep_on)
 	return 0;
 }
 
+/*
+ * Start the port. The queues started are those not deferred, or with st
+ * (a recovery) those the application had started: a queue it stopped is
+ * not brought up, even for a moment.
+ */
 static int
-refnic_dev_start(struct rte_eth_dev *dev)
+port_start(struct rte_eth_dev *dev, const struct refnic_recovery_state *st)
 {
 	struct refnic_adapter *ad = refnic_adapter(dev);
 	uint16_t q;
@@ -436,13 +441,15 @@ refnic_dev_start(struct rte_eth_dev *dev)
 	for (q = 0; ret == 0 && q < dev->data->nb_tx_queues; q++) {
 		struct refnic_tx_queue *txq = dev->data->tx_queues[q];
 
-		if (!txq->deferred_start)
+		if (st != NULL ? st->tx_state[q] == RTE_ETH_QUEUE_STATE_STARTED :
+				 !txq->deferred_start)
 			ret = refnic_tx_queue_hw_start(dev, txq);
 	}
 	for (q = 0; ret == 0 && q < dev->data->nb_rx_queues; q++) {
 		struct refnic_rx_queue *rxq = dev->data->rx_queues[q];
 
-		if (!rxq->deferred_start)
+		if (st != NULL ? st->rx_state[q] == RTE_ETH_QUEUE_STATE_STARTED :
+				 !rxq->deferred_start)
 			ret = refnic_rx_queue_hw_start(dev, rxq);
 	}
 	if (ret != 0) {
@@ -456,6 +463,12 @@ refnic_dev_start(struct rte_eth_dev *dev)
 		PMD_DRV_LOG(ERR, "port %u: cannot keep the link down", dev->data->port_id);
 	refnic_link_update(dev, 0);
 	return 0;
+}
+
+static int
+refnic_dev_start(struct rte_eth_dev *dev)
+{
+	return port_start(dev, NULL);
 }
 
 /*
@@ -479,7 +492,6 @@ int
 refnic_dev_recover(struct rte_eth_dev *dev, const struct refnic_recovery_state *st)
 {
 	struct refnic_adapter *ad = refnic_adapter(dev);
-	const uint8_t *rx_state = st->rx_state, *tx_state = st->tx_state;
 	const struct refnic_hw_stats *base = &st->stats_base;
 	uint16_t q;
 	int ret;
@@ -500,25 +512,7 @@ refnic_dev_recover(struct rte_eth_dev *dev, const struct refnic_recovery_state *
 	for (q = 0; q < dev->data->nb_rx_queues; q++)
 		((struct refnic_rx_queue *)dev->data->rx_queues[q])->started = false;
 	refnic_queues_free_mbufs(dev);
-	ret = refnic_dev_start(dev);
-	/* The queue ops themselves: a stop the device does not confirm frees
-	 * nothing it may still write. */
-	for (q = 0; ret == 0 && q < dev->data->nb_tx_queues; q++) {
-		bool started = ((struct refnic_tx_queue *)dev->data->tx_queues[q])->started;
-
-		if (tx_state[q] == RTE_ETH_QUEUE_STATE_STARTED && !started)
-			ret = refnic_tx_queue_start(dev, q);
-		else if (tx_state[q] != RTE_ETH_QUEUE_STATE_STARTED && started)
-			ret = refnic_tx_queue_stop(dev, q);
-	}
-	for (q = 0; ret == 0 && q < dev->data->nb_rx_queues; q++) {
-		bool started = ((struct refnic_rx_queue *)dev->data->rx_queues[q])->started;
-
-		if (rx_state[q] == RTE_ETH_QUEUE_STATE_STARTED && !started)
-			ret = refnic_rx_queue_start(dev, q);
-		else if (rx_state[q] != RTE_ETH_QUEUE_STATE_STARTED && started)
-			ret = refnic_rx_queue_stop(dev, q);
-	}
+	ret = port_start(dev, st);
 	if (ret == 0)
 		ret = refnic_macs_restore(dev);
 	return ret;
