@@ -128,6 +128,12 @@ emu_load_defaults(struct refnic_emu *emu)
 static void
 emu_start_reset(struct refnic_emu *emu, uint64_t now)
 {
+	if (emu->faults.caps_lost_at_reset != 0) {
+		emu->params.caps_off |= emu->faults.caps_lost_at_reset;
+		emu->faults.caps_lost_at_reset = 0;
+		EMU_LOG(INFO, "%s: comes back from this reset with fewer capabilities "
+			"(fault injection)", emu->name);
+	}
 	emu_load_defaults(emu);
 	emu_set_status(emu, REFNIC_STATE_RESETTING);
 	/* A reset turns the PHY back on: the far end sees the link return. */

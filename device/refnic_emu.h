@@ -57,6 +57,9 @@ struct refnic_emu_faults {
 	uint32_t doorbell_drop;		/* miss 1 in this many TAIL writes; 0: off */
 	bool wc_garble;			/* push stores arrive torn, every other
 					 * 8-byte word lost (a broken WC mapping) */
+	uint64_t caps_lost_at_reset;	/* REFNIC_CAP_* the device comes back
+					 * without from its next reset, for good
+					 * (a firmware downgrade) */
 };
 
 /* How the modelled platform maps the push window (bar_wc=). */

@@ -1121,6 +1121,65 @@ out:
 	return ret;
 }
 
+/*
+ * A device that comes back from its reset without an offload the port runs
+ * with (a firmware downgrade: no TX checksums) is not handed the old
+ * configuration: ERR_RECOVERING, RECOVERY_FAILED, the log says what it
+ * lacks, and the port refuses to start until the application resets it.
+ * Reconfigured without the offload, it sends again.
+ */
+static int
+test_recovery_refuses_what_the_device_lost(void)
+{
+	static const enum rte_eth_event_type failed[] = {
+		RTE_ETH_EVENT_ERR_RECOVERING, RTE_ETH_EVENT_RECOVERY_FAILED,
+	};
+	struct refnic_emu_faults faults = { .caps_lost_at_reset = REFNIC_CAP_TX_CSUM };
+	struct rte_eth_conf conf = { 0 };
+	struct rte_eth_dev_info info;
+	struct rte_ether_addr mac;
+	char log[4096];
+	FILE *capture;
+	uint16_t a, b;
+	int ret = TEST_FAILED;
+
+	TEST_ASSERT_SUCCESS(test_pair_create(CP_A, CP_B, &a, &b), "");
+	recovery_log_start(a, true);
+	if (test_port_start_offloads(a, 0, RTE_ETH_TX_OFFLOAD_IPV4_CKSUM, 0) != 0 ||
+	    test_port_start(b, 0, 0) != 0 || rte_eth_macaddr_get(b, &mac) != 0 ||
+	    !frame_arrives(a, b, &mac, 21))
+		goto out;
+	refnic_emu_set_faults(refnic_emu_lookup(CP_A), &faults);
+	capture = test_log_capture_start(log, sizeof(log));
+	refnic_emu_inject_fatal(refnic_emu_lookup(CP_A));
+	if (!recovery_log_is(failed, RTE_DIM(failed))) {
+		test_log_capture_stop(capture);
+		printf("    the recovery replayed TX checksums on a device without them\n");
+		goto out;
+	}
+	test_log_capture_stop(capture);
+	if (test_log_count(log, "TX offloads 0x", NULL) == 0) {
+		printf("    no error line says what the device lacks:\n%s", log);
+		goto out;
+	}
+	if (rte_eth_dev_start(a) != -EIO || test_xstat(a, "recovery_failures") != 1) {
+		printf("    the failed port started again without a reset\n");
+		goto out;
+	}
+	if (rte_eth_dev_reset(a) != 0 || rte_eth_dev_info_get(a, &info) != 0 ||
+	    (info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_IPV4_CKSUM) != 0 ||
+	    rte_eth_dev_configure(a, 1, 1, &conf) != 0 || test_port_start(a, 0, 0) != 0 ||
+	    !frame_arrives(a, b, &mac, 22)) {
+		printf("    no traffic after reset and reconfiguration without the offload\n");
+		goto out;
+	}
+	ret = TEST_SUCCESS;
+out:
+	recovery_log_start(a, false);
+	test_pair_destroy(CP_A, CP_B);
+	return ret;
+}
+
 static int
 test_recovery_keeps_queue_states(void)
 {
@@ -1376,6 +1435,7 @@ const struct unit_test_suite refnic_control_suite = {
 		TEST_CASE(test_admin_timeout_then_reset),
 		TEST_CASE(test_reset_failure),
 		TEST_CASE(test_fatal_on_stopped_port_then_reset),
+		TEST_CASE(test_recovery_refuses_what_the_device_lost),
 		TEST_CASE(test_fatal_recovers_with_configuration),
 		TEST_CASE(test_queue_error_recovers),
 		TEST_CASE(test_recovery_keeps_queue_states),

@@ -8,6 +8,8 @@
  * struct refnic_hw (BAR, emulated-BAR link, eventfds) and a release hook.
  */
 
+#include <stdarg.h>
+
 #include <rte_malloc.h>
 #include <rte_string_fns.h>
 
@@ -488,6 +490,75 @@ refnic_recovery_state_save(struct rte_eth_dev *dev, struct refnic_recovery_state
 	st->stats_base = refnic_adapter(dev)->hw_stats_base;
 }
 
+static int refnic_dev_infos_get(struct rte_eth_dev *dev, struct rte_eth_dev_info *info);
+
+static int __rte_format_printf(2, 3)
+fit_refuse(struct rte_eth_dev *dev, const char *fmt, ...)
+{
+	char what[160];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	PMD_DRV_LOG(ERR, "port %u: after its reset the device offers %s: less than the "
+		    "port runs with; reconfigure it (rte_eth_dev_reset)",
+		    dev->data->port_id, what);
+	return -ENOTSUP;
+}
+
+/*
+ * A device re-identified at a reset may come back with other limits (new
+ * firmware): the running configuration, checked against them when it was
+ * made, is checked again before it is replayed, so that no offload is
+ * asked of a device that no longer has it.
+ */
+static int
+config_fits_device(struct rte_eth_dev *dev)
+{
+	const struct rte_eth_conf *conf = &dev->data->dev_conf;
+	struct refnic_adapter *ad = refnic_adapter(dev);
+	struct rte_eth_dev_info info;
+	uint16_t q;
+
+	memset(&info, 0, sizeof(info));
+	refnic_dev_infos_get(dev, &info);
+	if (dev->data->nb_rx_queues > info.max_rx_queues ||
+	    dev->data->nb_tx_queues > info.max_tx_queues)
+		return fit_refuse(dev, "%u queue pairs, %u configured", info.max_rx_queues,
+			   RTE_MAX(dev->data->nb_rx_queues, dev->data->nb_tx_queues));
+	if (dev->data->mtu < info.min_mtu || dev->data->mtu > info.max_mtu)
+		return fit_refuse(dev, "MTU %u-%u, %u set", info.min_mtu, info.max_mtu, dev->data->mtu);
+	if ((conf->rxmode.mq_mode & RTE_ETH_MQ_RX_RSS_FLAG) && info.reta_size == 0)
+		return fit_refuse(dev, "no RSS");
+	if (!TAILQ_EMPTY(&ad->flows.list) && !(ad->ident.caps & REFNIC_CAP_FLOW))
+		return fit_refuse(dev, "no flow table, and flow rules are in place");
+	for (q = 0; q < dev->data->nb_rx_queues; q++) {
+		const struct refnic_rx_queue *rxq = dev->data->rx_queues[q];
+
+		if (rxq->size < info.rx_desc_lim.nb_min || rxq->size > info.rx_desc_lim.nb_max)
+			return fit_refuse(dev, "RX rings of %u-%u descriptors, queue %u has %u",
+				   info.rx_desc_lim.nb_min, info.rx_desc_lim.nb_max, q, rxq->size);
+		if (rxq->buf_size < info.min_rx_bufsize)
+			return fit_refuse(dev, "RX buffers of %u bytes at least, queue %u has %u",
+				   info.min_rx_bufsize, q, rxq->buf_size);
+		if (rxq->offloads & ~info.rx_offload_capa)
+			return fit_refuse(dev, "RX offloads 0x%" PRIx64 ", queue %u uses 0x%" PRIx64,
+				   info.rx_offload_capa, q, rxq->offloads);
+	}
+	for (q = 0; q < dev->data->nb_tx_queues; q++) {
+		const struct refnic_tx_queue *txq = dev->data->tx_queues[q];
+
+		if (txq->size < info.tx_desc_lim.nb_min || txq->size > info.tx_desc_lim.nb_max)
+			return fit_refuse(dev, "TX rings of %u-%u descriptors, queue %u has %u",
+				   info.tx_desc_lim.nb_min, info.tx_desc_lim.nb_max, q, txq->size);
+		if (txq->offloads & ~info.tx_offload_capa)
+			return fit_refuse(dev, "TX offloads 0x%" PRIx64 ", queue %u uses 0x%" PRIx64,
+				   info.tx_offload_capa, q, txq->offloads);
+	}
+	return 0;
+}
+
 int
 refnic_dev_recover(struct rte_eth_dev *dev, const struct refnic_recovery_state *st)
 {
@@ -504,6 +575,8 @@ refnic_dev_recover(struct rte_eth_dev *dev, const struct refnic_recovery_state *
 	if (refnic_stats_not_below(&ad->hw_stats, base))	/* else start over */
 		ad->hw_stats_base = *base;
 	pthread_mutex_unlock(&ad->stats_lock);
+	if (ret == 0)
+		ret = config_fits_device(dev);
 	if (ret != 0)
 		return ret;
 	/* The reset took every queue off the device. */
