@@ -119,3 +119,32 @@ def test_failure_found_in_secondary_is_recovered_by_primary(refnic_pmd, hugepage
         secondary.stop()
         primary.stop()
         assert after > before + 1000, (before, after)
+
+
+def test_primary_closes_a_port_under_a_forwarding_secondary(refnic_pmd, hugepages):
+    """The primary closes a port while a secondary forwards on it: the
+    secondary's bursts on it stop before its queues are freed, the secondary
+    says so, refuses what it can no longer do with an error testpmd
+    reports, goes on with the other port, and quits cleanly."""
+    primary, secondary = _pair(refnic_pmd)
+    with primary, secondary:
+        primary.cmd("start")
+        secondary.cmd("start tx_first")
+        time.sleep(1)
+        primary.stop()
+        primary.cmd("port stop 0", check=True)
+        assert "Port 0 is closed" in primary.cmd("port close 0", check=True)
+        time.sleep(1)
+        assert secondary.returncode is None, secondary.transcript[-3000:]
+        out = secondary.cmd("show port stats 0")
+        assert "failed to get stats (port 0): -95" in out, out
+        assert "port 0: closed by the primary process" in secondary.transcript, \
+            secondary.transcript[-3000:]
+        # Port 1 is the primary's still: its counters still answer the
+        # secondary (over the multi-process channel).
+        assert "RX-packets" in secondary.cmd("show port stats 1")
+        moved = secondary.stop()
+        assert moved[1]["TX-packets"] > 0, moved
+        secondary.close()
+        assert secondary.returncode == 0, secondary.transcript[-3000:]
+    assert "did not let go" not in primary.transcript

@@ -216,6 +216,12 @@ struct refnic_secondary {
 };
 /* Takes sec (malloc'd), freed at close. */
 int refnic_ethdev_init_secondary(struct rte_eth_dev *dev, struct refnic_secondary *sec);
+/* In a secondary: the primary closes the port; this process lets go of it. */
+void refnic_secondary_port_gone(struct rte_eth_dev *dev);
+
+/* How long a burst already inside the PMD is given to leave it, once the
+ * bursts were switched to ethdev's dummies (recovery, a primary's close). */
+#define REFNIC_BURST_GRACE_MS	10
 
 /* refnic_admin.c */
 int refnic_admin_init(struct refnic_adapter *ad);
@@ -339,6 +345,7 @@ void refnic_queue_hw_counters(const struct refnic_adapter *ad, uint16_t q, bool 
 
 /* refnic_mp.c: a secondary's reads and resets, done by the primary. */
 void refnic_mp_listen(void);
+int refnic_mp_port_closing(struct rte_eth_dev *dev);
 int refnic_mp_stats_get(struct rte_eth_dev *dev, struct rte_eth_stats *stats);
 int refnic_mp_stats_reset(struct rte_eth_dev *dev);
 int refnic_mp_xstats_get(struct rte_eth_dev *dev, struct rte_eth_xstat *xstats,

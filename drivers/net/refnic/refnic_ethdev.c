@@ -607,16 +607,25 @@ refnic_dev_close(struct rte_eth_dev *dev)
 {
 	struct refnic_adapter *ad = refnic_adapter(dev);
 
+	bool secondaries_gone;
+
 	if (rte_eal_process_type() != RTE_PROC_PRIMARY)
 		return 0;
+	/* Secondaries burst on these queues from their own tables: they let
+	 * go of the port before its memory does. */
+	secondaries_gone = refnic_mp_port_closing(dev) == 0;
 	if (dev->data->dev_started)
 		refnic_dev_stop(dev);
 	refnic_reset_event_clear(ad);
 	refnic_db_check_stop(dev);
 	refnic_intr_fini(dev);
 	/* Quiet the device first: it forgets the rings we free next. If it
-	 * does not answer, leave them allocated rather than free live memory. */
-	if (refnic_hw_reset(ad) == 0) {
+	 * does not answer, or a secondary may still be inside a burst, leave
+	 * them allocated rather than free live memory. */
+	if (!secondaries_gone) {
+		PMD_DRV_LOG(ERR, "port %u: a secondary process did not let go of it; its "
+			    "rings and buffers are left allocated", dev->data->port_id);
+	} else if (refnic_hw_reset(ad) == 0) {
 		ad->dma_unsafe = false;
 		refnic_queues_free_mbufs(dev);
 		refnic_queues_release(dev);
@@ -1072,6 +1081,34 @@ refnic_secondary_tx_queue_setup(struct rte_eth_dev *dev, uint16_t qid __rte_unus
 	return refnic_secondary_refuse(dev, "queue setup");
 }
 
+static const struct eth_dev_ops refnic_closed_ops;
+
+/*
+ * The primary closes the port (refnic_mp.c, on EAL's multi-process thread):
+ * its queues and device are about to be freed. This process's bursts go to
+ * ethdev's dummies, the ones under way are let finish, and every other call
+ * but close is refused (-ENOTSUP) from now on.
+ */
+void
+refnic_secondary_port_gone(struct rte_eth_dev *dev)
+{
+	struct rte_eth_fp_ops *fpo = &rte_eth_fp_ops[dev->data->port_id];
+
+	if (dev->dev_ops != &refnic_secondary_ops)
+		return;
+	dev->rx_pkt_burst = fpo->rx_pkt_burst = rte_eth_pkt_burst_dummy;
+	dev->tx_pkt_burst = fpo->tx_pkt_burst = rte_eth_pkt_burst_dummy;
+	dev->tx_pkt_prepare = fpo->tx_pkt_prepare = NULL;
+	dev->rx_queue_count = fpo->rx_queue_count = NULL;
+	dev->rx_descriptor_status = fpo->rx_descriptor_status = NULL;
+	dev->tx_descriptor_status = fpo->tx_descriptor_status = NULL;
+	rte_mb();
+	dev->dev_ops = &refnic_closed_ops;
+	rte_delay_ms(REFNIC_BURST_GRACE_MS);
+	PMD_DRV_LOG(ERR, "port %u: closed by the primary process; this process no longer "
+		    "receives or sends on it", dev->data->port_id);
+}
+
 /* Closing a secondary's port ends this process's use of it, nothing more. */
 static int
 refnic_secondary_close(struct rte_eth_dev *dev)
@@ -1133,6 +1170,11 @@ static const struct eth_dev_ops refnic_secondary_ops = {
 	.flow_ops_get = refnic_flow_ops_get,
 };
 
+/* A secondary's port its primary closed: only its own close is left. */
+static const struct eth_dev_ops refnic_closed_ops = {
+	.dev_close = refnic_secondary_close,
+};
+
 int
 refnic_ethdev_init_secondary(struct rte_eth_dev *dev, struct refnic_secondary *sec)
 {
@@ -1140,6 +1182,7 @@ refnic_ethdev_init_secondary(struct rte_eth_dev *dev, struct refnic_secondary *s
 	refnic_port_hw[dev->data->port_id] = &sec->hw;
 	dev->dev_ops = &refnic_secondary_ops;
 	refnic_set_burst_functions(dev);
+	refnic_mp_listen();
 	PMD_INIT_LOG(INFO, "port %u: %s attached in a secondary process", dev->data->port_id,
 		     dev->data->name);
 	return 0;

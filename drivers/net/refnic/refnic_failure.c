@@ -26,7 +26,6 @@
 #include "refnic_rxtx.h"
 
 #define RECOVERY_ATTEMPTS	3
-#define RECOVERY_GRACE_MS	10	/* for bursts already inside the PMD */
 
 /* A failure a secondary process found, for the primary to act on. */
 #define FAILURE_MP_ACTION	"refnic_port_failure"
@@ -75,7 +74,7 @@ datapath_pause(struct rte_eth_dev *dev)
 			__atomic_store_n(&txq->started, false, __ATOMIC_RELAXED);
 	}
 	rte_mb();
-	rte_delay_ms(RECOVERY_GRACE_MS);
+	rte_delay_ms(REFNIC_BURST_GRACE_MS);
 }
 
 static void

@@ -3,7 +3,8 @@
  */
 
 /*
- * What a secondary process reads and resets through the primary. Only the
+ * What a secondary process reads and resets through the primary, and how it
+ * hears that the primary closes a port under it. Only the
  * primary reaches the device's admin queue, so the device counters, the RSS
  * table and key, and the private dump (which reads the counters) are
  * fetched there, over EAL's multi-process channel: the secondary names the
@@ -51,6 +52,14 @@ struct refnic_mp_req {
 
 struct refnic_mp_rep {
 	int32_t ret;
+};
+
+/* From the primary to every secondary: the port is closing. */
+#define REFNIC_MP_CLOSING_ACTION	"refnic_port_closing"
+#define REFNIC_MP_CLOSING_TIMEOUT_S	2
+
+struct refnic_mp_closing {
+	uint16_t port_id;
 };
 
 struct mp_rss_conf {
@@ -130,20 +139,71 @@ mp_action(const struct rte_mp_msg *msg, const void *peer)
 	return rte_mp_reply(&out, peer);
 }
 
+/* In a secondary, on EAL's multi-process thread: the primary closes a port. */
+static int
+mp_port_closing(const struct rte_mp_msg *msg, const void *peer)
+{
+	const struct refnic_mp_closing *c = (const struct refnic_mp_closing *)msg->param;
+	struct rte_mp_msg out;
+
+	/* A port this process does not use is let go of already. */
+	if (msg->len_param == sizeof(*c) && rte_eth_dev_is_valid_port(c->port_id) &&
+	    refnic_is_port(&rte_eth_devices[c->port_id]))
+		refnic_secondary_port_gone(&rte_eth_devices[c->port_id]);
+	memset(&out, 0, sizeof(out));
+	strlcpy(out.name, msg->name, sizeof(out.name));
+	return rte_mp_reply(&out, peer);
+}
+
+/* The primary answers secondaries' requests; secondaries hear of closes. */
 void
 refnic_mp_listen(void)
 {
+	bool primary = rte_eal_process_type() == RTE_PROC_PRIMARY;
 	static bool listening;
 
-	if (listening || rte_eal_process_type() != RTE_PROC_PRIMARY)
+	if (listening)
 		return;
 	/* ENOTSUP: no multi-process here (--no-shconf, --in-memory). */
-	if (rte_mp_action_register(REFNIC_MP_ACTION, mp_action) == 0 ||
+	if (rte_mp_action_register(primary ? REFNIC_MP_ACTION : REFNIC_MP_CLOSING_ACTION,
+				   primary ? mp_action : mp_port_closing) == 0 ||
 	    rte_errno == EEXIST || rte_errno == ENOTSUP)
 		listening = true;
-	else
+	else if (primary)
 		PMD_INIT_LOG(WARNING, "secondary processes cannot read device counters: %s",
 			     rte_strerror(rte_errno));
+	else
+		PMD_INIT_LOG(WARNING, "this process will not hear that the primary closes a "
+			     "port: %s", rte_strerror(rte_errno));
+}
+
+/*
+ * In the primary, closing a port: every secondary lets go of it (its bursts
+ * stop, those under way finish) before its queues are freed. 0 once all
+ * have answered (or there are none), else the port's memory must stay.
+ */
+int
+refnic_mp_port_closing(struct rte_eth_dev *dev)
+{
+	struct timespec timeout = { .tv_sec = REFNIC_MP_CLOSING_TIMEOUT_S };
+	struct rte_mp_reply reply = { 0 };
+	struct rte_mp_msg msg;
+	int ret = 0;
+
+	memset(&msg, 0, sizeof(msg));
+	strlcpy(msg.name, REFNIC_MP_CLOSING_ACTION, sizeof(msg.name));
+	msg.len_param = sizeof(struct refnic_mp_closing);
+	((struct refnic_mp_closing *)msg.param)->port_id = dev->data->port_id;
+	if (rte_mp_request_sync(&msg, &reply, &timeout) != 0)
+		ret = rte_errno == ENOTSUP ? 0 : -rte_errno;	/* no multi-process */
+	else if (reply.nb_received != reply.nb_sent)
+		ret = -ETIMEDOUT;
+	if (ret != 0)
+		PMD_DRV_LOG(ERR, "port %u: %d of %d secondary processes answered its close: %s",
+			    dev->data->port_id, reply.nb_received, reply.nb_sent,
+			    rte_strerror(-ret));
+	free(reply.msgs);
+	return ret;
 }
 
 /* In a secondary: run op on the port in the primary; its return value. */
