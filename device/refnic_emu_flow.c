@@ -380,7 +380,7 @@ flow_query(struct refnic_emu *emu, const struct refnic_admin_cmd *cmd)
 uint16_t
 refnic_emu_admin_flow(struct refnic_emu *emu, const struct refnic_admin_cmd *cmd)
 {
-	if (!(emu_reg_read(emu, REFNIC_REG_CAPS_LO) & REFNIC_CAP_FLOW))
+	if (!emu_has_cap(emu, REFNIC_CAP_FLOW))
 		return REFNIC_ADMIN_STS_UNSUPPORTED;	/* caps_off=flow */
 	switch (cmd->opcode) {
 	case REFNIC_ADMIN_FLOW_ADD:

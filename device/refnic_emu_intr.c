@@ -122,6 +122,8 @@ vector_interval_tsc(struct refnic_emu *emu, uint16_t v, uint8_t causes)
 {
 	uint32_t base = REFNIC_REG_VEC(v), rx_us, tx_us, us = UINT32_MAX;
 
+	if (!emu_has_cap(emu, REFNIC_CAP_INTR_MODERATION))
+		return 0;	/* caps_off=moderation: the interval registers do nothing */
 	rx_us = RTE_MIN(emu_reg_read(emu, base + REFNIC_VEC_RX_ITR_US), (uint32_t)REFNIC_ITR_MAX_US);
 	tx_us = RTE_MIN(emu_reg_read(emu, base + REFNIC_VEC_TX_ITR_US), (uint32_t)REFNIC_ITR_MAX_US);
 	/* The cause that may fire soonest decides. */

@@ -330,6 +330,18 @@ emu_reg_write(struct refnic_emu *emu, uint32_t off, uint32_t val)
 	__atomic_store_n((uint32_t *)(emu->bar0 + off), val, __ATOMIC_RELEASE);
 }
 
+/*
+ * Does the device have cap (REFNIC_CAP_*, bits 0..31)? As its CAPS register
+ * says (caps_off= took it out there): what it lacks, it does not do, whatever
+ * a driver asks. Read from the BAR, so a cable's view of a far end answers
+ * for the far end.
+ */
+static inline bool
+emu_has_cap(const struct refnic_emu *emu, uint64_t cap)
+{
+	return emu_reg_read(emu, REFNIC_REG_CAPS_LO) & cap;
+}
+
 /* How many times the driver wrote register off (through the emulated BAR). */
 static inline uint32_t
 emu_reg_writes(const struct refnic_emu *emu, uint32_t off)

@@ -100,8 +100,9 @@ refnic_emu_push_write(struct refnic_emu *emu, uint32_t off, uint32_t val)
 	uint32_t xfers;
 	bool whole;
 
-	/* Whole lines from their start, in 8-byte stores; else nothing arrives. */
-	if (rel % REFNIC_PUSH_STRIDE != 0 || val == 0 || val > REFNIC_PUSH_LINE_SIZE ||
+	/* Whole lines from their start, in 8-byte stores; else nothing arrives.
+	 * Nor does anything without the window (caps_off=push). */
+	if (!emu_has_cap(emu, REFNIC_CAP_TX_PUSH) || rel % REFNIC_PUSH_STRIDE != 0 || val == 0 || val > REFNIC_PUSH_LINE_SIZE ||
 	    val % 8 != 0 || qid >= emu->params.max_queues)
 		return;
 	xfers = push_arrive(emu, emu->bar0 + off, val, line, &whole);

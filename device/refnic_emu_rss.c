@@ -107,7 +107,7 @@ rss_set(struct refnic_emu *emu, const struct refnic_admin_buf *buf)
 uint16_t
 refnic_emu_admin_rss(struct refnic_emu *emu, const struct refnic_admin_cmd *cmd)
 {
-	if (!(emu_reg_read(emu, REFNIC_REG_CAPS_LO) & REFNIC_CAP_RSS))
+	if (!emu_has_cap(emu, REFNIC_CAP_RSS))
 		return REFNIC_ADMIN_STS_UNSUPPORTED;	/* caps_off=rss */
 	return cmd->opcode == REFNIC_ADMIN_RSS_SET ? rss_set(emu, &cmd->buf) :
 		refnic_emu_admin_dma_to_host(emu, cmd, &emu->rss, sizeof(emu->rss));

@@ -11,6 +11,8 @@
  * every mbuf comes back.
  */
 
+#include <string.h>
+
 #include <rte_errno.h>
 #include <rte_mempool.h>
 
@@ -243,12 +245,39 @@ test_offloads_not_offered(void)
 }
 
 /*
+ * A push line stored behind the driver's back into TX queue 0's window:
+ * one whole 64-byte frame to the port itself, the queue's next slot.
+ */
+static void
+cf_push_raw_frame(void)
+{
+	struct {
+		struct refnic_push_hdr h;
+		struct refnic_tx_desc d;
+		uint8_t frame[64];
+	} __rte_aligned(8) line = {
+		.h = { .tail = 2, .nb_desc = 1, .inline_len = 64 },
+		.d = { .len = 64, .flags = REFNIC_TXD_EOP },
+	};
+	struct refnic_emu_resources res;
+	uint32_t off = REFNIC_PUSH_LINE(0);
+
+	rte_eth_macaddr_get(cf_port, (struct rte_ether_addr *)line.frame);
+	line.frame[12] = 0x08;	/* IPv4's ethertype: a frame like any */
+	refnic_emu_get_resources(refnic_emu_lookup(CF), &res);
+	memcpy(res.bar0 + off, &line, sizeof(line));
+	res.trap(res.trap_ctx, off, sizeof(line));
+}
+
+/*
  * A device without VLAN filters, moderation and the push window
  * (caps_off=vlan_filter+moderation+push) offers none of them: VLAN
  * filtering refused at configure, a VLAN filter entry refused, a
  * moderation interval refused, and a lone packet fetched through TAIL,
- * never pushed (the device sends no push line). (caps_off=scatter:
- * test_mtu_limits.)
+ * never pushed (the device sends no push line). The device itself takes
+ * no push line written behind the driver's back either. (caps_off=scatter:
+ * test_mtu_limits; moderation in the device: intr's
+ * test_no_moderation_without_capability.)
  */
 static int
 test_caps_off_vlan_filter_moderation_push(void)
@@ -256,6 +285,7 @@ test_caps_off_vlan_filter_moderation_push(void)
 	struct rte_eth_conf conf = { .rxmode.offloads = RTE_ETH_RX_OFFLOAD_VLAN_FILTER };
 	struct refnic_hw_stats hw;
 	struct rte_eth_dev_info info;
+	struct rte_mbuf *m;
 
 	TEST_ASSERT_SUCCESS(cf_create("caps_off=vlan_filter+moderation+push"), "");
 	TEST_ASSERT_SUCCESS(rte_eth_dev_info_get(cf_port, &info), "");
@@ -273,6 +303,13 @@ test_caps_off_vlan_filter_moderation_push(void)
 		    hw.tx_push_lines, hw.q[0].tx_doorbells);
 	TEST_ASSERT_EQUAL(test_xstat(cf_port, "tx_push_packets"), 0, "pushed");
 	TEST_ASSERT_EQUAL(test_xstat(cf_port, "tx_fetch_packets"), 1, "fetched");
+	cf_push_raw_frame();
+	TEST_ASSERT_EQUAL(test_rx_wait_ms(cf_port, &m, 1, 50), 0,
+			  "a device without the window sent a pushed frame");
+	test_hw_stats(CF, &hw);
+	TEST_ASSERT(hw.tx_push_lines == 0 && hw.q[0].tx_packets == 1,
+		    "raw push line: %" PRIu64 " lines taken, %" PRIu64 " packets sent",
+		    hw.tx_push_lines, hw.q[0].tx_packets);
 	TEST_ASSERT_SUCCESS(rte_eth_dev_stop(cf_port), "");
 	return cf_works();
 }

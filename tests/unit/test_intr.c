@@ -12,6 +12,7 @@
 
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -311,6 +312,61 @@ test_itr_bounds_interrupts(void)
 	in_pair_destroy();
 	TEST_ASSERT_SUCCESS(r.ret, "frames lost, or rx_q0_itr_us is not 2000");
 	return in_assert_bounded(&r, "as devarg");
+}
+
+/*
+ * A device without moderation (caps_off=moderation) raises at once, whatever
+ * its interval registers say: the driver refuses the API (config suite),
+ * and an interval written behind the driver's back holds nothing back.
+ * Inline, so that the raise is done when the sender's burst returns.
+ */
+static int
+test_no_moderation_without_capability(void)
+{
+	const uint32_t off = REFNIC_REG_VEC(REFNIC_QUEUE_VECTOR(0)) + REFNIC_VEC_RX_ITR_US;
+	struct refnic_emu_resources res;
+	struct rte_ether_addr mac_b;
+	char *env = getenv("REFNIC_TEST_DEVARGS");
+	struct refnic_hw_stats hw;
+	struct rte_mbuf *m;
+	unsigned int i;
+	int ret = 0;
+
+	/* Inline whatever the run's devargs say (they are given once). */
+	env = env != NULL ? strdup(env) : NULL;
+	setenv("REFNIC_TEST_DEVARGS", "profile=ideal,exec=inline", 1);
+	ret = in_pair("itr=off,caps_off=moderation", true);
+	if (env != NULL)
+		setenv("REFNIC_TEST_DEVARGS", env, 1);
+	else
+		unsetenv("REFNIC_TEST_DEVARGS");
+	free(env);
+	TEST_ASSERT_SUCCESS(ret, "pair");
+	refnic_emu_get_resources(refnic_emu_lookup(IN_B), &res);
+	*(volatile uint32_t *)(res.bar0 + off) = REFNIC_ITR_MAX_US;
+	res.trap(res.trap_ctx, off, REFNIC_ITR_MAX_US);
+	rte_eth_macaddr_get(in_b, &mac_b);
+	for (i = 1; ret == 0 && i <= 3; i++) {
+		rte_eth_dev_rx_intr_enable(in_b, 0);
+		m = test_make_pkt(&mac_b, 64, i, 1);
+		if (test_tx_all(in_a, &m, 1) != 1) {
+			ret = -1;
+			break;
+		}
+		test_hw_stats(IN_B, &hw);
+		if (hw.q[0].rx_interrupts != i) {
+			printf("    frame %u: %" PRIu64 " interrupts raised, %u expected\n", i,
+			       hw.q[0].rx_interrupts, i);
+			ret = -2;
+		}
+		if (test_rx_wait(in_b, &m, 1) != 1)
+			ret = -3;
+		else
+			rte_pktmbuf_free(m);
+	}
+	in_pair_destroy();
+	TEST_ASSERT_SUCCESS(ret, "an interval held an interrupt back");
+	return TEST_SUCCESS;
 }
 
 /* A disarmed vector never fires; frames still arrive for polling. */
@@ -811,6 +867,7 @@ const struct unit_test_suite refnic_intr_suite = {
 		TEST_CASE(test_rx_intr_wakes_and_sleeps),
 		TEST_CASE(test_itr_bounds_interrupts),
 		TEST_CASE(test_disarmed_never_fires),
+		TEST_CASE(test_no_moderation_without_capability),
 		TEST_CASE(test_arm_with_pending_fires),
 		TEST_CASE(test_tx_intr),
 		TEST_CASE(test_itr_api),
