@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <sys/eventfd.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <rte_cycles.h>
@@ -54,6 +55,8 @@
 #define ENGINE_SHARED_MIN_DOZE_US 2	/* the same, sharing a CPU */
 #define ENGINE_MAX_DOZE_US	100000	/* re-check state at least this often */
 #define ENGINE_TIMER_SLACK_NS	1000	/* wake on time for microsecond events */
+#define ENGINE_CONTENTION_MS	100	/* preemptions counted over this long */
+#define ENGINE_CONTENDED_PREEMPTIONS 4	/* this many: another thread wants the CPU */
 #define ENGINE_MAX_CABLE_FDS	32	/* cables from outside it sleeps on */
 
 struct refnic_emu_list refnic_emu_devices = TAILQ_HEAD_INITIALIZER(refnic_emu_devices);
@@ -91,6 +94,33 @@ engines_share_cpu_set(bool share)
 {
 	__atomic_store_n(&engines_share_cpu, share, __ATOMIC_RELAXED);
 }
+
+/*
+ * A CPU no lcore of this process uses may be busy all the same: another
+ * process's lcores poll it (two processes on a cable, each on its own
+ * core). An engine that polls there takes that CPU from them a scheduler
+ * slice at a time (milliseconds of stall). The scheduler says so: an engine
+ * preempted again and again is not alone on its CPU, and from then on all
+ * engines doze as soon as they have no work, as on a shared CPU.
+ */
+static void
+engine_check_contention(uint64_t now, uint64_t *next_check, long *nivcsw)
+{
+	struct rusage ru;
+
+	if (now < *next_check || engines_share_cpu_get() ||
+	    getrusage(RUSAGE_THREAD, &ru) != 0)
+		return;
+	*next_check = now + ENGINE_CONTENTION_MS * rte_get_tsc_hz() / 1000;
+	if (*nivcsw >= 0 && ru.ru_nivcsw - *nivcsw >= ENGINE_CONTENDED_PREEMPTIONS) {
+		engines_share_cpu_set(true);
+		EMU_LOG(INFO, "engine %u: preempted %ld times in %u ms: its CPU is another "
+			"thread's too; engines doze as soon as they are idle",
+			refnic_engine_id, ru.ru_nivcsw - *nivcsw, ENGINE_CONTENTION_MS);
+	}
+	*nivcsw = ru.ru_nivcsw;
+}
+
 static unsigned int engine_users;	/* devices */
 static bool engine_stop;
 
@@ -373,11 +403,12 @@ engine_doze(unsigned int k, uint64_t now, uint64_t next_due_tsc)
 static void *
 engine_main(void *arg)
 {
-	uint64_t idle_poll_tsc = (engines_share_cpu_get() ? ENGINE_SHARED_IDLE_POLL_US :
-				  ENGINE_IDLE_POLL_US) * rte_get_tsc_hz() / 1000000;
-	uint64_t settle_tsc = ENGINE_HEADS_SETTLE_US * rte_get_tsc_hz() / 1000000;
+	const uint64_t us_tsc = rte_get_tsc_hz() / 1000000;
+	uint64_t settle_tsc = ENGINE_HEADS_SETTLE_US * us_tsc;
 	uint64_t last_work = rte_get_tsc_cycles(), last_busy = last_work;
+	uint64_t next_contention_check = 0;
 	unsigned int k = (uintptr_t)arg;
+	long nivcsw = -1;
 
 	refnic_engine_id = k;
 	refnic_shard_id = k;
@@ -403,7 +434,11 @@ engine_main(void *arg)
 		if (work != 0) {
 			last_work = now;
 			last_busy = now;
-		} else if (now - last_work < idle_poll_tsc) {
+			continue;
+		}
+		engine_check_contention(now, &next_contention_check, &nivcsw);
+		if (now - last_work < (engines_share_cpu_get() ? ENGINE_SHARED_IDLE_POLL_US :
+				       ENGINE_IDLE_POLL_US) * us_tsc) {
 			rte_pause();
 		} else {
 			engine_doze(k, now, next_due_tsc);
@@ -438,7 +473,8 @@ engine_cpuset(cpu_set_t *set)
 			if (CPU_ISSET(cpu, &used))
 				CPU_CLR(cpu, set);
 	}
-	engines_share_cpu_set(CPU_COUNT(set) == 0);
+	if (CPU_COUNT(set) == 0)
+		engines_share_cpu_set(true);
 	if (engines_share_cpu_get())
 		*set = rte_lcore_cpuset(rte_get_main_lcore());
 }
@@ -492,6 +528,7 @@ engines_stop(void)
 		engines[k].kick_fd = -1;
 	}
 	nb_engines = 0;
+	engines_share_cpu_set(false);	/* the next ones look afresh */
 }
 
 /* Start engine k, and tell the links there is one more engine to kick. */

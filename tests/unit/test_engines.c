@@ -9,7 +9,10 @@
  */
 
 #include <dirent.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "test_common.h"
@@ -214,6 +217,112 @@ test_engines_offloads_in_parallel(void)
 	return TEST_SUCCESS;
 }
 
+/* The first engine thread's id, 0 if none. */
+static pid_t
+engine_tid(void)
+{
+	DIR *dir = opendir("/proc/self/task");
+	struct dirent *de;
+	char path[300], comm[32];
+	pid_t tid = 0;
+	FILE *f;
+
+	while (tid == 0 && dir != NULL && (de = readdir(dir)) != NULL) {
+		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", de->d_name);
+		f = fopen(path, "r");
+		if (f == NULL)
+			continue;
+		if (fgets(comm, sizeof(comm), f) != NULL &&
+		    strncmp(comm, "refnic-engine", strlen("refnic-engine")) == 0)
+			tid = atoi(de->d_name);
+		fclose(f);
+	}
+	if (dir != NULL)
+		closedir(dir);
+	return tid;
+}
+
+/* Nanoseconds thread tid has run on a CPU (the scheduler's count). */
+static uint64_t
+thread_ran_ns(pid_t tid)
+{
+	unsigned long long ns = 0;
+	char path[64];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/schedstat", (int)tid);
+	f = fopen(path, "r");
+	if (f != NULL) {
+		if (fscanf(f, "%llu", &ns) != 1)
+			ns = 0;
+		fclose(f);
+	}
+	return ns;
+}
+
+/* Another process's lcore, as the engine's CPU sees it: always runnable. */
+struct en_hog {
+	cpu_set_t cpus;
+	bool stop;
+};
+
+static void *
+en_hog_main(void *arg)
+{
+	struct en_hog *h = arg;
+
+	pthread_setaffinity_np(pthread_self(), sizeof(h->cpus), &h->cpus);
+	while (!__atomic_load_n(&h->stop, __ATOMIC_RELAXED))
+		rte_pause();
+	return NULL;
+}
+
+/* The port's counters read every millisecond for ms: an admin command each. */
+static void
+en_admin_for_ms(unsigned int ms)
+{
+	uint64_t end = rte_get_timer_cycles() + ms * rte_get_timer_hz() / 1000;
+	struct rte_eth_stats st;
+
+	while (rte_get_timer_cycles() < end) {
+		rte_eth_stats_get(port_a, &st);
+		rte_delay_us_sleep(1000);
+	}
+}
+
+/*
+ * An engine on a CPU no lcore of this process uses may still share it
+ * (another process's lcores poll it): it must then give the CPU up as soon
+ * as it is idle, not poll on for milliseconds after each piece of work. A
+ * busy thread on the engine's CPU and an admin command every millisecond:
+ * once it has noticed, the engine runs under 5% of the time (its work is
+ * 2%), where a polling one took 11% and more, from the busy thread.
+ */
+static int
+test_engines_yield_a_busy_cpu(void)
+{
+	struct en_hog hog = { .stop = false };
+	pid_t tid = engine_tid();
+	uint64_t ran, t0, elapsed;
+	pthread_t th;
+
+	TEST_ASSERT(tid > 0, "no engine thread");
+	TEST_ASSERT_SUCCESS(sched_getaffinity(tid, sizeof(hog.cpus), &hog.cpus), "");
+	TEST_ASSERT_SUCCESS(pthread_create(&th, NULL, en_hog_main, &hog), "");
+	en_admin_for_ms(300);			/* it notices */
+	ran = thread_ran_ns(tid);
+	t0 = rte_get_timer_cycles();
+	en_admin_for_ms(500);
+	elapsed = (rte_get_timer_cycles() - t0) * 1000000000 / rte_get_timer_hz();
+	ran = thread_ran_ns(tid) - ran;
+	__atomic_store_n(&hog.stop, true, __ATOMIC_RELAXED);
+	pthread_join(th, NULL);
+	printf("    engine ran %" PRIu64 " us of %" PRIu64 " us beside a busy thread\n",
+	       ran / 1000, elapsed / 1000);
+	TEST_ASSERT(ran * 20 < elapsed, "the engine polled a CPU another thread wants");
+	return TEST_SUCCESS;
+}
+
 /* The engines stop with the last device; a bad count fails the probe. */
 static int
 test_engines_devarg(void)
@@ -240,6 +349,7 @@ const struct unit_test_suite refnic_engines_suite = {
 	.cases = {
 		TEST_CASE(test_engines_share_an_rx_queue),
 		TEST_CASE(test_engines_offloads_in_parallel),
+		TEST_CASE(test_engines_yield_a_busy_cpu),
 		TEST_CASE(test_engines_devarg),
 		TEST_CASES_END()
 	},
