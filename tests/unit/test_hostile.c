@@ -33,9 +33,9 @@ event_cb(uint16_t port, enum rte_eth_event_type type, void *arg __rte_unused,
 	 void *ret __rte_unused)
 {
 	if (type == RTE_ETH_EVENT_RECOVERY_SUCCESS)
-		__atomic_fetch_add(&recovered_events[port], 1, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&recovered_events[port], 1, __ATOMIC_RELEASE);
 	else
-		__atomic_fetch_add(&reset_events[port], 1, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&reset_events[port], 1, __ATOMIC_RELEASE);
 	return 0;
 }
 
@@ -89,7 +89,7 @@ recover(uint16_t port)
 static void
 recover_pending(uint16_t port, unsigned int *seen, struct hostile_run *r)
 {
-	unsigned int now = __atomic_load_n(&reset_events[port], __ATOMIC_RELAXED);
+	unsigned int now = __atomic_load_n(&reset_events[port], __ATOMIC_ACQUIRE);
 
 	while (*seen != now && r->recoveries < MAX_RECOVERIES) {
 		*seen = now;
@@ -97,7 +97,7 @@ recover_pending(uint16_t port, unsigned int *seen, struct hostile_run *r)
 		if (recover(port))
 			break;
 		rte_delay_us_sleep(2000);	/* its failure's event, if any */
-		now = __atomic_load_n(&reset_events[port], __ATOMIC_RELAXED);
+		now = __atomic_load_n(&reset_events[port], __ATOMIC_ACQUIRE);
 		if (*seen == now)
 			*seen = now - 1;	/* not up: try again */
 	}
@@ -209,8 +209,10 @@ hostile_run(const char *corrupt_a, const char *corrupt_b, const char *victim,
 		test_port_destroy(HA);
 		return -1;
 	}
-	reset_events[a] = reset_events[b] = 0;
-	recovered_events[a] = recovered_events[b] = 0;
+	__atomic_store_n(&reset_events[a], 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&reset_events[b], 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&recovered_events[a], 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&recovered_events[b], 0, __ATOMIC_RELAXED);
 	events_watch(a, true);
 	events_watch(b, true);
 	in_use = rte_mempool_in_use_count(test_pool);
@@ -260,8 +262,11 @@ hostile_run(const char *corrupt_a, const char *corrupt_b, const char *victim,
 		    r->b_lost;
 	r->garbled = refnic_emu_corrupted(refnic_emu_lookup(victim));
 	r->after_ok = r->started && hostile_after(a, b, &mac, r, &seen_a, &seen_b);
-	r->events = reset_events[a] + reset_events[b];
-	r->recovered = recovered_events[a] + recovered_events[b];
+	/* Acquire: what the PMD did before its event is seen here. */
+	r->events = __atomic_load_n(&reset_events[a], __ATOMIC_ACQUIRE) +
+		    __atomic_load_n(&reset_events[b], __ATOMIC_ACQUIRE);
+	r->recovered = __atomic_load_n(&recovered_events[a], __ATOMIC_ACQUIRE) +
+		       __atomic_load_n(&recovered_events[b], __ATOMIC_ACQUIRE);
 	rte_eth_dev_stop(a);
 	rte_eth_dev_stop(b);
 	r->in_use_delta = (int)rte_mempool_in_use_count(test_pool) - (int)in_use;

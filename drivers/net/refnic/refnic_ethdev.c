@@ -581,9 +581,11 @@ refnic_dev_recover(struct rte_eth_dev *dev, const struct refnic_recovery_state *
 		return ret;
 	/* The reset took every queue off the device. */
 	for (q = 0; q < dev->data->nb_tx_queues; q++)
-		((struct refnic_tx_queue *)dev->data->tx_queues[q])->started = false;
+		__atomic_store_n(&((struct refnic_tx_queue *)dev->data->tx_queues[q])->started,
+				 false, __ATOMIC_RELEASE);
 	for (q = 0; q < dev->data->nb_rx_queues; q++)
-		((struct refnic_rx_queue *)dev->data->rx_queues[q])->started = false;
+		__atomic_store_n(&((struct refnic_rx_queue *)dev->data->rx_queues[q])->started,
+				 false, __ATOMIC_RELEASE);
 	refnic_queues_free_mbufs(dev);
 	ret = port_start(dev, st);
 	if (ret == 0)
@@ -811,33 +813,37 @@ refnic_stats_get(struct rte_eth_dev *dev, struct rte_eth_stats *stats)
 
 	for (q = 0; q < dev->data->nb_rx_queues; q++) {
 		const struct refnic_rx_queue *rxq = dev->data->rx_queues[q];
+		struct refnic_queue_stats sw;
 
 		if (rxq == NULL)
 			continue;
-		pkts = hw ? cur[q].rx_packets - base[q].rx_packets : rxq->stats.packets;
-		bytes = hw ? cur[q].rx_bytes - base[q].rx_bytes : rxq->stats.bytes;
+		refnic_queue_stats_read(&rxq->stats, &rxq->stats_base, &sw);
+		pkts = hw ? cur[q].rx_packets - base[q].rx_packets : sw.packets;
+		bytes = hw ? cur[q].rx_bytes - base[q].rx_bytes : sw.bytes;
 		stats->ipackets += pkts;
 		stats->ibytes += bytes;
-		stats->ierrors += rxq->stats.errors;
-		stats->rx_nombuf += rxq->stats.nombuf;
+		stats->ierrors += sw.errors;
+		stats->rx_nombuf += sw.nombuf;
 		if (hw)
 			stats->imissed += cur[q].rx_no_buffer - base[q].rx_no_buffer;
 		if (q < RTE_ETHDEV_QUEUE_STAT_CNTRS) {
 			stats->q_ipackets[q] = pkts;
 			stats->q_ibytes[q] = bytes;
-			stats->q_errors[q] = rxq->stats.errors;
+			stats->q_errors[q] = sw.errors;
 		}
 	}
 	for (q = 0; q < dev->data->nb_tx_queues; q++) {
 		const struct refnic_tx_queue *txq = dev->data->tx_queues[q];
+		struct refnic_queue_stats sw;
 
 		if (txq == NULL)
 			continue;
-		pkts = hw ? cur[q].tx_packets - base[q].tx_packets : txq->stats.packets;
-		bytes = hw ? cur[q].tx_bytes - base[q].tx_bytes : txq->stats.bytes;
+		refnic_queue_stats_read(&txq->stats, &txq->stats_base, &sw);
+		pkts = hw ? cur[q].tx_packets - base[q].tx_packets : sw.packets;
+		bytes = hw ? cur[q].tx_bytes - base[q].tx_bytes : sw.bytes;
 		stats->opackets += pkts;
 		stats->obytes += bytes;
-		stats->oerrors += txq->stats.errors;
+		stats->oerrors += sw.errors;
 		if (hw)
 			stats->oerrors += cur[q].tx_malformed - base[q].tx_malformed;
 		if (q < RTE_ETHDEV_QUEUE_STAT_CNTRS) {
@@ -855,14 +861,18 @@ refnic_stats_reset(struct rte_eth_dev *dev)
 	struct refnic_adapter *ad = refnic_adapter(dev);
 	uint16_t q;
 
-	for (q = 0; q < dev->data->nb_rx_queues; q++)
-		if (dev->data->rx_queues[q] != NULL)
-			memset(&((struct refnic_rx_queue *)dev->data->rx_queues[q])->stats, 0,
-			       sizeof(struct refnic_queue_stats));
-	for (q = 0; q < dev->data->nb_tx_queues; q++)
-		if (dev->data->tx_queues[q] != NULL)
-			memset(&((struct refnic_tx_queue *)dev->data->tx_queues[q])->stats, 0,
-			       sizeof(struct refnic_queue_stats));
+	for (q = 0; q < dev->data->nb_rx_queues; q++) {
+		struct refnic_rx_queue *rxq = dev->data->rx_queues[q];
+
+		if (rxq != NULL)
+			refnic_queue_stats_read(&rxq->stats, NULL, &rxq->stats_base);
+	}
+	for (q = 0; q < dev->data->nb_tx_queues; q++) {
+		struct refnic_tx_queue *txq = dev->data->tx_queues[q];
+
+		if (txq != NULL)
+			refnic_queue_stats_read(&txq->stats, NULL, &txq->stats_base);
+	}
 	pthread_mutex_lock(&ad->stats_lock);
 	if (!ad->failed && refnic_fetch_hw_stats_baseline(ad) == 0)
 		ad->hw_stats_base = ad->hw_stats;

@@ -9,14 +9,18 @@
  * burst function included), and acted on from an EAL alarm, on the
  * interrupt thread where ethdev callbacks run:
  *  - a started port recovers proactively (dev_info.err_handle_mode is
- *    PROACTIVE): RTE_ETH_EVENT_ERR_RECOVERING, the data path switched to
- *    ethdev's dummy bursts, the device reset, the whole configuration
+ *    PROACTIVE): RTE_ETH_EVENT_ERR_RECOVERING, every burst let out of the
+ *    port's queues and kept out (bursts_quiesce()), the device reset, the whole configuration
  *    restored as a restart would, then RTE_ETH_EVENT_RECOVERY_SUCCESS; or,
  *    after RECOVERY_ATTEMPTS, RTE_ETH_EVENT_RECOVERY_FAILED with the port
  *    left stopped, for rte_eth_dev_reset();
  *  - a port that is not started gets RTE_ETH_EVENT_INTR_RESET, as from a
  *    PF that reset its VFs: the application resets it when it wants it.
  */
+
+#include <linux/membarrier.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <rte_alarm.h>
 #include <rte_string_fns.h>
@@ -26,6 +30,7 @@
 #include "refnic_rxtx.h"
 
 #define RECOVERY_ATTEMPTS	3
+#define QUIESCE_MAX_MS		1000	/* for a burst to leave a queue */
 
 /* A failure a secondary process found, for the primary to act on. */
 #define FAILURE_MP_ACTION	"refnic_port_failure"
@@ -48,43 +53,77 @@ reset_event_alarm(void *arg)
 }
 
 /*
- * Every lcore's next burst returns 0; the ones under way are let finish.
- * This process's bursts go to ethdev's dummies; a secondary process's, which
- * run from its own table, find their queues stopped (the recovery starts
- * them again).
+ * Every thread of every process passes a full barrier: a burst that
+ * marked itself in (refnic_burst_enter()) before it read started is seen
+ * in. False where the kernel has no such barrier.
+ */
+static bool
+membarrier_global(void)
+{
+	static int supported = -1;
+	long cmds;
+
+	if (supported < 0) {
+		cmds = syscall(__NR_membarrier, MEMBARRIER_CMD_QUERY, 0);
+		supported = cmds >= 0 && (cmds & MEMBARRIER_CMD_GLOBAL);
+	}
+	return supported && syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0) == 0;
+}
+
+/* Wait for the burst inside a queue, if any, to leave it. */
+static void
+burst_wait(const uint32_t *in_burst, uint64_t deadline, uint16_t port_id, const char *kind,
+	   uint16_t q)
+{
+	while (__atomic_load_n(in_burst, __ATOMIC_ACQUIRE) != 0) {
+		if (rte_get_timer_cycles() > deadline) {
+			/* A secondary killed mid-burst leaves its mark. */
+			PMD_DRV_LOG(ERR, "port %u: a burst stays inside %s queue %u; going on",
+				    port_id, kind, q);
+			return;
+		}
+		rte_pause();
+	}
+}
+
+/*
+ * No burst of this port inside the PMD, and none gets in until a queue is
+ * started again, in this process or a secondary: started cleared, the
+ * barrier, then each queue's burst let out.
  */
 static void
-datapath_pause(struct rte_eth_dev *dev)
+bursts_quiesce(struct rte_eth_dev *dev)
 {
-	struct rte_eth_fp_ops *fpo = &rte_eth_fp_ops[dev->data->port_id];
+	uint64_t deadline;
 	uint16_t q;
 
-	fpo->rx_pkt_burst = rte_eth_pkt_burst_dummy;
-	fpo->tx_pkt_burst = rte_eth_pkt_burst_dummy;
 	for (q = 0; q < dev->data->nb_rx_queues; q++) {
 		struct refnic_rx_queue *rxq = dev->data->rx_queues[q];
 
 		if (rxq != NULL)
-			__atomic_store_n(&rxq->started, false, __ATOMIC_RELAXED);
+			__atomic_store_n(&rxq->started, false, __ATOMIC_SEQ_CST);
 	}
 	for (q = 0; q < dev->data->nb_tx_queues; q++) {
 		struct refnic_tx_queue *txq = dev->data->tx_queues[q];
 
 		if (txq != NULL)
-			__atomic_store_n(&txq->started, false, __ATOMIC_RELAXED);
+			__atomic_store_n(&txq->started, false, __ATOMIC_SEQ_CST);
 	}
-	rte_mb();
-	rte_delay_ms(REFNIC_BURST_GRACE_MS);
-}
+	if (!membarrier_global())
+		rte_delay_ms(REFNIC_BURST_GRACE_MS);	/* their stores drain meanwhile */
+	deadline = rte_get_timer_cycles() + rte_get_timer_hz() * QUIESCE_MAX_MS / 1000;
+	for (q = 0; q < dev->data->nb_rx_queues; q++) {
+		struct refnic_rx_queue *rxq = dev->data->rx_queues[q];
 
-static void
-datapath_resume(struct rte_eth_dev *dev)
-{
-	struct rte_eth_fp_ops *fpo = &rte_eth_fp_ops[dev->data->port_id];
+		if (rxq != NULL)
+			burst_wait(&rxq->in_burst, deadline, dev->data->port_id, "RX", q);
+	}
+	for (q = 0; q < dev->data->nb_tx_queues; q++) {
+		struct refnic_tx_queue *txq = dev->data->tx_queues[q];
 
-	rte_mb();
-	fpo->rx_pkt_burst = dev->rx_pkt_burst;
-	fpo->tx_pkt_burst = dev->tx_pkt_burst;
+		if (txq != NULL)
+			burst_wait(&txq->in_burst, deadline, dev->data->port_id, "TX", q);
+	}
 }
 
 static void
@@ -105,14 +144,13 @@ recovery_alarm(void *arg)
 		return;
 	}
 	rte_eth_dev_callback_process(dev, RTE_ETH_EVENT_ERR_RECOVERING, NULL);
-	datapath_pause(dev);
+	bursts_quiesce(dev);
 	refnic_recovery_state_save(dev, &saved);
 	for (attempt = 0; attempt < RECOVERY_ATTEMPTS && ret != 0; attempt++)
 		ret = refnic_dev_recover(dev, &saved);
 	__atomic_store_n(&ad->recovering, false, __ATOMIC_RELEASE);
 	if (ret == 0) {
 		__atomic_store_n(&ad->reset_event_sent, false, __ATOMIC_RELEASE);
-		datapath_resume(dev);
 		__atomic_fetch_add(&ad->failure_stats.recoveries, 1, __ATOMIC_RELAXED);
 		PMD_DRV_LOG(NOTICE, "port %u: recovered", port_id);
 		rte_eth_dev_callback_process(dev, RTE_ETH_EVENT_RECOVERY_SUCCESS, NULL);

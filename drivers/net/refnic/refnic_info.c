@@ -156,6 +156,7 @@ state_rxq(struct rte_eth_dev *dev, uint16_t q, struct refnic_state_sink *s)
 {
 	const struct refnic_adapter *ad = refnic_adapter(dev);
 	const struct refnic_rx_queue *rxq = dev->data->rx_queues[q];
+	struct refnic_queue_stats sw;
 	struct rte_eth_burst_mode mode;
 
 	if (rxq == NULL)
@@ -168,10 +169,11 @@ state_rxq(struct rte_eth_dev *dev, uint16_t q, struct refnic_state_sink *s)
 	s->u64(s, "phase", rxq->phase);
 	s->u64(s, "free_thresh", rxq->free_thresh);
 	s->u64(s, "buf_size", rxq->buf_size);
-	s->u64(s, "packets", rxq->stats.packets);
-	s->u64(s, "bytes", rxq->stats.bytes);
-	s->u64(s, "errors", rxq->stats.errors);
-	s->u64(s, "nombuf", rxq->stats.nombuf);
+	refnic_queue_stats_read(&rxq->stats, &rxq->stats_base, &sw);
+	s->u64(s, "packets", sw.packets);
+	s->u64(s, "bytes", sw.bytes);
+	s->u64(s, "errors", sw.errors);
+	s->u64(s, "nombuf", sw.nombuf);
 	refnic_queue_hw_counters(ad, q, false, s);
 	state_itr(&ad->itr[q].rx, s);
 	state_doorbell_queue(ad, &ad->db.rxq[q], refnic_db_queue_recoveries(ad, q, false), s);
@@ -182,6 +184,7 @@ state_txq(struct rte_eth_dev *dev, uint16_t q, struct refnic_state_sink *s)
 {
 	const struct refnic_adapter *ad = refnic_adapter(dev);
 	const struct refnic_tx_queue *txq = dev->data->tx_queues[q];
+	struct refnic_queue_stats sw;
 	struct rte_eth_burst_mode mode;
 
 	if (txq == NULL)
@@ -194,9 +197,10 @@ state_txq(struct rte_eth_dev *dev, uint16_t q, struct refnic_state_sink *s)
 	s->u64(s, "device_head", txq->hw_head);
 	s->u64(s, "free", txq->nb_free);
 	s->u64(s, "free_thresh", txq->free_thresh);
-	s->u64(s, "packets", txq->stats.packets);
-	s->u64(s, "bytes", txq->stats.bytes);
-	s->u64(s, "errors", txq->stats.errors);
+	refnic_queue_stats_read(&txq->stats, &txq->stats_base, &sw);
+	s->u64(s, "packets", sw.packets);
+	s->u64(s, "bytes", sw.bytes);
+	s->u64(s, "errors", sw.errors);
 	refnic_queue_hw_counters(ad, q, true, s);
 	state_itr(&ad->itr[q].tx, s);
 	state_doorbell_queue(ad, &ad->db.txq[q], refnic_db_queue_recoveries(ad, q, true), s);

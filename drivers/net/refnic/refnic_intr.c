@@ -285,7 +285,8 @@ rxq_intr_write(struct rte_eth_dev *dev, uint16_t qid, bool arm)
 	if (rxq == NULL || !queue_intr_ready(dev, rxq->started))
 		return -EINVAL;
 	if (arm)
-		refnic_itr_adapt(ad, qid, false, rxq->stats.packets, rxq->size);
+		refnic_itr_adapt(ad, qid, false,
+				 __atomic_load_n(&rxq->stats.packets, __ATOMIC_RELAXED), rxq->size);
 	refnic_reg_write(&ad->hw, REFNIC_REG_RXQ(qid) + REFNIC_Q_CQ_HEAD,
 			 rxq->next | (arm ? REFNIC_Q_CQ_ARM : 0));
 	return 0;
@@ -321,7 +322,8 @@ txq_intr_write(uint16_t port_id, uint16_t qid, bool arm)
 		return -EINVAL;
 	}
 	if (arm)
-		refnic_itr_adapt(ad, qid, true, txq->stats.packets, txq->size);
+		refnic_itr_adapt(ad, qid, true,
+				 __atomic_load_n(&txq->stats.packets, __ATOMIC_RELAXED), txq->size);
 	refnic_reg_write(&ad->hw, REFNIC_REG_TXQ(qid) + REFNIC_Q_CQ_HEAD,
 			 txq->cq_head | (arm ? REFNIC_Q_CQ_ARM : 0));
 	return 0;

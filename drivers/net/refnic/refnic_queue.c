@@ -240,7 +240,7 @@ refnic_rx_queue_hw_start(struct rte_eth_dev *dev, struct refnic_rx_queue *rxq)
 	rxq->tail = 0;
 	rxq->phase = REFNIC_PHASE_BIT;
 	rxq->broken = false;
-	rxq->started = false;
+	__atomic_store_n(&rxq->started, false, __ATOMIC_RELEASE);
 	ret = queue_create(dev, REFNIC_QTYPE_RX, rxq->qid, rxq->size, rxq->mz->iova,
 			   rxq->mz->iova + rxq->size * sizeof(*rxq->ring), rxq->buf_size);
 	if (ret != 0)
@@ -284,7 +284,7 @@ refnic_tx_queue_hw_start(struct rte_eth_dev *dev, struct refnic_tx_queue *txq)
 int
 refnic_rx_queue_hw_stop(struct rte_eth_dev *dev, struct refnic_rx_queue *rxq)
 {
-	rxq->started = false;
+	__atomic_store_n(&rxq->started, false, __ATOMIC_RELEASE);
 	dev->data->rx_queue_state[rxq->qid] = RTE_ETH_QUEUE_STATE_STOPPED;
 	return queue_destroy(refnic_adapter(dev), REFNIC_QTYPE_RX, rxq->qid);
 }
@@ -292,7 +292,7 @@ refnic_rx_queue_hw_stop(struct rte_eth_dev *dev, struct refnic_rx_queue *rxq)
 int
 refnic_tx_queue_hw_stop(struct rte_eth_dev *dev, struct refnic_tx_queue *txq)
 {
-	txq->started = false;
+	__atomic_store_n(&txq->started, false, __ATOMIC_RELEASE);
 	dev->data->tx_queue_state[txq->qid] = RTE_ETH_QUEUE_STATE_STOPPED;
 	return queue_destroy(refnic_adapter(dev), REFNIC_QTYPE_TX, txq->qid);
 }

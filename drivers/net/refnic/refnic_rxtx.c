@@ -214,7 +214,7 @@ refnic_rx_refill(struct refnic_rx_queue *rxq)
 		uint16_t run = RTE_MIN(want - done, rxq->size - rxq->tail);
 
 		if (rte_mempool_get_bulk(rxq->mp, (void **)&rxq->sw_ring[rxq->tail], run) != 0) {
-			rxq->stats.nombuf += run;
+			REFNIC_STAT_ADD(rxq->stats.nombuf, run);
 			break;
 		}
 		rx_post(rxq, rxq->tail, run);
@@ -231,7 +231,7 @@ static void
 rx_bad_completion(struct refnic_rx_queue *rxq, uint16_t desc_idx, uint16_t len)
 {
 	rxq->broken = true;
-	rxq->stats.errors++;
+	REFNIC_STAT_ADD(rxq->stats.errors, 1);
 	PMD_DRV_LOG(ERR, "port %u RX queue %u: bad completion (descriptor %u, expected %u, "
 		    "length %u) - queue stopped", rxq->port_id, rxq->qid,
 		    desc_idx, rxq->next, len);
@@ -316,8 +316,8 @@ refnic_rx_scalar(struct refnic_rx_queue *rxq, struct rte_mbuf **pkts, uint16_t n
 	__atomic_store_n(&rxq->phase, phase, __ATOMIC_RELAXED);
 	rxq->pkt_first = first;
 	rxq->pkt_last = last;
-	rxq->stats.packets += nb_rx;
-	rxq->stats.bytes += bytes;
+	REFNIC_STAT_ADD(rxq->stats.packets, nb_rx);
+	REFNIC_STAT_ADD(rxq->stats.bytes, bytes);
 	return nb_rx;
 }
 
@@ -328,10 +328,11 @@ refnic_recv_pkts(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 	uint16_t nb_rx;
 
 	/* A stopped queue is gone from the device: no refill, no TAIL write. */
-	if (unlikely(rxq->broken || !rxq->started))
+	if (unlikely(!refnic_burst_enter(&rxq->in_burst, &rxq->started, &rxq->broken)))
 		return 0;
 	nb_rx = refnic_rx_scalar(rxq, pkts, nb_pkts);
 	refnic_rx_refill(rxq);
+	refnic_burst_leave(&rxq->in_burst);
 	return nb_rx;
 }
 
@@ -424,7 +425,7 @@ tx_scan(struct refnic_tx_queue *txq, bool consume)
 		return head;
 	if (unlikely(bad)) {
 		txq->broken = true;
-		txq->stats.errors++;
+		REFNIC_STAT_ADD(txq->stats.errors, 1);
 		PMD_DRV_LOG(ERR, "port %u TX queue %u: completion head %u outside [%u, %u] - "
 			    "queue stopped", txq->port_id, txq->qid, bad_head, head, txq->tail);
 		refnic_queue_failed(refnic_adapter(&rte_eth_devices[txq->port_id]),
@@ -649,15 +650,15 @@ refnic_tx_notify(struct refnic_tx_queue *txq, struct rte_mbuf **pkts, uint16_t n
 		    pkts[0]->nb_segs <= REFNIC_PUSH_MAX_DESC) {
 			refnic_tx_push(hw, txq, pkts[0], txq->tail, tail);
 			__atomic_store_n(&txq->tail, tail, __ATOMIC_RELAXED);
-			txq->stats.push++;
+			REFNIC_STAT_ADD(txq->stats.push, 1);
 		} else {
 			__atomic_store_n(&txq->tail, tail, __ATOMIC_RELAXED);
 			refnic_reg_write(hw, txq->tail_reg, tail);
 		}
 	}
-	txq->stats.packets += nb_taken - dropped;
-	txq->stats.bytes += bytes;
-	txq->stats.errors += dropped;
+	REFNIC_STAT_ADD(txq->stats.packets, nb_taken - dropped);
+	REFNIC_STAT_ADD(txq->stats.bytes, bytes);
+	REFNIC_STAT_ADD(txq->stats.errors, dropped);
 }
 
 uint16_t
@@ -665,15 +666,17 @@ refnic_xmit_pkts(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 {
 	struct refnic_tx_queue *txq = queue;
 	uint64_t bytes = 0, dropped = 0;
-	uint16_t tail = txq->tail, n;
+	uint16_t tail, n;
 
 	/* Nothing sent is nothing claimed: the application keeps its mbufs. */
-	if (unlikely(txq->broken || !txq->started))
+	if (unlikely(!refnic_burst_enter(&txq->in_burst, &txq->started, &txq->broken)))
 		return 0;
+	tail = txq->tail;
 	if (txq->nb_free < txq->free_thresh)
 		refnic_tx_reclaim(txq);
 	n = refnic_tx_scalar(txq, pkts, nb_pkts, &tail, &bytes, &dropped);
 	refnic_tx_notify(txq, pkts, n, tail, bytes, dropped);
+	refnic_burst_leave(&txq->in_burst);
 	return n;
 }
 

@@ -38,6 +38,40 @@ refnic_rx_flow_mark(const struct refnic_rx_cpl *cpl, uint16_t flags, struct rte_
 	}
 }
 
+/*
+ * A burst's way into a queue and out. While in_burst is set the queue is
+ * the lcore's; refnic_bursts_quiesce() clears started, has every thread's
+ * stores seen (membarrier: nothing is added to this path) and waits for
+ * in_burst to clear, after which no burst is inside and none gets in.
+ * Also for a secondary's lcores: the barrier is system-wide.
+ */
+static __rte_always_inline bool
+refnic_burst_enter(uint32_t *in_burst, const bool *started, const bool *broken)
+{
+	__atomic_store_n(in_burst, 1, __ATOMIC_RELAXED);
+	rte_compiler_barrier();
+	if (likely(__atomic_load_n(started, __ATOMIC_ACQUIRE) &&
+		   !__atomic_load_n(broken, __ATOMIC_RELAXED)))
+		return true;
+	__atomic_store_n(in_burst, 0, __ATOMIC_RELEASE);
+	return false;
+}
+
+static __rte_always_inline void
+refnic_burst_leave(uint32_t *in_burst)
+{
+	__atomic_store_n(in_burst, 0, __ATOMIC_RELEASE);
+}
+
+/*
+ * Per-queue counters: written by the queue's lcore alone, read by control
+ * threads (stats, xstats, the doorbell check) at any time. The lcore's
+ * updates are relaxed atomic stores of a plain sum (a plain mov on x86):
+ * a reader sees each counter whole, and no read-modify-write is locked.
+ */
+#define REFNIC_STAT_ADD(counter, n) \
+	__atomic_store_n(&(counter), (counter) + (n), __ATOMIC_RELAXED)
+
 struct refnic_queue_stats {
 	uint64_t packets;
 	uint64_t bytes;
@@ -46,6 +80,26 @@ struct refnic_queue_stats {
 	uint64_t push;			/* TX: packets pushed (push window); the
 					 * rest of packets the device fetched */
 };
+
+/*
+ * The counters as a control thread reports them: each read whole, less
+ * base, which a reset moves to the current values (the counters themselves
+ * are the lcore's alone: a reset that wrote them would race its sums).
+ */
+static inline void
+refnic_queue_stats_read(const struct refnic_queue_stats *cur,
+			const struct refnic_queue_stats *base, struct refnic_queue_stats *out)
+{
+	const uint64_t *c = (const uint64_t *)cur, *b = (const uint64_t *)base;
+	uint64_t *o = (uint64_t *)out;
+	unsigned int i;
+
+	/* Two control threads may read and reset at once: base whole too. */
+	for (i = 0; i < sizeof(*out) / sizeof(*o); i++)
+		__atomic_store_n(&o[i], __atomic_load_n(&c[i], __ATOMIC_RELAXED) -
+			 (b != NULL ? __atomic_load_n(&b[i], __ATOMIC_RELAXED) : 0),
+			 __ATOMIC_RELAXED);
+}
 
 struct refnic_rx_queue {
 	struct refnic_rx_desc *ring;
@@ -65,12 +119,14 @@ struct refnic_rx_queue {
 	bool started;			/* created on the device */
 	bool deferred_start;		/* not started with the port */
 	bool scatter;			/* frames may span buffers: asked, or the MTU needs it */
+	uint32_t in_burst;		/* an lcore is in a burst (refnic_burst_enter) */
 	uint32_t starts;		/* times started: the doorbell check sees restarts */
 	struct rte_mbuf *pkt_first;	/* frame being assembled across bursts */
 	struct rte_mbuf *pkt_last;
 	struct rte_mempool *mp;
 	uint64_t mbuf_initializer;	/* rearm_data of a received mbuf */
 	struct refnic_queue_stats stats;
+	struct refnic_queue_stats stats_base;	/* control threads': at the last reset */
 	uint16_t qid;
 	uint16_t port_id;
 	uint64_t offloads;
@@ -104,8 +160,10 @@ struct refnic_tx_queue {
 	bool broken;
 	bool started;
 	bool deferred_start;
+	uint32_t in_burst;		/* an lcore is in a burst (refnic_burst_enter) */
 	uint32_t starts;		/* times started: the doorbell check sees restarts */
 	struct refnic_queue_stats stats;
+	struct refnic_queue_stats stats_base;	/* control threads': at the last reset */
 	uint16_t qid;
 	uint16_t port_id;
 	uint64_t offloads;

@@ -139,12 +139,15 @@ uint16_t
 refnic_recv_pkts_vec(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 {
 	struct refnic_rx_queue *rxq = queue;
-	uint32_t ptype_mask = __atomic_load_n(&rxq->ptype_mask, __ATOMIC_RELAXED);
-	uint16_t next = rxq->next, nb_rx = 0, posted;
+	uint16_t next, nb_rx = 0, posted;
+	uint32_t ptype_mask;
 	uint64_t bytes = 0;
 
-	if (unlikely(rxq->broken || !rxq->started))
+	/* The queue's state is read once inside only (a recovery resets it). */
+	if (unlikely(!refnic_burst_enter(&rxq->in_burst, &rxq->started, &rxq->broken)))
 		return 0;
+	ptype_mask = __atomic_load_n(&rxq->ptype_mask, __ATOMIC_RELAXED);
+	next = rxq->next;
 	posted = (rxq->tail - next) & rxq->mask;
 	/* A frame in assembly is the scalar core's to finish. */
 	while (likely(rxq->pkt_first == NULL) && nb_pkts - nb_rx >= VEC && posted >= VEC &&
@@ -183,12 +186,13 @@ refnic_recv_pkts_vec(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 					 __ATOMIC_RELAXED);
 		__atomic_store_n(&rxq->next, next, __ATOMIC_RELAXED);
 	}
-	rxq->stats.packets += nb_rx;
-	rxq->stats.bytes += bytes;
+	REFNIC_STAT_ADD(rxq->stats.packets, nb_rx);
+	REFNIC_STAT_ADD(rxq->stats.bytes, bytes);
 	/* The rest, whatever it is: fewer than four, a wrap, scatter, errors. */
 	if (nb_rx < nb_pkts)
 		nb_rx += refnic_rx_scalar(rxq, pkts + nb_rx, nb_pkts - nb_rx);
 	refnic_rx_refill(rxq);
+	refnic_burst_leave(&rxq->in_burst);
 	return nb_rx;
 }
 
@@ -213,11 +217,12 @@ uint16_t
 refnic_xmit_pkts_vec(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 {
 	struct refnic_tx_queue *txq = queue;
-	uint16_t tail = txq->tail, n = 0, room;
 	uint64_t bytes = 0, dropped = 0;
+	uint16_t tail, n = 0, room;
 
-	if (unlikely(txq->broken || !txq->started))
+	if (unlikely(!refnic_burst_enter(&txq->in_burst, &txq->started, &txq->broken)))
 		return 0;
+	tail = txq->tail;
 	if (txq->nb_free < txq->free_thresh)
 		refnic_tx_reclaim(txq);
 	room = RTE_MIN(nb_pkts, txq->nb_free);
@@ -237,5 +242,6 @@ refnic_xmit_pkts_vec(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 	if (n < nb_pkts)
 		n += refnic_tx_scalar(txq, pkts + n, nb_pkts - n, &tail, &bytes, &dropped);
 	refnic_tx_notify(txq, pkts, n, tail, bytes, dropped);
+	refnic_burst_leave(&txq->in_burst);
 	return n;
 }

@@ -160,9 +160,12 @@ port_xstats_gather(const struct rte_eth_dev *dev, const struct refnic_admin_stat
 	for (q = 0; q < dev->data->nb_tx_queues; q++) {
 		const struct refnic_tx_queue *txq = dev->data->tx_queues[q];
 
+		struct refnic_queue_stats sw;
+
 		if (txq != NULL) {
-			x->tx_push_packets += txq->stats.push;
-			x->tx_fetch_packets += txq->stats.packets - txq->stats.push;
+			refnic_queue_stats_read(&txq->stats, &txq->stats_base, &sw);
+			x->tx_push_packets += sw.push;
+			x->tx_fetch_packets += sw.packets - sw.push;
 		}
 	}
 	for (q = 0; q < REFNIC_MAX_QUEUES; q++) {
