@@ -132,7 +132,7 @@ static void
 config_snapshot(const struct refnic_emu *emu, struct shm_rx_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
-	cfg->state = emu->state;
+	cfg->state = emu_state(emu);
 	cfg->phy_down = emu->phy_down;
 	cfg->nb_queues = emu->params.max_queues;
 	cfg->mtu = emu->mtu;

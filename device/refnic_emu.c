@@ -56,7 +56,7 @@ emu_set_status(struct refnic_emu *emu, enum refnic_hw_state state)
 {
 	uint32_t status = emu_reg_read(emu, REFNIC_REG_STATUS);
 
-	emu->state = state;
+	emu_state_set(emu, state);
 	status = (status & ~REFNIC_STATUS_STATE_MASK) | state;
 	if (state == REFNIC_STATE_FATAL)
 		status |= REFNIC_STATUS_FATAL;
@@ -184,7 +184,7 @@ emu_service_control(struct refnic_emu *emu, uint64_t now, uint64_t *next_due_tsc
 		refnic_engine_unlock_others(emu);
 		(*work)++;
 	}
-	if (emu->state == REFNIC_STATE_RESETTING) {
+	if (emu_state(emu) == REFNIC_STATE_RESETTING) {
 		if (now < emu->reset_done_tsc) {
 			if (emu->reset_done_tsc != UINT64_MAX)
 				*next_due_tsc = RTE_MIN(*next_due_tsc, emu->reset_done_tsc);
@@ -197,7 +197,7 @@ emu_service_control(struct refnic_emu *emu, uint64_t now, uint64_t *next_due_tsc
 			      emu_reg_read(emu, REFNIC_REG_RESET_GEN) + 1);
 		(*work)++;
 	}
-	if (emu->state != REFNIC_STATE_READY)
+	if (emu_state(emu) != REFNIC_STATE_READY)
 		return false;
 	if (unlikely(emu->fatal_at_tsc != 0)) {
 		if (now >= emu->fatal_at_tsc) {
@@ -211,7 +211,7 @@ emu_service_control(struct refnic_emu *emu, uint64_t now, uint64_t *next_due_tsc
 	*work += refnic_emu_admin_service(emu, now, next_due_tsc);
 	*work += refnic_emu_aeq_service(emu);
 	*work += refnic_emu_intr_service(emu, now, next_due_tsc);
-	return emu->state == REFNIC_STATE_READY;
+	return emu_state(emu) == REFNIC_STATE_READY;
 }
 
 unsigned int
@@ -227,7 +227,7 @@ refnic_emu_service(struct refnic_emu *emu, unsigned int engine, uint64_t now,
 		work += refnic_emu_remote_drain(emu);
 		if (!emu_service_control(emu, now, next_due_tsc, &work))
 			return work;
-	} else if (engine >= nb_engines || emu->state != REFNIC_STATE_READY) {
+	} else if (engine >= nb_engines || emu_state(emu) != REFNIC_STATE_READY) {
 		return 0;
 	}
 	if (emu->dataplane_paused)
@@ -351,6 +351,7 @@ refnic_emu_create(const char *name, const struct refnic_emu_params *params,
 	emu->push_wc = params->bar_wc == REFNIC_BAR_WC_AUTO ? emu->profile->push_wc :
 		       params->bar_wc == REFNIC_BAR_WC_ON;
 	rte_spinlock_init(&emu->push_probe.lock);
+	rte_rwlock_init(&emu->rx_config_lock);
 	emu->push_probe.qid = UINT16_MAX;
 	emu_load_defaults(emu);
 	emu_set_status(emu, REFNIC_STATE_OFF);

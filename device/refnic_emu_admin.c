@@ -61,7 +61,7 @@ refnic_emu_fatal(struct refnic_emu *emu, uint32_t code)
 		 REFNIC_STATUS_FATAL;
 	emu_reg_write(emu, REFNIC_REG_STATUS, status);
 	refnic_engine_lock_others(emu);
-	emu->state = REFNIC_STATE_FATAL;
+	emu_state_set(emu, REFNIC_STATE_FATAL);
 	refnic_engine_unlock_others(emu);
 	refnic_emu_post_event(emu, REFNIC_EVENT_FATAL, code);
 }
@@ -223,7 +223,9 @@ admin_complete(struct refnic_emu *emu)
 	uint32_t result;
 	uint16_t status;
 
-	/* Commands change queues and settings the other engines read. */
+	/* Commands change queues and settings the other engines read, and
+	 * what senders' passes into this device read (the queue locks take
+	 * the receive configuration's write lock too). */
 	refnic_engine_lock_others(emu);
 	status = admin_execute(emu, &aq->cmd, &result);
 	refnic_engine_unlock_others(emu);

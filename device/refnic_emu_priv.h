@@ -17,6 +17,7 @@
 #include <rte_log.h>
 #include <rte_memzone.h>
 #include <rte_per_lcore.h>
+#include <rte_rwlock.h>
 #include <rte_spinlock.h>
 
 #include "refnic_emu.h"
@@ -237,7 +238,14 @@ struct refnic_emu {
 	refnic_emu_tamper_t tamper;	/* a fuzzer's, see refnic_emu_set_tamper() */
 	void *tamper_ctx;
 
-	enum refnic_hw_state state;
+	enum refnic_hw_state state;	/* emu_state(): read by every thread */
+	/*
+	 * What receiving looks at (MTU, filters, features, RSS, flows): read
+	 * by senders' passes, which hold it read-locked from their first frame
+	 * into this device to the pass's end; written under the write lock
+	 * (admin commands, resets), as a NIC applies a change between frames.
+	 */
+	rte_rwlock_t rx_config_lock;
 	uint64_t reset_done_tsc;
 	uint32_t reset_db_seen;
 
@@ -342,6 +350,19 @@ emu_has_cap(const struct refnic_emu *emu, uint64_t cap)
 	return emu_reg_read(emu, REFNIC_REG_CAPS_LO) & cap;
 }
 
+/* The device's state (enum refnic_hw_state), as any thread reads it. */
+static inline enum refnic_hw_state
+emu_state(const struct refnic_emu *emu)
+{
+	return __atomic_load_n(&emu->state, __ATOMIC_ACQUIRE);
+}
+
+static inline void
+emu_state_set(struct refnic_emu *emu, enum refnic_hw_state state)
+{
+	__atomic_store_n(&emu->state, state, __ATOMIC_RELEASE);
+}
+
 /* How many times the driver wrote register off (through the emulated BAR). */
 static inline uint32_t
 emu_reg_writes(const struct refnic_emu *emu, uint32_t off)
@@ -431,6 +452,7 @@ void refnic_emu_queues_publish_heads(struct refnic_emu *emu, uint16_t qid);
 struct refnic_rx_batch {
 	struct refnic_emu_rxq *held;	/* locked, completions not yet published */
 	struct refnic_emu *emu;		/* held's device */
+	struct refnic_emu *config;	/* its rx_config_lock read-locked */
 	/* An shm cable's view of the far end's port, which this pass
 	 * delivers into (it counts in the end's delivering word). */
 	struct refnic_emu *view;

@@ -41,6 +41,10 @@ queue_lock_yielding(rte_spinlock_t *lock)
 /*
  * Lock order: TX queue locks before RX queue locks, across devices too: a
  * TX doorbell delivers into the peer's RX ring holding its own TX lock.
+ * The peer's receive configuration (rx_config_lock) comes between: a pass
+ * read-locks it before it takes an RX queue; with every queue locked, it is
+ * write-locked too, so that whoever holds them all (admin commands, resets)
+ * changes it between two passes.
  */
 void
 refnic_emu_queues_lock_tx(struct refnic_emu *emu)
@@ -64,6 +68,7 @@ void
 refnic_emu_queues_lock(struct refnic_emu *emu)
 {
 	refnic_emu_queues_lock_tx(emu);
+	rte_rwlock_write_lock(&emu->rx_config_lock);
 	refnic_emu_queues_lock_rx(emu);
 }
 
@@ -74,6 +79,7 @@ refnic_emu_queues_unlock(struct refnic_emu *emu)
 
 	while (q-- > 0)
 		rte_spinlock_unlock(&emu->rxq[q].lock);
+	rte_rwlock_write_unlock(&emu->rx_config_lock);
 	q = REFNIC_MAX_QUEUES;
 	while (q-- > 0)
 		rte_spinlock_unlock(&emu->txq[q].lock);
@@ -488,7 +494,7 @@ refnic_emu_tx_run(struct refnic_emu *emu, uint16_t qid)
 	uint64_t no_timer = UINT64_MAX;
 
 	rte_spinlock_lock(&txq->lock);
-	if (txq->enabled && emu->state == REFNIC_STATE_READY && !emu->dataplane_paused)
+	if (txq->enabled && emu_state(emu) == REFNIC_STATE_READY && !emu->dataplane_paused)
 		refnic_emu_tx_service(emu, qid, rte_get_tsc_cycles(), &no_timer);
 	rte_spinlock_unlock(&txq->lock);
 }
@@ -533,8 +539,9 @@ rxq_publish(struct refnic_emu_rxq *rxq)
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 }
 
-void
-refnic_emu_rx_batch_end(struct refnic_rx_batch *b)
+/* The held queue's completions out, its interrupt, its lock given back. */
+static void
+rx_batch_queue_end(struct refnic_rx_batch *b)
 {
 	struct refnic_emu_rxq *rxq = b->held;
 
@@ -555,13 +562,24 @@ refnic_emu_rx_batch_end(struct refnic_rx_batch *b)
 	b->held = NULL;
 }
 
+/* The pass ends: its queue, then the receiving device's configuration. */
+void
+refnic_emu_rx_batch_end(struct refnic_rx_batch *b)
+{
+	rx_batch_queue_end(b);
+	if (b->config != NULL) {
+		rte_rwlock_read_unlock(&b->config->rx_config_lock);
+		b->config = NULL;
+	}
+}
+
 /* Hold rxq for the batch: the one held before is done. */
 static void
 rx_batch_switch(struct refnic_rx_batch *b, struct refnic_emu *emu, struct refnic_emu_rxq *rxq)
 {
 	if (b->held == rxq)
 		return;
-	refnic_emu_rx_batch_end(b);
+	rx_batch_queue_end(b);
 	rxq_lock(rxq);
 	b->held = rxq;
 	b->emu = emu;
@@ -851,8 +869,14 @@ refnic_emu_rx_frame(struct refnic_emu *emu, const struct refnic_frame *f,
 	const uint8_t *hdr;
 	uint16_t qid, tail, n;
 
+	/* Its configuration as it is, for the rest of the pass (one lock a pass). */
+	if (unlikely(b->config != emu)) {
+		refnic_emu_rx_batch_end(b);
+		rte_rwlock_read_lock(&emu->rx_config_lock);
+		b->config = emu;
+	}
 	/* Every frame not taken is counted somewhere: hostile tests add them up. */
-	if (unlikely(emu->state != REFNIC_STATE_READY)) {
+	if (unlikely(emu_state(emu) != REFNIC_STATE_READY)) {
 		emu_stats(emu)->cable_rx_dropped++;
 		return false;
 	}

@@ -151,7 +151,7 @@ tel_device_fill(const struct refnic_emu *emu, struct rte_tel_data *d)
 	add_container(d, "queue_work", tel_queues(emu));
 	add_container(d, "rxq_enabled", tel_enabled(emu, false));
 	add_container(d, "txq_enabled", tel_enabled(emu, true));
-	rte_tel_data_add_dict_string(d, "state", refnic_hw_state_name(emu->state));
+	rte_tel_data_add_dict_string(d, "state", refnic_hw_state_name(emu_state(emu)));
 	rte_tel_data_add_dict_string(d, "cable", emu->params.cable);
 	rte_tel_data_add_dict_string(d, "link", refnic_cable_link_up(emu) ? "up" : "down");
 	rte_tel_data_add_dict_u64(d, "admin_latency_pct", emu->params.admin_latency_pct);

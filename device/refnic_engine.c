@@ -184,6 +184,8 @@ refnic_emu_lock(void)
 	TAILQ_FOREACH(emu, &refnic_emu_devices, next)
 		refnic_emu_queues_lock_tx(emu);
 	TAILQ_FOREACH(emu, &refnic_emu_devices, next)
+		rte_rwlock_write_lock(&emu->rx_config_lock);
+	TAILQ_FOREACH(emu, &refnic_emu_devices, next)
 		refnic_emu_queues_lock_rx(emu);
 }
 
