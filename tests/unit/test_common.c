@@ -259,6 +259,101 @@ test_pkt_matches(const struct rte_mbuf *m, const struct rte_ether_addr *dst,
 	return true;
 }
 
+/* A TCP frame of that flow, to broadcast. */
+struct rte_mbuf *
+test_make_tcp_pkt(const uint8_t *src, const uint8_t *dst, bool v6, uint16_t sport,
+		  uint16_t dport)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(test_pool);
+	struct rte_ether_hdr *eh;
+	struct rte_tcp_hdr *th;
+	uint32_t l3_len = v6 ? sizeof(struct rte_ipv6_hdr) :
+					      sizeof(struct rte_ipv4_hdr);
+
+	if (m == NULL)
+		return NULL;
+	eh = (struct rte_ether_hdr *)rte_pktmbuf_append(m, sizeof(*eh) + l3_len + sizeof(*th) + 6);
+	memset(eh, 0, m->data_len);
+	memset(&eh->dst_addr, 0xff, sizeof(eh->dst_addr));
+	if (v6) {
+		struct rte_ipv6_hdr *ip6 = (struct rte_ipv6_hdr *)(eh + 1);
+
+		eh->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV6);
+		ip6->vtc_flow = rte_cpu_to_be_32(6u << 28);
+		ip6->proto = IPPROTO_TCP;
+		ip6->hop_limits = 64;
+		memcpy(ip6->src_addr, src, 16);
+		memcpy(ip6->dst_addr, dst, 16);
+	} else {
+		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(eh + 1);
+
+		eh->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
+		ip->version_ihl = RTE_IPV4_VHL_DEF;
+		ip->time_to_live = 64;
+		ip->next_proto_id = IPPROTO_TCP;
+		memcpy(&ip->src_addr, src, 4);
+		memcpy(&ip->dst_addr, dst, 4);
+	}
+	th = (struct rte_tcp_hdr *)((uint8_t *)(eh + 1) + l3_len);
+	th->src_port = rte_cpu_to_be_16(sport);
+	th->dst_port = rte_cpu_to_be_16(dport);
+	return m;
+}
+
+/* One frame a -> b; true if b received it, false once its device filtered it. */
+bool
+test_frame_passes(uint16_t a, uint16_t b, const struct rte_ether_addr *dst, uint16_t vlan)
+{
+	struct rte_mbuf *m = test_make_pkt(dst, 100, 3, 1), *rx;
+	struct refnic_hw_stats before, after;
+	char name_b[RTE_ETH_NAME_MAX_LEN];
+	uint64_t deadline;
+
+	if (m == NULL || rte_eth_dev_get_name_by_port(b, name_b) != 0) {
+		rte_pktmbuf_free(m);
+		return false;
+	}
+	if (vlan != 0) {
+		struct rte_ether_hdr *eh = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+		struct rte_vlan_hdr *vh = (struct rte_vlan_hdr *)(eh + 1);
+
+		vh->vlan_tci = rte_cpu_to_be_16(vlan);
+		vh->eth_proto = eh->ether_type;
+		eh->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_VLAN);
+	}
+	test_hw_stats(name_b, &before);
+	if (test_tx_all(a, &m, 1) != 1)
+		return false;
+	/* Wait for the device's verdict: delivered or filtered. */
+	deadline = rte_get_timer_cycles() + TEST_WAIT_S * rte_get_timer_hz();
+	do {
+		test_hw_stats(name_b, &after);
+		if (after.rx_filtered != before.rx_filtered)
+			return false;
+		if (rte_eth_rx_burst(b, 0, &rx, 1) == 1) {
+			rte_pktmbuf_free(rx);
+			return true;
+		}
+	} while (rte_get_timer_cycles() < deadline);
+	return false;
+}
+
+void *
+test_stats_loop(void *arg)
+{
+	struct test_stats_thread *r = arg;
+	struct rte_eth_stats st;
+
+	while (!r->stop) {
+		if (r->reset)
+			rte_eth_stats_reset(r->port);
+		else
+			rte_eth_stats_get(r->port, &st);	/* a STATS_GET each */
+		r->calls++;
+	}
+	return NULL;
+}
+
 uint16_t
 test_tx_all(uint16_t port_id, struct rte_mbuf **pkts, uint16_t n)
 {

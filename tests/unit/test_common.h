@@ -49,6 +49,9 @@ struct rte_mbuf *test_make_pkt(const struct rte_ether_addr *dst, uint32_t len,
  * nb_segs 1 or 2 (the payload's second half in the second). */
 struct rte_mbuf *test_make_l4_pkt(bool v6, uint8_t proto, bool csum_ok, uint16_t nb_segs,
 				  uint32_t payload);
+/* A TCP frame of that flow (addresses of 4 bytes, or 16 if v6) to broadcast. */
+struct rte_mbuf *test_make_tcp_pkt(const uint8_t *src, const uint8_t *dst, bool v6,
+				   uint16_t sport, uint16_t dport);
 /* Does m hold exactly what test_make_pkt(dst, len, seed, any) built? */
 bool test_pkt_matches(const struct rte_mbuf *m, const struct rte_ether_addr *dst,
 		      uint32_t len, uint32_t seed);
@@ -62,6 +65,19 @@ uint16_t test_rx_wait(uint16_t port_id, struct rte_mbuf **pkts, uint16_t n);
 /* The same, for at most ms milliseconds. */
 uint16_t test_rx_wait_ms(uint16_t port_id, struct rte_mbuf **pkts, uint16_t n,
 			 unsigned int ms);
+/* One 100-byte frame a -> b to dst (VLAN-tagged if vlan is not 0): true if
+ * b received it, false once b's device counted it filtered (or after
+ * TEST_WAIT_S). */
+bool test_frame_passes(uint16_t a, uint16_t b, const struct rte_ether_addr *dst, uint16_t vlan);
+/* Another thread at the port's counters, as telemetry or a monitor is:
+ * pthread_create(..., test_stats_loop, &t) until t.stop. */
+struct test_stats_thread {
+	uint16_t port;
+	bool reset;			/* rte_eth_stats_reset(), else _get() */
+	volatile bool stop;
+	unsigned int calls;
+};
+void *test_stats_loop(void *arg);
 /* Whether the port's link reaches status (RTE_ETH_LINK_UP/DOWN) within TEST_WAIT_S. */
 bool test_link_wait(uint16_t port_id, uint16_t status);
 /* EAL's log into buf (len bytes, cleared first) until the stop; NULL if not. */

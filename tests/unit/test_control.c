@@ -335,51 +335,11 @@ static const struct {
 	  true, 2794, 1766, 0x2cc18cd5, 0x40207d3d },
 };
 
-/* A TCP frame of that flow. */
-static struct rte_mbuf *
-rss_flow_frame(const uint8_t *src, const uint8_t *dst, bool v6, uint16_t sport, uint16_t dport)
-{
-	struct rte_mbuf *m = rte_pktmbuf_alloc(test_pool);
-	struct rte_ether_hdr *eh;
-	struct rte_tcp_hdr *th;
-	uint32_t l3_len = v6 ? sizeof(struct rte_ipv6_hdr) :
-					      sizeof(struct rte_ipv4_hdr);
-
-	if (m == NULL)
-		return NULL;
-	eh = (struct rte_ether_hdr *)rte_pktmbuf_append(m, sizeof(*eh) + l3_len + sizeof(*th) + 6);
-	memset(eh, 0, m->data_len);
-	memset(&eh->dst_addr, 0xff, sizeof(eh->dst_addr));
-	if (v6) {
-		struct rte_ipv6_hdr *ip6 = (struct rte_ipv6_hdr *)(eh + 1);
-
-		eh->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV6);
-		ip6->vtc_flow = rte_cpu_to_be_32(6u << 28);
-		ip6->proto = IPPROTO_TCP;
-		ip6->hop_limits = 64;
-		memcpy(ip6->src_addr, src, 16);
-		memcpy(ip6->dst_addr, dst, 16);
-	} else {
-		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(eh + 1);
-
-		eh->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
-		ip->version_ihl = RTE_IPV4_VHL_DEF;
-		ip->time_to_live = 64;
-		ip->next_proto_id = IPPROTO_TCP;
-		memcpy(&ip->src_addr, src, 4);
-		memcpy(&ip->dst_addr, dst, 4);
-	}
-	th = (struct rte_tcp_hdr *)((uint8_t *)(eh + 1) + l3_len);
-	th->src_port = rte_cpu_to_be_16(sport);
-	th->dst_port = rte_cpu_to_be_16(dport);
-	return m;
-}
-
 /* A TCP frame for vector i. */
 static struct rte_mbuf *
 rss_frame(unsigned int i)
 {
-	return rss_flow_frame(rss_vectors[i].src, rss_vectors[i].dst, rss_vectors[i].v6,
+	return test_make_tcp_pkt(rss_vectors[i].src, rss_vectors[i].dst, rss_vectors[i].v6,
 			      rss_vectors[i].sport, rss_vectors[i].dport);
 }
 
@@ -460,7 +420,7 @@ rss_every_entry(uint16_t a, uint16_t b, const uint8_t *key)
 	for (j = 0; j < REFNIC_RSS_RETA_SIZE; j++) {
 		src[0] = 10, src[1] = 1, src[2] = found[j] >> 8, src[3] = found[j];
 		want = rss_soft_ipv4(src, dst, key);
-		q = rss_send_frame(a, b, rss_flow_frame(src, dst, false, 1000 + j, 80), &hash,
+		q = rss_send_frame(a, b, test_make_tcp_pkt(src, dst, false, 1000 + j, 80), &hash,
 				   &has_hash);
 		TEST_ASSERT(has_hash && hash == want && q == rss_reta_entry(j),
 			    "entry %u (10.1.%u.%u): queue %d hash 0x%08x, want queue %u hash 0x%08x",
@@ -585,41 +545,6 @@ out:
 	return ret;
 }
 
-/* Send one frame to dst; true if B received it. */
-static bool
-filter_passes(uint16_t a, uint16_t b, const struct rte_ether_addr *dst, uint16_t vlan)
-{
-	struct rte_mbuf *m = test_make_pkt(dst, 100, 3, 1), *rx;
-	struct refnic_hw_stats before, after;
-	uint64_t deadline;
-
-	if (m == NULL)
-		return false;
-	if (vlan != 0) {
-		struct rte_ether_hdr *eh = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
-		struct rte_vlan_hdr *vh = (struct rte_vlan_hdr *)(eh + 1);
-
-		vh->vlan_tci = rte_cpu_to_be_16(vlan);
-		vh->eth_proto = eh->ether_type;
-		eh->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_VLAN);
-	}
-	test_hw_stats(CP_B, &before);
-	if (test_tx_all(a, &m, 1) != 1)
-		return false;
-	/* Wait for the device's verdict: delivered or filtered. */
-	deadline = rte_get_timer_cycles() + TEST_WAIT_S * rte_get_timer_hz();
-	do {
-		test_hw_stats(CP_B, &after);
-		if (after.rx_filtered != before.rx_filtered)
-			return false;
-		if (rte_eth_rx_burst(b, 0, &rx, 1) == 1) {
-			rte_pktmbuf_free(rx);
-			return true;
-		}
-	} while (rte_get_timer_cycles() < deadline);
-	return false;
-}
-
 static int
 test_filters(void)
 {
@@ -635,20 +560,20 @@ test_filters(void)
 	    test_port_start(b, RTE_ETH_RX_OFFLOAD_VLAN_FILTER, 0) != 0 ||
 	    rte_eth_promiscuous_disable(b) != 0 || rte_eth_macaddr_get(b, &own) != 0)
 		goto out;
-	if (!filter_passes(a, b, &own, 0) || filter_passes(a, b, &extra, 0))
+	if (!test_frame_passes(a, b, &own, 0) || test_frame_passes(a, b, &extra, 0))
 		goto out;
 	if (rte_eth_dev_mac_addr_add(b, (struct rte_ether_addr *)&extra, 0) != 0 ||
-	    !filter_passes(a, b, &extra, 0))
+	    !test_frame_passes(a, b, &extra, 0))
 		goto out;
 	if (rte_eth_dev_mac_addr_remove(b, (struct rte_ether_addr *)&extra) != 0 ||
-	    filter_passes(a, b, &extra, 0))
+	    test_frame_passes(a, b, &extra, 0))
 		goto out;
-	if (filter_passes(a, b, &mc, 0) || rte_eth_dev_set_mc_addr_list(b, mc_list, 1) != 0 ||
-	    !filter_passes(a, b, &mc, 0))
+	if (test_frame_passes(a, b, &mc, 0) || rte_eth_dev_set_mc_addr_list(b, mc_list, 1) != 0 ||
+	    !test_frame_passes(a, b, &mc, 0))
 		goto out;
 	/* VLAN filtering on: tagged frames need their VID in the table. */
-	if (filter_passes(a, b, &own, 100) || rte_eth_dev_vlan_filter(b, 100, 1) != 0 ||
-	    !filter_passes(a, b, &own, 100) || filter_passes(a, b, &own, 101))
+	if (test_frame_passes(a, b, &own, 100) || rte_eth_dev_vlan_filter(b, 100, 1) != 0 ||
+	    !test_frame_passes(a, b, &own, 100) || test_frame_passes(a, b, &own, 101))
 		goto out;
 	ret = TEST_SUCCESS;
 out:
@@ -673,7 +598,7 @@ test_mtu_runtime(void)
 	if (rte_eth_dev_set_mtu(b, REFNIC_MAX_MTU + 1) == 0)
 		goto out;
 	test_hw_stats(CP_B, &s);
-	if (!filter_passes(a, b, &mac, 0))	/* 100 bytes: fine */
+	if (!test_frame_passes(a, b, &mac, 0))	/* 100 bytes: fine */
 		goto out;
 	m = test_make_pkt(&mac, 1200, 1, 1);	/* 1200 bytes: dropped */
 	if (test_tx_all(a, &m, 1) != 1 ||
@@ -910,7 +835,7 @@ test_fatal_recovers_with_configuration(void)
 	in_use = rte_mempool_in_use_count(test_pool);
 	/* One frame before the failure: B counts it; A's TX ring keeps its mbuf
 	 * (reclaimed later, in batches), B's RX ring is one buffer short. */
-	if (!filter_passes(a, b, &own, 0) || rte_eth_stats_get(b, &st) != 0)
+	if (!test_frame_passes(a, b, &own, 0) || rte_eth_stats_get(b, &st) != 0)
 		goto out;
 	refnic_emu_inject_fatal(refnic_emu_lookup(CP_B));
 	if (!recovery_log_is(recovered, RTE_DIM(recovered)))
@@ -926,10 +851,10 @@ test_fatal_recovers_with_configuration(void)
 		       rte_mempool_in_use_count(test_pool), in_use + 1);
 		goto out;
 	}
-	if (!filter_passes(a, b, &own, 0) || !filter_passes(a, b, &extra, 0) ||
-	    !filter_passes(a, b, &mc, 0) || !filter_passes(a, b, &own, 100) ||
-	    filter_passes(a, b, &own, 101) ||
-	    filter_passes(a, b, &(struct rte_ether_addr){{ 0x02, 9, 9, 9, 9, 9 }}, 0)) {
+	if (!test_frame_passes(a, b, &own, 0) || !test_frame_passes(a, b, &extra, 0) ||
+	    !test_frame_passes(a, b, &mc, 0) || !test_frame_passes(a, b, &own, 100) ||
+	    test_frame_passes(a, b, &own, 101) ||
+	    test_frame_passes(a, b, &(struct rte_ether_addr){{ 0x02, 9, 9, 9, 9, 9 }}, 0)) {
 		printf("    filters not as configured after recovery\n");
 		goto out;
 	}
@@ -1187,30 +1112,6 @@ out:
 	return ret;
 }
 
-/* Another thread at the port's counters, as telemetry or a monitor is. */
-struct stats_thread {
-	uint16_t port;
-	bool reset;			/* rte_eth_stats_reset(), else _get() */
-	volatile bool stop;
-	unsigned int calls;
-};
-
-static void *
-stats_loop(void *arg)
-{
-	struct stats_thread *r = arg;
-	struct rte_eth_stats st;
-
-	while (!r->stop) {
-		if (r->reset)
-			rte_eth_stats_reset(r->port);
-		else
-			rte_eth_stats_get(r->port, &st);	/* a STATS_GET each */
-		r->calls++;
-	}
-	return NULL;
-}
-
 /*
  * Stats read while another thread resets them never come out torn: a
  * count computed from one fetch against a base from another would wrap
@@ -1219,7 +1120,7 @@ stats_loop(void *arg)
 static int
 test_stats_consistent_under_concurrency(void)
 {
-	struct stats_thread r = { .reset = true };
+	struct test_stats_thread r = { .reset = true };
 	struct rte_eth_stats st;
 	struct rte_ether_addr mac;
 	struct rte_mbuf *m[TEST_BURST];
@@ -1235,7 +1136,7 @@ test_stats_consistent_under_concurrency(void)
 		return TEST_FAILED;
 	}
 	r.port = b;
-	TEST_ASSERT_SUCCESS(pthread_create(&thread, NULL, stats_loop, &r), "");
+	TEST_ASSERT_SUCCESS(pthread_create(&thread, NULL, test_stats_loop, &r), "");
 	for (round = 0; round < 200; round++) {
 		for (i = 0; i < TEST_BURST; i++)
 			m[i] = test_make_pkt(&mac, 64, i, 1);
@@ -1263,7 +1164,7 @@ test_stats_consistent_under_concurrency(void)
 static int
 test_recovery_while_stats_read(void)
 {
-	struct stats_thread r = { .reset = false };
+	struct test_stats_thread r = { .reset = false };
 	struct rte_ether_addr mac;
 	unsigned int round;
 	pthread_t thread;
@@ -1277,7 +1178,7 @@ test_recovery_while_stats_read(void)
 		return TEST_FAILED;
 	}
 	r.port = b;
-	TEST_ASSERT_SUCCESS(pthread_create(&thread, NULL, stats_loop, &r), "");
+	TEST_ASSERT_SUCCESS(pthread_create(&thread, NULL, test_stats_loop, &r), "");
 	for (round = 0; round < 10; round++) {
 		recovery_log_start(b, true);
 		refnic_emu_inject_fatal(refnic_emu_lookup(CP_B));
