@@ -8,6 +8,7 @@
 
 #include <rte_bus_vdev.h>
 #include <rte_cycles.h>
+#include <rte_errno.h>
 #include <rte_ip.h>
 #include <rte_tcp.h>
 #include <rte_udp.h>
@@ -33,24 +34,75 @@ test_port_destroy(const char *name)
 }
 
 int
-test_pair_create(const char *name_a, const char *name_b, uint16_t *a, uint16_t *b)
+test_pair_probe(const struct test_pair_conf *c, uint16_t *a, uint16_t *b)
 {
-	char args[RTE_DEV_NAME_MAX_LEN + 128];
+	const char *env = getenv("REFNIC_TEST_DEVARGS");
+	const char *dflt = env != NULL ? env : "profile=ideal";
+	char args[RTE_DEV_NAME_MAX_LEN + 256];
 	int ret;
-
-	const char *extra = getenv("REFNIC_TEST_DEVARGS");
 
 	/* The first port's name makes the cable's: one cable per pair. Suites
 	 * run again with other device settings (test.sh) name them here. */
-	snprintf(args, sizeof(args), "cable=%s,%s", name_a,
-		 extra != NULL ? extra : "profile=ideal");
-	ret = test_port_create(name_a, args, a);
+	snprintf(args, sizeof(args), "cable=%s,%s", c->name_a,
+		 c->args_a != NULL ? c->args_a : dflt);
+	ret = test_port_create(c->name_a, args, a);
 	if (ret != 0)
 		return ret;
-	ret = test_port_create(name_b, args, b);
+	snprintf(args, sizeof(args), "cable=%s,%s", c->name_a,
+		 c->args_b != NULL ? c->args_b : c->args_a != NULL ? c->args_a : dflt);
+	ret = test_port_create(c->name_b, args, b);
 	if (ret != 0)
-		test_port_destroy(name_a);
+		test_port_destroy(c->name_a);
 	return ret;
+}
+
+int
+test_pair_start(const struct test_pair_conf *c, uint16_t a, uint16_t b,
+		struct rte_ether_addr *mac_b)
+{
+	uint16_t rx_ring = c->rx_ring != 0 ? c->rx_ring : TEST_RING_SIZE;
+	uint16_t rx_ring_b = c->rx_ring_b != 0 ? c->rx_ring_b : rx_ring;
+	int ret;
+
+	ret = test_port_setup(a, c->conf, c->nb_queues, rx_ring, c->tx_ring, c->pool);
+	if (ret != 0) {
+		printf("    port %u: %s\n", a, rte_strerror(-ret));
+		return ret;
+	}
+	ret = test_port_setup(b, c->conf, c->nb_queues, rx_ring_b, c->tx_ring, c->pool);
+	if (ret != 0) {
+		printf("    port %u: %s\n", b, rte_strerror(-ret));
+		return ret;
+	}
+	return mac_b != NULL ? rte_eth_macaddr_get(b, mac_b) : 0;
+}
+
+int
+test_pair_setup(const struct test_pair_conf *c, uint16_t *a, uint16_t *b,
+		struct rte_ether_addr *mac_b)
+{
+	int ret = test_pair_probe(c, a, b);
+
+	if (ret != 0)
+		return ret;
+	ret = test_pair_start(c, *a, *b, mac_b);
+	if (ret != 0)
+		test_pair_teardown(c);
+	return ret;
+}
+
+void
+test_pair_teardown(const struct test_pair_conf *c)
+{
+	test_pair_destroy(c->name_a, c->name_b);
+}
+
+int
+test_pair_create(const char *name_a, const char *name_b, uint16_t *a, uint16_t *b)
+{
+	const struct test_pair_conf c = { .name_a = name_a, .name_b = name_b };
+
+	return test_pair_probe(&c, a, b);
 }
 
 void
@@ -58,6 +110,30 @@ test_pair_destroy(const char *name_a, const char *name_b)
 {
 	test_port_destroy(name_a);
 	test_port_destroy(name_b);
+}
+
+int
+test_port_setup(uint16_t port, const struct rte_eth_conf *conf, uint16_t nb_queues,
+		uint16_t rx_ring, uint16_t tx_ring, struct rte_mempool *pool)
+{
+	static const struct rte_eth_conf dflt_conf;
+	uint16_t q, nq = nb_queues != 0 ? nb_queues : 1;
+	int ret;
+
+	/* A started port is stopped first, so this also reconfigures. */
+	rte_eth_dev_stop(port);
+	ret = rte_eth_dev_configure(port, nq, nq, conf != NULL ? conf : &dflt_conf);
+	for (q = 0; ret == 0 && q < nq; q++)
+		ret = rte_eth_rx_queue_setup(port, q, rx_ring != 0 ? rx_ring : TEST_RING_SIZE,
+					     SOCKET_ID_ANY, NULL, pool != NULL ? pool : test_pool);
+	for (q = 0; ret == 0 && q < nq; q++)
+		ret = rte_eth_tx_queue_setup(port, q, tx_ring != 0 ? tx_ring : TEST_RING_SIZE,
+					     SOCKET_ID_ANY, NULL);
+	if (ret == 0)
+		ret = rte_eth_dev_start(port);
+	if (ret == 0)
+		ret = rte_eth_promiscuous_enable(port);
+	return ret;
 }
 
 int

@@ -20,6 +20,8 @@
 #define CP_A	"net_refnic_cp0"
 #define CP_B	"net_refnic_cp1"
 
+static const struct test_pair_conf cp_pair = { .name_a = CP_A, .name_b = CP_B };
+
 #define POLL_TIMED_CMDS	20	/* STATS_GET commands timed by the test */
 
 /*
@@ -202,25 +204,45 @@ lsc_wait(uint16_t port, unsigned int n, bool up)
 	return false;
 }
 
+/* Start both ports of the pair with LSC on, their events counted from 0. */
+static int
+lsc_pair_start(const uint16_t *ports)
+{
+	const struct rte_eth_conf conf = { .intr_conf = { .lsc = 1 } };
+	int ret = TEST_SUCCESS;
+	uint16_t p;
+
+	for (p = 0; p < 2; p++) {
+		lsc_events[ports[p]] = 0;
+		rte_eth_dev_callback_register(ports[p], RTE_ETH_EVENT_INTR_LSC, lsc_cb, NULL);
+		if (test_port_setup(ports[p], &conf, 1, 0, 0, NULL) != 0)
+			ret = TEST_FAILED;
+	}
+	return ret;
+}
+
+/* And the end: the counts shown if the case failed (ret). */
+static void
+lsc_pair_destroy(const uint16_t *ports, int ret)
+{
+	uint16_t p;
+
+	if (ret != TEST_SUCCESS)
+		printf("    LSC events: %u and %u\n", lsc_events[ports[0]], lsc_events[ports[1]]);
+	for (p = 0; p < 2; p++)
+		rte_eth_dev_callback_unregister(ports[p], RTE_ETH_EVENT_INTR_LSC, lsc_cb, NULL);
+	test_pair_destroy(CP_A, CP_B);
+}
+
 /* Pulling the cable raises LSC on both ends, pushing it back raises it again. */
 static int
 test_lsc_on_unplug_replug(void)
 {
-	struct rte_eth_conf conf = { .intr_conf = { .lsc = 1 } };
-	uint16_t ports[2], p;
-	int ret = TEST_SUCCESS;
+	uint16_t ports[2];
+	int ret;
 
 	TEST_ASSERT_SUCCESS(test_pair_create(CP_A, CP_B, &ports[0], &ports[1]), "");
-	for (p = 0; p < 2; p++) {
-		lsc_events[ports[p]] = 0;
-		rte_eth_dev_callback_register(ports[p], RTE_ETH_EVENT_INTR_LSC, lsc_cb, NULL);
-		if (rte_eth_dev_configure(ports[p], 1, 1, &conf) != 0 ||
-		    rte_eth_rx_queue_setup(ports[p], 0, TEST_RING_SIZE, SOCKET_ID_ANY, NULL,
-					   test_pool) != 0 ||
-		    rte_eth_tx_queue_setup(ports[p], 0, TEST_RING_SIZE, SOCKET_ID_ANY, NULL) != 0 ||
-		    rte_eth_dev_start(ports[p]) != 0)
-			ret = TEST_FAILED;
-	}
+	ret = lsc_pair_start(ports);
 	if (ret == TEST_SUCCESS) {
 		refnic_emu_set_cable_plugged(refnic_emu_lookup(CP_A), false);
 		if (!lsc_wait(ports[0], 1, false) || !lsc_wait(ports[1], 1, false))
@@ -229,11 +251,7 @@ test_lsc_on_unplug_replug(void)
 		if (!lsc_wait(ports[0], 2, true) || !lsc_wait(ports[1], 2, true))
 			ret = TEST_FAILED;
 	}
-	if (ret != TEST_SUCCESS)
-		printf("    LSC events: %u and %u\n", lsc_events[ports[0]], lsc_events[ports[1]]);
-	for (p = 0; p < 2; p++)
-		rte_eth_dev_callback_unregister(ports[p], RTE_ETH_EVENT_INTR_LSC, lsc_cb, NULL);
-	test_pair_destroy(CP_A, CP_B);
+	lsc_pair_destroy(ports, ret);
 	return ret;
 }
 
@@ -268,22 +286,12 @@ link_frames_cross(uint16_t a, uint16_t b, uint16_t n, bool expected)
 static int
 test_link_down_up_seen_by_peer(void)
 {
-	struct rte_eth_conf conf = { .intr_conf = { .lsc = 1 } };
 	uint64_t dropped_before, dropped_after = 0;
-	uint16_t ports[2], p, crossed_down = 0, crossed_up = 0;
-	int ret = TEST_SUCCESS;
+	uint16_t ports[2], crossed_down = 0, crossed_up = 0;
+	int ret;
 
 	TEST_ASSERT_SUCCESS(test_pair_create(CP_A, CP_B, &ports[0], &ports[1]), "");
-	for (p = 0; p < 2; p++) {
-		lsc_events[ports[p]] = 0;
-		rte_eth_dev_callback_register(ports[p], RTE_ETH_EVENT_INTR_LSC, lsc_cb, NULL);
-		if (rte_eth_dev_configure(ports[p], 1, 1, &conf) != 0 ||
-		    rte_eth_rx_queue_setup(ports[p], 0, TEST_RING_SIZE, SOCKET_ID_ANY, NULL,
-					   test_pool) != 0 ||
-		    rte_eth_tx_queue_setup(ports[p], 0, TEST_RING_SIZE, SOCKET_ID_ANY, NULL) != 0 ||
-		    rte_eth_dev_start(ports[p]) != 0 || rte_eth_promiscuous_enable(ports[p]) != 0)
-			ret = TEST_FAILED;
-	}
+	ret = lsc_pair_start(ports);
 	dropped_before = test_xstat(ports[0], "cable_tx_dropped");
 	if (ret == TEST_SUCCESS && rte_eth_dev_set_link_down(ports[0]) != 0)
 		ret = TEST_FAILED;
@@ -304,11 +312,7 @@ test_link_down_up_seen_by_peer(void)
 		ret = TEST_FAILED;
 	if (ret == TEST_SUCCESS)
 		crossed_up = link_frames_cross(ports[0], ports[1], 8, true);
-	if (ret != TEST_SUCCESS)
-		printf("    LSC events: %u and %u\n", lsc_events[ports[0]], lsc_events[ports[1]]);
-	for (p = 0; p < 2; p++)
-		rte_eth_dev_callback_unregister(ports[p], RTE_ETH_EVENT_INTR_LSC, lsc_cb, NULL);
-	test_pair_destroy(CP_A, CP_B);
+	lsc_pair_destroy(ports, ret);
 	TEST_ASSERT_SUCCESS(ret, "link down/up not seen as expected");
 	TEST_ASSERT_EQUAL(crossed_down, 0, "frames crossed a link that is down");
 	TEST_ASSERT_EQUAL(dropped_after - dropped_before, 8, "A's frames lost on the cable");
@@ -326,9 +330,8 @@ test_mtu_runtime(void)
 	uint16_t a, b;
 	int ret = TEST_FAILED;
 
-	TEST_ASSERT_SUCCESS(test_pair_create(CP_A, CP_B, &a, &b), "");
-	if (test_port_start(a, 0, 0) != 0 || test_port_start(b, 0, 0) != 0 ||
-	    rte_eth_macaddr_get(b, &mac) != 0 || rte_eth_dev_set_mtu(b, 1000) != 0)
+	TEST_ASSERT_SUCCESS(test_pair_setup(&cp_pair, &a, &b, &mac), "");
+	if (rte_eth_dev_set_mtu(b, 1000) != 0)
 		goto out;
 	if (rte_eth_dev_set_mtu(b, REFNIC_MAX_MTU + 1) == 0)
 		goto out;
@@ -432,12 +435,7 @@ test_stats_consistent_under_concurrency(void)
 	pthread_t thread;
 	uint16_t a, b;
 
-	TEST_ASSERT_SUCCESS(test_pair_create(CP_A, CP_B, &a, &b), "");
-	if (test_port_start(a, 0, 0) != 0 || test_port_start(b, 0, 0) != 0 ||
-	    rte_eth_macaddr_get(b, &mac) != 0) {
-		test_pair_destroy(CP_A, CP_B);
-		return TEST_FAILED;
-	}
+	TEST_ASSERT_SUCCESS(test_pair_setup(&cp_pair, &a, &b, &mac), "");
 	r.port = b;
 	TEST_ASSERT_SUCCESS(pthread_create(&thread, NULL, test_stats_loop, &r), "");
 	for (round = 0; round < 200; round++) {
@@ -504,12 +502,7 @@ test_control_calls_during_inline_traffic(void)
 	unsigned int i;
 	uint16_t a, b;
 
-	TEST_ASSERT_SUCCESS(test_pair_create(CP_A, CP_B, &a, &b), "");
-	if (test_port_start(a, 0, 0) != 0 || test_port_start(b, 0, 0) != 0 ||
-	    rte_eth_macaddr_get(b, &t.mac) != 0) {
-		test_pair_destroy(CP_A, CP_B);
-		return TEST_FAILED;
-	}
+	TEST_ASSERT_SUCCESS(test_pair_setup(&cp_pair, &a, &b, &t.mac), "");
 	t.a = a;
 	t.b = b;
 	TEST_ASSERT_SUCCESS(pthread_create(&thread, NULL, traffic_loop, &t), "");

@@ -17,6 +17,8 @@
 #define CP_A	"net_refnic_cp0"
 #define CP_B	"net_refnic_cp1"
 
+static const struct test_pair_conf cp_pair = { .name_a = CP_A, .name_b = CP_B };
+
 /* The failure and recovery events of one port, in the order they came. */
 static struct {
 	unsigned int n;
@@ -108,10 +110,9 @@ test_fatal_on_stopped_port_then_reset(void)
 	uint16_t a, b;
 	int ret = TEST_FAILED;
 
-	TEST_ASSERT_SUCCESS(test_pair_create(CP_A, CP_B, &a, &b), "");
+	TEST_ASSERT_SUCCESS(test_pair_probe(&cp_pair, &a, &b), "");
 	recovery_log_start(a, true);
-	if (test_port_start(a, 0, 0) != 0 || test_port_start(b, 0, 0) != 0 ||
-	    rte_eth_dev_stop(a) != 0)
+	if (test_pair_start(&cp_pair, a, b, NULL) != 0 || rte_eth_dev_stop(a) != 0)
 		goto out;
 	refnic_emu_inject_fatal(refnic_emu_lookup(CP_A));
 	if (!recovery_log_is(reset, RTE_DIM(reset)) || test_xstat(a, "reset_requests") != 1 ||
@@ -222,10 +223,9 @@ test_queue_error_recovers(void)
 	uint16_t a, b;
 	int ret = TEST_FAILED;
 
-	TEST_ASSERT_SUCCESS(test_pair_create(CP_A, CP_B, &a, &b), "");
+	TEST_ASSERT_SUCCESS(test_pair_probe(&cp_pair, &a, &b), "");
 	recovery_log_start(a, true);
-	if (test_port_start(a, 0, 0) != 0 || test_port_start(b, 0, 0) != 0 ||
-	    rte_eth_macaddr_get(b, &mac) != 0)
+	if (test_pair_start(&cp_pair, a, b, &mac) != 0)
 		goto out;
 	in_use = rte_mempool_in_use_count(test_pool);
 	refnic_emu_inject_queue_error(refnic_emu_lookup(CP_A), true, 0);
@@ -416,10 +416,9 @@ test_recovery_failure(void)
 	uint16_t a, b;
 	int ret = TEST_FAILED;
 
-	TEST_ASSERT_SUCCESS(test_pair_create(CP_A, CP_B, &a, &b), "");
+	TEST_ASSERT_SUCCESS(test_pair_probe(&cp_pair, &a, &b), "");
 	recovery_log_start(a, true);
-	if (test_port_start(a, 0, 0) != 0 || test_port_start(b, 0, 0) != 0 ||
-	    rte_eth_macaddr_get(b, &mac) != 0)
+	if (test_pair_start(&cp_pair, a, b, &mac) != 0)
 		goto out;
 	refnic_emu_set_faults(refnic_emu_lookup(CP_A), &faults);
 	refnic_emu_inject_fatal(refnic_emu_lookup(CP_A));
@@ -468,12 +467,7 @@ test_recovery_while_stats_read(void)
 	uint16_t a, b;
 	int ret = TEST_FAILED;
 
-	TEST_ASSERT_SUCCESS(test_pair_create(CP_A, CP_B, &a, &b), "");
-	if (test_port_start(a, 0, 0) != 0 || test_port_start(b, 0, 0) != 0 ||
-	    rte_eth_macaddr_get(b, &mac) != 0) {
-		test_pair_destroy(CP_A, CP_B);
-		return TEST_FAILED;
-	}
+	TEST_ASSERT_SUCCESS(test_pair_setup(&cp_pair, &a, &b, &mac), "");
 	r.port = b;
 	TEST_ASSERT_SUCCESS(pthread_create(&thread, NULL, test_stats_loop, &r), "");
 	for (round = 0; round < 10; round++) {

@@ -132,14 +132,8 @@ rss_port_start(uint16_t port, uint64_t rss_hf)
 		.rxmode = { .mq_mode = RTE_ETH_MQ_RX_RSS, .offloads = RTE_ETH_RX_OFFLOAD_RSS_HASH },
 		.rx_adv_conf.rss_conf = { .rss_hf = rss_hf },
 	};
-	uint16_t q;
-	int ret = rte_eth_dev_configure(port, RSS_QUEUES, RSS_QUEUES, &conf);
 
-	for (q = 0; ret == 0 && q < RSS_QUEUES; q++)
-		ret = rte_eth_rx_queue_setup(port, q, TEST_RING_SIZE, SOCKET_ID_ANY, NULL,
-					     test_pool) |
-		      rte_eth_tx_queue_setup(port, q, TEST_RING_SIZE, SOCKET_ID_ANY, NULL);
-	return ret == 0 ? rte_eth_dev_start(port) : ret;
+	return test_port_setup(port, &conf, RSS_QUEUES, 0, 0, NULL);
 }
 
 /* The device's Toeplitz hash, queue choice, RETA and key updates. */
