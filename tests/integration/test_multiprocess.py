@@ -14,9 +14,9 @@ import itertools
 import os
 import time
 
+from helpers import PAIR
 from testpmd import TestPmd
 from test_telemetry import telemetry
-from test_testpmd_refnic import PAIR
 
 _seq = itertools.count()
 

@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from test_testpmd_refnic import PAIR_PEERS, run_traffic
+from helpers import PAIR_PEERS, run_traffic
 
 RING = 512      # testpmd's default descriptors per queue on refnic
 

@@ -15,10 +15,10 @@ import time
 
 import pytest
 
+from helpers import PAIR
 from testpmd import TestPmd
 from test_port_state import dump_priv
 from test_testpmd_datapath import _HW_PTYPE, received_ptypes
-from test_testpmd_refnic import PAIR
 
 PROC_INFO = shutil.which("dpdk-proc-info")
 _seq = itertools.count()

@@ -11,8 +11,8 @@ import shutil
 
 import pytest
 
+from helpers import BURST, PAIR, PAIR_PEERS, run_traffic
 from test_port_state import dump_priv
-from test_testpmd_refnic import BURST, PAIR, PAIR_PEERS, run_traffic
 
 
 def telemetry(tp, *commands):

@@ -12,7 +12,7 @@ import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
-from test_testpmd_refnic import PAIR
+from helpers import PAIR
 
 
 def test_fwd_csum_with_hw_checksums(pair):
