@@ -20,7 +20,7 @@
  *    p99, max. A stall that lasts a second ends a run ("stalled").
  *  - cost: 1, 4, 16 and 64 queue pairs started, ping-pong on queue 0, no
  *    drops: the check off, the check as shipped (one alarm per port), and,
- *    in refnic-bench-doorbell-pqt (built with REFNIC_DB_TIMER_PER_QUEUE), a
+ *    in refnic-bench-doorbell-pqt (bench_doorbell_pqt.c as its schedule), a
  *    timer per queue; with the interrupt thread's CPU time per second.
  *
  * Prints markdown tables and one JSON line per run.

@@ -28,6 +28,7 @@ import sys
 
 import pytest
 
+from helpers import PAIR, pmd_path
 from testpmd import TestPmd
 
 sys.dont_write_bytecode = True  # leave no __pycache__ in the source tree
@@ -51,7 +52,6 @@ def _close_leftover_testpmds():
 
 @pytest.fixture
 def refnic_pmd():
-    from test_testpmd_refnic import pmd_path
     return pmd_path()
 
 
@@ -78,7 +78,6 @@ def refnic_testpmd(refnic_pmd, testpmd):
 
 @pytest.fixture
 def pair(refnic_testpmd):
-    from test_testpmd_refnic import PAIR
     return refnic_testpmd(PAIR)
 
 

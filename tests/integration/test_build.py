@@ -5,39 +5,15 @@ These need the environment devtools/test.sh exports: REFNIC_BUILD (the
 configured build tree), REFNIC_SDK (the staged SDK headers), REFNIC_PMD.
 """
 
-import glob
 import os
-import re
 import shutil
 import subprocess
 import tempfile
 
 import pytest
 
+from helpers import PMD_NAME, REPO, eal_plugin_dir, env_path
 from testpmd import TestPmd
-
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-PMD_NAME = "librte_net_refnic.so"
-
-
-def env_path(name):
-    path = os.environ.get(name)
-    if not path or not os.path.exists(path):
-        pytest.skip("%s is not set; run through devtools/test.sh" % name)
-    return path
-
-
-def eal_plugin_dir():
-    """The directory EAL loads plugins from by default, as compiled into it."""
-    libs = glob.glob("/usr/lib/*/librte_eal.so.*") + glob.glob("/usr/lib/librte_eal.so.*")
-    for lib in libs:
-        with open(lib, "rb") as f:
-            m = re.search(rb"DPDK_PLUGIN_PATH=([^\0]+)", f.read())
-        if m:
-            return m.group(1).decode()
-    pytest.skip("cannot find DPDK_PLUGIN_PATH in librte_eal")
-
-
 def test_meson_install_lands_in_eal_plugin_dir():
     build = env_path("REFNIC_BUILD")
     with tempfile.TemporaryDirectory() as dest:

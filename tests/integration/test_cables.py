@@ -11,9 +11,8 @@ import time
 
 import pytest
 
+from helpers import pmd_path, refnic, wait_link
 from testpmd import TestPmd
-from test_testpmd_control import lsc_events, wait_link
-from test_testpmd_refnic import pmd_path, refnic
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 

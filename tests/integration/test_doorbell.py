@@ -10,7 +10,7 @@ sent arrives and forwarding goes on; with doorbell_check=off it stops.
 
 import time
 
-from test_testpmd_refnic import PAIR_PEERS, run_traffic
+from helpers import PAIR_PEERS, probe_fails, run_traffic
 
 DROP = 16
 
@@ -77,6 +77,5 @@ def test_no_check_without_erratum(pair):
 
 
 def test_bad_doorbell_devargs():
-    from test_testpmd_refnic import probe_fails
     probe_fails("net_refnic0,doorbell_check=sometimes", "doorbell_check")
     probe_fails("net_refnic0,fault_doorbell_drop=1", "fault_doorbell_drop")

@@ -31,7 +31,7 @@ import time
 
 import pytest
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from helpers import REPO
 TIMEOUT_S = 90                  # bound on one run; runs take a few seconds
 _seq = itertools.count()
 _libc = ctypes.CDLL(None, use_errno=True)

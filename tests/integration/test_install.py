@@ -17,7 +17,7 @@ import tempfile
 
 import pytest
 
-from test_build import PMD_NAME, eal_plugin_dir, env_path
+from helpers import PMD_NAME, eal_plugin_dir, env_path
 
 # A user's program: the moderation API on a refnic port, and what it says
 # about a port that is not one, a queue that does not exist, a bad value.

@@ -10,29 +10,9 @@ users run it (doc/guides/nics/refnic.rst, "Multi-process"):
   dpdk-testpmd --proc-type=secondary ... -- -i --rxq=2 --txq=2 --num-procs=2 --proc-id=1
 """
 
-import itertools
-import os
 import time
 
-from testpmd import TestPmd
-from test_telemetry import telemetry
-from test_testpmd_refnic import PAIR
-
-_seq = itertools.count()
-
-
-def _pair(refnic_pmd, devargs="", telemetry=False):
-    """A primary testpmd on a wired refnic pair and a secondary on its ports,
-    each forwarding on its half of two queue pairs; not started."""
-    prefix = "mptest%d_%d" % (os.getpid(), next(_seq))
-    common = ["--rxq=2", "--txq=2", "--num-procs=2", "--txonly-multi-flow"]
-    vdevs = [v + devargs for v in PAIR]
-    primary = TestPmd(vdevs, testpmd_args=common + ["--proc-id=0"], plugins=[refnic_pmd],
-                      proc_type="primary", file_prefix=prefix, telemetry=telemetry)
-    secondary = TestPmd([], testpmd_args=common + ["--proc-id=1"], plugins=[refnic_pmd],
-                        proc_type="secondary", file_prefix=prefix)
-    return primary, secondary
-
+from helpers import _pair, telemetry
 
 def test_secondary_testpmd_forwards_on_primary_ports(refnic_pmd, hugepages):
     primary, secondary = _pair(refnic_pmd, telemetry=True)

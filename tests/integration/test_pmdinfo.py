@@ -17,10 +17,8 @@ import subprocess
 
 import pytest
 
+from helpers import REPO, env_path
 from testpmd import TestPmd
-from test_build import env_path
-
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BAD_VALUE = "zzz"       # no devarg of refnic takes it as a value
 _UNKNOWN = re.compile(r"unknown|unrecogni[sz]ed", re.I)
 

@@ -3,29 +3,12 @@
 dpdk-telemetry.py) and the burst mode testpmd shows per queue.
 """
 
-import json
 import re
-import shutil
-import subprocess
 import time
 
-import pytest
-
-from test_testpmd_refnic import PAIR_PEERS, run_traffic
+from helpers import PAIR_PEERS, dump_priv, run_traffic
 
 RING = 512      # testpmd's default descriptors per queue on refnic
-
-
-def dump_priv(tp, port):
-    tool = shutil.which("dpdk-telemetry.py")
-    if tool is None:
-        pytest.skip("dpdk-telemetry.py is not installed (Debian: dpdk)")
-    res = subprocess.run([tool, "-f", tp.file_prefix], input="/ethdev/dump_priv,%d\n" % port,
-                         capture_output=True, text=True, timeout=30)
-    assert res.returncode == 0, res.stdout + res.stderr
-    m = re.search(r'^\{"/ethdev/dump_priv": .*$', res.stdout, re.M)
-    assert m, res.stdout + res.stderr
-    return json.loads(m.group(0))["/ethdev/dump_priv"]
 
 
 def queue_line(dump, kind, q):

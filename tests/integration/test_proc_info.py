@@ -15,10 +15,8 @@ import time
 
 import pytest
 
+from helpers import _HW_PTYPE, PAIR, dump_priv, received_ptypes
 from testpmd import TestPmd
-from test_port_state import dump_priv
-from test_testpmd_datapath import _HW_PTYPE, received_ptypes
-from test_testpmd_refnic import PAIR
 
 PROC_INFO = shutil.which("dpdk-proc-info")
 _seq = itertools.count()

@@ -7,19 +7,8 @@ commands, the driver's /refnic/ports and /refnic/port,<id>, and the device's
 import glob
 import os
 import re
-import shutil
 
-import pytest
-
-from test_port_state import dump_priv
-from test_testpmd_refnic import BURST, PAIR, PAIR_PEERS, run_traffic
-
-
-def telemetry(tp, *commands):
-    """tp.telemetry(*commands), skipped where dpdk-telemetry.py is missing."""
-    if shutil.which("dpdk-telemetry.py") is None:
-        pytest.skip("dpdk-telemetry.py is not installed (Debian: dpdk)")
-    return tp.telemetry(*commands)
+from helpers import BURST, PAIR, PAIR_PEERS, dump_priv, run_traffic, telemetry
 
 
 def test_ethdev_telemetry_on_refnic_ports(refnic_testpmd):

@@ -7,6 +7,8 @@ one that recovers by itself from a device fatal error in mid-forwarding.
 import re
 import time
 
+from helpers import lsc_events, wait_link
+
 MS_RSS_KEY = "6D5A56DA255B0EC24167253D43A38FB0D0CA2BCBAE7B30B477CB2DA38030F20C6A42B73BBEAC01FA"
 
 
@@ -83,20 +85,6 @@ def test_rss_key_functions_reta(pair):
     tp.cmd("port config 0 rss-hash-key ipv4 " + key, check=True)
     out = tp.cmd("show port 0 rss-hash key", check=True)
     assert key.upper() in out.upper(), out
-
-
-def lsc_events(tp, port):
-    return len(re.findall(r"Port %d: link state change event" % port, tp.transcript))
-
-
-def wait_link(tp, port, status, events):
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        if tp.port_info(port).get("Link status") == status and lsc_events(tp, port) >= events:
-            return
-        time.sleep(0.1)
-    raise AssertionError("port %d: link %s, %d LSC events; wanted %s after %d" % (
-        port, tp.port_info(port).get("Link status"), lsc_events(tp, port), status, events))
 
 
 def test_lsc_when_the_peer_goes_and_comes_back(pair):

@@ -3,7 +3,6 @@ checksums done by the device on both sides, and judged by the kernel, and
 multi-queue forwarding."""
 
 import os
-import re
 import shutil
 import subprocess
 import time
@@ -12,7 +11,7 @@ import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
-from test_testpmd_refnic import PAIR
+from helpers import _HW_PTYPE, PAIR, received_ptypes
 
 
 def test_fwd_csum_with_hw_checksums(pair):
@@ -185,26 +184,6 @@ def test_jumbo_frames_on_default_mbufs(pair):
         assert nic[port]["RX-errors"] == 0 and nic[port]["RX-missed"] == 0, nic
         xs = tp.xstats(port)
         assert xs["rx_oversize"] == 0 and xs["queue_errors"] == 0, xs
-
-
-# testpmd's verbose dump: "port 0/queue 0: received 32 packets", then per
-# packet "... - nb_segs=1 - hw ptype: L2_ETHER L3_IPV4_EXT_UNKNOWN L4_UDP  -
-# sw ptype: ...", without the hw part when the packet type is unknown (0).
-_RX_BLOCK = re.compile(r"port (\d+)/queue \d+: received \d+ packets")
-_HW_PTYPE = re.compile(r" - nb_segs=\d+(?: - hw ptype: (.*?) )? - sw ptype: (.*?)  - ")
-
-
-def received_ptypes(text):
-    """{port: [(hw ptype, sw ptype), ...]} from testpmd's verbose dump."""
-    got, port = {}, None
-    for line in text.splitlines():
-        block = _RX_BLOCK.search(line)
-        if block:
-            port = int(block.group(1))
-        ptype = _HW_PTYPE.search(line)
-        if ptype and port is not None:
-            got.setdefault(port, []).append((ptype.group(1) or "UNKNOWN", ptype.group(2)))
-    return got
 
 
 def test_ptype_mask_honoured(pair):

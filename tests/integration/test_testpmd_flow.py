@@ -14,6 +14,8 @@ import time
 
 import pytest
 
+from helpers import _pair
+
 PORTS = ["net_refnic0,cable=flowpair", "net_refnic1,cable=flowpair"]
 QUEUES = 4
 SENT = 32 * QUEUES              # what tx_first sends from one port
@@ -201,7 +203,6 @@ def test_flow_rule_survives_fatal_error_recovery(refnic_testpmd):
 def test_flow_refused_in_a_secondary_process(refnic_pmd, hugepages):
     """Flow rules are the primary's: a secondary's flow create and validate
     get one clear message, and the primary's table stays empty."""
-    from test_multiprocess import _pair
     primary, secondary = _pair(refnic_pmd)
     with primary, secondary:
         for verb in ("validate", "create"):

@@ -8,6 +8,7 @@
 
 #include <rte_bus_vdev.h>
 #include <rte_cycles.h>
+#include <rte_errno.h>
 #include <rte_ip.h>
 #include <rte_tcp.h>
 #include <rte_udp.h>
@@ -33,24 +34,75 @@ test_port_destroy(const char *name)
 }
 
 int
-test_pair_create(const char *name_a, const char *name_b, uint16_t *a, uint16_t *b)
+test_pair_probe(const struct test_pair_conf *c, uint16_t *a, uint16_t *b)
 {
-	char args[RTE_DEV_NAME_MAX_LEN + 128];
+	const char *env = getenv("REFNIC_TEST_DEVARGS");
+	const char *dflt = env != NULL ? env : "profile=ideal";
+	char args[RTE_DEV_NAME_MAX_LEN + 256];
 	int ret;
-
-	const char *extra = getenv("REFNIC_TEST_DEVARGS");
 
 	/* The first port's name makes the cable's: one cable per pair. Suites
 	 * run again with other device settings (test.sh) name them here. */
-	snprintf(args, sizeof(args), "cable=%s,%s", name_a,
-		 extra != NULL ? extra : "profile=ideal");
-	ret = test_port_create(name_a, args, a);
+	snprintf(args, sizeof(args), "cable=%s,%s", c->name_a,
+		 c->args_a != NULL ? c->args_a : dflt);
+	ret = test_port_create(c->name_a, args, a);
 	if (ret != 0)
 		return ret;
-	ret = test_port_create(name_b, args, b);
+	snprintf(args, sizeof(args), "cable=%s,%s", c->name_a,
+		 c->args_b != NULL ? c->args_b : c->args_a != NULL ? c->args_a : dflt);
+	ret = test_port_create(c->name_b, args, b);
 	if (ret != 0)
-		test_port_destroy(name_a);
+		test_port_destroy(c->name_a);
 	return ret;
+}
+
+int
+test_pair_start(const struct test_pair_conf *c, uint16_t a, uint16_t b,
+		struct rte_ether_addr *mac_b)
+{
+	uint16_t rx_ring = c->rx_ring != 0 ? c->rx_ring : TEST_RING_SIZE;
+	uint16_t rx_ring_b = c->rx_ring_b != 0 ? c->rx_ring_b : rx_ring;
+	int ret;
+
+	ret = test_port_setup(a, c->conf, c->nb_queues, rx_ring, c->tx_ring, c->pool);
+	if (ret != 0) {
+		printf("    port %u: %s\n", a, rte_strerror(-ret));
+		return ret;
+	}
+	ret = test_port_setup(b, c->conf, c->nb_queues, rx_ring_b, c->tx_ring, c->pool);
+	if (ret != 0) {
+		printf("    port %u: %s\n", b, rte_strerror(-ret));
+		return ret;
+	}
+	return mac_b != NULL ? rte_eth_macaddr_get(b, mac_b) : 0;
+}
+
+int
+test_pair_setup(const struct test_pair_conf *c, uint16_t *a, uint16_t *b,
+		struct rte_ether_addr *mac_b)
+{
+	int ret = test_pair_probe(c, a, b);
+
+	if (ret != 0)
+		return ret;
+	ret = test_pair_start(c, *a, *b, mac_b);
+	if (ret != 0)
+		test_pair_teardown(c);
+	return ret;
+}
+
+void
+test_pair_teardown(const struct test_pair_conf *c)
+{
+	test_pair_destroy(c->name_a, c->name_b);
+}
+
+int
+test_pair_create(const char *name_a, const char *name_b, uint16_t *a, uint16_t *b)
+{
+	const struct test_pair_conf c = { .name_a = name_a, .name_b = name_b };
+
+	return test_pair_probe(&c, a, b);
 }
 
 void
@@ -58,6 +110,30 @@ test_pair_destroy(const char *name_a, const char *name_b)
 {
 	test_port_destroy(name_a);
 	test_port_destroy(name_b);
+}
+
+int
+test_port_setup(uint16_t port, const struct rte_eth_conf *conf, uint16_t nb_queues,
+		uint16_t rx_ring, uint16_t tx_ring, struct rte_mempool *pool)
+{
+	static const struct rte_eth_conf dflt_conf;
+	uint16_t q, nq = nb_queues != 0 ? nb_queues : 1;
+	int ret;
+
+	/* A started port is stopped first, so this also reconfigures. */
+	rte_eth_dev_stop(port);
+	ret = rte_eth_dev_configure(port, nq, nq, conf != NULL ? conf : &dflt_conf);
+	for (q = 0; ret == 0 && q < nq; q++)
+		ret = rte_eth_rx_queue_setup(port, q, rx_ring != 0 ? rx_ring : TEST_RING_SIZE,
+					     SOCKET_ID_ANY, NULL, pool != NULL ? pool : test_pool);
+	for (q = 0; ret == 0 && q < nq; q++)
+		ret = rte_eth_tx_queue_setup(port, q, tx_ring != 0 ? tx_ring : TEST_RING_SIZE,
+					     SOCKET_ID_ANY, NULL);
+	if (ret == 0)
+		ret = rte_eth_dev_start(port);
+	if (ret == 0)
+		ret = rte_eth_promiscuous_enable(port);
+	return ret;
 }
 
 int
@@ -257,6 +333,101 @@ test_pkt_matches(const struct rte_mbuf *m, const struct rte_ether_addr *dst,
 		if (((const uint8_t *)eh)[i] != payload_byte(seed, i))
 			return false;
 	return true;
+}
+
+/* A TCP frame of that flow, to broadcast. */
+struct rte_mbuf *
+test_make_tcp_pkt(const uint8_t *src, const uint8_t *dst, bool v6, uint16_t sport,
+		  uint16_t dport)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(test_pool);
+	struct rte_ether_hdr *eh;
+	struct rte_tcp_hdr *th;
+	uint32_t l3_len = v6 ? sizeof(struct rte_ipv6_hdr) :
+					      sizeof(struct rte_ipv4_hdr);
+
+	if (m == NULL)
+		return NULL;
+	eh = (struct rte_ether_hdr *)rte_pktmbuf_append(m, sizeof(*eh) + l3_len + sizeof(*th) + 6);
+	memset(eh, 0, m->data_len);
+	memset(&eh->dst_addr, 0xff, sizeof(eh->dst_addr));
+	if (v6) {
+		struct rte_ipv6_hdr *ip6 = (struct rte_ipv6_hdr *)(eh + 1);
+
+		eh->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV6);
+		ip6->vtc_flow = rte_cpu_to_be_32(6u << 28);
+		ip6->proto = IPPROTO_TCP;
+		ip6->hop_limits = 64;
+		memcpy(ip6->src_addr, src, 16);
+		memcpy(ip6->dst_addr, dst, 16);
+	} else {
+		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(eh + 1);
+
+		eh->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
+		ip->version_ihl = RTE_IPV4_VHL_DEF;
+		ip->time_to_live = 64;
+		ip->next_proto_id = IPPROTO_TCP;
+		memcpy(&ip->src_addr, src, 4);
+		memcpy(&ip->dst_addr, dst, 4);
+	}
+	th = (struct rte_tcp_hdr *)((uint8_t *)(eh + 1) + l3_len);
+	th->src_port = rte_cpu_to_be_16(sport);
+	th->dst_port = rte_cpu_to_be_16(dport);
+	return m;
+}
+
+/* One frame a -> b; true if b received it, false once its device filtered it. */
+bool
+test_frame_passes(uint16_t a, uint16_t b, const struct rte_ether_addr *dst, uint16_t vlan)
+{
+	struct rte_mbuf *m = test_make_pkt(dst, 100, 3, 1), *rx;
+	struct refnic_hw_stats before, after;
+	char name_b[RTE_ETH_NAME_MAX_LEN];
+	uint64_t deadline;
+
+	if (m == NULL || rte_eth_dev_get_name_by_port(b, name_b) != 0) {
+		rte_pktmbuf_free(m);
+		return false;
+	}
+	if (vlan != 0) {
+		struct rte_ether_hdr *eh = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+		struct rte_vlan_hdr *vh = (struct rte_vlan_hdr *)(eh + 1);
+
+		vh->vlan_tci = rte_cpu_to_be_16(vlan);
+		vh->eth_proto = eh->ether_type;
+		eh->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_VLAN);
+	}
+	test_hw_stats(name_b, &before);
+	if (test_tx_all(a, &m, 1) != 1)
+		return false;
+	/* Wait for the device's verdict: delivered or filtered. */
+	deadline = rte_get_timer_cycles() + TEST_WAIT_S * rte_get_timer_hz();
+	do {
+		test_hw_stats(name_b, &after);
+		if (after.rx_filtered != before.rx_filtered)
+			return false;
+		if (rte_eth_rx_burst(b, 0, &rx, 1) == 1) {
+			rte_pktmbuf_free(rx);
+			return true;
+		}
+	} while (rte_get_timer_cycles() < deadline);
+	return false;
+}
+
+void *
+test_stats_loop(void *arg)
+{
+	struct test_stats_thread *r = arg;
+	struct rte_eth_stats st;
+
+	while (!r->stop) {
+		if (r->reset)
+			rte_eth_stats_reset(r->port);
+		else
+			rte_eth_stats_get(r->port, &st);	/* a STATS_GET each */
+		r->calls++;
+	}
+	return NULL;
 }
 
 uint16_t

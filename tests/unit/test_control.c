@@ -4,23 +4,23 @@
 
 /*
  * The control path: admin polling policies (counts, not time), commands the
- * device never answers, resets that never finish, link events, and the
- * admin-driven port features: RSS (checked against Microsoft's Toeplitz
- * verification vectors), MAC, multicast and VLAN filters, MTU, register dump.
+ * device never answers, resets that never finish, link events, MTU, the
+ * register dump, and control calls racing stats readers and traffic.
+ * Recovery from device failures is test_recovery.c's; RSS and the filters
+ * are test_rss_filters.c's.
  */
 
 #include <math.h>
 #include <pthread.h>
 
 #include <rte_bus_vdev.h>
-#include <rte_ip.h>
-#include <rte_tcp.h>
-#include <rte_thash.h>
 
 #include "test_common.h"
 
 #define CP_A	"net_refnic_cp0"
 #define CP_B	"net_refnic_cp1"
+
+static const struct test_pair_conf cp_pair = { .name_a = CP_A, .name_b = CP_B };
 
 #define POLL_TIMED_CMDS	20	/* STATS_GET commands timed by the test */
 
@@ -204,25 +204,45 @@ lsc_wait(uint16_t port, unsigned int n, bool up)
 	return false;
 }
 
+/* Start both ports of the pair with LSC on, their events counted from 0. */
+static int
+lsc_pair_start(const uint16_t *ports)
+{
+	const struct rte_eth_conf conf = { .intr_conf = { .lsc = 1 } };
+	int ret = TEST_SUCCESS;
+	uint16_t p;
+
+	for (p = 0; p < 2; p++) {
+		lsc_events[ports[p]] = 0;
+		rte_eth_dev_callback_register(ports[p], RTE_ETH_EVENT_INTR_LSC, lsc_cb, NULL);
+		if (test_port_setup(ports[p], &conf, 1, 0, 0, NULL) != 0)
+			ret = TEST_FAILED;
+	}
+	return ret;
+}
+
+/* And the end: the counts shown if the case failed (ret). */
+static void
+lsc_pair_destroy(const uint16_t *ports, int ret)
+{
+	uint16_t p;
+
+	if (ret != TEST_SUCCESS)
+		printf("    LSC events: %u and %u\n", lsc_events[ports[0]], lsc_events[ports[1]]);
+	for (p = 0; p < 2; p++)
+		rte_eth_dev_callback_unregister(ports[p], RTE_ETH_EVENT_INTR_LSC, lsc_cb, NULL);
+	test_pair_destroy(CP_A, CP_B);
+}
+
 /* Pulling the cable raises LSC on both ends, pushing it back raises it again. */
 static int
 test_lsc_on_unplug_replug(void)
 {
-	struct rte_eth_conf conf = { .intr_conf = { .lsc = 1 } };
-	uint16_t ports[2], p;
-	int ret = TEST_SUCCESS;
+	uint16_t ports[2];
+	int ret;
 
 	TEST_ASSERT_SUCCESS(test_pair_create(CP_A, CP_B, &ports[0], &ports[1]), "");
-	for (p = 0; p < 2; p++) {
-		lsc_events[ports[p]] = 0;
-		rte_eth_dev_callback_register(ports[p], RTE_ETH_EVENT_INTR_LSC, lsc_cb, NULL);
-		if (rte_eth_dev_configure(ports[p], 1, 1, &conf) != 0 ||
-		    rte_eth_rx_queue_setup(ports[p], 0, TEST_RING_SIZE, SOCKET_ID_ANY, NULL,
-					   test_pool) != 0 ||
-		    rte_eth_tx_queue_setup(ports[p], 0, TEST_RING_SIZE, SOCKET_ID_ANY, NULL) != 0 ||
-		    rte_eth_dev_start(ports[p]) != 0)
-			ret = TEST_FAILED;
-	}
+	ret = lsc_pair_start(ports);
 	if (ret == TEST_SUCCESS) {
 		refnic_emu_set_cable_plugged(refnic_emu_lookup(CP_A), false);
 		if (!lsc_wait(ports[0], 1, false) || !lsc_wait(ports[1], 1, false))
@@ -231,11 +251,7 @@ test_lsc_on_unplug_replug(void)
 		if (!lsc_wait(ports[0], 2, true) || !lsc_wait(ports[1], 2, true))
 			ret = TEST_FAILED;
 	}
-	if (ret != TEST_SUCCESS)
-		printf("    LSC events: %u and %u\n", lsc_events[ports[0]], lsc_events[ports[1]]);
-	for (p = 0; p < 2; p++)
-		rte_eth_dev_callback_unregister(ports[p], RTE_ETH_EVENT_INTR_LSC, lsc_cb, NULL);
-	test_pair_destroy(CP_A, CP_B);
+	lsc_pair_destroy(ports, ret);
 	return ret;
 }
 
@@ -270,22 +286,12 @@ link_frames_cross(uint16_t a, uint16_t b, uint16_t n, bool expected)
 static int
 test_link_down_up_seen_by_peer(void)
 {
-	struct rte_eth_conf conf = { .intr_conf = { .lsc = 1 } };
 	uint64_t dropped_before, dropped_after = 0;
-	uint16_t ports[2], p, crossed_down = 0, crossed_up = 0;
-	int ret = TEST_SUCCESS;
+	uint16_t ports[2], crossed_down = 0, crossed_up = 0;
+	int ret;
 
 	TEST_ASSERT_SUCCESS(test_pair_create(CP_A, CP_B, &ports[0], &ports[1]), "");
-	for (p = 0; p < 2; p++) {
-		lsc_events[ports[p]] = 0;
-		rte_eth_dev_callback_register(ports[p], RTE_ETH_EVENT_INTR_LSC, lsc_cb, NULL);
-		if (rte_eth_dev_configure(ports[p], 1, 1, &conf) != 0 ||
-		    rte_eth_rx_queue_setup(ports[p], 0, TEST_RING_SIZE, SOCKET_ID_ANY, NULL,
-					   test_pool) != 0 ||
-		    rte_eth_tx_queue_setup(ports[p], 0, TEST_RING_SIZE, SOCKET_ID_ANY, NULL) != 0 ||
-		    rte_eth_dev_start(ports[p]) != 0 || rte_eth_promiscuous_enable(ports[p]) != 0)
-			ret = TEST_FAILED;
-	}
+	ret = lsc_pair_start(ports);
 	dropped_before = test_xstat(ports[0], "cable_tx_dropped");
 	if (ret == TEST_SUCCESS && rte_eth_dev_set_link_down(ports[0]) != 0)
 		ret = TEST_FAILED;
@@ -306,354 +312,12 @@ test_link_down_up_seen_by_peer(void)
 		ret = TEST_FAILED;
 	if (ret == TEST_SUCCESS)
 		crossed_up = link_frames_cross(ports[0], ports[1], 8, true);
-	if (ret != TEST_SUCCESS)
-		printf("    LSC events: %u and %u\n", lsc_events[ports[0]], lsc_events[ports[1]]);
-	for (p = 0; p < 2; p++)
-		rte_eth_dev_callback_unregister(ports[p], RTE_ETH_EVENT_INTR_LSC, lsc_cb, NULL);
-	test_pair_destroy(CP_A, CP_B);
+	lsc_pair_destroy(ports, ret);
 	TEST_ASSERT_SUCCESS(ret, "link down/up not seen as expected");
 	TEST_ASSERT_EQUAL(crossed_down, 0, "frames crossed a link that is down");
 	TEST_ASSERT_EQUAL(dropped_after - dropped_before, 8, "A's frames lost on the cable");
 	TEST_ASSERT_EQUAL(crossed_up, 8, "frames after the link came back");
 	return TEST_SUCCESS;
-}
-
-/* Microsoft's RSS verification suite, IPv4 and IPv6 with TCP. */
-static const struct {
-	uint8_t src[16], dst[16];
-	bool v6;
-	uint16_t sport, dport;
-	uint32_t hash_ip, hash_tcp;
-} rss_vectors[] = {
-	{ { 66, 9, 149, 187 }, { 161, 142, 100, 80 }, false, 2794, 1766, 0x323e8fc2, 0x51ccc178 },
-	{ { 199, 92, 111, 2 }, { 65, 69, 140, 83 }, false, 14230, 4739, 0xd718262a, 0xc626b0ea },
-	{ { 24, 19, 198, 95 }, { 12, 22, 207, 184 }, false, 12898, 38024, 0xd2d0a5de, 0x5c2b394a },
-	{ { 38, 27, 205, 30 }, { 209, 142, 163, 6 }, false, 48228, 2217, 0x82989176, 0xafc7327f },
-	{ { 153, 39, 163, 191 }, { 202, 188, 127, 2 }, false, 44251, 1303, 0x5d1809c5, 0x10e828a2 },
-	{ { 0x3f, 0xfe, 0x25, 0x01, 0x02, 0x00, 0x1f, 0xff, 0, 0, 0, 0, 0, 0, 0, 0x07 },
-	  { 0x3f, 0xfe, 0x25, 0x01, 0x02, 0x00, 0x00, 0x03, 0, 0, 0, 0, 0, 0, 0, 0x01 },
-	  true, 2794, 1766, 0x2cc18cd5, 0x40207d3d },
-};
-
-/* A TCP frame of that flow. */
-static struct rte_mbuf *
-rss_flow_frame(const uint8_t *src, const uint8_t *dst, bool v6, uint16_t sport, uint16_t dport)
-{
-	struct rte_mbuf *m = rte_pktmbuf_alloc(test_pool);
-	struct rte_ether_hdr *eh;
-	struct rte_tcp_hdr *th;
-	uint32_t l3_len = v6 ? sizeof(struct rte_ipv6_hdr) :
-					      sizeof(struct rte_ipv4_hdr);
-
-	if (m == NULL)
-		return NULL;
-	eh = (struct rte_ether_hdr *)rte_pktmbuf_append(m, sizeof(*eh) + l3_len + sizeof(*th) + 6);
-	memset(eh, 0, m->data_len);
-	memset(&eh->dst_addr, 0xff, sizeof(eh->dst_addr));
-	if (v6) {
-		struct rte_ipv6_hdr *ip6 = (struct rte_ipv6_hdr *)(eh + 1);
-
-		eh->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV6);
-		ip6->vtc_flow = rte_cpu_to_be_32(6u << 28);
-		ip6->proto = IPPROTO_TCP;
-		ip6->hop_limits = 64;
-		memcpy(ip6->src_addr, src, 16);
-		memcpy(ip6->dst_addr, dst, 16);
-	} else {
-		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(eh + 1);
-
-		eh->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
-		ip->version_ihl = RTE_IPV4_VHL_DEF;
-		ip->time_to_live = 64;
-		ip->next_proto_id = IPPROTO_TCP;
-		memcpy(&ip->src_addr, src, 4);
-		memcpy(&ip->dst_addr, dst, 4);
-	}
-	th = (struct rte_tcp_hdr *)((uint8_t *)(eh + 1) + l3_len);
-	th->src_port = rte_cpu_to_be_16(sport);
-	th->dst_port = rte_cpu_to_be_16(dport);
-	return m;
-}
-
-/* A TCP frame for vector i. */
-static struct rte_mbuf *
-rss_frame(unsigned int i)
-{
-	return rss_flow_frame(rss_vectors[i].src, rss_vectors[i].dst, rss_vectors[i].v6,
-			      rss_vectors[i].sport, rss_vectors[i].dport);
-}
-
-#define RSS_QUEUES	4
-
-/* Send vector i A->B; return the RX queue it landed on (or -1) and its hash. */
-static int
-rss_send_frame(uint16_t a, uint16_t b, struct rte_mbuf *m, uint32_t *hash, bool *has_hash)
-{
-	uint64_t deadline = rte_get_timer_cycles() + TEST_WAIT_S * rte_get_timer_hz();
-	struct rte_mbuf *rx;
-	uint16_t q;
-
-	if (m == NULL || test_tx_all(a, &m, 1) != 1)
-		return -1;
-	do {
-		for (q = 0; q < RSS_QUEUES; q++) {
-			if (rte_eth_rx_burst(b, q, &rx, 1) == 1) {
-				*has_hash = rx->ol_flags & RTE_MBUF_F_RX_RSS_HASH;
-				*hash = rx->hash.rss;
-				rte_pktmbuf_free(rx);
-				return q;
-			}
-		}
-	} while (rte_get_timer_cycles() < deadline);
-	return -1;
-}
-
-static int
-rss_send(uint16_t a, uint16_t b, unsigned int i, uint32_t *hash, bool *has_hash)
-{
-	return rss_send_frame(a, b, rss_frame(i), hash, has_hash);
-}
-
-/* What RETA entry j is set to below: no pattern a hash % 4 would give. */
-static uint8_t
-rss_reta_entry(unsigned int j)
-{
-	return (j * 3 + j / 16 + j / 64) % RSS_QUEUES;
-}
-
-/* DPDK's own Toeplitz (rte_softrss) of an IPv4 2-tuple under key. */
-static uint32_t
-rss_soft_ipv4(const uint8_t *src, const uint8_t *dst, const uint8_t *key)
-{
-	uint32_t tuple[2] = {
-		(uint32_t)src[0] << 24 | src[1] << 16 | src[2] << 8 | src[3],
-		(uint32_t)dst[0] << 24 | dst[1] << 16 | dst[2] << 8 | dst[3],
-	};
-
-	return rte_softrss(tuple, RTE_DIM(tuple), key);
-}
-
-/*
- * One IPv4 flow for every RETA entry, found with rte_softrss() under key;
- * each must land with that hash on the queue its entry names.
- */
-static int
-rss_every_entry(uint16_t a, uint16_t b, const uint8_t *key)
-{
-	static const uint8_t dst[4] = { 192, 0, 2, 1 };
-	uint32_t found[REFNIC_RSS_RETA_SIZE], want, hash;
-	unsigned int n = 0, flow, j;
-	uint8_t src[4];
-	bool has_hash;
-	int q;
-
-	memset(found, 0xff, sizeof(found));
-	for (flow = 0; n < REFNIC_RSS_RETA_SIZE && flow < 1u << 16; flow++) {
-		src[0] = 10, src[1] = 1, src[2] = flow >> 8, src[3] = flow;
-		j = rss_soft_ipv4(src, dst, key) % REFNIC_RSS_RETA_SIZE;
-		if (found[j] == UINT32_MAX) {
-			found[j] = flow;
-			n++;
-		}
-	}
-	TEST_ASSERT_EQUAL(n, REFNIC_RSS_RETA_SIZE, "flows for %u entries only", n);
-	for (j = 0; j < REFNIC_RSS_RETA_SIZE; j++) {
-		src[0] = 10, src[1] = 1, src[2] = found[j] >> 8, src[3] = found[j];
-		want = rss_soft_ipv4(src, dst, key);
-		q = rss_send_frame(a, b, rss_flow_frame(src, dst, false, 1000 + j, 80), &hash,
-				   &has_hash);
-		TEST_ASSERT(has_hash && hash == want && q == rss_reta_entry(j),
-			    "entry %u (10.1.%u.%u): queue %d hash 0x%08x, want queue %u hash 0x%08x",
-			    j, found[j] >> 8, found[j] & 0xff, q, hash, rss_reta_entry(j), want);
-	}
-	return TEST_SUCCESS;
-}
-
-static int
-rss_port_start(uint16_t port, uint64_t rss_hf)
-{
-	struct rte_eth_conf conf = {
-		.rxmode = { .mq_mode = RTE_ETH_MQ_RX_RSS, .offloads = RTE_ETH_RX_OFFLOAD_RSS_HASH },
-		.rx_adv_conf.rss_conf = { .rss_hf = rss_hf },
-	};
-	uint16_t q;
-	int ret = rte_eth_dev_configure(port, RSS_QUEUES, RSS_QUEUES, &conf);
-
-	for (q = 0; ret == 0 && q < RSS_QUEUES; q++)
-		ret = rte_eth_rx_queue_setup(port, q, TEST_RING_SIZE, SOCKET_ID_ANY, NULL,
-					     test_pool) |
-		      rte_eth_tx_queue_setup(port, q, TEST_RING_SIZE, SOCKET_ID_ANY, NULL);
-	return ret == 0 ? rte_eth_dev_start(port) : ret;
-}
-
-/* The device's Toeplitz hash, queue choice, RETA and key updates. */
-static int
-test_rss(void)
-{
-	struct rte_eth_rss_reta_entry64 reta[REFNIC_RSS_RETA_SIZE / RTE_ETH_RETA_GROUP_SIZE];
-	uint64_t hf_tcp = RTE_ETH_RSS_IPV4 | RTE_ETH_RSS_NONFRAG_IPV4_TCP |
-			  RTE_ETH_RSS_IPV6 | RTE_ETH_RSS_NONFRAG_IPV6_TCP;
-	uint8_t key[REFNIC_RSS_KEY_SIZE];
-	struct rte_eth_rss_conf rss_conf = { .rss_key = key, .rss_key_len = sizeof(key) };
-	uint16_t a, b;
-	uint32_t hash;
-	bool has_hash;
-	unsigned int i;
-	int q, ret = TEST_FAILED;
-
-	TEST_ASSERT_SUCCESS(test_pair_create(CP_A, CP_B, &a, &b), "");
-	if (rss_port_start(a, hf_tcp) != 0 || rss_port_start(b, hf_tcp) != 0)
-		goto out;
-	/* IP + TCP hashing: the 4-tuple vectors, queue = RETA[hash % 128] = hash % 4. */
-	for (i = 0; i < RTE_DIM(rss_vectors); i++) {
-		q = rss_send(a, b, i, &hash, &has_hash);
-		if (q < 0 || !has_hash || hash != rss_vectors[i].hash_tcp ||
-		    q != (int)(hash % RSS_QUEUES)) {
-			printf("    vector %u: queue %d hash 0x%08x, want queue %u hash 0x%08x\n",
-			       i, q, hash, rss_vectors[i].hash_tcp % RSS_QUEUES,
-			       rss_vectors[i].hash_tcp);
-			goto out;
-		}
-	}
-	/* IP-only hashing: the 2-tuple vectors. */
-	rss_conf.rss_key = NULL;
-	rss_conf.rss_hf = RTE_ETH_RSS_IPV4 | RTE_ETH_RSS_IPV6;
-	if (rte_eth_dev_rss_hash_update(b, &rss_conf) != 0)
-		goto out;
-	for (i = 0; i < RTE_DIM(rss_vectors); i++) {
-		q = rss_send(a, b, i, &hash, &has_hash);
-		if (q < 0 || hash != rss_vectors[i].hash_ip) {
-			printf("    vector %u IP only: hash 0x%08x, want 0x%08x\n", i, hash,
-			       rss_vectors[i].hash_ip);
-			goto out;
-		}
-	}
-	/* A new key changes the hash to what DPDK's Toeplitz says for that key. */
-	for (i = 0; i < sizeof(key); i++)
-		key[i] = i * 7 + 1;
-	rss_conf.rss_key = key;
-	rss_conf.rss_hf = RTE_ETH_RSS_IPV4;
-	if (rte_eth_dev_rss_hash_update(b, &rss_conf) != 0 || rss_send(a, b, 0, &hash, &has_hash) < 0 ||
-	    hash != rss_soft_ipv4(rss_vectors[0].src, rss_vectors[0].dst, key)) {
-		printf("    new key: hash 0x%08x, rte_softrss 0x%08x\n", hash,
-		       rss_soft_ipv4(rss_vectors[0].src, rss_vectors[0].dst, key));
-		goto out;
-	}
-	/* A table with no pattern: it reads back entry by entry, and every entry
-	 * sends its flows to the queue it names. */
-	memset(reta, 0, sizeof(reta));
-	for (i = 0; i < REFNIC_RSS_RETA_SIZE; i++) {
-		reta[i / RTE_ETH_RETA_GROUP_SIZE].mask = UINT64_MAX;
-		reta[i / RTE_ETH_RETA_GROUP_SIZE].reta[i % RTE_ETH_RETA_GROUP_SIZE] =
-			rss_reta_entry(i);
-	}
-	if (rte_eth_dev_rss_reta_update(b, reta, REFNIC_RSS_RETA_SIZE) != 0)
-		goto out;
-	memset(reta, 0, sizeof(reta));
-	for (i = 0; i < RTE_DIM(reta); i++)
-		reta[i].mask = UINT64_MAX;
-	if (rte_eth_dev_rss_reta_query(b, reta, REFNIC_RSS_RETA_SIZE) != 0)
-		goto out;
-	for (i = 0; i < REFNIC_RSS_RETA_SIZE; i++)
-		if (reta[i / RTE_ETH_RETA_GROUP_SIZE].reta[i % RTE_ETH_RETA_GROUP_SIZE] !=
-		    rss_reta_entry(i)) {
-			printf("    RETA entry %u reads %u, written %u\n", i,
-			       reta[i / RTE_ETH_RETA_GROUP_SIZE].reta[i % RTE_ETH_RETA_GROUP_SIZE],
-			       rss_reta_entry(i));
-			goto out;
-		}
-	if (rss_every_entry(a, b, key) != TEST_SUCCESS)
-		goto out;
-	/* Everything to queue 3 (the IPv4 flows: IPv6 is not hashed now). */
-	for (i = 0; i < RTE_DIM(reta); i++) {
-		reta[i].mask = UINT64_MAX;
-		for (q = 0; q < RTE_ETH_RETA_GROUP_SIZE; q++)
-			reta[i].reta[q] = 3;
-	}
-	if (rte_eth_dev_rss_reta_update(b, reta, REFNIC_RSS_RETA_SIZE) != 0)
-		goto out;
-	for (i = 0; i < RTE_DIM(rss_vectors); i++)
-		if (!rss_vectors[i].v6 && rss_send(a, b, i, &hash, &has_hash) != 3)
-			goto out;
-	memset(key, 0, sizeof(key));
-	if (rte_eth_dev_rss_hash_conf_get(b, &rss_conf) != 0 || key[1] != 8 ||
-	    rss_conf.rss_hf != RTE_ETH_RSS_IPV4)
-		goto out;
-	ret = TEST_SUCCESS;
-out:
-	test_pair_destroy(CP_A, CP_B);
-	return ret;
-}
-
-/* Send one frame to dst; true if B received it. */
-static bool
-filter_passes(uint16_t a, uint16_t b, const struct rte_ether_addr *dst, uint16_t vlan)
-{
-	struct rte_mbuf *m = test_make_pkt(dst, 100, 3, 1), *rx;
-	struct refnic_hw_stats before, after;
-	uint64_t deadline;
-
-	if (m == NULL)
-		return false;
-	if (vlan != 0) {
-		struct rte_ether_hdr *eh = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
-		struct rte_vlan_hdr *vh = (struct rte_vlan_hdr *)(eh + 1);
-
-		vh->vlan_tci = rte_cpu_to_be_16(vlan);
-		vh->eth_proto = eh->ether_type;
-		eh->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_VLAN);
-	}
-	test_hw_stats(CP_B, &before);
-	if (test_tx_all(a, &m, 1) != 1)
-		return false;
-	/* Wait for the device's verdict: delivered or filtered. */
-	deadline = rte_get_timer_cycles() + TEST_WAIT_S * rte_get_timer_hz();
-	do {
-		test_hw_stats(CP_B, &after);
-		if (after.rx_filtered != before.rx_filtered)
-			return false;
-		if (rte_eth_rx_burst(b, 0, &rx, 1) == 1) {
-			rte_pktmbuf_free(rx);
-			return true;
-		}
-	} while (rte_get_timer_cycles() < deadline);
-	return false;
-}
-
-static int
-test_filters(void)
-{
-	static const struct rte_ether_addr extra = {{ 0x02, 0, 0, 0, 0x12, 0x34 }};
-	static const struct rte_ether_addr mc = {{ 0x01, 0x00, 0x5e, 0, 0, 5 }};
-	struct rte_ether_addr mc_list[1] = { mc };
-	struct rte_ether_addr own;
-	uint16_t a, b;
-	int ret = TEST_FAILED;
-
-	TEST_ASSERT_SUCCESS(test_pair_create(CP_A, CP_B, &a, &b), "");
-	if (test_port_start(a, 0, 0) != 0 ||
-	    test_port_start(b, RTE_ETH_RX_OFFLOAD_VLAN_FILTER, 0) != 0 ||
-	    rte_eth_promiscuous_disable(b) != 0 || rte_eth_macaddr_get(b, &own) != 0)
-		goto out;
-	if (!filter_passes(a, b, &own, 0) || filter_passes(a, b, &extra, 0))
-		goto out;
-	if (rte_eth_dev_mac_addr_add(b, (struct rte_ether_addr *)&extra, 0) != 0 ||
-	    !filter_passes(a, b, &extra, 0))
-		goto out;
-	if (rte_eth_dev_mac_addr_remove(b, (struct rte_ether_addr *)&extra) != 0 ||
-	    filter_passes(a, b, &extra, 0))
-		goto out;
-	if (filter_passes(a, b, &mc, 0) || rte_eth_dev_set_mc_addr_list(b, mc_list, 1) != 0 ||
-	    !filter_passes(a, b, &mc, 0))
-		goto out;
-	/* VLAN filtering on: tagged frames need their VID in the table. */
-	if (filter_passes(a, b, &own, 100) || rte_eth_dev_vlan_filter(b, 100, 1) != 0 ||
-	    !filter_passes(a, b, &own, 100) || filter_passes(a, b, &own, 101))
-		goto out;
-	ret = TEST_SUCCESS;
-out:
-	test_pair_destroy(CP_A, CP_B);
-	return ret;
 }
 
 /* A smaller MTU on a started port: the device drops what no longer fits. */
@@ -666,14 +330,13 @@ test_mtu_runtime(void)
 	uint16_t a, b;
 	int ret = TEST_FAILED;
 
-	TEST_ASSERT_SUCCESS(test_pair_create(CP_A, CP_B, &a, &b), "");
-	if (test_port_start(a, 0, 0) != 0 || test_port_start(b, 0, 0) != 0 ||
-	    rte_eth_macaddr_get(b, &mac) != 0 || rte_eth_dev_set_mtu(b, 1000) != 0)
+	TEST_ASSERT_SUCCESS(test_pair_setup(&cp_pair, &a, &b, &mac), "");
+	if (rte_eth_dev_set_mtu(b, 1000) != 0)
 		goto out;
 	if (rte_eth_dev_set_mtu(b, REFNIC_MAX_MTU + 1) == 0)
 		goto out;
 	test_hw_stats(CP_B, &s);
-	if (!filter_passes(a, b, &mac, 0))	/* 100 bytes: fine */
+	if (!test_frame_passes(a, b, &mac, 0))	/* 100 bytes: fine */
 		goto out;
 	m = test_make_pkt(&mac, 1200, 1, 1);	/* 1200 bytes: dropped */
 	if (test_tx_all(a, &m, 1) != 1 ||
@@ -755,521 +418,6 @@ test_get_reg_heads_after_traffic(void)
 	return TEST_SUCCESS;
 }
 
-/* The failure and recovery events of one port, in the order they came. */
-static struct {
-	unsigned int n;
-	enum rte_eth_event_type type[16];
-} recovery_log;
-
-static int
-recovery_cb(uint16_t port __rte_unused, enum rte_eth_event_type type, void *arg __rte_unused,
-	    void *ret __rte_unused)
-{
-	unsigned int n = __atomic_load_n(&recovery_log.n, __ATOMIC_RELAXED);
-
-	if (n < RTE_DIM(recovery_log.type))
-		recovery_log.type[n] = type;
-	__atomic_store_n(&recovery_log.n, n + 1, __ATOMIC_RELEASE);
-	return 0;
-}
-
-static const enum rte_eth_event_type recovery_events[] = {
-	RTE_ETH_EVENT_INTR_RESET, RTE_ETH_EVENT_ERR_RECOVERING,
-	RTE_ETH_EVENT_RECOVERY_SUCCESS, RTE_ETH_EVENT_RECOVERY_FAILED,
-};
-
-static void
-recovery_log_start(uint16_t port, bool on)
-{
-	unsigned int i;
-
-	memset(&recovery_log, 0, sizeof(recovery_log));
-	for (i = 0; i < RTE_DIM(recovery_events); i++) {
-		if (on)
-			rte_eth_dev_callback_register(port, recovery_events[i], recovery_cb, NULL);
-		else
-			rte_eth_dev_callback_unregister(port, recovery_events[i], recovery_cb,
-							NULL);
-	}
-}
-
-/* Wait for the log to hold n events; true if it holds exactly want[0..n). */
-static bool
-recovery_log_is(const enum rte_eth_event_type *want, unsigned int n)
-{
-	uint64_t deadline = rte_get_timer_cycles() + 2 * TEST_WAIT_S * rte_get_timer_hz();
-	unsigned int i;
-
-	while (__atomic_load_n(&recovery_log.n, __ATOMIC_ACQUIRE) < n &&
-	       rte_get_timer_cycles() < deadline)
-		rte_delay_us_sleep(1000);
-	rte_delay_us_sleep(20000);	/* one too many would come now */
-	if (recovery_log.n != n) {
-		printf("    %u events, %u expected\n", recovery_log.n, n);
-		return false;
-	}
-	for (i = 0; i < n; i++) {
-		if (recovery_log.type[i] != want[i]) {
-			printf("    event %u is %d, %d expected\n", i, recovery_log.type[i], want[i]);
-			return false;
-		}
-	}
-	return true;
-}
-
-static const enum rte_eth_event_type recovered[] = {
-	RTE_ETH_EVENT_ERR_RECOVERING, RTE_ETH_EVENT_RECOVERY_SUCCESS,
-};
-
-/* One frame from a to b, received. */
-static bool
-frame_arrives(uint16_t a, uint16_t b, const struct rte_ether_addr *mac, uint32_t seed)
-{
-	struct rte_mbuf *m = test_make_pkt(mac, 128, seed, 1), *rx;
-
-	if (test_tx_all(a, &m, 1) != 1 || test_rx_wait(b, &rx, 1) != 1)
-		return false;
-	rte_pktmbuf_free(rx);
-	return true;
-}
-
-/*
- * A device that fails under a stopped port raises RTE_ETH_EVENT_INTR_RESET;
- * the port fails fast and the first rte_eth_dev_reset() brings it back.
- */
-static int
-test_fatal_on_stopped_port_then_reset(void)
-{
-	static const enum rte_eth_event_type reset[] = { RTE_ETH_EVENT_INTR_RESET };
-	struct rte_eth_conf conf = { 0 };
-	struct rte_ether_addr mac;
-	uint16_t a, b;
-	int ret = TEST_FAILED;
-
-	TEST_ASSERT_SUCCESS(test_pair_create(CP_A, CP_B, &a, &b), "");
-	recovery_log_start(a, true);
-	if (test_port_start(a, 0, 0) != 0 || test_port_start(b, 0, 0) != 0 ||
-	    rte_eth_dev_stop(a) != 0)
-		goto out;
-	refnic_emu_inject_fatal(refnic_emu_lookup(CP_A));
-	if (!recovery_log_is(reset, RTE_DIM(reset)) || test_xstat(a, "reset_requests") != 1 ||
-	    rte_eth_dev_start(a) != -EIO) {
-		printf("    a failed port must say INTR_RESET and refuse to start with -EIO\n");
-		goto out;
-	}
-	if (rte_eth_dev_reset(a) != 0) {
-		printf("    the first reset after FATAL failed\n");
-		goto out;
-	}
-	if (rte_eth_dev_configure(a, 1, 1, &conf) != 0 || test_port_start(a, 0, 0) != 0 ||
-	    rte_eth_macaddr_get(b, &mac) != 0)
-		goto out;
-	if (frame_arrives(a, b, &mac, 5))
-		ret = TEST_SUCCESS;
-out:
-	recovery_log_start(a, false);
-	test_pair_destroy(CP_A, CP_B);
-	return ret;
-}
-
-/*
- * A started port whose device fails recovers by itself (err_handle_mode
- * PROACTIVE): ERR_RECOVERING then RECOVERY_SUCCESS, nothing else, and
- * everything the application configured holds again: MTU, an extra MAC
- * address, the multicast list, the VLAN table, promiscuous off. Every mbuf
- * of the dead rings is back; no call of the application was needed.
- */
-static int
-test_fatal_recovers_with_configuration(void)
-{
-	static const struct rte_ether_addr extra = {{ 0x02, 0, 0, 0, 0x12, 0x34 }};
-	static const struct rte_ether_addr mc = {{ 0x01, 0x00, 0x5e, 0, 0, 5 }};
-	struct rte_ether_addr mc_list[1] = { mc }, own;
-	struct rte_eth_stats st, st_after;
-	struct rte_eth_dev_info info;
-	struct refnic_hw_stats s;
-	unsigned int in_use;
-	struct rte_mbuf *m;
-	uint16_t a, b, mtu = 0;
-	int ret = TEST_FAILED;
-
-	TEST_ASSERT_SUCCESS(test_pair_create(CP_A, CP_B, &a, &b), "");
-	recovery_log_start(b, true);
-	if (rte_eth_dev_info_get(b, &info) != 0 ||
-	    info.err_handle_mode != RTE_ETH_ERROR_HANDLE_MODE_PROACTIVE) {
-		printf("    err_handle_mode is not PROACTIVE\n");
-		goto out;
-	}
-	if (test_port_start(a, 0, 0) != 0 ||
-	    test_port_start(b, RTE_ETH_RX_OFFLOAD_VLAN_FILTER, 1000) != 0 ||
-	    rte_eth_promiscuous_disable(b) != 0 || rte_eth_macaddr_get(b, &own) != 0 ||
-	    rte_eth_dev_mac_addr_add(b, (struct rte_ether_addr *)&extra, 0) != 0 ||
-	    rte_eth_dev_set_mc_addr_list(b, mc_list, 1) != 0 ||
-	    rte_eth_dev_vlan_filter(b, 100, 1) != 0)
-		goto out;
-	in_use = rte_mempool_in_use_count(test_pool);
-	/* One frame before the failure: B counts it; A's TX ring keeps its mbuf
-	 * (reclaimed later, in batches), B's RX ring is one buffer short. */
-	if (!filter_passes(a, b, &own, 0) || rte_eth_stats_get(b, &st) != 0)
-		goto out;
-	refnic_emu_inject_fatal(refnic_emu_lookup(CP_B));
-	if (!recovery_log_is(recovered, RTE_DIM(recovered)))
-		goto out;
-	if (rte_eth_stats_get(b, &st_after) != 0 || st_after.ipackets < st.ipackets) {
-		printf("    counters went back across the recovery\n");
-		goto out;
-	}
-	/* The dead rings' buffers back, B's new RX ring full: as before the
-	 * frame, plus the one mbuf A still holds. */
-	if (rte_mempool_in_use_count(test_pool) != in_use + 1) {
-		printf("    %u mbufs in use after recovery, %u expected\n",
-		       rte_mempool_in_use_count(test_pool), in_use + 1);
-		goto out;
-	}
-	if (!filter_passes(a, b, &own, 0) || !filter_passes(a, b, &extra, 0) ||
-	    !filter_passes(a, b, &mc, 0) || !filter_passes(a, b, &own, 100) ||
-	    filter_passes(a, b, &own, 101) ||
-	    filter_passes(a, b, &(struct rte_ether_addr){{ 0x02, 9, 9, 9, 9, 9 }}, 0)) {
-		printf("    filters not as configured after recovery\n");
-		goto out;
-	}
-	test_hw_stats(CP_B, &s);
-	m = test_make_pkt(&own, 1200, 1, 1);	/* beyond MTU 1000: dropped */
-	if (rte_eth_dev_get_mtu(b, &mtu) != 0 || mtu != 1000 || test_tx_all(a, &m, 1) != 1 ||
-	    test_hw_counter_wait(CP_B, offsetof(struct refnic_hw_stats, rx_oversize),
-				 s.rx_oversize + 1) != s.rx_oversize + 1) {
-		printf("    MTU %u not restored in the device\n", mtu);
-		goto out;
-	}
-	ret = TEST_SUCCESS;
-out:
-	recovery_log_start(b, false);
-	test_pair_destroy(CP_A, CP_B);
-	return ret;
-}
-
-/*
- * The device stops a TX queue on an error of its own (as an MDD event):
- * the port recovers by itself, with the same two events, and sends again.
- */
-static int
-test_queue_error_recovers(void)
-{
-	struct rte_ether_addr mac;
-	unsigned int in_use;
-	uint16_t a, b;
-	int ret = TEST_FAILED;
-
-	TEST_ASSERT_SUCCESS(test_pair_create(CP_A, CP_B, &a, &b), "");
-	recovery_log_start(a, true);
-	if (test_port_start(a, 0, 0) != 0 || test_port_start(b, 0, 0) != 0 ||
-	    rte_eth_macaddr_get(b, &mac) != 0)
-		goto out;
-	in_use = rte_mempool_in_use_count(test_pool);
-	refnic_emu_inject_queue_error(refnic_emu_lookup(CP_A), true, 0);
-	if (!recovery_log_is(recovered, RTE_DIM(recovered)))
-		goto out;
-	if (test_xstat(a, "queue_errors") != 1 || test_xstat(a, "recoveries") != 1 ||
-	    test_xstat(a, "recovery_failures") != 0) {
-		printf("    xstats queue_errors %" PRIu64 ", recoveries %" PRIu64 "\n",
-		       test_xstat(a, "queue_errors"), test_xstat(a, "recoveries"));
-		goto out;
-	}
-	if (rte_mempool_in_use_count(test_pool) != in_use) {
-		printf("    %u mbufs in use after recovery, %u before\n",
-		       rte_mempool_in_use_count(test_pool), in_use);
-		goto out;
-	}
-	if (!frame_arrives(a, b, &mac, 7)) {
-		printf("    no traffic after the recovery\n");
-		goto out;
-	}
-	ret = TEST_SUCCESS;
-out:
-	recovery_log_start(a, false);
-	test_pair_destroy(CP_A, CP_B);
-	return ret;
-}
-
-/*
- * Queues 1 the application stopped stay stopped, as the device sees them:
- * an IPv4 frame the RETA sends to RX queue 1 is dropped for want of a
- * buffer and never received, and TX queue 1 takes nothing and rings no
- * doorbell.
- */
-static bool
-queues_1_stopped(uint16_t a, uint16_t b)
-{
-	struct rte_eth_rxq_info rxq;
-	struct rte_eth_txq_info txq;
-	struct refnic_hw_stats s, t;
-	struct rte_mbuf *m, *rx;
-	uint64_t deadline;
-
-	if (rte_eth_rx_queue_info_get(b, 1, &rxq) != 0 || rte_eth_tx_queue_info_get(b, 1, &txq) != 0 ||
-	    rxq.queue_state != RTE_ETH_QUEUE_STATE_STOPPED ||
-	    txq.queue_state != RTE_ETH_QUEUE_STATE_STOPPED) {
-		printf("    queue 1 states: RX %u, TX %u\n", rxq.queue_state, txq.queue_state);
-		return false;
-	}
-	test_hw_stats(CP_B, &s);
-	m = rss_frame(0);
-	if (m == NULL || test_tx_all(a, &m, 1) != 1 ||
-	    test_hw_counter_wait(CP_B, offsetof(struct refnic_hw_stats, q[1].rx_no_buffer),
-				 s.q[1].rx_no_buffer + 1) != s.q[1].rx_no_buffer + 1) {
-		test_hw_stats(CP_B, &t);
-		printf("    RX queue 1: %" PRIu64 " frames taken, %" PRIu64 " dropped for no "
-		       "buffer; 0 and 1 expected\n", t.q[1].rx_packets - s.q[1].rx_packets,
-		       t.q[1].rx_no_buffer - s.q[1].rx_no_buffer);
-		return false;
-	}
-	m = test_make_pkt(&(struct rte_ether_addr){{ 0x02, 0, 0, 0, 0, 1 }}, 64, 1, 1);
-	if (m == NULL || rte_eth_tx_burst(b, 1, &m, 1) != 0) {
-		printf("    stopped TX queue 1 took a packet\n");
-		return false;
-	}
-	rte_pktmbuf_free(m);
-	deadline = rte_get_timer_cycles() + rte_get_timer_hz() / 50;	/* 20 ms */
-	while (rte_get_timer_cycles() < deadline)
-		if (rte_eth_rx_burst(b, 1, &rx, 1) != 0) {
-			rte_pktmbuf_free(rx);
-			printf("    stopped RX queue 1 received\n");
-			return false;
-		}
-	test_hw_stats(CP_B, &t);
-	if (t.q[1].tx_doorbells != s.q[1].tx_doorbells || t.q[1].tx_packets != s.q[1].tx_packets ||
-	    t.q[1].rx_packets != s.q[1].rx_packets) {
-		printf("    queue 1 on the device: %" PRIu64 " TX doorbells, %" PRIu64 " sent, %"
-		       PRIu64 " received\n", t.q[1].tx_doorbells - s.q[1].tx_doorbells,
-		       t.q[1].tx_packets - s.q[1].tx_packets, t.q[1].rx_packets - s.q[1].rx_packets);
-		return false;
-	}
-	return true;
-}
-
-/*
- * A recovery brings each queue back as the application left it: a
- * deferred-start RX queue 0 it started by hand receives again, and the
- * queues 1 it stopped stay stopped. first_fails: the first attempt fails
- * in the start (a QUEUE_CREATE the device drops), after its error path
- * stopped every queue; the next attempt must still bring back what the
- * application had, not what the failed one left.
- */
-static int
-recovery_keeps_queue_states(bool first_fails)
-{
-	struct refnic_emu_faults faults = {
-		.admin_timeout_opcode = REFNIC_ADMIN_QUEUE_CREATE,
-		.admin_timeout_times = 1,
-	};
-	struct rte_eth_rss_reta_entry64 reta[REFNIC_RSS_RETA_SIZE / RTE_ETH_RETA_GROUP_SIZE];
-	struct rte_eth_rxconf rxconf = { .rx_deferred_start = 1 };
-	uint64_t resets;
-	struct rte_eth_conf conf = {
-		.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS,
-		.rx_adv_conf.rss_conf.rss_hf = RTE_ETH_RSS_IPV4,
-	};
-	struct rte_ether_addr mac;
-	unsigned int i, j;
-	uint16_t a, b;
-	int ret = TEST_FAILED;
-
-	/* Every hashed frame to RX queue 1; the others (test frames) go to 0. */
-	for (i = 0; i < RTE_DIM(reta); i++) {
-		reta[i].mask = UINT64_MAX;
-		for (j = 0; j < RTE_ETH_RETA_GROUP_SIZE; j++)
-			reta[i].reta[j] = 1;
-	}
-	TEST_ASSERT_SUCCESS(test_pair_create(CP_A, CP_B, &a, &b), "");
-	recovery_log_start(b, true);
-	if (test_port_start(a, 0, 0) != 0 || rte_eth_dev_configure(b, 2, 2, &conf) != 0 ||
-	    rte_eth_rx_queue_setup(b, 0, TEST_RING_SIZE, SOCKET_ID_ANY, &rxconf,
-				   test_pool) != 0 ||
-	    rte_eth_rx_queue_setup(b, 1, TEST_RING_SIZE, SOCKET_ID_ANY, NULL, test_pool) != 0 ||
-	    rte_eth_tx_queue_setup(b, 0, TEST_RING_SIZE, SOCKET_ID_ANY, NULL) != 0 ||
-	    rte_eth_tx_queue_setup(b, 1, TEST_RING_SIZE, SOCKET_ID_ANY, NULL) != 0 ||
-	    rte_eth_dev_start(b) != 0 || rte_eth_promiscuous_enable(b) != 0 ||
-	    rte_eth_dev_rss_reta_update(b, reta, REFNIC_RSS_RETA_SIZE) != 0 ||
-	    rte_eth_dev_rx_queue_start(b, 0) != 0 || rte_eth_dev_rx_queue_stop(b, 1) != 0 ||
-	    rte_eth_dev_tx_queue_stop(b, 1) != 0 || rte_eth_macaddr_get(b, &mac) != 0 ||
-	    !frame_arrives(a, b, &mac, 11) || !queues_1_stopped(a, b))
-		goto out;
-	resets = test_xstat(b, "device_resets");
-	if (first_fails)
-		refnic_emu_set_faults(refnic_emu_lookup(CP_B), &faults);
-	refnic_emu_inject_fatal(refnic_emu_lookup(CP_B));
-	if (!recovery_log_is(recovered, RTE_DIM(recovered)))
-		goto out;
-	/* One device reset per attempt (a failed one may take another). */
-	resets = test_xstat(b, "device_resets") - resets;
-	if (first_fails ? resets < 2 : resets != 1) {
-		printf("    %" PRIu64 " device resets in the recovery\n", resets);
-		goto out;
-	}
-	if (!frame_arrives(a, b, &mac, 12)) {
-		printf("    the hand-started queue did not come back\n");
-		goto out;
-	}
-	if (!queues_1_stopped(a, b)) {
-		printf("    the queues the application stopped came back started\n");
-		goto out;
-	}
-	ret = TEST_SUCCESS;
-out:
-	recovery_log_start(b, false);
-	test_pair_destroy(CP_A, CP_B);
-	return ret;
-}
-
-/*
- * A device that comes back from its reset without an offload the port runs
- * with (a firmware downgrade: no TX checksums) is not handed the old
- * configuration: ERR_RECOVERING, RECOVERY_FAILED, the log says what it
- * lacks, and the port refuses to start until the application resets it.
- * Reconfigured without the offload, it sends again.
- */
-static int
-test_recovery_refuses_what_the_device_lost(void)
-{
-	static const enum rte_eth_event_type failed[] = {
-		RTE_ETH_EVENT_ERR_RECOVERING, RTE_ETH_EVENT_RECOVERY_FAILED,
-	};
-	struct refnic_emu_faults faults = { .caps_lost_at_reset = REFNIC_CAP_TX_CSUM };
-	struct rte_eth_conf conf = { 0 };
-	struct rte_eth_dev_info info;
-	struct rte_ether_addr mac;
-	char log[4096];
-	FILE *capture;
-	uint16_t a, b;
-	int ret = TEST_FAILED;
-
-	TEST_ASSERT_SUCCESS(test_pair_create(CP_A, CP_B, &a, &b), "");
-	recovery_log_start(a, true);
-	if (test_port_start_offloads(a, 0, RTE_ETH_TX_OFFLOAD_IPV4_CKSUM, 0) != 0 ||
-	    test_port_start(b, 0, 0) != 0 || rte_eth_macaddr_get(b, &mac) != 0 ||
-	    !frame_arrives(a, b, &mac, 21))
-		goto out;
-	refnic_emu_set_faults(refnic_emu_lookup(CP_A), &faults);
-	capture = test_log_capture_start(log, sizeof(log));
-	refnic_emu_inject_fatal(refnic_emu_lookup(CP_A));
-	if (!recovery_log_is(failed, RTE_DIM(failed))) {
-		test_log_capture_stop(capture);
-		printf("    the recovery replayed TX checksums on a device without them\n");
-		goto out;
-	}
-	test_log_capture_stop(capture);
-	if (test_log_count(log, "TX offloads 0x", NULL) == 0) {
-		printf("    no error line says what the device lacks:\n%s", log);
-		goto out;
-	}
-	if (rte_eth_dev_start(a) != -EIO || test_xstat(a, "recovery_failures") != 1) {
-		printf("    the failed port started again without a reset\n");
-		goto out;
-	}
-	if (rte_eth_dev_reset(a) != 0 || rte_eth_dev_info_get(a, &info) != 0 ||
-	    (info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_IPV4_CKSUM) != 0 ||
-	    rte_eth_dev_configure(a, 1, 1, &conf) != 0 || test_port_start(a, 0, 0) != 0 ||
-	    !frame_arrives(a, b, &mac, 22)) {
-		printf("    no traffic after reset and reconfiguration without the offload\n");
-		goto out;
-	}
-	ret = TEST_SUCCESS;
-out:
-	recovery_log_start(a, false);
-	test_pair_destroy(CP_A, CP_B);
-	return ret;
-}
-
-static int
-test_recovery_keeps_queue_states(void)
-{
-	return recovery_keeps_queue_states(false);
-}
-
-static int
-test_recovery_retry_keeps_queue_states(void)
-{
-	return recovery_keeps_queue_states(true);
-}
-
-/*
- * A device whose resets never finish: the recovery gives up with
- * RECOVERY_FAILED, bursts return 0, the process lives; once the device
- * behaves, rte_eth_dev_reset() brings the port back.
- */
-static int
-test_recovery_failure(void)
-{
-	static const enum rte_eth_event_type failed[] = {
-		RTE_ETH_EVENT_ERR_RECOVERING, RTE_ETH_EVENT_RECOVERY_FAILED,
-	};
-	struct refnic_emu_faults faults = { .reset_fail_times = 100 };
-	struct rte_eth_conf conf = { 0 };
-	struct rte_mbuf *m, *rx;
-	struct rte_ether_addr mac;
-	uint16_t a, b;
-	int ret = TEST_FAILED;
-
-	TEST_ASSERT_SUCCESS(test_pair_create(CP_A, CP_B, &a, &b), "");
-	recovery_log_start(a, true);
-	if (test_port_start(a, 0, 0) != 0 || test_port_start(b, 0, 0) != 0 ||
-	    rte_eth_macaddr_get(b, &mac) != 0)
-		goto out;
-	refnic_emu_set_faults(refnic_emu_lookup(CP_A), &faults);
-	refnic_emu_inject_fatal(refnic_emu_lookup(CP_A));
-	if (!recovery_log_is(failed, RTE_DIM(failed)))
-		goto out;
-	if (test_xstat(a, "recovery_failures") != 1 || test_xstat(a, "recoveries") != 0) {
-		printf("    xstat recovery_failures %" PRIu64 "\n",
-		       test_xstat(a, "recovery_failures"));
-		goto out;
-	}
-	m = test_make_pkt(&mac, 128, 8, 1);
-	if (rte_eth_tx_burst(a, 0, &m, 1) != 0 || rte_eth_rx_burst(a, 0, &rx, 1) != 0) {
-		printf("    bursts on a port that failed to recover moved frames\n");
-		goto out;
-	}
-	rte_pktmbuf_free(m);
-	faults.reset_fail_times = 0;
-	refnic_emu_set_faults(refnic_emu_lookup(CP_A), &faults);
-	rte_eth_dev_stop(a);
-	if (rte_eth_dev_reset(a) != 0 || rte_eth_dev_configure(a, 1, 1, &conf) != 0 ||
-	    test_port_start(a, 0, 0) != 0) {
-		printf("    no way back through rte_eth_dev_reset()\n");
-		goto out;
-	}
-	if (frame_arrives(a, b, &mac, 9))
-		ret = TEST_SUCCESS;
-out:
-	recovery_log_start(a, false);
-	test_pair_destroy(CP_A, CP_B);
-	return ret;
-}
-
-/* Another thread at the port's counters, as telemetry or a monitor is. */
-struct stats_thread {
-	uint16_t port;
-	bool reset;			/* rte_eth_stats_reset(), else _get() */
-	volatile bool stop;
-	unsigned int calls;
-};
-
-static void *
-stats_loop(void *arg)
-{
-	struct stats_thread *r = arg;
-	struct rte_eth_stats st;
-
-	while (!r->stop) {
-		if (r->reset)
-			rte_eth_stats_reset(r->port);
-		else
-			rte_eth_stats_get(r->port, &st);	/* a STATS_GET each */
-		r->calls++;
-	}
-	return NULL;
-}
-
 /*
  * Stats read while another thread resets them never come out torn: a
  * count computed from one fetch against a base from another would wrap
@@ -1278,7 +426,7 @@ stats_loop(void *arg)
 static int
 test_stats_consistent_under_concurrency(void)
 {
-	struct stats_thread r = { .reset = true };
+	struct test_stats_thread r = { .reset = true };
 	struct rte_eth_stats st;
 	struct rte_ether_addr mac;
 	struct rte_mbuf *m[TEST_BURST];
@@ -1287,14 +435,9 @@ test_stats_consistent_under_concurrency(void)
 	pthread_t thread;
 	uint16_t a, b;
 
-	TEST_ASSERT_SUCCESS(test_pair_create(CP_A, CP_B, &a, &b), "");
-	if (test_port_start(a, 0, 0) != 0 || test_port_start(b, 0, 0) != 0 ||
-	    rte_eth_macaddr_get(b, &mac) != 0) {
-		test_pair_destroy(CP_A, CP_B);
-		return TEST_FAILED;
-	}
+	TEST_ASSERT_SUCCESS(test_pair_setup(&cp_pair, &a, &b, &mac), "");
 	r.port = b;
-	TEST_ASSERT_SUCCESS(pthread_create(&thread, NULL, stats_loop, &r), "");
+	TEST_ASSERT_SUCCESS(pthread_create(&thread, NULL, test_stats_loop, &r), "");
 	for (round = 0; round < 200; round++) {
 		for (i = 0; i < TEST_BURST; i++)
 			m[i] = test_make_pkt(&mac, 64, i, 1);
@@ -1311,53 +454,6 @@ test_stats_consistent_under_concurrency(void)
 	TEST_ASSERT(r.calls > 0, "the resetting thread never ran");
 	TEST_ASSERT_EQUAL(bad, 0, "torn stats: counts beyond what was sent");
 	return TEST_SUCCESS;
-}
-
-/*
- * Recoveries while another thread keeps asking the device for its counters
- * (as telemetry does): the reset and the new admin queue wait for the
- * command under way, which would otherwise run on a queue being rebuilt
- * under it, and every recovery succeeds.
- */
-static int
-test_recovery_while_stats_read(void)
-{
-	struct stats_thread r = { .reset = false };
-	struct rte_ether_addr mac;
-	unsigned int round;
-	pthread_t thread;
-	uint16_t a, b;
-	int ret = TEST_FAILED;
-
-	TEST_ASSERT_SUCCESS(test_pair_create(CP_A, CP_B, &a, &b), "");
-	if (test_port_start(a, 0, 0) != 0 || test_port_start(b, 0, 0) != 0 ||
-	    rte_eth_macaddr_get(b, &mac) != 0) {
-		test_pair_destroy(CP_A, CP_B);
-		return TEST_FAILED;
-	}
-	r.port = b;
-	TEST_ASSERT_SUCCESS(pthread_create(&thread, NULL, stats_loop, &r), "");
-	for (round = 0; round < 10; round++) {
-		recovery_log_start(b, true);
-		refnic_emu_inject_fatal(refnic_emu_lookup(CP_B));
-		if (!recovery_log_is(recovered, RTE_DIM(recovered))) {
-			printf("    round %u: no clean recovery\n", round);
-			goto out;
-		}
-		recovery_log_start(b, false);
-		if (!frame_arrives(a, b, &mac, round)) {
-			printf("    round %u: no frame after the recovery\n", round);
-			goto out;
-		}
-	}
-	ret = TEST_SUCCESS;
-out:
-	recovery_log_start(b, false);
-	r.stop = true;
-	pthread_join(thread, NULL);
-	test_pair_destroy(CP_A, CP_B);
-	TEST_ASSERT(r.calls > 0, "the reading thread never ran");
-	return ret;
 }
 
 struct traffic_thread {
@@ -1406,12 +502,7 @@ test_control_calls_during_inline_traffic(void)
 	unsigned int i;
 	uint16_t a, b;
 
-	TEST_ASSERT_SUCCESS(test_pair_create(CP_A, CP_B, &a, &b), "");
-	if (test_port_start(a, 0, 0) != 0 || test_port_start(b, 0, 0) != 0 ||
-	    rte_eth_macaddr_get(b, &t.mac) != 0) {
-		test_pair_destroy(CP_A, CP_B);
-		return TEST_FAILED;
-	}
+	TEST_ASSERT_SUCCESS(test_pair_setup(&cp_pair, &a, &b, &t.mac), "");
 	t.a = a;
 	t.b = b;
 	TEST_ASSERT_SUCCESS(pthread_create(&thread, NULL, traffic_loop, &t), "");
@@ -1434,20 +525,10 @@ const struct unit_test_suite refnic_control_suite = {
 		TEST_CASE(test_poll_policies_bounded),
 		TEST_CASE(test_admin_timeout_then_reset),
 		TEST_CASE(test_reset_failure),
-		TEST_CASE(test_fatal_on_stopped_port_then_reset),
-		TEST_CASE(test_recovery_refuses_what_the_device_lost),
-		TEST_CASE(test_fatal_recovers_with_configuration),
-		TEST_CASE(test_queue_error_recovers),
-		TEST_CASE(test_recovery_keeps_queue_states),
-		TEST_CASE(test_recovery_retry_keeps_queue_states),
-		TEST_CASE(test_recovery_failure),
 		TEST_CASE(test_stats_consistent_under_concurrency),
-		TEST_CASE(test_recovery_while_stats_read),
 		TEST_CASE(test_control_calls_during_inline_traffic),
 		TEST_CASE(test_lsc_on_unplug_replug),
 		TEST_CASE(test_link_down_up_seen_by_peer),
-		TEST_CASE(test_rss),
-		TEST_CASE(test_filters),
 		TEST_CASE(test_mtu_runtime),
 		TEST_CASE(test_get_reg),
 		TEST_CASE(test_get_reg_heads_after_traffic),

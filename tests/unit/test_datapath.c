@@ -20,19 +20,19 @@
 static uint16_t port_a, port_b;
 static struct rte_ether_addr mac_b;
 
+static const struct test_pair_conf dp_pair = { .name_a = DP_A, .name_b = DP_B };
+
 static int
 dp_setup(void)
 {
-	if (test_pair_create(DP_A, DP_B, &port_a, &port_b) != 0 ||
-	    test_port_start(port_a, 0, 0) != 0 || test_port_start(port_b, 0, 0) != 0)
-		return TEST_FAILED;
-	return rte_eth_macaddr_get(port_b, &mac_b) == 0 ? TEST_SUCCESS : TEST_FAILED;
+	return test_pair_setup(&dp_pair, &port_a, &port_b, &mac_b) == 0 ?
+	       TEST_SUCCESS : TEST_FAILED;
 }
 
 static void
 dp_teardown(void)
 {
-	test_pair_destroy(DP_A, DP_B);
+	test_pair_teardown(&dp_pair);
 }
 
 /* Send n frames a->b and take them off b's ring; true if all arrived intact. */
@@ -376,17 +376,13 @@ test_tx_max_segs_from_device(void)
 	struct rte_ether_addr mac;
 	unsigned int in_use;
 	char args[256];
+	const struct test_pair_conf pair = { .name_a = SEGS_A, .name_b = SEGS_B, .args_a = args };
 	uint16_t a, b, n, i;
 	int ret = TEST_FAILED;
 
-	snprintf(args, sizeof(args), "cable=%s,%s,max_tx_segs=2", SEGS_A,
-		 extra != NULL ? extra : "profile=ideal");
+	snprintf(args, sizeof(args), "%s,max_tx_segs=2", extra != NULL ? extra : "profile=ideal");
 	in_use = rte_mempool_in_use_count(test_pool);
-	TEST_ASSERT_SUCCESS(test_port_create(SEGS_A, args, &a), "%s", args);
-	if (test_port_create(SEGS_B, args, &b) != 0) {
-		test_port_destroy(SEGS_A);
-		return TEST_FAILED;
-	}
+	TEST_ASSERT_SUCCESS(test_pair_probe(&pair, &a, &b), "%s", args);
 	rte_eth_macaddr_get(b, &mac);
 	if (rte_eth_dev_info_get(a, &info) != 0 || info.tx_desc_lim.nb_seg_max != 2 ||
 	    info.tx_desc_lim.nb_mtu_seg_max != 2) {
@@ -451,8 +447,7 @@ test_tx_max_segs_from_device(void)
 out:
 	rte_eth_dev_stop(a);
 	rte_eth_dev_stop(b);
-	test_port_destroy(SEGS_A);
-	test_port_destroy(SEGS_B);
+	test_pair_teardown(&pair);
 	TEST_ASSERT_EQUAL(rte_mempool_in_use_count(test_pool), in_use, "mbufs held");
 	return ret;
 }

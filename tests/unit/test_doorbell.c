@@ -52,41 +52,12 @@ db_len(uint32_t seq)
 static int
 db_pair_args(const char *args_a, const char *args_b, uint16_t rx_ring, uint16_t *a, uint16_t *b)
 {
-	struct rte_eth_conf conf = { 0 };
-	char all[256];
-	uint16_t p, ports[2];
-	int ret;
+	const struct test_pair_conf c = {
+		.name_a = DB_A, .name_b = DB_B, .args_a = args_a, .args_b = args_b,
+		.rx_ring = rx_ring,
+	};
 
-	snprintf(all, sizeof(all), "cable=%s,%s", DB_A, args_a);
-	if (test_port_create(DB_A, all, a) != 0)
-		return TEST_FAILED;
-	snprintf(all, sizeof(all), "cable=%s,%s", DB_A, args_b);
-	if (test_port_create(DB_B, all, b) != 0) {
-		test_port_destroy(DB_A);
-		return TEST_FAILED;
-	}
-	ports[0] = *a;
-	ports[1] = *b;
-	for (p = 0, ret = 0; ret == 0 && p < 2; p++) {
-		ret = rte_eth_dev_configure(ports[p], 1, 1, &conf);
-		if (ret == 0)
-			ret = rte_eth_rx_queue_setup(ports[p], 0, rx_ring, SOCKET_ID_ANY, NULL,
-						     test_pool);
-		if (ret == 0)
-			ret = rte_eth_tx_queue_setup(ports[p], 0, TEST_RING_SIZE, SOCKET_ID_ANY,
-						     NULL);
-		if (ret == 0)
-			ret = rte_eth_dev_start(ports[p]);
-		if (ret == 0)
-			ret = rte_eth_promiscuous_enable(ports[p]);
-	}
-	if (ret == 0)
-		ret = rte_eth_macaddr_get(*b, &db_mac_b);
-	if (ret != 0) {
-		test_pair_destroy(DB_A, DB_B);
-		return TEST_FAILED;
-	}
-	return TEST_SUCCESS;
+	return test_pair_setup(&c, a, b, &db_mac_b) == 0 ? TEST_SUCCESS : TEST_FAILED;
 }
 
 /* Both ports with args. */

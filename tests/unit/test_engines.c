@@ -50,63 +50,38 @@ engine_threads(void)
 	return n;
 }
 
+#define EN_ARGS		"profile=ideal,exec=thread,queues=" RTE_STR(EN_QUEUES) \
+			",engines=" RTE_STR(EN_ENGINES)
+
 /* EN_QUEUES queue pairs, no RSS: every frame lands on RX queue 0. */
+static const struct test_pair_conf en_pair = {
+	.name_a = EN_A, .name_b = EN_B, .args_a = EN_ARGS, .nb_queues = EN_QUEUES,
+	.conf = &(const struct rte_eth_conf){ .rxmode.mq_mode = RTE_ETH_MQ_RX_NONE },
+};
+
 static int
-en_port_start(uint16_t port, uint64_t rx_offloads, uint64_t tx_offloads)
+en_ports_start(uint64_t rx_offloads, uint64_t tx_offloads)
 {
 	struct rte_eth_conf conf = {
 		.rxmode = { .mq_mode = RTE_ETH_MQ_RX_NONE, .offloads = rx_offloads },
 		.txmode = { .offloads = tx_offloads },
 	};
-	uint16_t q;
-	int ret;
+	struct test_pair_conf c = en_pair;
 
-	rte_eth_dev_stop(port);
-	ret = rte_eth_dev_configure(port, EN_QUEUES, EN_QUEUES, &conf);
-	for (q = 0; ret == 0 && q < EN_QUEUES; q++)
-		ret = rte_eth_rx_queue_setup(port, q, TEST_RING_SIZE, SOCKET_ID_ANY, NULL,
-					     test_pool);
-	for (q = 0; ret == 0 && q < EN_QUEUES; q++)
-		ret = rte_eth_tx_queue_setup(port, q, TEST_RING_SIZE, SOCKET_ID_ANY, NULL);
-	if (ret == 0)
-		ret = rte_eth_dev_start(port);
-	if (ret == 0)
-		ret = rte_eth_promiscuous_enable(port);
-	return ret;
-}
-
-static int
-en_ports_start(uint64_t rx_offloads, uint64_t tx_offloads)
-{
-	int ret = en_port_start(port_a, rx_offloads, tx_offloads);
-
-	return ret != 0 ? ret : en_port_start(port_b, rx_offloads, tx_offloads);
+	c.conf = &conf;
+	return test_pair_start(&c, port_a, port_b, NULL);
 }
 
 static int
 en_setup(void)
 {
-	char args[96];
-
-	snprintf(args, sizeof(args), "cable=%s,profile=ideal,exec=thread,queues=%u,engines=%u",
-		 EN_A, EN_QUEUES, EN_ENGINES);
-	if (test_port_create(EN_A, args, &port_a) != 0)
-		return TEST_FAILED;
-	if (test_port_create(EN_B, args, &port_b) != 0) {
-		test_port_destroy(EN_A);
-		return TEST_FAILED;
-	}
-	if (en_ports_start(0, 0) != 0) {
-		test_pair_destroy(EN_A, EN_B);
-		return TEST_FAILED;
-	}
-	return TEST_SUCCESS;
+	return test_pair_setup(&en_pair, &port_a, &port_b, NULL) == 0 ? TEST_SUCCESS : TEST_FAILED;
 }
 
 static void
 en_teardown(void)
 {
-	test_pair_destroy(EN_A, EN_B);
+	test_pair_teardown(&en_pair);
 }
 
 #define EN_BURST	32		/* frames per TX queue per round */

@@ -29,6 +29,7 @@ static const char * const same_xstats[] = {
 static int
 ex_run(const char *args, uint64_t out[2][RTE_DIM(same_xstats)], uint64_t *by_engines)
 {
+	const struct test_pair_conf pair = { .name_a = EX_A, .name_b = EX_B, .args_a = args };
 	struct refnic_hw_stats es;
 	struct rte_mbuf *pkts[32], *rx[32];
 	struct rte_ether_addr mac_b;
@@ -36,13 +37,8 @@ ex_run(const char *args, uint64_t out[2][RTE_DIM(same_xstats)], uint64_t *by_eng
 	unsigned int sent = 0, k;
 	int ret = TEST_FAILED;
 
-	if (test_port_create(EX_A, args, &a) != 0)
+	if (test_pair_setup(&pair, &a, &b, &mac_b) != 0)
 		return TEST_FAILED;
-	if (test_port_create(EX_B, args, &b) != 0)
-		goto out_a;
-	if (test_port_start(a, 0, 0) != 0 || test_port_start(b, 0, 0) != 0 ||
-	    rte_eth_macaddr_get(b, &mac_b) != 0)
-		goto out;
 	while (sent < EX_PKTS) {
 		n = RTE_MIN(RTE_DIM(pkts), EX_PKTS - sent);
 		for (i = 0; i < n; i++)
@@ -74,9 +70,7 @@ ex_run(const char *args, uint64_t out[2][RTE_DIM(same_xstats)], uint64_t *by_eng
 			*by_engines += es.q[0].tx_packets;
 	ret = TEST_SUCCESS;
 out:
-	test_port_destroy(EX_B);
-out_a:
-	test_port_destroy(EX_A);
+	test_pair_teardown(&pair);
 	return ret;
 }
 
@@ -86,10 +80,8 @@ static int
 test_inline_and_thread_count_alike(void)
 {
 	static const char * const modes[][2] = {
-		{ "cable=" EX_A ",profile=ideal,exec=inline",
-		  "cable=" EX_A ",profile=ideal,exec=thread" },
-		{ "cable=" EX_A ",profile=vm,exec=inline",
-		  "cable=" EX_A ",profile=baremetal,exec=thread" },
+		{ "profile=ideal,exec=inline", "profile=ideal,exec=thread" },
+		{ "profile=vm,exec=inline", "profile=baremetal,exec=thread" },
 	};
 	uint64_t x[2][2][RTE_DIM(same_xstats)], by_engines[2];
 	unsigned int m, p, k;

@@ -39,21 +39,8 @@ fl_start_b(void)
 			    .offloads = RTE_ETH_RX_OFFLOAD_RSS_HASH },
 		.rx_adv_conf.rss_conf.rss_hf = 0,
 	};
-	uint16_t q;
-	int ret;
 
-	rte_eth_dev_stop(port_b);
-	ret = rte_eth_dev_configure(port_b, FL_QUEUES, FL_QUEUES, &conf);
-	for (q = 0; ret == 0 && q < FL_QUEUES; q++)
-		ret = rte_eth_rx_queue_setup(port_b, q, TEST_RING_SIZE, SOCKET_ID_ANY, NULL,
-					     test_pool);
-	for (q = 0; ret == 0 && q < FL_QUEUES; q++)
-		ret = rte_eth_tx_queue_setup(port_b, q, TEST_RING_SIZE, SOCKET_ID_ANY, NULL);
-	if (ret == 0)
-		ret = rte_eth_dev_start(port_b);
-	if (ret == 0)
-		ret = rte_eth_promiscuous_enable(port_b);
-	return ret;
+	return test_port_setup(port_b, &conf, FL_QUEUES, 0, 0, NULL);
 }
 
 static int

@@ -190,7 +190,10 @@ static int
 hostile_run(const char *corrupt_a, const char *corrupt_b, const char *victim,
 	    struct hostile_run *r)
 {
-	char args[128];
+	char args[128], args_b[128];
+	const struct test_pair_conf pair = {
+		.name_a = HA, .name_b = HB, .args_a = args, .args_b = args_b,
+	};
 	struct rte_ether_addr mac;
 	struct rte_mbuf *m[TEST_BURST];
 	struct refnic_hw_stats sa, sb;
@@ -199,16 +202,10 @@ hostile_run(const char *corrupt_a, const char *corrupt_b, const char *victim,
 	uint16_t a, b, n;
 
 	memset(r, 0, sizeof(*r));
-	snprintf(args, sizeof(args), "cable=%s,profile=ideal%s%s", HA, *corrupt_a ? "," : "",
-		 corrupt_a);
-	if (test_port_create(HA, args, &a) != 0)
+	snprintf(args, sizeof(args), "profile=ideal%s%s", *corrupt_a ? "," : "", corrupt_a);
+	snprintf(args_b, sizeof(args_b), "profile=ideal%s%s", *corrupt_b ? "," : "", corrupt_b);
+	if (test_pair_probe(&pair, &a, &b) != 0)
 		return -1;
-	snprintf(args, sizeof(args), "cable=%s,profile=ideal%s%s", HA, *corrupt_b ? "," : "",
-		 corrupt_b);
-	if (test_port_create(HB, args, &b) != 0) {
-		test_port_destroy(HA);
-		return -1;
-	}
 	__atomic_store_n(&reset_events[a], 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&reset_events[b], 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&recovered_events[a], 0, __ATOMIC_RELAXED);

@@ -39,38 +39,14 @@ in_pair_ring(const char *extra, bool rxq_intr, uint16_t rx_ring)
 {
 	struct rte_eth_conf conf = { .intr_conf = { .rxq = rxq_intr } };
 	char args[128];
-	uint16_t p, ports[2];
-	int ret;
+	const struct test_pair_conf c = {
+		.name_a = IN_A, .name_b = IN_B, .args_a = args, .conf = &conf,
+		.rx_ring_b = rx_ring,
+	};
 
-	snprintf(args, sizeof(args), "cable=%s,%s%s%s", IN_A,
+	snprintf(args, sizeof(args), "%s%s%s",
 		 getenv("REFNIC_TEST_DEVARGS") ?: "profile=ideal", *extra ? "," : "", extra);
-	if (test_port_create(IN_A, args, &in_a) != 0)
-		return -1;
-	if (test_port_create(IN_B, args, &in_b) != 0) {
-		test_port_destroy(IN_A);
-		return -1;
-	}
-	ports[0] = in_a;
-	ports[1] = in_b;
-	for (p = 0; p < 2; p++) {
-		ret = rte_eth_dev_configure(ports[p], 1, 1, &conf);
-		if (ret == 0)
-			ret = rte_eth_rx_queue_setup(ports[p], 0, ports[p] == in_b ? rx_ring :
-						     TEST_RING_SIZE, SOCKET_ID_ANY, NULL, test_pool);
-		if (ret == 0)
-			ret = rte_eth_tx_queue_setup(ports[p], 0, TEST_RING_SIZE, SOCKET_ID_ANY,
-						     NULL);
-		if (ret == 0)
-			ret = rte_eth_dev_start(ports[p]);
-		if (ret == 0)
-			ret = rte_eth_promiscuous_enable(ports[p]);
-		if (ret != 0) {
-			printf("    port %u: %s\n", ports[p], rte_strerror(-ret));
-			test_pair_destroy(IN_A, IN_B);
-			return ret;
-		}
-	}
-	return 0;
+	return test_pair_setup(&c, &in_a, &in_b, NULL);
 }
 
 static int

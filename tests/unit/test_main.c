@@ -23,6 +23,8 @@ extern const struct unit_test_suite refnic_probe_suite;
 extern const struct unit_test_suite refnic_datapath_suite;
 extern const struct unit_test_suite refnic_lifecycle_suite;
 extern const struct unit_test_suite refnic_control_suite;
+extern const struct unit_test_suite refnic_recovery_suite;
+extern const struct unit_test_suite refnic_rss_filters_suite;
 extern const struct unit_test_suite refnic_queues_suite;
 extern const struct unit_test_suite refnic_offload_suite;
 extern const struct unit_test_suite refnic_cables_suite;
@@ -44,6 +46,8 @@ static const struct unit_test_suite *suites[] = {
 	&refnic_datapath_suite,
 	&refnic_lifecycle_suite,
 	&refnic_control_suite,
+	&refnic_recovery_suite,
+	&refnic_rss_filters_suite,
 	&refnic_queues_suite,
 	&refnic_offload_suite,
 	&refnic_cables_suite,

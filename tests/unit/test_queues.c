@@ -16,19 +16,19 @@
 static uint16_t port_a, port_b;
 static struct rte_ether_addr mac_b;
 
+static const struct test_pair_conf q_pair = { .name_a = QA, .name_b = QB };
+
 static int
 q_setup(void)
 {
-	if (test_pair_create(QA, QB, &port_a, &port_b) != 0 ||
-	    test_port_start(port_a, 0, 0) != 0 || test_port_start(port_b, 0, 0) != 0)
-		return TEST_FAILED;
-	return rte_eth_macaddr_get(port_b, &mac_b) == 0 ? TEST_SUCCESS : TEST_FAILED;
+	return test_pair_setup(&q_pair, &port_a, &port_b, &mac_b) == 0 ?
+	       TEST_SUCCESS : TEST_FAILED;
 }
 
 static void
 q_teardown(void)
 {
-	test_pair_destroy(QA, QB);
+	test_pair_teardown(&q_pair);
 }
 
 /* Send n frames A->B; returns how many the device took on B (delivered or dropped). */

@@ -76,36 +76,28 @@ static unsigned int st_qbase;	/* lcore index that forwards on queue pair 0 */
 #define ST_LOAD(x)	__atomic_load_n(&(x), __ATOMIC_RELAXED)
 #define ST_ADD(x, n)	__atomic_store_n(&(x), ST_LOAD(x) + (n), __ATOMIC_RELAXED)
 
+static const struct rte_eth_conf st_conf = {
+	.rxmode = { .mq_mode = RTE_ETH_MQ_RX_RSS },
+	.rx_adv_conf.rss_conf = {
+		.rss_hf = RTE_ETH_RSS_IPV4 | RTE_ETH_RSS_NONFRAG_IPV4_UDP,
+	},
+	.intr_conf = { .lsc = 1 },
+};
+
 static int
 st_port_start(uint16_t port, uint16_t nq)
 {
-	struct rte_eth_conf conf = {
-		.rxmode = { .mq_mode = RTE_ETH_MQ_RX_RSS },
-		.rx_adv_conf.rss_conf = {
-			.rss_hf = RTE_ETH_RSS_IPV4 | RTE_ETH_RSS_NONFRAG_IPV4_UDP,
-		},
-		.intr_conf = { .lsc = 1 },
-	};
-	uint16_t q;
-	int ret;
-
-	rte_eth_dev_stop(port);
-	ret = rte_eth_dev_configure(port, nq, nq, &conf);
-	for (q = 0; ret == 0 && q < nq; q++)
-		ret = rte_eth_rx_queue_setup(port, q, ST_RING, SOCKET_ID_ANY, NULL, st_pool);
-	for (q = 0; ret == 0 && q < nq; q++)
-		ret = rte_eth_tx_queue_setup(port, q, ST_RING, SOCKET_ID_ANY, NULL);
-	if (ret == 0)
-		ret = rte_eth_dev_start(port);
-	if (ret == 0)
-		ret = rte_eth_promiscuous_enable(port);
-	return ret;
+	return test_port_setup(port, &st_conf, nq, ST_RING, ST_RING, st_pool);
 }
 
 static int
 st_setup(const char *a, const char *b, uint16_t nq, const char *extra)
 {
 	char args[160];
+	struct test_pair_conf c = {
+		.name_a = a, .name_b = b, .args_a = args, .conf = &st_conf, .nb_queues = nq,
+		.rx_ring = ST_RING, .tx_ring = ST_RING,
+	};
 
 	st_name[0] = a;
 	st_name[1] = b;
@@ -114,19 +106,12 @@ st_setup(const char *a, const char *b, uint16_t nq, const char *extra)
 					  RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
 	if (st_pool == NULL)
 		return TEST_FAILED;
-	snprintf(args, sizeof(args), "cable=%s,profile=ideal,queues=%u%s", a, ST_MAX_Q, extra);
-	if (test_port_create(a, args, &st_port[0]) != 0)
+	c.pool = st_pool;
+	snprintf(args, sizeof(args), "profile=ideal,queues=%u%s", ST_MAX_Q, extra);
+	if (test_pair_setup(&c, &st_port[0], &st_port[1], NULL) != 0)
 		goto fail;
-	if (test_port_create(b, args, &st_port[1]) != 0) {
-		test_port_destroy(a);
-		goto fail;
-	}
-	if (st_port_start(st_port[0], nq) != 0 || st_port_start(st_port[1], nq) != 0) {
-		test_pair_destroy(a, b);
-		goto fail;
-	}
 	if (!test_link_wait(st_port[0], RTE_ETH_LINK_UP)) {
-		test_pair_destroy(a, b);
+		test_pair_teardown(&c);
 		goto fail;
 	}
 	return TEST_SUCCESS;
@@ -956,20 +941,20 @@ static int
 test_doorbell_check_ends_after_erratum_left(void)
 {
 	struct refnic_emu_faults drop = { .doorbell_drop = 1000 }, none = { 0 };
-	const char *args = "cable=net_refnic_ef0,profile=ideal,doorbell_check_us=200";
+	const struct test_pair_conf pair = {
+		.name_a = "net_refnic_ef0", .name_b = "net_refnic_ef1",
+		.args_a = "profile=ideal,doorbell_check_us=200",
+	};
 	struct refnic_emu *emu;
 	uint16_t a, b;
 
-	TEST_ASSERT_SUCCESS(test_port_create("net_refnic_ef0", args, &a), "");
-	TEST_ASSERT_SUCCESS(test_port_create("net_refnic_ef1", args, &b), "");
+	TEST_ASSERT_SUCCESS(test_pair_setup(&pair, &a, &b, NULL), "");
 	emu = refnic_emu_lookup("net_refnic_ef0");
-	TEST_ASSERT_SUCCESS(test_port_start(a, 0, 0), "");
-	TEST_ASSERT_SUCCESS(test_port_start(b, 0, 0), "");
 	refnic_emu_set_faults(emu, &drop);
 	TEST_ASSERT_SUCCESS(recover_and_wait(emu, a), "recovery with the erratum");
 	refnic_emu_set_faults(emu, &none);
 	TEST_ASSERT_SUCCESS(recover_and_wait(emu, a), "recovery without it");
-	test_pair_destroy("net_refnic_ef0", "net_refnic_ef1");
+	test_pair_teardown(&pair);
 	rte_delay_us_sleep(50 * 1000);	/* an alarm left behind fires meanwhile */
 	return TEST_SUCCESS;
 }

@@ -238,14 +238,15 @@ vec_pair_run(const struct vec_case *c, const char *simd, const char *mode, uint3
 	     struct seen *seen, uint64_t *xstats_a, uint64_t *xstats_b, int *nb_xstats)
 {
 	char args[64];
+	const struct test_pair_conf pair = {
+		.name_a = "net_refnic_va", .name_b = "net_refnic_vb", .args_a = args,
+	};
 	uint16_t a, b;
 	uint32_t got = 0;
 	int ret;
 
-	snprintf(args, sizeof(args), "cable=vec,simd=%s", simd);
-	ret = test_port_create("net_refnic_va", args, &a);
-	if (ret == 0 && (ret = test_port_create("net_refnic_vb", args, &b)) != 0)
-		test_port_destroy("net_refnic_va");
+	snprintf(args, sizeof(args), "simd=%s", simd);
+	ret = test_pair_probe(&pair, &a, &b);
 	if (ret != 0)
 		return ret;
 	ret = vec_port_start(a, c) | vec_port_start(b, c);
@@ -262,8 +263,7 @@ vec_pair_run(const struct vec_case *c, const char *simd, const char *mode, uint3
 	if (ret == 0 && rte_eth_xstats_get_names_by_id(b, xstat_names, XSTATS_MAX, NULL) !=
 	    *nb_xstats)
 		ret = -EINVAL;
-	test_port_destroy("net_refnic_va");
-	test_port_destroy("net_refnic_vb");
+	test_pair_teardown(&pair);
 	return ret != 0 ? ret : (int)(got == n ? 0 : -EIO);
 }
 

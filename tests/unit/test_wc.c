@@ -10,6 +10,8 @@
  * only: what push saves in time is devtools/bench.sh wc's business.
  */
 
+#include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,10 +25,6 @@
 
 #define WC_P	"net_refnic_wc0"
 #define WC_Q	"net_refnic_wc1"
-
-/* refnic_wc.c: not public API, but a function of the PMD library. */
-bool refnic_wc_sysfs_check(const char *root, const char *pci_addr, unsigned int bar,
-			   char *why, size_t len);
 
 static char wc_log[8192];
 
@@ -351,6 +349,116 @@ write_file(const char *dir, const char *name, const char *text)
 	return 0;
 }
 
+/*
+ * The platform check a PCI bus layer would make before trusting a BAR's
+ * write-combining mapping (refnic_wc.c's wc_platform_check() makes the
+ * emulated BAR's): the kernel's resource<N>_wc file and PAT's memtype in
+ * debugfs. refnic has only the vdev bus, so no driver code would call it;
+ * it stays here, tested on a fake tree, until a PCI bus layer takes it.
+ */
+#define WC_DIR_MAX		(PATH_MAX / 2)	/* a device's sysfs directory */
+
+/* "resource<bar>_wc" exists: the kernel can map the BAR write-combining. */
+static bool
+sysfs_has_wc_resource(const char *dev_dir, unsigned int bar)
+{
+	char path[PATH_MAX];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/resource%u_wc", dev_dir, bar);
+	f = fopen(path, "r");
+	if (f == NULL)
+		return false;
+	fclose(f);
+	return true;
+}
+
+/* The BAR's start address, from the device's "resource" file; 0 if unknown. */
+static uint64_t
+sysfs_bar_start(const char *dev_dir, unsigned int bar)
+{
+	uint64_t start = 0, end, flags;
+	char path[PATH_MAX];
+	unsigned int i;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/resource", dev_dir);
+	f = fopen(path, "r");
+	if (f == NULL)
+		return 0;
+	for (i = 0; i <= bar; i++)
+		if (fscanf(f, "%" SCNx64 " %" SCNx64 " %" SCNx64, &start, &end, &flags) != 3) {
+			start = 0;
+			break;
+		}
+	fclose(f);
+	return start;
+}
+
+/*
+ * PAT's view of the BAR (debugfs x86/pat_memtype_list, root only): 1 if a
+ * write-combining range holds its start, 0 if the list says otherwise, -1
+ * if it cannot be read.
+ */
+static int
+pat_memtype_wc(const char *root, uint64_t bar_start)
+{
+	char path[WC_DIR_MAX + 64], line[256];
+	int found = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/kernel/debug/x86/pat_memtype_list", root);
+	f = fopen(path, "r");
+	if (f == NULL)
+		return -1;
+	while (fgets(line, sizeof(line), f) != NULL) {
+		uint64_t lo, hi;
+
+		/* "PAT: [mem 0x00000000fd000000-0x00000000fd100000] write-combining" */
+		if (sscanf(line, "PAT: [mem 0x%" SCNx64 "-0x%" SCNx64 "]", &lo, &hi) != 2)
+			continue;
+		if (bar_start >= lo && bar_start < hi)
+			found = strstr(line, "write-combining") != NULL ? 1 : 0;
+	}
+	fclose(f);
+	return found;
+}
+
+/*
+ * Is a PCI device's BAR mapped write-combining? root is the sysfs mount
+ * ("/sys", or a fake tree in tests). Returns true if so; why says what was
+ * found either way.
+ */
+static bool
+wc_sysfs_check(const char *root, const char *pci_addr, unsigned int bar,
+		      char *why, size_t len)
+{
+	char dev_dir[WC_DIR_MAX];
+	uint64_t start;
+	int pat;
+
+	if (snprintf(dev_dir, sizeof(dev_dir), "%s/bus/pci/devices/%s", root, pci_addr) >=
+	    (int)sizeof(dev_dir)) {
+		snprintf(why, len, "sysfs path too long");
+		return false;
+	}
+	if (!sysfs_has_wc_resource(dev_dir, bar)) {
+		snprintf(why, len, "no resource%u_wc: the kernel cannot map BAR %u write-combining",
+			 bar, bar);
+		return false;
+	}
+	start = sysfs_bar_start(dev_dir, bar);
+	pat = start != 0 ? pat_memtype_wc(root, start) : -1;
+	if (pat == 0) {
+		snprintf(why, len, "PAT does not map BAR %u (0x%" PRIx64 ") write-combining",
+			 bar, start);
+		return false;
+	}
+	snprintf(why, len, "resource%u_wc%s", bar,
+		 pat == 1 ? ", PAT write-combining" : " (PAT state not readable)");
+	return true;
+}
+
 /* The PCI BAR check, on a fake sysfs/debugfs tree. */
 static int
 test_wc_sysfs_check(void)
@@ -367,26 +475,26 @@ test_wc_sysfs_check(void)
 	    write_file(dev, "resource", "0x00000000fd000000 0x00000000fd0fffff 0x0000000000140204\n"
 		       "0x0000000000000000 0x0000000000000000 0x0000000000000000\n") != 0)
 		goto out;
-	if (refnic_wc_sysfs_check(root, "0000:01:00.0", 0, why, sizeof(why)) ||
+	if (wc_sysfs_check(root, "0000:01:00.0", 0, why, sizeof(why)) ||
 	    strstr(why, "no resource0_wc") == NULL) {
 		printf("    no resource0_wc: %s\n", why);
 		goto out;
 	}
 	write_file(dev, "resource0_wc", "");
-	if (!refnic_wc_sysfs_check(root, "0000:01:00.0", 0, why, sizeof(why)) ||
+	if (!wc_sysfs_check(root, "0000:01:00.0", 0, why, sizeof(why)) ||
 	    strstr(why, "not readable") == NULL) {
 		printf("    resource0_wc, no debugfs: %s\n", why);
 		goto out;
 	}
 	write_file(dbg, "pat_memtype_list", "PAT memtype list:\n"
 		   "PAT: [mem 0x00000000fd000000-0x00000000fd100000] uncached-minus\n");
-	if (refnic_wc_sysfs_check(root, "0000:01:00.0", 0, why, sizeof(why))) {
+	if (wc_sysfs_check(root, "0000:01:00.0", 0, why, sizeof(why))) {
 		printf("    PAT uncached: %s\n", why);
 		goto out;
 	}
 	write_file(dbg, "pat_memtype_list", "PAT memtype list:\n"
 		   "PAT: [mem 0x00000000fd000000-0x00000000fd100000] write-combining\n");
-	if (!refnic_wc_sysfs_check(root, "0000:01:00.0", 0, why, sizeof(why)) ||
+	if (!wc_sysfs_check(root, "0000:01:00.0", 0, why, sizeof(why)) ||
 	    strstr(why, "PAT write-combining") == NULL) {
 		printf("    PAT write-combining: %s\n", why);
 		goto out;

@@ -358,8 +358,6 @@ int refnic_mp_priv_dump(struct rte_eth_dev *dev, FILE *f);
 
 /* refnic_wc.c */
 void refnic_wc_select(struct rte_eth_dev *dev);
-bool refnic_wc_sysfs_check(const char *root, const char *pci_addr, unsigned int bar,
-			   char *why, size_t len);
 
 /* refnic_info.c */
 /*

@@ -12,7 +12,8 @@
  * first fix put a timer on every queue, re-armed from
  * the poll loop, and its cost alone pushed ping-pong p99 to ~900 us. Here,
  * as in the fix that replaced it, one EAL alarm per port looks at every
- * started queue every half deadline, and re-rings those that had posted
+ * started queue every half deadline (refnic_db_alarm.c; this file
+ * has the rule it applies), and re-rings those that had posted
  * work and made no progress for a whole deadline. The bursts do nothing
  * for it: it reads the indexes and packet counts they keep anyway (TX tail
  * and completions, RX tail and next completion). On by default only where the device reports
@@ -38,11 +39,10 @@
  * not: that devarg is about the periodic check of the data queues.
  */
 
-#include <rte_alarm.h>
 #include <rte_cycles.h>
 
 #include "refnic.h"
-#include "refnic_tsan.h"
+#include "refnic_doorbell.h"
 #include "refnic_rxtx.h"
 
 /* The check runs twice per deadline: a queue seen stalled at two runs in a
@@ -244,132 +244,27 @@ db_check_rxq(struct rte_eth_dev *dev, struct refnic_adapter *ad, uint16_t q)
 	db_act(dev, ad, st, verdict, false, q, __atomic_load_n(&rxq->broken, __ATOMIC_ACQUIRE));
 }
 
-static uint64_t
-db_period_us(const struct refnic_db_check *c)
+void
+refnic_db_check_queue(struct rte_eth_dev *dev, bool tx, uint16_t q)
+{
+	if (tx)
+		db_check_txq(dev, refnic_adapter(dev), q);
+	else
+		db_check_rxq(dev, refnic_adapter(dev), q);
+}
+
+uint64_t
+refnic_db_period_us(const struct refnic_db_check *c)
 {
 	return RTE_MAX(1u, c->deadline_us / DB_CHECKS_PER_DEADLINE);
 }
 
-static void
-db_count_check(struct refnic_db_check *c)
+void
+refnic_db_count_check(struct refnic_db_check *c)
 {
 	__atomic_store_n(&c->checks, c->checks + 1, __ATOMIC_RELAXED);
 }
 
-#ifndef REFNIC_DB_TIMER_PER_QUEUE
-
-/* In the EAL interrupt thread, every half deadline while the port runs. */
-static void
-db_check_alarm(void *arg)
-{
-	struct rte_eth_dev *dev = arg;
-	struct refnic_adapter *ad = refnic_adapter(dev);
-	struct refnic_db_check *c = &ad->db;
-	uint16_t q;
-	int ret;
-
-	REFNIC_EAL_SYNC_ACQUIRE(ad);
-	if (!__atomic_load_n(&c->running, __ATOMIC_ACQUIRE))
-		return;
-	db_count_check(c);
-	/* A failed port's queues wait for rte_eth_dev_reset(), not for us. */
-	for (q = 0; !ad->failed && q < dev->data->nb_tx_queues; q++)
-		db_check_txq(dev, ad, q);
-	for (q = 0; !ad->failed && q < dev->data->nb_rx_queues; q++)
-		db_check_rxq(dev, ad, q);
-	REFNIC_EAL_SYNC_RELEASE(ad);
-	ret = rte_eal_alarm_set(db_period_us(c), db_check_alarm, dev);
-	if (ret != 0) {
-		__atomic_store_n(&c->running, false, __ATOMIC_RELEASE);
-		PMD_DRV_LOG(ERR, "port %u: cannot re-arm the doorbell check: %s; "
-			    "missed doorbells now stall queues", dev->data->port_id,
-			    rte_strerror(-ret));
-	}
-	REFNIC_EAL_SYNC_RELEASE(ad);	/* the run ends: what a cancel waits for */
-}
-
-static int
-db_alarms_set(struct rte_eth_dev *dev)
-{
-	REFNIC_EAL_SYNC_RELEASE(refnic_adapter(dev));
-	return rte_eal_alarm_set(db_period_us(&refnic_adapter(dev)->db), db_check_alarm, dev);
-}
-
-static void
-db_alarms_cancel(struct rte_eth_dev *dev)
-{
-	rte_eal_alarm_cancel(db_check_alarm, dev);
-	REFNIC_EAL_SYNC_ACQUIRE(refnic_adapter(dev));
-}
-
-#else /* REFNIC_DB_TIMER_PER_QUEUE */
-
-/*
- * Bench only (tests/meson.build builds it into refnic-bench-doorbell-pqt;
- * nothing ships it): ionic's first fix for the doorbell miss, one timer per queue,
- * for devtools/bench.sh doorbell to measure the real check against. Each
- * queue's alarm checks that queue alone, with the same rule.
- */
-struct db_queue_timer {
-	struct rte_eth_dev *dev;
-	uint16_t q;
-	bool tx;
-};
-
-static struct db_queue_timer db_timers[RTE_MAX_ETHPORTS][2][REFNIC_MAX_QUEUES];
-
-static void
-db_queue_alarm(void *arg)
-{
-	struct db_queue_timer *t = arg;
-	struct refnic_adapter *ad = refnic_adapter(t->dev);
-	struct refnic_db_check *c = &ad->db;
-
-	if (!__atomic_load_n(&c->running, __ATOMIC_ACQUIRE))
-		return;
-	db_count_check(c);
-	if (!ad->failed) {
-		if (t->tx)
-			db_check_txq(t->dev, ad, t->q);
-		else
-			db_check_rxq(t->dev, ad, t->q);
-	}
-	rte_eal_alarm_set(db_period_us(c), db_queue_alarm, t);
-}
-
-static int
-db_alarms_set(struct rte_eth_dev *dev)
-{
-	uint16_t port = dev->data->port_id, q;
-	unsigned int dir;
-	int ret = 0;
-
-	for (dir = 0; dir < 2; dir++) {
-		uint16_t nb = dir ? dev->data->nb_tx_queues : dev->data->nb_rx_queues;
-
-		for (q = 0; ret == 0 && q < nb; q++) {
-			struct db_queue_timer *t = &db_timers[port][dir][q];
-
-			*t = (struct db_queue_timer){ .dev = dev, .q = q, .tx = dir };
-			ret = rte_eal_alarm_set(db_period_us(&refnic_adapter(dev)->db),
-						db_queue_alarm, t);
-		}
-	}
-	return ret;
-}
-
-static void
-db_alarms_cancel(struct rte_eth_dev *dev)
-{
-	uint16_t port = dev->data->port_id, q;
-	unsigned int dir;
-
-	for (dir = 0; dir < 2; dir++)
-		for (q = 0; q < REFNIC_MAX_QUEUES; q++)
-			rte_eal_alarm_cancel(db_queue_alarm, &db_timers[port][dir][q]);
-}
-
-#endif /* REFNIC_DB_TIMER_PER_QUEUE */
 
 void
 refnic_db_check_start(struct rte_eth_dev *dev)
@@ -386,10 +281,10 @@ refnic_db_check_start(struct rte_eth_dev *dev)
 		c->rxq[q].suspect = false;
 	}
 	__atomic_store_n(&c->running, true, __ATOMIC_RELEASE);
-	ret = db_alarms_set(dev);
+	ret = refnic_db_alarms_set(dev);
 	if (ret != 0) {
 		__atomic_store_n(&c->running, false, __ATOMIC_RELEASE);
-		db_alarms_cancel(dev);
+		refnic_db_alarms_cancel(dev);
 		PMD_DRV_LOG(ERR, "port %u: cannot start the doorbell check: %s",
 			    dev->data->port_id, rte_strerror(-ret));
 	}
@@ -412,7 +307,7 @@ refnic_db_check_stop(struct rte_eth_dev *dev)
 	if (!c->enabled && !__atomic_load_n(&c->running, __ATOMIC_ACQUIRE))
 		return;
 	__atomic_store_n(&c->running, false, __ATOMIC_RELEASE);
-	db_alarms_cancel(dev);
+	refnic_db_alarms_cancel(dev);
 }
 
 /* An admin command was just submitted (admin lock held). */

@@ -14,9 +14,10 @@
  * API to query if write combining is available"). So wc=auto checks before
  * it trusts:
  *  1. the platform: for an emulated BAR, what its platform reports
- *     (REFNIC_REG_PUSH_INFO); for a PCI BAR, the kernel's resource<N>_wc
- *     file and, where debugfs shows it, PAT's memtype of the BAR
- *     (refnic_wc_sysfs_check(), unit-tested on a fake tree);
+ *     (REFNIC_REG_PUSH_INFO). A PCI BAR would need the kernel's
+ *     resource<N>_wc file and, where debugfs shows it, PAT's memtype of the
+ *     BAR; refnic has no PCI bus layer, so that check lives with its test
+ *     (tests/unit/test_wc.c, wc_sysfs_check()) until one calls it;
  *  2. a functional self-test: push a known pattern, ask the device
  *     (REFNIC_ADMIN_PUSH_CHECK) whether it arrived intact and in whole bursts.
  * Either failing means doorbell + fetch. wc=on pushes anyway (with a
@@ -24,8 +25,6 @@
  * which path runs and why.
  */
 
-#include <inttypes.h>
-#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -33,116 +32,15 @@
 #include "refnic_rxtx.h"
 
 #define WC_SELFTEST_QID		0	/* no TX queue exists yet at init */
-#define WC_DIR_MAX		(PATH_MAX / 2)	/* a device's sysfs directory */
-
-/* "resource<bar>_wc" exists: the kernel can map the BAR write-combining. */
-static bool
-sysfs_has_wc_resource(const char *dev_dir, unsigned int bar)
-{
-	char path[PATH_MAX];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/resource%u_wc", dev_dir, bar);
-	f = fopen(path, "r");
-	if (f == NULL)
-		return false;
-	fclose(f);
-	return true;
-}
-
-/* The BAR's start address, from the device's "resource" file; 0 if unknown. */
-static uint64_t
-sysfs_bar_start(const char *dev_dir, unsigned int bar)
-{
-	uint64_t start = 0, end, flags;
-	char path[PATH_MAX];
-	unsigned int i;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/resource", dev_dir);
-	f = fopen(path, "r");
-	if (f == NULL)
-		return 0;
-	for (i = 0; i <= bar; i++)
-		if (fscanf(f, "%" SCNx64 " %" SCNx64 " %" SCNx64, &start, &end, &flags) != 3) {
-			start = 0;
-			break;
-		}
-	fclose(f);
-	return start;
-}
-
-/*
- * PAT's view of the BAR (debugfs x86/pat_memtype_list, root only): 1 if a
- * write-combining range holds its start, 0 if the list says otherwise, -1
- * if it cannot be read.
- */
-static int
-pat_memtype_wc(const char *root, uint64_t bar_start)
-{
-	char path[WC_DIR_MAX + 64], line[256];
-	int found = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/kernel/debug/x86/pat_memtype_list", root);
-	f = fopen(path, "r");
-	if (f == NULL)
-		return -1;
-	while (fgets(line, sizeof(line), f) != NULL) {
-		uint64_t lo, hi;
-
-		/* "PAT: [mem 0x00000000fd000000-0x00000000fd100000] write-combining" */
-		if (sscanf(line, "PAT: [mem 0x%" SCNx64 "-0x%" SCNx64 "]", &lo, &hi) != 2)
-			continue;
-		if (bar_start >= lo && bar_start < hi)
-			found = strstr(line, "write-combining") != NULL ? 1 : 0;
-	}
-	fclose(f);
-	return found;
-}
-
-/*
- * Is a PCI device's BAR mapped write-combining? root is the sysfs mount
- * ("/sys", or a fake tree in tests). Returns true if so; why says what was
- * found either way.
- */
-bool
-refnic_wc_sysfs_check(const char *root, const char *pci_addr, unsigned int bar,
-		      char *why, size_t len)
-{
-	char dev_dir[WC_DIR_MAX];
-	uint64_t start;
-	int pat;
-
-	if (snprintf(dev_dir, sizeof(dev_dir), "%s/bus/pci/devices/%s", root, pci_addr) >=
-	    (int)sizeof(dev_dir)) {
-		snprintf(why, len, "sysfs path too long");
-		return false;
-	}
-	if (!sysfs_has_wc_resource(dev_dir, bar)) {
-		snprintf(why, len, "no resource%u_wc: the kernel cannot map BAR %u write-combining",
-			 bar, bar);
-		return false;
-	}
-	start = sysfs_bar_start(dev_dir, bar);
-	pat = start != 0 ? pat_memtype_wc(root, start) : -1;
-	if (pat == 0) {
-		snprintf(why, len, "PAT does not map BAR %u (0x%" PRIx64 ") write-combining",
-			 bar, start);
-		return false;
-	}
-	snprintf(why, len, "resource%u_wc%s", bar,
-		 pat == 1 ? ", PAT write-combining" : " (PAT state not readable)");
-	return true;
-}
 
 /* The platform check of the window's mapping. */
 static bool
 wc_platform_check(struct refnic_adapter *ad, char *why, size_t len)
 {
 	if (ad->hw.trap == NULL) {
-		/* A PCI bus layer would call refnic_wc_sysfs_check() with its
-		 * device's address here; the vdev bus has none. */
+		/* A PCI bus layer would check its device's sysfs here (as
+		 * tests/unit/test_wc.c's wc_sysfs_check() does); the vdev bus
+		 * has none. */
 		snprintf(why, len, "no platform report for this BAR");
 		return false;
 	}

@@ -1,0 +1,189 @@
+"""Helpers the integration tests share: where the PMD and the build are,
+testpmd on refnic ports (one process, or a primary and a secondary),
+forwarding runs that account for every packet, probe failures, link events,
+telemetry and the private dump, testpmd's packet-type dump. Fixtures are in
+conftest.py; the testpmd driver is testpmd.py.
+"""
+
+import glob
+import itertools
+import json
+import os
+import re
+import shutil
+import subprocess
+import time
+
+import pytest
+
+from testpmd import TestPmd, TestPmdExited
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BUILT_PMD = os.path.join(REPO, "build", "drivers", "librte_net_refnic.so")
+
+PAIR = ["net_refnic0,cable=itest", "net_refnic1,cable=itest"]
+PAIR_PEERS = {0: 1, 1: 0}       # TX port -> the port that receives it
+SETTLE_S = 10                   # bound on waiting for the device to deliver
+
+
+def pmd_path():
+    pmd = os.environ.get("REFNIC_PMD") or (BUILT_PMD if os.path.exists(BUILT_PMD) else None)
+    if not pmd:
+        pytest.skip("net_refnic PMD not found: set REFNIC_PMD or build %s" % BUILT_PMD)
+    return pmd
+
+
+def refnic(vdevs=PAIR, testpmd_args=()):
+    """A testpmd, not started, on refnic ports; for tests that start and
+    close it themselves (the fixtures in conftest.py start it for you)."""
+    return TestPmd(vdevs, plugins=[pmd_path()], testpmd_args=testpmd_args)
+
+
+BURST = 32                      # testpmd's default burst, what tx_first sends per port
+
+
+def delivered(fwd, peers):
+    """Every packet a port sent was received, or counted missed, by its peer."""
+    return all(fwd[tx]["TX-packets"] == fwd[rx]["RX-packets"] + fwd[rx]["RX-dropped"]
+               for tx, rx in peers.items())
+
+
+def run_traffic(tp, peers):
+    """start tx_first, stop; return forward stats once the device has settled.
+
+    The device works beside the driver, so frames handed to it just before
+    'stop' may still be on the cable: 'show fwd stats all' is read again
+    until they have arrived, within SETTLE_S. Then, as the net_ring baseline
+    asks: nothing lost, neither missed by the receiving port ('RX-dropped'
+    in forward stats is the port's RX-missed) nor refused by the sending
+    one, so every packet a port sent is one its peer received.
+    """
+    tp.cmd("start tx_first", check=True)
+    time.sleep(1)
+    fwd = tp.stop()
+    for port in peers:
+        assert fwd[port]["TX-packets"] > 0 and fwd[port]["RX-packets"] > 0, fwd
+    deadline = time.monotonic() + SETTLE_S
+    while not delivered(fwd, peers) and time.monotonic() < deadline:
+        time.sleep(0.1)
+        fwd = tp.fwd_stats()
+    assert delivered(fwd, peers), "TX != peer RX + RX-missed: %s" % fwd
+    for tx, rx in peers.items():
+        assert fwd[rx]["RX-dropped"] == 0 and fwd[tx]["TX-dropped"] == 0, \
+            "frames lost: %s" % fwd
+        assert fwd[tx]["TX-packets"] == fwd[rx]["RX-packets"], fwd
+    return fwd
+
+
+def probe_fails(devarg, key):
+    """A bad devarg fails the probe with a line naming it, and nothing crashes."""
+    tp = refnic([devarg])
+    try:
+        with tp:
+            assert "Invalid port 0" in tp.cmd("show port info 0"), \
+                "net_refnic0 probed despite %r" % devarg
+    except TestPmdExited:
+        pass  # exiting on a failed probe is fine, dying by a signal is not
+    output = tp.transcript.replace("\r", "")
+    assert tp.returncode >= 0, "testpmd died by signal %d:\n%s" % (-tp.returncode, output)
+    assert "failed to initialize net_refnic0" in output, output
+    assert [line for line in output.splitlines() if key in line], \
+        "no error line names %r:\n%s" % (key, output)
+
+
+# Build and install.
+
+PMD_NAME = "librte_net_refnic.so"
+
+
+def env_path(name):
+    path = os.environ.get(name)
+    if not path or not os.path.exists(path):
+        pytest.skip("%s is not set; run through devtools/test.sh" % name)
+    return path
+
+
+def eal_plugin_dir():
+    """The directory EAL loads plugins from by default, as compiled into it."""
+    libs = glob.glob("/usr/lib/*/librte_eal.so.*") + glob.glob("/usr/lib/librte_eal.so.*")
+    for lib in libs:
+        with open(lib, "rb") as f:
+            m = re.search(rb"DPDK_PLUGIN_PATH=([^\0]+)", f.read())
+        if m:
+            return m.group(1).decode()
+    pytest.skip("cannot find DPDK_PLUGIN_PATH in librte_eal")
+
+
+# Link state changes as testpmd reports them.
+
+def lsc_events(tp, port):
+    return len(re.findall(r"Port %d: link state change event" % port, tp.transcript))
+
+
+def wait_link(tp, port, status, events):
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        if tp.port_info(port).get("Link status") == status and lsc_events(tp, port) >= events:
+            return
+        time.sleep(0.1)
+    raise AssertionError("port %d: link %s, %d LSC events; wanted %s after %d" % (
+        port, tp.port_info(port).get("Link status"), lsc_events(tp, port), status, events))
+
+
+# Telemetry.
+
+def telemetry(tp, *commands):
+    """tp.telemetry(*commands), skipped where dpdk-telemetry.py is missing."""
+    if shutil.which("dpdk-telemetry.py") is None:
+        pytest.skip("dpdk-telemetry.py is not installed (Debian: dpdk)")
+    return tp.telemetry(*commands)
+
+
+def dump_priv(tp, port):
+    tool = shutil.which("dpdk-telemetry.py")
+    if tool is None:
+        pytest.skip("dpdk-telemetry.py is not installed (Debian: dpdk)")
+    res = subprocess.run([tool, "-f", tp.file_prefix], input="/ethdev/dump_priv,%d\n" % port,
+                         capture_output=True, text=True, timeout=30)
+    assert res.returncode == 0, res.stdout + res.stderr
+    m = re.search(r'^\{"/ethdev/dump_priv": .*$', res.stdout, re.M)
+    assert m, res.stdout + res.stderr
+    return json.loads(m.group(0))["/ethdev/dump_priv"]
+
+
+# testpmd's verbose dump: "port 0/queue 0: received 32 packets", then per
+# packet "... - nb_segs=1 - hw ptype: L2_ETHER L3_IPV4_EXT_UNKNOWN L4_UDP  -
+# sw ptype: ...", without the hw part when the packet type is unknown (0).
+_RX_BLOCK = re.compile(r"port (\d+)/queue \d+: received \d+ packets")
+_HW_PTYPE = re.compile(r" - nb_segs=\d+(?: - hw ptype: (.*?) )? - sw ptype: (.*?)  - ")
+
+
+def received_ptypes(text):
+    """{port: [(hw ptype, sw ptype), ...]} from testpmd's verbose dump."""
+    got, port = {}, None
+    for line in text.splitlines():
+        block = _RX_BLOCK.search(line)
+        if block:
+            port = int(block.group(1))
+        ptype = _HW_PTYPE.search(line)
+        if ptype and port is not None:
+            got.setdefault(port, []).append((ptype.group(1) or "UNKNOWN", ptype.group(2)))
+    return got
+
+
+# Two processes.
+
+_seq = itertools.count()
+
+
+def _pair(refnic_pmd, devargs="", telemetry=False):
+    """A primary testpmd on a wired refnic pair and a secondary on its ports,
+    each forwarding on its half of two queue pairs; not started."""
+    prefix = "mptest%d_%d" % (os.getpid(), next(_seq))
+    common = ["--rxq=2", "--txq=2", "--num-procs=2", "--txonly-multi-flow"]
+    vdevs = [v + devargs for v in PAIR]
+    primary = TestPmd(vdevs, testpmd_args=common + ["--proc-id=0"], plugins=[refnic_pmd],
+                      proc_type="primary", file_prefix=prefix, telemetry=telemetry)
+    secondary = TestPmd([], testpmd_args=common + ["--proc-id=1"], plugins=[refnic_pmd],
+                        proc_type="secondary", file_prefix=prefix)
+    return primary, secondary

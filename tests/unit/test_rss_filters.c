@@ -1,0 +1,281 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The refnic authors
+ */
+
+/*
+ * RSS, checked against Microsoft's Toeplitz verification vectors and DPDK's
+ * rte_softrss(), and the device's MAC, multicast and VLAN filters.
+ */
+
+#include <rte_thash.h>
+
+#include "test_common.h"
+
+#define CP_A	"net_refnic_cp0"
+#define CP_B	"net_refnic_cp1"
+
+/* Microsoft's RSS verification suite, IPv4 and IPv6 with TCP. */
+static const struct {
+	uint8_t src[16], dst[16];
+	bool v6;
+	uint16_t sport, dport;
+	uint32_t hash_ip, hash_tcp;
+} rss_vectors[] = {
+	{ { 66, 9, 149, 187 }, { 161, 142, 100, 80 }, false, 2794, 1766, 0x323e8fc2, 0x51ccc178 },
+	{ { 199, 92, 111, 2 }, { 65, 69, 140, 83 }, false, 14230, 4739, 0xd718262a, 0xc626b0ea },
+	{ { 24, 19, 198, 95 }, { 12, 22, 207, 184 }, false, 12898, 38024, 0xd2d0a5de, 0x5c2b394a },
+	{ { 38, 27, 205, 30 }, { 209, 142, 163, 6 }, false, 48228, 2217, 0x82989176, 0xafc7327f },
+	{ { 153, 39, 163, 191 }, { 202, 188, 127, 2 }, false, 44251, 1303, 0x5d1809c5, 0x10e828a2 },
+	{ { 0x3f, 0xfe, 0x25, 0x01, 0x02, 0x00, 0x1f, 0xff, 0, 0, 0, 0, 0, 0, 0, 0x07 },
+	  { 0x3f, 0xfe, 0x25, 0x01, 0x02, 0x00, 0x00, 0x03, 0, 0, 0, 0, 0, 0, 0, 0x01 },
+	  true, 2794, 1766, 0x2cc18cd5, 0x40207d3d },
+};
+
+/* A TCP frame for vector i. */
+static struct rte_mbuf *
+rss_frame(unsigned int i)
+{
+	return test_make_tcp_pkt(rss_vectors[i].src, rss_vectors[i].dst, rss_vectors[i].v6,
+			      rss_vectors[i].sport, rss_vectors[i].dport);
+}
+
+#define RSS_QUEUES	4
+
+/* Send vector i A->B; return the RX queue it landed on (or -1) and its hash. */
+static int
+rss_send_frame(uint16_t a, uint16_t b, struct rte_mbuf *m, uint32_t *hash, bool *has_hash)
+{
+	uint64_t deadline = rte_get_timer_cycles() + TEST_WAIT_S * rte_get_timer_hz();
+	struct rte_mbuf *rx;
+	uint16_t q;
+
+	if (m == NULL || test_tx_all(a, &m, 1) != 1)
+		return -1;
+	do {
+		for (q = 0; q < RSS_QUEUES; q++) {
+			if (rte_eth_rx_burst(b, q, &rx, 1) == 1) {
+				*has_hash = rx->ol_flags & RTE_MBUF_F_RX_RSS_HASH;
+				*hash = rx->hash.rss;
+				rte_pktmbuf_free(rx);
+				return q;
+			}
+		}
+	} while (rte_get_timer_cycles() < deadline);
+	return -1;
+}
+
+static int
+rss_send(uint16_t a, uint16_t b, unsigned int i, uint32_t *hash, bool *has_hash)
+{
+	return rss_send_frame(a, b, rss_frame(i), hash, has_hash);
+}
+
+/* What RETA entry j is set to below: no pattern a hash % 4 would give. */
+static uint8_t
+rss_reta_entry(unsigned int j)
+{
+	return (j * 3 + j / 16 + j / 64) % RSS_QUEUES;
+}
+
+/* DPDK's own Toeplitz (rte_softrss) of an IPv4 2-tuple under key. */
+static uint32_t
+rss_soft_ipv4(const uint8_t *src, const uint8_t *dst, const uint8_t *key)
+{
+	uint32_t tuple[2] = {
+		(uint32_t)src[0] << 24 | src[1] << 16 | src[2] << 8 | src[3],
+		(uint32_t)dst[0] << 24 | dst[1] << 16 | dst[2] << 8 | dst[3],
+	};
+
+	return rte_softrss(tuple, RTE_DIM(tuple), key);
+}
+
+/*
+ * One IPv4 flow for every RETA entry, found with rte_softrss() under key;
+ * each must land with that hash on the queue its entry names.
+ */
+static int
+rss_every_entry(uint16_t a, uint16_t b, const uint8_t *key)
+{
+	static const uint8_t dst[4] = { 192, 0, 2, 1 };
+	uint32_t found[REFNIC_RSS_RETA_SIZE], want, hash;
+	unsigned int n = 0, flow, j;
+	uint8_t src[4];
+	bool has_hash;
+	int q;
+
+	memset(found, 0xff, sizeof(found));
+	for (flow = 0; n < REFNIC_RSS_RETA_SIZE && flow < 1u << 16; flow++) {
+		src[0] = 10, src[1] = 1, src[2] = flow >> 8, src[3] = flow;
+		j = rss_soft_ipv4(src, dst, key) % REFNIC_RSS_RETA_SIZE;
+		if (found[j] == UINT32_MAX) {
+			found[j] = flow;
+			n++;
+		}
+	}
+	TEST_ASSERT_EQUAL(n, REFNIC_RSS_RETA_SIZE, "flows for %u entries only", n);
+	for (j = 0; j < REFNIC_RSS_RETA_SIZE; j++) {
+		src[0] = 10, src[1] = 1, src[2] = found[j] >> 8, src[3] = found[j];
+		want = rss_soft_ipv4(src, dst, key);
+		q = rss_send_frame(a, b, test_make_tcp_pkt(src, dst, false, 1000 + j, 80), &hash,
+				   &has_hash);
+		TEST_ASSERT(has_hash && hash == want && q == rss_reta_entry(j),
+			    "entry %u (10.1.%u.%u): queue %d hash 0x%08x, want queue %u hash 0x%08x",
+			    j, found[j] >> 8, found[j] & 0xff, q, hash, rss_reta_entry(j), want);
+	}
+	return TEST_SUCCESS;
+}
+
+static int
+rss_port_start(uint16_t port, uint64_t rss_hf)
+{
+	struct rte_eth_conf conf = {
+		.rxmode = { .mq_mode = RTE_ETH_MQ_RX_RSS, .offloads = RTE_ETH_RX_OFFLOAD_RSS_HASH },
+		.rx_adv_conf.rss_conf = { .rss_hf = rss_hf },
+	};
+
+	return test_port_setup(port, &conf, RSS_QUEUES, 0, 0, NULL);
+}
+
+/* The device's Toeplitz hash, queue choice, RETA and key updates. */
+static int
+test_rss(void)
+{
+	struct rte_eth_rss_reta_entry64 reta[REFNIC_RSS_RETA_SIZE / RTE_ETH_RETA_GROUP_SIZE];
+	uint64_t hf_tcp = RTE_ETH_RSS_IPV4 | RTE_ETH_RSS_NONFRAG_IPV4_TCP |
+			  RTE_ETH_RSS_IPV6 | RTE_ETH_RSS_NONFRAG_IPV6_TCP;
+	uint8_t key[REFNIC_RSS_KEY_SIZE];
+	struct rte_eth_rss_conf rss_conf = { .rss_key = key, .rss_key_len = sizeof(key) };
+	uint16_t a, b;
+	uint32_t hash;
+	bool has_hash;
+	unsigned int i;
+	int q, ret = TEST_FAILED;
+
+	TEST_ASSERT_SUCCESS(test_pair_create(CP_A, CP_B, &a, &b), "");
+	if (rss_port_start(a, hf_tcp) != 0 || rss_port_start(b, hf_tcp) != 0)
+		goto out;
+	/* IP + TCP hashing: the 4-tuple vectors, queue = RETA[hash % 128] = hash % 4. */
+	for (i = 0; i < RTE_DIM(rss_vectors); i++) {
+		q = rss_send(a, b, i, &hash, &has_hash);
+		if (q < 0 || !has_hash || hash != rss_vectors[i].hash_tcp ||
+		    q != (int)(hash % RSS_QUEUES)) {
+			printf("    vector %u: queue %d hash 0x%08x, want queue %u hash 0x%08x\n",
+			       i, q, hash, rss_vectors[i].hash_tcp % RSS_QUEUES,
+			       rss_vectors[i].hash_tcp);
+			goto out;
+		}
+	}
+	/* IP-only hashing: the 2-tuple vectors. */
+	rss_conf.rss_key = NULL;
+	rss_conf.rss_hf = RTE_ETH_RSS_IPV4 | RTE_ETH_RSS_IPV6;
+	if (rte_eth_dev_rss_hash_update(b, &rss_conf) != 0)
+		goto out;
+	for (i = 0; i < RTE_DIM(rss_vectors); i++) {
+		q = rss_send(a, b, i, &hash, &has_hash);
+		if (q < 0 || hash != rss_vectors[i].hash_ip) {
+			printf("    vector %u IP only: hash 0x%08x, want 0x%08x\n", i, hash,
+			       rss_vectors[i].hash_ip);
+			goto out;
+		}
+	}
+	/* A new key changes the hash to what DPDK's Toeplitz says for that key. */
+	for (i = 0; i < sizeof(key); i++)
+		key[i] = i * 7 + 1;
+	rss_conf.rss_key = key;
+	rss_conf.rss_hf = RTE_ETH_RSS_IPV4;
+	if (rte_eth_dev_rss_hash_update(b, &rss_conf) != 0 || rss_send(a, b, 0, &hash, &has_hash) < 0 ||
+	    hash != rss_soft_ipv4(rss_vectors[0].src, rss_vectors[0].dst, key)) {
+		printf("    new key: hash 0x%08x, rte_softrss 0x%08x\n", hash,
+		       rss_soft_ipv4(rss_vectors[0].src, rss_vectors[0].dst, key));
+		goto out;
+	}
+	/* A table with no pattern: it reads back entry by entry, and every entry
+	 * sends its flows to the queue it names. */
+	memset(reta, 0, sizeof(reta));
+	for (i = 0; i < REFNIC_RSS_RETA_SIZE; i++) {
+		reta[i / RTE_ETH_RETA_GROUP_SIZE].mask = UINT64_MAX;
+		reta[i / RTE_ETH_RETA_GROUP_SIZE].reta[i % RTE_ETH_RETA_GROUP_SIZE] =
+			rss_reta_entry(i);
+	}
+	if (rte_eth_dev_rss_reta_update(b, reta, REFNIC_RSS_RETA_SIZE) != 0)
+		goto out;
+	memset(reta, 0, sizeof(reta));
+	for (i = 0; i < RTE_DIM(reta); i++)
+		reta[i].mask = UINT64_MAX;
+	if (rte_eth_dev_rss_reta_query(b, reta, REFNIC_RSS_RETA_SIZE) != 0)
+		goto out;
+	for (i = 0; i < REFNIC_RSS_RETA_SIZE; i++)
+		if (reta[i / RTE_ETH_RETA_GROUP_SIZE].reta[i % RTE_ETH_RETA_GROUP_SIZE] !=
+		    rss_reta_entry(i)) {
+			printf("    RETA entry %u reads %u, written %u\n", i,
+			       reta[i / RTE_ETH_RETA_GROUP_SIZE].reta[i % RTE_ETH_RETA_GROUP_SIZE],
+			       rss_reta_entry(i));
+			goto out;
+		}
+	if (rss_every_entry(a, b, key) != TEST_SUCCESS)
+		goto out;
+	/* Everything to queue 3 (the IPv4 flows: IPv6 is not hashed now). */
+	for (i = 0; i < RTE_DIM(reta); i++) {
+		reta[i].mask = UINT64_MAX;
+		for (q = 0; q < RTE_ETH_RETA_GROUP_SIZE; q++)
+			reta[i].reta[q] = 3;
+	}
+	if (rte_eth_dev_rss_reta_update(b, reta, REFNIC_RSS_RETA_SIZE) != 0)
+		goto out;
+	for (i = 0; i < RTE_DIM(rss_vectors); i++)
+		if (!rss_vectors[i].v6 && rss_send(a, b, i, &hash, &has_hash) != 3)
+			goto out;
+	memset(key, 0, sizeof(key));
+	if (rte_eth_dev_rss_hash_conf_get(b, &rss_conf) != 0 || key[1] != 8 ||
+	    rss_conf.rss_hf != RTE_ETH_RSS_IPV4)
+		goto out;
+	ret = TEST_SUCCESS;
+out:
+	test_pair_destroy(CP_A, CP_B);
+	return ret;
+}
+
+static int
+test_filters(void)
+{
+	static const struct rte_ether_addr extra = {{ 0x02, 0, 0, 0, 0x12, 0x34 }};
+	static const struct rte_ether_addr mc = {{ 0x01, 0x00, 0x5e, 0, 0, 5 }};
+	struct rte_ether_addr mc_list[1] = { mc };
+	struct rte_ether_addr own;
+	uint16_t a, b;
+	int ret = TEST_FAILED;
+
+	TEST_ASSERT_SUCCESS(test_pair_create(CP_A, CP_B, &a, &b), "");
+	if (test_port_start(a, 0, 0) != 0 ||
+	    test_port_start(b, RTE_ETH_RX_OFFLOAD_VLAN_FILTER, 0) != 0 ||
+	    rte_eth_promiscuous_disable(b) != 0 || rte_eth_macaddr_get(b, &own) != 0)
+		goto out;
+	if (!test_frame_passes(a, b, &own, 0) || test_frame_passes(a, b, &extra, 0))
+		goto out;
+	if (rte_eth_dev_mac_addr_add(b, (struct rte_ether_addr *)&extra, 0) != 0 ||
+	    !test_frame_passes(a, b, &extra, 0))
+		goto out;
+	if (rte_eth_dev_mac_addr_remove(b, (struct rte_ether_addr *)&extra) != 0 ||
+	    test_frame_passes(a, b, &extra, 0))
+		goto out;
+	if (test_frame_passes(a, b, &mc, 0) || rte_eth_dev_set_mc_addr_list(b, mc_list, 1) != 0 ||
+	    !test_frame_passes(a, b, &mc, 0))
+		goto out;
+	/* VLAN filtering on: tagged frames need their VID in the table. */
+	if (test_frame_passes(a, b, &own, 100) || rte_eth_dev_vlan_filter(b, 100, 1) != 0 ||
+	    !test_frame_passes(a, b, &own, 100) || test_frame_passes(a, b, &own, 101))
+		goto out;
+	ret = TEST_SUCCESS;
+out:
+	test_pair_destroy(CP_A, CP_B);
+	return ret;
+}
+
+const struct unit_test_suite refnic_rss_filters_suite = {
+	.name = "rss_filters",
+	.cases = {
+		TEST_CASE(test_rss),
+		TEST_CASE(test_filters),
+		TEST_CASES_END()
+	},
+};
