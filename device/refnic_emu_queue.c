@@ -416,10 +416,10 @@ rxq_intr_held(struct refnic_emu *emu, const struct refnic_emu_rxq *rxq)
 }
 
 /*
- * A TSO packet's frames, each through the normal delivery; false if the
- * device cannot segment it (TSO off, or a packet out of the contract's
- * bounds). The bounds bound the work: at most
- * REFNIC_MAX_TSO_SIZE / REFNIC_MIN_TSO_MSS frames. Returns the frames sent.
+ * A TSO packet's frames, each through the normal delivery; returns how many.
+ * *malformed if the device cannot segment it (TSO off, or a packet out of
+ * the contract's bounds). The bounds bound the work: at most
+ * REFNIC_MAX_TSO_SIZE / REFNIC_MIN_TSO_MSS frames.
  */
 static unsigned int
 tx_tso(struct refnic_emu *emu, struct refnic_hw_queue_stats *qs, const struct refnic_frame *f,

@@ -752,9 +752,9 @@ refnic_tx_offload_check(const struct rte_mbuf *m)
 
 /*
  * A TSO packet the device can segment (refnic_hw.h): TCP over IPv4 or IPv6
- * as the flags say, headers within the packet, an MSS
- * from REFNIC_MIN_TSO_MSS up to what a frame holds, within the device's
- * limits. The checksums are the device's to make: no L4 flag but TCP's.
+ * as the flags say, headers within the packet, an MSS from
+ * REFNIC_MIN_TSO_MSS up to what a frame holds, within the device's limits.
+ * The checksums are the device's to make: no L4 flag but TCP's.
  */
 static int
 refnic_tso_check(const struct refnic_tx_queue *txq, const struct rte_mbuf *m)
