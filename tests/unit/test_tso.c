@@ -286,7 +286,8 @@ tso_run(const struct tso_case *c)
 	}
 	TEST_ASSERT_EQUAL(test_tx_all(port_a, &m, 1), 1, "%s: not sent", c->what);
 	while (got < nb) {
-		uint16_t n = test_rx_wait(port_b, rx + got, RTE_MIN(nb - got, (uint32_t)TEST_BURST));
+		uint16_t n = test_rx_wait(port_b, rx + got,
+					  RTE_MIN(nb - got, (uint32_t)TEST_BURST));
 
 		if (n == 0)
 			break;
@@ -360,34 +361,67 @@ test_tso_dev_info(void)
 	return TEST_SUCCESS;
 }
 
-/* tx_prepare's answer for case c with one field changed by tweak. */
+/* What tx_prepare is handed to refuse: one thing wrong with a sound packet. */
+enum tso_fault {
+	TSO_SOUND,
+	TSO_MSS_SMALL,		/* below REFNIC_MIN_TSO_MSS */
+	TSO_MSS_BIG,		/* a frame above REFNIC_MAX_FRAME_LEN */
+	TSO_L4_SHORT,
+	TSO_L4_LONG,
+	TSO_NO_IP,		/* neither TX_IPV4 nor TX_IPV6 */
+	TSO_UDP,
+	TSO_L3_SHORT,		/* a 20-byte IPv6 header */
+	TSO_IP_CSUM,		/* an IPv4 header checksum on IPv6 */
+};
+
+static void
+tso_fault_plant(struct rte_mbuf *m, enum tso_fault fault)
+{
+	switch (fault) {
+	case TSO_SOUND:
+		break;
+	case TSO_MSS_SMALL:
+		m->tso_segsz = REFNIC_MIN_TSO_MSS - 1;
+		break;
+	case TSO_MSS_BIG:
+		m->tso_segsz = REFNIC_MAX_FRAME_LEN - (m->l2_len + m->l3_len + m->l4_len) + 1;
+		break;
+	case TSO_L4_SHORT:
+		m->l4_len = 16;
+		break;
+	case TSO_L4_LONG:
+		m->l4_len = 64;
+		break;
+	case TSO_NO_IP:
+		m->ol_flags &= ~(RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IP_CKSUM);
+		break;
+	case TSO_UDP:
+		m->ol_flags |= RTE_MBUF_F_TX_UDP_CKSUM;
+		break;
+	case TSO_L3_SHORT:
+		m->l3_len = sizeof(struct rte_ipv4_hdr);
+		break;
+	case TSO_IP_CSUM:
+		m->ol_flags |= RTE_MBUF_F_TX_IP_CKSUM;
+		break;
+	}
+}
+
+/* tx_prepare's answer for case c's packet with fault planted: 0 if taken. */
 static int
-prepare_errno(const struct tso_case *c, void (*tweak)(struct rte_mbuf *))
+prepare_errno(const struct tso_case *c, enum tso_fault fault)
 {
 	struct rte_mbuf *m = tso_pkt(c);
 	int err;
 
 	if (m == NULL)
 		return -1;
-	if (tweak != NULL)
-		tweak(m);
+	tso_fault_plant(m, fault);
 	rte_errno = 0;
 	err = rte_eth_tx_prepare(port_a, 0, &m, 1) == 1 ? 0 : rte_errno;
 	rte_pktmbuf_free(m);
 	return err;
 }
-
-static void mss_small(struct rte_mbuf *m) { m->tso_segsz = REFNIC_MIN_TSO_MSS - 1; }
-static void mss_big(struct rte_mbuf *m)
-{
-	m->tso_segsz = REFNIC_MAX_FRAME_LEN - (m->l2_len + m->l3_len + m->l4_len) + 1;
-}
-static void l4_short(struct rte_mbuf *m) { m->l4_len = 16; }
-static void l4_long(struct rte_mbuf *m) { m->l4_len = 64; }
-static void no_ip(struct rte_mbuf *m) { m->ol_flags &= ~(RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IP_CKSUM); }
-static void udp(struct rte_mbuf *m) { m->ol_flags |= RTE_MBUF_F_TX_UDP_CKSUM; }
-static void l3_short(struct rte_mbuf *m) { m->l3_len = 20; }	/* for IPv6 */
-static void ip_csum_v6(struct rte_mbuf *m) { m->ol_flags |= RTE_MBUF_F_TX_IP_CKSUM; }
 
 static int
 test_tso_prepare_refuses(void)
@@ -398,25 +432,25 @@ test_tso_prepare_refuses(void)
 	struct rte_eth_dev_info info;
 
 	TEST_ASSERT_SUCCESS(rte_eth_dev_info_get(port_a, &info), "");
-	TEST_ASSERT_EQUAL(prepare_errno(&v4, NULL), 0, "a sound IPv4 one");
-	TEST_ASSERT_EQUAL(prepare_errno(&v6, NULL), 0, "a sound IPv6 one");
-	TEST_ASSERT_EQUAL(prepare_errno(&v4, mss_small), EINVAL, "MSS below the smallest");
-	TEST_ASSERT_EQUAL(prepare_errno(&v4, mss_big), EINVAL, "a frame above the largest");
-	TEST_ASSERT_EQUAL(prepare_errno(&v4, l4_short), EINVAL, "a 16-byte TCP header");
-	TEST_ASSERT_EQUAL(prepare_errno(&v4, l4_long), EINVAL, "a 64-byte TCP header");
-	TEST_ASSERT_EQUAL(prepare_errno(&v4, no_ip), EINVAL, "no IP version");
-	TEST_ASSERT_EQUAL(prepare_errno(&v4, udp), EINVAL, "UDP");
-	TEST_ASSERT_EQUAL(prepare_errno(&v6, l3_short), EINVAL, "a 20-byte IPv6 header");
-	TEST_ASSERT_EQUAL(prepare_errno(&v6, ip_csum_v6), EINVAL, "IPv4 checksum on IPv6");
+	TEST_ASSERT_EQUAL(prepare_errno(&v4, TSO_SOUND), 0, "a sound IPv4 one");
+	TEST_ASSERT_EQUAL(prepare_errno(&v6, TSO_SOUND), 0, "a sound IPv6 one");
+	TEST_ASSERT_EQUAL(prepare_errno(&v4, TSO_MSS_SMALL), EINVAL, "MSS below the smallest");
+	TEST_ASSERT_EQUAL(prepare_errno(&v4, TSO_MSS_BIG), EINVAL, "a frame above the largest");
+	TEST_ASSERT_EQUAL(prepare_errno(&v4, TSO_L4_SHORT), EINVAL, "a 16-byte TCP header");
+	TEST_ASSERT_EQUAL(prepare_errno(&v4, TSO_L4_LONG), EINVAL, "a 64-byte TCP header");
+	TEST_ASSERT_EQUAL(prepare_errno(&v4, TSO_NO_IP), EINVAL, "no IP version");
+	TEST_ASSERT_EQUAL(prepare_errno(&v4, TSO_UDP), EINVAL, "UDP");
+	TEST_ASSERT_EQUAL(prepare_errno(&v6, TSO_L3_SHORT), EINVAL, "a 20-byte IPv6 header");
+	TEST_ASSERT_EQUAL(prepare_errno(&v6, TSO_IP_CSUM), EINVAL, "IPv4 checksum on IPv6");
 	/* One descriptor more than the device takes, and one byte more. */
 	c.nb_segs = info.tx_desc_lim.nb_seg_max + 1;
 	c.payload = c.nb_segs * 100;
-	TEST_ASSERT_EQUAL(prepare_errno(&c, NULL), EINVAL, "%u mbufs", c.nb_segs);
+	TEST_ASSERT_EQUAL(prepare_errno(&c, TSO_SOUND), EINVAL, "%u mbufs", c.nb_segs);
 	c.nb_segs = info.tx_desc_lim.nb_seg_max;
 	c.payload = REFNIC_MAX_TSO_SIZE + 1 - hdr_len(&c);
-	TEST_ASSERT_EQUAL(prepare_errno(&c, NULL), EINVAL, "%u bytes", REFNIC_MAX_TSO_SIZE + 1);
+	TEST_ASSERT_EQUAL(prepare_errno(&c, TSO_SOUND), EINVAL, "%u bytes", REFNIC_MAX_TSO_SIZE + 1);
 	c.payload--;
-	TEST_ASSERT_EQUAL(prepare_errno(&c, NULL), 0, "%u bytes", REFNIC_MAX_TSO_SIZE);
+	TEST_ASSERT_EQUAL(prepare_errno(&c, TSO_SOUND), 0, "%u bytes", REFNIC_MAX_TSO_SIZE);
 	return TEST_SUCCESS;
 }
 
@@ -455,7 +489,8 @@ test_tso_device_without(void)
 	rte_errno = 0;
 	n = rte_eth_tx_prepare(a, 0, &m, 1);
 	if (n != 0 || rte_errno != ENOTSUP) {
-		printf("    tx_prepare: %u taken, rte_errno %d; expected 0, ENOTSUP\n", n, rte_errno);
+		printf("    tx_prepare: %u taken, rte_errno %d; expected 0, ENOTSUP\n", n,
+		       rte_errno);
 		rte_pktmbuf_free(m);
 		goto out;
 	}
