@@ -448,7 +448,8 @@ test_tso_prepare_refuses(void)
 	TEST_ASSERT_EQUAL(prepare_errno(&c, TSO_SOUND), EINVAL, "%u mbufs", c.nb_segs);
 	c.nb_segs = info.tx_desc_lim.nb_seg_max;
 	c.payload = REFNIC_MAX_TSO_SIZE + 1 - hdr_len(&c);
-	TEST_ASSERT_EQUAL(prepare_errno(&c, TSO_SOUND), EINVAL, "%u bytes", REFNIC_MAX_TSO_SIZE + 1);
+	TEST_ASSERT_EQUAL(prepare_errno(&c, TSO_SOUND), EINVAL, "%u bytes",
+			  REFNIC_MAX_TSO_SIZE + 1);
 	c.payload--;
 	TEST_ASSERT_EQUAL(prepare_errno(&c, TSO_SOUND), 0, "%u bytes", REFNIC_MAX_TSO_SIZE);
 	return TEST_SUCCESS;

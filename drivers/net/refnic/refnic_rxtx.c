@@ -790,8 +790,9 @@ refnic_prep_pkts(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 		struct rte_mbuf *m = pkts[i], *seg;
 		bool tso = m->ol_flags & RTE_MBUF_F_TX_TCP_SEG;
 
-		if (m->pkt_len < RTE_ETHER_HDR_LEN || (!tso && (m->nb_segs > txq->max_segs ||
-							       m->pkt_len > REFNIC_MAX_FRAME_LEN))) {
+		/* A TSO packet's own limits are refnic_tso_check()'s. */
+		if (m->pkt_len < RTE_ETHER_HDR_LEN ||
+		    (!tso && (m->nb_segs > txq->max_segs || m->pkt_len > REFNIC_MAX_FRAME_LEN))) {
 			rte_errno = EINVAL;
 			return i;
 		}

@@ -775,7 +775,7 @@ struct refnic_event {
 REFNIC_HW_LAYOUT_CHECK(struct refnic_tx_desc, 16);
 REFNIC_HW_LAYOUT_CHECK(struct refnic_tx_ctx_desc, 16);
 _Static_assert(__builtin_offsetof(struct refnic_tx_ctx_desc, flags) ==
-	       __builtin_offsetof(struct refnic_tx_desc, flags), "a context's flags where data's are");
+	       __builtin_offsetof(struct refnic_tx_desc, flags), "flags where a data's are");
 REFNIC_HW_LAYOUT_CHECK(struct refnic_tx_cpl, 8);
 REFNIC_HW_LAYOUT_CHECK(struct refnic_rx_desc, 16);
 REFNIC_HW_LAYOUT_CHECK(struct refnic_rx_cpl, 16);
