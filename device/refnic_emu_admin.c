@@ -114,6 +114,10 @@ admin_identify(struct refnic_emu *emu, const struct refnic_admin_cmd *cmd)
 		id.max_flows = REFNIC_EMU_FLOWS;
 		id.flow_priorities = REFNIC_EMU_FLOW_PRIORITIES;
 	}
+	if (id.caps & REFNIC_CAP_TSO) {
+		id.max_tso_size = REFNIC_MAX_TSO_SIZE;
+		id.max_tso_segs = REFNIC_MAX_TSO_SEGS;
+	}
 	return refnic_emu_admin_dma_to_host(emu, cmd, &id, sizeof(id));
 }
 

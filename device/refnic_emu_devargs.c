@@ -434,6 +434,7 @@ static const struct {
 	{ "moderation", REFNIC_CAP_INTR_MODERATION },
 	{ "push", REFNIC_CAP_TX_PUSH },
 	{ "flow", REFNIC_CAP_FLOW },
+	{ "tso", REFNIC_CAP_TSO },
 };
 
 /* caps_off=<cap>[+<cap>...]: a device model without those features */

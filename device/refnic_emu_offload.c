@@ -45,6 +45,12 @@ tx_scratch(void)
 	return scratch();
 }
 
+uint8_t *
+refnic_emu_tx_scratch(void)
+{
+	return tx_scratch();
+}
+
 static inline uint8_t *
 rx_scratch(void)
 {
@@ -88,8 +94,8 @@ ip_end(const uint8_t *p, uint32_t l3, uint32_t l4, uint32_t frame_len)
 }
 
 /* TCP/UDP checksum over the pseudo-header and the segment [l4, end). */
-static uint16_t
-l4_csum(const uint8_t *frame, uint32_t l3, uint32_t l4, uint32_t end, uint8_t proto)
+uint16_t
+refnic_emu_l4_csum(const uint8_t *frame, uint32_t l3, uint32_t l4, uint32_t end, uint8_t proto)
 {
 	uint32_t l4_len = end - l4, sum;
 	uint8_t ph[40];
@@ -169,7 +175,7 @@ refnic_emu_tx_offload(struct refnic_frame *f)
 		if (end == 0 || at + 2 > end)
 			return false;
 		p[at] = p[at + 1] = 0;
-		c = l4_csum(p, l3, l4, end, tcp ? EMU_IPPROTO_TCP : EMU_IPPROTO_UDP);
+		c = refnic_emu_l4_csum(p, l3, l4, end, tcp ? EMU_IPPROTO_TCP : EMU_IPPROTO_UDP);
 		if (!tcp && c == 0)
 			c = 0xffff;			/* 0 means "no checksum" in UDP */
 		memcpy(p + at, &c, 2);
@@ -209,7 +215,7 @@ refnic_emu_rx_csum(const struct refnic_frame *f, const struct refnic_pkt_hdrs *h
 	if (h.proto == EMU_IPPROTO_UDP && h.ip_version == 4 && p[at] == 0 && p[at + 1] == 0)
 		return flags;	/* UDP over IPv4 without a checksum */
 	/* Summed over the field itself, a good segment folds to zero. */
-	flags |= l4_csum(p, h.l3, h.l4, end, h.proto) == 0 ?
+	flags |= refnic_emu_l4_csum(p, h.l3, h.l4, end, h.proto) == 0 ?
 		 REFNIC_RXC_L4_CSUM_GOOD : REFNIC_RXC_L4_CSUM_BAD;
 	return flags;
 }

@@ -466,22 +466,56 @@ struct refnic_frame {
 	uint16_t offload;		/* REFNIC_TXD_* of the first descriptor */
 	uint16_t vlan_tci;
 	uint16_t hdr_lens;
+	uint16_t mss;			/* TSO: from the context descriptor */
+	uint8_t l4_len;
 	/* One spare: stripping a VLAN tag can split a segment in two. */
-	const uint8_t *seg[REFNIC_MAX_TX_SEGS + 1];
-	uint16_t seg_len[REFNIC_MAX_TX_SEGS + 1];
+	const uint8_t *seg[REFNIC_MAX_TSO_SEGS + 1];
+	uint16_t seg_len[REFNIC_MAX_TSO_SEGS + 1];
 };
+_Static_assert(REFNIC_MAX_TSO_SEGS >= REFNIC_MAX_TX_SEGS, "a frame holds any packet");
 
 #define REFNIC_TXD_OFFLOADS	(REFNIC_TXD_IP_CSUM | REFNIC_TXD_L4_CSUM_TCP | \
-				 REFNIC_TXD_L4_CSUM_UDP | REFNIC_TXD_VLAN_INSERT)
+				 REFNIC_TXD_L4_CSUM_UDP | REFNIC_TXD_VLAN_INSERT | \
+				 REFNIC_TXD_TSO)
 
 /* refnic_emu_offload.c: what the device does to frames on the way. */
 /* Apply a TX frame's offloads; f then points at the device's own copy. */
 bool refnic_emu_tx_offload(struct refnic_frame *f);
+/* The thread's TX scratch frame (REFNIC_MAX_FRAME_LEN + 4 bytes); NULL
+ * if it could not be had. */
+uint8_t *refnic_emu_tx_scratch(void);
+/* TCP/UDP checksum of [l4, end) of a linear frame, with its pseudo-header. */
+uint16_t refnic_emu_l4_csum(const uint8_t *frame, uint32_t l3, uint32_t l4, uint32_t end,
+			    uint8_t proto);
 /* REFNIC_RXC_*_CSUM_* flags for a received frame whose headers were parsed. */
 uint16_t refnic_emu_rx_csum(const struct refnic_frame *f, const struct refnic_pkt_hdrs *h);
 /* Strip a frame's VLAN tag into out; false if it has none. */
 bool refnic_emu_vlan_strip(const struct refnic_frame *f, struct refnic_frame *out,
 			   uint16_t *tci);
+
+/*
+ * refnic_emu_tso.c: TCP segmentation (REFNIC_TXD_TSO). start() checks the
+ * packet and takes its headers; each next() builds the following frame in
+ * the thread's TX scratch, which holds it until the next call.
+ */
+#define REFNIC_EMU_TSO_HDR_MAX	(REFNIC_TXD_L2_LEN_MASK + 4 + \
+				 (UINT16_MAX >> REFNIC_TXD_L3_LEN_SHIFT) + 60)
+struct refnic_emu_tso {
+	const struct refnic_frame *f;
+	uint8_t hdr[REFNIC_EMU_TSO_HDR_MAX];	/* VLAN tag inserted if asked */
+	uint32_t hdr_len;			/* of hdr */
+	uint32_t l3, l4;			/* offsets in hdr */
+	uint32_t payload;			/* bytes to cut */
+	uint32_t off;				/* of them, sent */
+	uint16_t seg, seg_off;			/* where the next payload byte is */
+	uint16_t index, nb_frames;
+	uint32_t seq;
+	uint16_t ip_id;
+	uint8_t tcp_flags;
+	bool ipv4;
+};
+bool refnic_emu_tso_start(struct refnic_emu_tso *t, const struct refnic_frame *f);
+bool refnic_emu_tso_next(struct refnic_emu_tso *t, struct refnic_frame *out);
 
 /* Receive a frame on emu's port; false if dropped (counted by the device). */
 bool refnic_emu_rx_frame(struct refnic_emu *emu, const struct refnic_frame *f,

@@ -188,8 +188,9 @@ refnic_emu_push_gather(struct refnic_emu *emu, const struct refnic_emu_push *p,
 	for (i = 0; i < h->nb_desc; i++) {
 		uint32_t len = d[i].len;
 
-		/* EOP on the last descriptor only, no empty segment. */
-		if (len == 0 || !(d[i].flags & REFNIC_TXD_EOP) != (i + 1 < h->nb_desc)) {
+		/* EOP on the last descriptor only, no empty segment, no TSO. */
+		if (len == 0 || !(d[i].flags & REFNIC_TXD_EOP) != (i + 1 < h->nb_desc) ||
+		    (d[i].flags & (REFNIC_TXD_CTX | REFNIC_TXD_TSO))) {
 			*malformed = true;
 			return;
 		}

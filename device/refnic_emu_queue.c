@@ -289,24 +289,38 @@ static bool
 tx_gather(struct refnic_emu *emu, struct refnic_emu_txq *txq, uint16_t *idx,
 	  uint16_t tail, struct refnic_frame *f, bool *malformed)
 {
-	uint16_t i = *idx, mask = txq->size - 1;
+	uint16_t i = *idx, mask = txq->size - 1, max_segs = refnic_emu_max_tx_segs(emu);
 	struct refnic_tx_desc d;
+	bool ctx = false;
 
 	f->nb_segs = 0;
 	f->len = 0;
+	f->offload = 0;
 	*malformed = false;
 	do {
 		if (i == tail)
 			return false;
 		d = txq->ring[i];
+		i = (i + 1) & mask;
+		if (unlikely(d.flags & REFNIC_TXD_CTX)) {
+			/* TSO's context: first, once, and not a packet by itself. */
+			const struct refnic_tx_ctx_desc *c = (const void *)&d;
+
+			if (ctx || f->nb_segs != 0 || (d.flags & REFNIC_TXD_EOP))
+				*malformed = true;
+			ctx = true;
+			f->mss = c->mss;
+			f->l4_len = c->l4_len;
+			max_segs = REFNIC_MAX_TSO_SEGS;
+			continue;
+		}
 		if (f->nb_segs == 0 && !*malformed) {
 			/* Offloads are what the packet's first descriptor asks. */
 			f->offload = d.flags & REFNIC_TXD_OFFLOADS;
 			f->vlan_tci = d.vlan_tci;
 			f->hdr_lens = d.hdr_lens;
 		}
-		i = (i + 1) & mask;
-		if (f->nb_segs == refnic_emu_max_tx_segs(emu) || d.len == 0) {
+		if (f->nb_segs == max_segs || d.len == 0) {
 			*malformed = true;
 			continue;
 		}
@@ -319,7 +333,9 @@ tx_gather(struct refnic_emu *emu, struct refnic_emu_txq *txq, uint16_t *idx,
 		f->seg_len[f->nb_segs++] = d.len;
 		f->len += d.len;
 	} while (!(d.flags & REFNIC_TXD_EOP));
-	if (f->len < EMU_ETH_HLEN || f->len > REFNIC_MAX_FRAME_LEN)
+	if (f->len < EMU_ETH_HLEN ||
+	    f->len > (ctx ? REFNIC_MAX_TSO_SIZE : REFNIC_MAX_FRAME_LEN) ||
+	    ctx != !!(f->offload & REFNIC_TXD_TSO))
 		*malformed = true;
 	*idx = i;
 	return true;
@@ -338,7 +354,7 @@ tx_prefetch_data(struct refnic_emu *emu, const struct refnic_emu_txq *txq, uint1
 	const void *va;
 
 	if (((tail - idx) & (txq->size - 1)) == 0 || ((idx - txq->head) & (txq->size - 1)) >=
-	    ((tail - txq->head) & (txq->size - 1)))
+	    ((tail - txq->head) & (txq->size - 1)) || (d->flags & REFNIC_TXD_CTX))
 		return;
 	va = refnic_dma_map_cached(emu, d->addr, d->len);
 	if (va != NULL)
@@ -405,6 +421,33 @@ rxq_intr_held(struct refnic_emu *emu, const struct refnic_emu_rxq *rxq)
 	       __atomic_load_n(&vec->due_tsc, __ATOMIC_RELAXED) != 0;
 }
 
+/*
+ * A TSO packet's frames, each through the normal delivery; returns how many.
+ * *malformed if the device cannot segment it (TSO off, or a packet out of
+ * the contract's bounds). The bounds bound the work: at most
+ * REFNIC_MAX_TSO_SIZE / REFNIC_MIN_TSO_MSS frames.
+ */
+static unsigned int
+tx_tso(struct refnic_emu *emu, struct refnic_hw_queue_stats *qs, const struct refnic_frame *f,
+       struct refnic_rx_batch *batch, bool *malformed)
+{
+	struct refnic_emu_tso t;
+	struct refnic_frame seg;
+	unsigned int n = 0;
+
+	if ((emu->params.caps_off & REFNIC_CAP_TSO) || !refnic_emu_tso_start(&t, f)) {
+		*malformed = true;
+		return 0;
+	}
+	while (refnic_emu_tso_next(&t, &seg)) {
+		qs->tx_packets++;
+		qs->tx_bytes += seg.len;
+		refnic_cable_tx(emu, &seg, batch);
+		n++;
+	}
+	return n;
+}
+
 unsigned int
 refnic_emu_tx_service(struct refnic_emu *emu, uint16_t qid, uint64_t now,
 		      uint64_t *next_due_tsc)
@@ -461,6 +504,12 @@ refnic_emu_tx_service(struct refnic_emu *emu, uint16_t qid, uint64_t now,
 				break;
 		}
 		done += (idx - start) & (txq->size - 1);
+		if (!malformed && unlikely(f.offload & REFNIC_TXD_TSO)) {
+			/* Its frames count against the pass's budget too. */
+			done += tx_tso(emu, qs, &f, &batch, &malformed);
+			if (!malformed)
+				continue;
+		}
 		if (!malformed && (f.offload & REFNIC_TXD_OFFLOADS))
 			malformed = !refnic_emu_tx_offload(&f);
 		if (malformed) {

@@ -70,6 +70,12 @@
 #       0, 16 and 1024 flow rules per port that the traffic does not match:
 #       the flow table's lookup cost per packet, as Mpps and the ratio to no
 #       rules. Default 5 s x 3 rounds, interleaved.
+#   ./devtools/bench.sh tso [SECONDS] [ROUNDS] [MSS] [SEGMENTS]
+#       large TCP sends through stock testpmd's csum engine (net_pcap
+#       replaying one large TCP/IPv4 frame): the device's TSO (tso set)
+#       against testpmd's software GSO (set port 1 gso on), device work
+#       inline and exec=thread, interleaved: frames on the wire per second
+#       and the ratio. Default 5 s x 3 rounds, MSS 1400, 22 segments.
 #   ./devtools/bench.sh pmdperf [ROUNDS] [OTHER_PMD]
 #       DPDK's pmd_perf_autotest (dpdk-test, -l 0-1) on net_refnic0 with the
 #       defaults, exec=thread and profile=baremetal, and on net_null0: cycles
@@ -184,6 +190,12 @@ flow)
 	export REFNIC_PMD
 	echo "# ./devtools/bench.sh flow $* ($(date -u '+%Y-%m-%d %H:%M'), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg))"
 	python3 "$REFNIC_TOP/tests/bench/flow.py" "$@"
+	;;
+tso)
+	REFNIC_PMD=$(refnic_stage_pmd)
+	export REFNIC_PMD
+	echo "# ./devtools/bench.sh tso $* ($(date -u '+%Y-%m-%d %H:%M'), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg))"
+	python3 "$REFNIC_TOP/tests/bench/tso.py" "$@"
 	;;
 mp)
 	REFNIC_PMD=$(refnic_stage_pmd)

@@ -210,12 +210,13 @@ test_offloads_not_offered(void)
 	struct rte_ether_addr mac;
 	struct rte_mbuf *m;
 
-	TEST_ASSERT_SUCCESS(cf_create("caps_off=rx_csum+tx_csum+vlan_strip+vlan_insert"), "");
+	TEST_ASSERT_SUCCESS(cf_create("caps_off=rx_csum+tx_csum+vlan_strip+vlan_insert+tso"), "");
 	TEST_ASSERT_SUCCESS(rte_eth_dev_info_get(cf_port, &info), "");
 	TEST_ASSERT(!(info.rx_offload_capa & (RTE_ETH_RX_OFFLOAD_IPV4_CKSUM |
 					      RTE_ETH_RX_OFFLOAD_VLAN_STRIP)) &&
 		    !(info.tx_offload_capa & (RTE_ETH_TX_OFFLOAD_IPV4_CKSUM |
-					      RTE_ETH_TX_OFFLOAD_VLAN_INSERT)),
+					      RTE_ETH_TX_OFFLOAD_VLAN_INSERT |
+					      RTE_ETH_TX_OFFLOAD_TCP_TSO)),
 		    "offloads the device lacks offered");
 	TEST_ASSERT_EQUAL(rte_eth_dev_configure(cf_port, 1, 1, &conf), -EINVAL, "LRO");
 	conf.rxmode.offloads = RTE_ETH_RX_OFFLOAD_IPV4_CKSUM;

@@ -493,9 +493,11 @@ info_within_contract(uint16_t port)
 	TEST_ASSERT_SUCCESS(rte_eth_dev_info_get(port, &info), "dev_info");
 	TEST_ASSERT(info.max_rx_queues >= 1 && info.max_rx_queues <= REFNIC_MAX_QUEUES &&
 		    info.max_tx_queues == info.max_rx_queues, "%u queues", info.max_rx_queues);
-	TEST_ASSERT(info.tx_desc_lim.nb_seg_max >= 1 &&
-		    info.tx_desc_lim.nb_seg_max <= REFNIC_MAX_TX_SEGS, "%u TX segments",
-		    info.tx_desc_lim.nb_seg_max);
+	TEST_ASSERT(info.tx_desc_lim.nb_mtu_seg_max >= 1 &&
+		    info.tx_desc_lim.nb_mtu_seg_max <= REFNIC_MAX_TX_SEGS &&
+		    info.tx_desc_lim.nb_seg_max >= info.tx_desc_lim.nb_mtu_seg_max &&
+		    info.tx_desc_lim.nb_seg_max <= REFNIC_MAX_TSO_SEGS, "%u/%u TX segments",
+		    info.tx_desc_lim.nb_mtu_seg_max, info.tx_desc_lim.nb_seg_max);
 	TEST_ASSERT(info.min_mtu >= REFNIC_MIN_MTU && info.max_mtu <= REFNIC_MAX_MTU &&
 		    info.min_mtu <= info.max_mtu, "MTU %u-%u", info.min_mtu, info.max_mtu);
 	TEST_ASSERT(info.rx_desc_lim.nb_min >= REFNIC_MIN_RING_SIZE &&

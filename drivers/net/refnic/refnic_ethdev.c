@@ -709,6 +709,8 @@ refnic_dev_infos_get(struct rte_eth_dev *dev, struct rte_eth_dev_info *info)
 					 RTE_ETH_TX_OFFLOAD_UDP_CKSUM;
 	if (id->caps & REFNIC_CAP_VLAN_INSERT)
 		info->tx_offload_capa |= RTE_ETH_TX_OFFLOAD_VLAN_INSERT;
+	if (id->caps & REFNIC_CAP_TSO)
+		info->tx_offload_capa |= RTE_ETH_TX_OFFLOAD_TCP_TSO;
 	info->rx_desc_lim = (struct rte_eth_desc_lim) {
 		.nb_max = id->max_ring_size,
 		.nb_min = id->min_ring_size,
@@ -718,7 +720,9 @@ refnic_dev_infos_get(struct rte_eth_dev *dev, struct rte_eth_dev_info *info)
 		.nb_max = id->max_ring_size,
 		.nb_min = id->min_ring_size,
 		.nb_align = id->min_ring_size,
-		.nb_seg_max = id->max_tx_segs,
+		/* A TSO packet may span more descriptors than a frame. */
+		.nb_seg_max = id->caps & REFNIC_CAP_TSO ?
+			      RTE_MAX(id->max_tx_segs, id->max_tso_segs) : id->max_tx_segs,
 		.nb_mtu_seg_max = id->max_tx_segs,
 	};
 	info->default_rxconf.rx_free_thresh = REFNIC_DEFAULT_RX_FREE_THRESH;

@@ -151,6 +151,21 @@ tx_queue_limits(const struct refnic_adapter *ad, struct refnic_tx_queue *txq)
 		txq->tx_ol_ok |= RTE_MBUF_F_TX_IP_CKSUM | RTE_MBUF_F_TX_L4_MASK;
 	if (ad->ident.caps & REFNIC_CAP_VLAN_INSERT)
 		txq->tx_ol_ok |= RTE_MBUF_F_TX_VLAN;
+	/*
+	 * tx_prepare refuses TSO where the device has none; the burst trusts
+	 * it as for the other offloads and bounds only what the ring holds,
+	 * by the contract then: the device drops what it cannot segment.
+	 */
+	if (ad->ident.caps & REFNIC_CAP_TSO) {
+		txq->tx_ol_ok |= RTE_MBUF_F_TX_TCP_SEG;
+		txq->tso_max_segs = ad->ident.max_tso_segs;
+		txq->tso_max_size = ad->ident.max_tso_size;
+	} else {
+		txq->tso_max_segs = REFNIC_MAX_TSO_SEGS;
+		txq->tso_max_size = REFNIC_MAX_TSO_SIZE;
+	}
+	/* The context takes a descriptor too: the packet must fit the ring. */
+	txq->tso_max_segs = RTE_MIN(txq->tso_max_segs, txq->mask - 1);
 }
 
 int

@@ -123,6 +123,13 @@ refnic_identify_check(struct refnic_adapter *ad, struct refnic_identify *id)
 			    "flow rules not used", id->max_flows, id->flow_priorities);
 		id->caps &= ~REFNIC_CAP_FLOW;
 	}
+	ID_CLAMP(ad, id, max_tso_size, >, REFNIC_MAX_TSO_SIZE);
+	ID_CLAMP(ad, id, max_tso_segs, >, REFNIC_MAX_TSO_SEGS);
+	if ((id->caps & REFNIC_CAP_TSO) && (id->max_tso_size == 0 || id->max_tso_segs == 0)) {
+		reply_error(ad, "IDENTIFY", "TSO of at most %u bytes in %u descriptors; "
+			    "TSO not used", id->max_tso_size, id->max_tso_segs);
+		id->caps &= ~REFNIC_CAP_TSO;
+	}
 	if (id->link_speed_mbps > RTE_ETH_SPEED_NUM_200G) {
 		reply_error(ad, "IDENTIFY", "link speed %u Mb/s; reported as "
 			    "unknown", id->link_speed_mbps);

@@ -382,6 +382,8 @@ refnic_tx_free_range(struct refnic_tx_queue *txq, uint16_t head)
 	for (i = txq->clean; i != head; i = (i + 1) & txq->mask) {
 		struct rte_mbuf *m = txq->sw_ring[i];
 
+		if (unlikely(m == NULL))
+			continue;	/* a TSO context descriptor */
 		txq->sw_ring[i] = NULL;
 		if (!fast) {
 			/* Last reference gone (and detached): back to the pool in bulk. */
@@ -470,7 +472,8 @@ refnic_tx_done_cleanup(void *queue, uint32_t free_cnt)
 	head = tx_scan(txq, true);
 	for (upto = txq->clean; upto != head && (free_cnt == 0 || pkts < free_cnt);
 	     upto = (upto + 1) & txq->mask)
-		if (txq->sw_ring[upto]->next == NULL)	/* a packet's last segment */
+		if (txq->sw_ring[upto] != NULL &&	/* not a TSO context */
+		    txq->sw_ring[upto]->next == NULL)	/* a packet's last segment */
 			pkts++;
 	if (upto != txq->clean)
 		refnic_tx_free_range(txq, upto);
@@ -556,7 +559,7 @@ refnic_get_monitor_addr(void *queue, struct rte_power_monitor_cond *pmc)
 }
 
 #define REFNIC_TX_OFFLOAD_MASK	(RTE_MBUF_F_TX_IP_CKSUM | RTE_MBUF_F_TX_L4_MASK | \
-				 RTE_MBUF_F_TX_VLAN)
+				 RTE_MBUF_F_TX_VLAN | RTE_MBUF_F_TX_TCP_SEG)
 
 /* The packet's offloads, as its first descriptor carries them. */
 static inline void
@@ -569,17 +572,52 @@ refnic_tx_offload_desc(const struct rte_mbuf *m, struct refnic_tx_desc *d)
 	d->hdr_lens = 0;
 	if (likely(!(ol & REFNIC_TX_OFFLOAD_MASK)))
 		return;
-	if (ol & RTE_MBUF_F_TX_IP_CKSUM)
-		d->flags |= REFNIC_TXD_IP_CSUM;
-	if ((ol & RTE_MBUF_F_TX_L4_MASK) == RTE_MBUF_F_TX_TCP_CKSUM)
-		d->flags |= REFNIC_TXD_L4_CSUM_TCP;
-	else if ((ol & RTE_MBUF_F_TX_L4_MASK) == RTE_MBUF_F_TX_UDP_CKSUM)
-		d->flags |= REFNIC_TXD_L4_CSUM_UDP;
+	if (ol & RTE_MBUF_F_TX_TCP_SEG) {
+		d->flags |= REFNIC_TXD_TSO;	/* each frame's checksums too */
+	} else {
+		if (ol & RTE_MBUF_F_TX_IP_CKSUM)
+			d->flags |= REFNIC_TXD_IP_CSUM;
+		if ((ol & RTE_MBUF_F_TX_L4_MASK) == RTE_MBUF_F_TX_TCP_CKSUM)
+			d->flags |= REFNIC_TXD_L4_CSUM_TCP;
+		else if ((ol & RTE_MBUF_F_TX_L4_MASK) == RTE_MBUF_F_TX_UDP_CKSUM)
+			d->flags |= REFNIC_TXD_L4_CSUM_UDP;
+	}
 	if (ol & RTE_MBUF_F_TX_VLAN) {
 		d->flags |= REFNIC_TXD_VLAN_INSERT;
 		d->vlan_tci = m->vlan_tci;
 	}
 	d->hdr_lens = m->l2_len | m->l3_len << REFNIC_TXD_L3_LEN_SHIFT;
+}
+
+/* Frames the device cuts a TSO packet into (refnic_hw.h). */
+static inline uint32_t
+refnic_tso_frames(const struct rte_mbuf *m)
+{
+	uint32_t hdr = m->l2_len + m->l3_len + m->l4_len;
+	uint32_t payload = m->pkt_len > hdr ? m->pkt_len - hdr : 0;
+
+	return payload == 0 || m->tso_segsz == 0 ? 1 :
+	       (payload + m->tso_segsz - 1) / m->tso_segsz;
+}
+
+/* A TSO packet's context descriptor at tail; no mbuf behind it. */
+static inline void
+refnic_tx_ctx(struct refnic_tx_queue *txq, const struct rte_mbuf *m, uint16_t tail)
+{
+	struct refnic_tx_ctx_desc *c = (struct refnic_tx_ctx_desc *)&txq->ring[tail];
+
+	c->mss = m->tso_segsz;
+	c->l4_len = m->l4_len;
+	c->rsvd0 = 0;
+	c->rsvd1 = 0;
+	c->rsvd2 = 0;
+	c->flags = REFNIC_TXD_CTX;
+	c->rsvd3 = 0;
+	txq->sw_ring[tail] = NULL;
+	/* Fast free puts sw_ring in bulk: not with this hole in it. */
+	txq->slow_free_left = txq->size;
+	REFNIC_STAT_ADD(txq->stats.tso, 1);
+	REFNIC_STAT_ADD(txq->stats.tso_segs, refnic_tso_frames(m));
 }
 
 /*
@@ -596,19 +634,27 @@ refnic_tx_scalar(struct refnic_tx_queue *txq, struct rte_mbuf **pkts, uint16_t n
 
 	for (i = 0; i < nb_pkts; i++) {
 		struct rte_mbuf *m = pkts[i], *seg;
+		bool tso = m->ol_flags & RTE_MBUF_F_TX_TCP_SEG;
+		uint16_t need = m->nb_segs + tso;
 		struct refnic_tx_desc first;
 
-		if (unlikely(m->nb_segs > txq->max_segs ||
-			     m->pkt_len > REFNIC_MAX_FRAME_LEN)) {
+		if (unlikely(tso ? m->nb_segs > txq->tso_max_segs ||
+				   m->pkt_len > txq->tso_max_size :
+				   m->nb_segs > txq->max_segs ||
+				   m->pkt_len > REFNIC_MAX_FRAME_LEN)) {
 			/* Unsendable: drop it rather than wedge the queue. */
 			rte_pktmbuf_free(m);
 			(*dropped)++;
 			continue;
 		}
-		if (unlikely(m->nb_segs > txq->nb_free)) {
+		if (unlikely(need > txq->nb_free)) {
 			refnic_tx_reclaim(txq);
-			if (m->nb_segs > txq->nb_free)
+			if (need > txq->nb_free)
 				break;
+		}
+		if (unlikely(tso)) {
+			refnic_tx_ctx(txq, m, tail);
+			tail = (tail + 1) & txq->mask;
 		}
 		/* Each descriptor is written once, whole: offloads on the first,
 		 * EOP on the last. */
@@ -625,7 +671,7 @@ refnic_tx_scalar(struct refnic_tx_queue *txq, struct rte_mbuf **pkts, uint16_t n
 			txq->sw_ring[tail] = seg;
 			tail = (tail + 1) & txq->mask;
 		}
-		txq->nb_free -= m->nb_segs;
+		txq->nb_free -= need;
 		if (m->nb_segs > 1)	/* fast free must unchain it first */
 			txq->slow_free_left = txq->size;
 		*bytes += m->pkt_len;
@@ -647,7 +693,8 @@ refnic_tx_notify(struct refnic_tx_queue *txq, struct rte_mbuf **pkts, uint16_t n
 		struct refnic_hw *hw = refnic_queue_hw(txq->port_id);
 
 		if (hw->tx_push && nb_taken == 1 && dropped == 0 &&
-		    pkts[0]->nb_segs <= REFNIC_PUSH_MAX_DESC) {
+		    pkts[0]->nb_segs <= REFNIC_PUSH_MAX_DESC &&
+		    !(pkts[0]->ol_flags & RTE_MBUF_F_TX_TCP_SEG)) {
 			refnic_tx_push(hw, txq, pkts[0], txq->tail, tail);
 			__atomic_store_n(&txq->tail, tail, __ATOMIC_RELAXED);
 			REFNIC_STAT_ADD(txq->stats.push, 1);
@@ -706,6 +753,35 @@ refnic_tx_offload_check(const struct rte_mbuf *m)
 	return 0;
 }
 
+/*
+ * A TSO packet the device can segment (refnic_hw.h): TCP over IPv4 or IPv6
+ * as the flags say, headers within the packet, an MSS from
+ * REFNIC_MIN_TSO_MSS up to what a frame holds, within the device's limits.
+ * The checksums are the device's to make: no L4 flag but TCP's.
+ */
+static int
+refnic_tso_check(const struct refnic_tx_queue *txq, const struct rte_mbuf *m)
+{
+	uint64_t ol = m->ol_flags, l4 = ol & RTE_MBUF_F_TX_L4_MASK;
+	uint32_t hdr = m->l2_len + m->l3_len + m->l4_len;
+
+	if (m->nb_segs > txq->tso_max_segs || m->pkt_len > txq->tso_max_size)
+		return -EINVAL;
+	if (!(ol & (RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IPV6)) ||
+	    (l4 != 0 && l4 != RTE_MBUF_F_TX_TCP_CKSUM) ||
+	    ((ol & RTE_MBUF_F_TX_IP_CKSUM) && !(ol & RTE_MBUF_F_TX_IPV4)))
+		return -EINVAL;
+	/* l2_len and l3_len fit the descriptor by construction, as above. */
+	if (m->l2_len < RTE_ETHER_HDR_LEN ||
+	    m->l3_len < ((ol & RTE_MBUF_F_TX_IPV6) ? sizeof(struct rte_ipv6_hdr) :
+			 sizeof(struct rte_ipv4_hdr)) ||
+	    m->l4_len < sizeof(struct rte_tcp_hdr) || m->l4_len > 60 || hdr > m->pkt_len)
+		return -EINVAL;
+	if (m->tso_segsz < REFNIC_MIN_TSO_MSS || hdr + m->tso_segsz > REFNIC_MAX_FRAME_LEN)
+		return -EINVAL;
+	return 0;
+}
+
 /* What the device cannot send is refused here, before tx_burst. */
 uint16_t
 refnic_prep_pkts(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
@@ -715,9 +791,11 @@ refnic_prep_pkts(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 
 	for (i = 0; i < nb_pkts; i++) {
 		struct rte_mbuf *m = pkts[i], *seg;
+		bool tso = m->ol_flags & RTE_MBUF_F_TX_TCP_SEG;
 
-		if (m->nb_segs > txq->max_segs || m->pkt_len < RTE_ETHER_HDR_LEN ||
-		    m->pkt_len > REFNIC_MAX_FRAME_LEN) {
+		/* A TSO packet's own limits are refnic_tso_check()'s. */
+		if (m->pkt_len < RTE_ETHER_HDR_LEN ||
+		    (!tso && (m->nb_segs > txq->max_segs || m->pkt_len > REFNIC_MAX_FRAME_LEN))) {
 			rte_errno = EINVAL;
 			return i;
 		}
@@ -727,7 +805,7 @@ refnic_prep_pkts(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 			rte_errno = ENOTSUP;
 			return i;
 		}
-		if (refnic_tx_offload_check(m) != 0) {
+		if (tso ? refnic_tso_check(txq, m) != 0 : refnic_tx_offload_check(m) != 0) {
 			rte_errno = EINVAL;
 			return i;
 		}

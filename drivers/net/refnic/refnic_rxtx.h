@@ -79,6 +79,8 @@ struct refnic_queue_stats {
 	uint64_t nombuf;		/* RX: refill allocation failures */
 	uint64_t push;			/* TX: packets pushed (push window); the
 					 * rest of packets the device fetched */
+	uint64_t tso;			/* TX: TSO packets posted */
+	uint64_t tso_segs;		/* TX: the frames the device cuts them into */
 };
 
 /*
@@ -152,6 +154,8 @@ struct refnic_tx_queue {
 	uint16_t nb_free;		/* descriptors free to fill */
 	uint16_t free_thresh;		/* reclaim when fewer are free */
 	uint16_t max_segs;		/* descriptors per packet, as the device says */
+	uint16_t tso_max_segs;		/* data descriptors per TSO packet */
+	uint32_t tso_max_size;		/* bytes per TSO packet */
 	uint64_t tx_ol_ok;		/* mbuf TX offload flags the device carries out */
 	uint32_t push_reg;		/* REFNIC_PUSH_LINE(qid) */
 	uint16_t cq_head;

@@ -43,6 +43,8 @@ struct refnic_port_xstats {
 	uint64_t doorbell_checks;
 	uint64_t tx_push_packets;
 	uint64_t tx_fetch_packets;
+	uint64_t tx_tso_packets;
+	uint64_t tx_tso_segments;
 };
 
 struct refnic_xstat_def {
@@ -79,6 +81,8 @@ static const struct refnic_xstat_def port_xstats[] = {
 	PORT_XSTAT(doorbell_checks),
 	PORT_XSTAT(tx_push_packets),
 	PORT_XSTAT(tx_fetch_packets),
+	PORT_XSTAT(tx_tso_packets),
+	PORT_XSTAT(tx_tso_segments),
 };
 
 /* Per queue, straight from the device's per-queue counters... */
@@ -156,7 +160,8 @@ port_xstats_gather(const struct rte_eth_dev *dev, const struct refnic_admin_stat
 	unsigned int q;
 
 	memset(x, 0, sizeof(*x));
-	/* Which TX path each packet took is the driver's own count. */
+	/* Which TX path each packet took is the driver's own count, as are
+	 * TSO packets and the frames the device was asked to cut them into. */
 	for (q = 0; q < dev->data->nb_tx_queues; q++) {
 		const struct refnic_tx_queue *txq = dev->data->tx_queues[q];
 
@@ -166,6 +171,8 @@ port_xstats_gather(const struct rte_eth_dev *dev, const struct refnic_admin_stat
 			refnic_queue_stats_read(&txq->stats, &txq->stats_base, &sw);
 			x->tx_push_packets += sw.push;
 			x->tx_fetch_packets += sw.packets - sw.push;
+			x->tx_tso_packets += sw.tso;
+			x->tx_tso_segments += sw.tso_segs;
 		}
 	}
 	for (q = 0; q < REFNIC_MAX_QUEUES; q++) {

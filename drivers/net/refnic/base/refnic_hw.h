@@ -47,6 +47,10 @@
 #define REFNIC_MIN_RING_SIZE		64
 #define REFNIC_MAX_RING_SIZE		4096
 #define REFNIC_MAX_TX_SEGS		32	/* descriptors per TX packet */
+#define REFNIC_MAX_TSO_SEGS		64	/* (1.4) data descriptors per TSO packet */
+#define REFNIC_MAX_TSO_SIZE		65536	/* (1.4) bytes in a TSO packet, headers
+						 * included */
+#define REFNIC_MIN_TSO_MSS		64	/* (1.4) smallest segment payload */
 #define REFNIC_MIN_MTU			68
 #define REFNIC_MAX_MTU			9000
 #define REFNIC_ETH_OVERHEAD		(14 + 4 + 4) /* header, one VLAN, FCS */
@@ -268,6 +272,8 @@ refnic_hw_state_name(unsigned int state)
 #define REFNIC_CAP_RX_PTYPE		(1ull << 16)	/* (1.3) packet types in RX
 							 * completions; switchable: off,
 							 * the device may skip parsing */
+#define REFNIC_CAP_TSO			(1ull << 17)	/* (1.4) TCP segmentation:
+							 * REFNIC_TXD_TSO, refnic_tx_ctx_desc */
 
 /*
  * Features the driver turns on with REFNIC_ADMIN_SET_FEATURES (value: the
@@ -304,8 +310,44 @@ struct refnic_tx_desc {
 #define REFNIC_TXD_L4_CSUM_TCP		0x0004u
 #define REFNIC_TXD_L4_CSUM_UDP		0x0008u
 #define REFNIC_TXD_VLAN_INSERT		0x0010u
+#define REFNIC_TXD_TSO			0x0020u	/* (1.4) segment the packet */
+#define REFNIC_TXD_CTX			0x0040u	/* (1.4) a refnic_tx_ctx_desc */
 #define REFNIC_TXD_L2_LEN_MASK		0x007fu
 #define REFNIC_TXD_L3_LEN_SHIFT		7
+
+/*
+ * (1.4) TCP segmentation (REFNIC_CAP_TSO). A TSO packet takes one context
+ * descriptor, then its data descriptors: the context (REFNIC_TXD_CTX, its
+ * flags where a data descriptor has them) says how to cut, the first data
+ * descriptor carries REFNIC_TXD_TSO with hdr_lens (and VLAN_INSERT if asked).
+ * The headers (l2 + l3 + l4_len bytes) may span descriptors. The device sends
+ * ceil(payload / mss) frames (one if there is no payload), each with a copy
+ * of the headers and the next mss bytes of payload, in order, and sets in
+ * each: the IPv4 total length, id (the packet's id + the segment's index)
+ * and header checksum, or the IPv6 payload length; the TCP sequence number
+ * (the packet's + the payload offset), FIN and PSH as the packet has them on
+ * the last frame only, CWR as the packet has it on the first only; the TCP
+ * checksum (the packet's checksum field is ignored). Its other fields go out
+ * as they are. The other REFNIC_TXD_*_CSUM flags are ignored with TSO.
+ *
+ * A TSO packet holds at most refnic_identify.max_tso_segs data descriptors
+ * (the context is not counted) and max_tso_size bytes; its mss is at least
+ * REFNIC_MIN_TSO_MSS and each frame (headers + mss) at most
+ * REFNIC_MAX_FRAME_LEN; l4_len is 20..60; the IP header is IPv4 or IPv6 by
+ * its version, carrying TCP. A TSO packet that breaks these, a context not
+ * followed by a TSO descriptor, a TSO descriptor without its context, or any
+ * of them on a device whose TSO is off, is dropped whole and counted in
+ * tx_malformed. A TSO packet is never pushed (REFNIC_PUSH_LINE).
+ */
+struct refnic_tx_ctx_desc {
+	uint16_t mss;		/* payload bytes per frame */
+	uint8_t l4_len;		/* TCP header, options included */
+	uint8_t rsvd0;
+	uint32_t rsvd1;
+	uint16_t rsvd2;		/* 0: where refnic_tx_desc.len is */
+	uint16_t flags;		/* REFNIC_TXD_CTX, nothing else */
+	uint32_t rsvd3;
+};
 
 /* TX completion: all descriptors before sq_head have been sent. */
 struct refnic_tx_cpl {
@@ -558,7 +600,13 @@ struct refnic_identify {
 	 * REFNIC_MAX_FLOWS) and priority levels (0 .. flow_priorities - 1). */
 	uint16_t max_flows;
 	uint16_t flow_priorities;
-	uint8_t rsvd[164];
+	/* (1.4) With REFNIC_CAP_TSO: the largest TSO packet in bytes (at most
+	 * REFNIC_MAX_TSO_SIZE) and its most data descriptors (at most
+	 * REFNIC_MAX_TSO_SEGS). */
+	uint32_t max_tso_size;
+	uint16_t max_tso_segs;
+	uint16_t rsvd_tso;
+	uint8_t rsvd[156];
 };
 
 /* REFNIC_ADMIN_RSS_SET / RSS_GET data. */
@@ -725,6 +773,9 @@ struct refnic_event {
 #define REFNIC_HW_LAYOUT_CHECK(type, size) \
 	_Static_assert(sizeof(type) == (size), #type " is " #size " bytes")
 REFNIC_HW_LAYOUT_CHECK(struct refnic_tx_desc, 16);
+REFNIC_HW_LAYOUT_CHECK(struct refnic_tx_ctx_desc, 16);
+_Static_assert(__builtin_offsetof(struct refnic_tx_ctx_desc, flags) ==
+	       __builtin_offsetof(struct refnic_tx_desc, flags), "flags where a data's are");
 REFNIC_HW_LAYOUT_CHECK(struct refnic_tx_cpl, 8);
 REFNIC_HW_LAYOUT_CHECK(struct refnic_rx_desc, 16);
 REFNIC_HW_LAYOUT_CHECK(struct refnic_rx_cpl, 16);
