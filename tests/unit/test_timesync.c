@@ -145,6 +145,11 @@ ts_start(bool rx_tstamp)
 	ret = test_port_start(port_a, 0, 0);
 	if (ret == 0)
 		ret = test_port_start(port_b, rx_tstamp ? RTE_ETH_RX_OFFLOAD_TIMESTAMP : 0, 0);
+	/* Whatever a failed case left on. */
+	if (ret == 0)
+		ret = rte_eth_timesync_disable(port_a);
+	if (ret == 0)
+		ret = rte_eth_timesync_disable(port_b);
 	return ret;
 }
 
