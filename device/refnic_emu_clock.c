@@ -7,11 +7,15 @@
  * (REFNIC_CAP_PTP), contract 1.4.
  *
  * The clock counts nanoseconds from the host's TSC, as a NIC's PHC counts
- * from its own oscillator: ns = base_ns + (tsc - base_tsc) * mult. Unset, it
- * reads the TSC in nanoseconds, so every refnic port of the host agrees
- * until one is set or adjusted; a timing profile may make the oscillator
- * run fast (refnic_profile.c, clock_skew_ppb). CLOCK_SET and CLOCK_ADJUST
- * move base_ns, never the rate.
+ * from its own oscillator: ns = base_ns + (host - base_host) * mult, host
+ * being CLOCK_MONOTONIC_RAW, which is the TSC scaled by the kernel's own
+ * calibration. Not rte_get_tsc_hz(): on a VM that is the CPU's nominal
+ * frequency, 0.2% off here, and a PTP slave against the host's clock saw
+ * 240 us of drift every 125 ms Sync interval. Unset, the clock reads
+ * CLOCK_MONOTONIC_RAW, so every refnic port of the host agrees until one
+ * is set or adjusted; a timing profile may make the oscillator run fast
+ * (refnic_profile.c, clock_skew_ppb). CLOCK_SET and CLOCK_ADJUST move
+ * base_ns, never the rate.
  *
  * The state lives in the BAR's memzone, next to the registers: a secondary
  * process's trap latches the clock itself (refnic_emu_remote.c), on its
@@ -21,48 +25,54 @@
  * at once leave a pair that belongs together.
  */
 
-#include <rte_byteorder.h>
-#include <rte_cycles.h>
+#include <time.h>
 
 #include "refnic_emu_priv.h"
 
 #define NSEC_PER_SEC	UINT64_C(1000000000)
 
+static inline uint64_t
+host_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
+}
+
 void
 refnic_emu_clock_init(struct refnic_emu_clock *c, int32_t skew_ppb)
 {
-	unsigned __int128 mult = (unsigned __int128)NSEC_PER_SEC << 32;
-
-	/* ns per cycle in 32.32, times (1 + skew): the oscillator's error. */
-	mult = mult * (NSEC_PER_SEC + skew_ppb) / NSEC_PER_SEC / rte_get_tsc_hz();
 	memset(c, 0, sizeof(*c));
 	rte_spinlock_init(&c->latch_lock);
-	c->mult = (uint64_t)mult;
+	/* Device ns per host ns in 32.32: 1 + skew, the oscillator's error. */
+	c->mult = (uint64_t)(((unsigned __int128)(NSEC_PER_SEC + skew_ppb) << 32) /
+			     NSEC_PER_SEC);
 }
 
 static inline int64_t
-clock_at(const struct refnic_emu_clock *c, uint64_t base_tsc, int64_t base_ns, uint64_t tsc)
+clock_at(const struct refnic_emu_clock *c, uint64_t base_host, int64_t base_ns, uint64_t host)
 {
-	return base_ns + (int64_t)(((unsigned __int128)(tsc - base_tsc) * c->mult) >> 32);
+	return base_ns + (int64_t)(((unsigned __int128)(host - base_host) * c->mult) >> 32);
 }
 
 int64_t
 refnic_emu_clock_now(const struct refnic_emu_clock *c)
 {
-	uint64_t base_tsc, tsc;
+	uint64_t base_host, host;
 	int64_t base_ns;
 	uint32_t seq;
 
 	do {
 		seq = __atomic_load_n(&c->seq, __ATOMIC_ACQUIRE);
-		base_tsc = __atomic_load_n(&c->base_tsc, __ATOMIC_RELAXED);
+		base_host = __atomic_load_n(&c->base_host, __ATOMIC_RELAXED);
 		base_ns = __atomic_load_n(&c->base_ns, __ATOMIC_RELAXED);
-		tsc = rte_get_tsc_cycles();
+		host = host_ns();
 		rte_atomic_thread_fence(__ATOMIC_ACQUIRE);
 	} while ((seq & 1) || __atomic_load_n(&c->seq, __ATOMIC_RELAXED) != seq);
-	/* A TSC read before base_tsc (another CPU set it a hair later) reads
-	 * as base_ns: the clock never steps back past a set or adjust. */
-	return tsc < base_tsc ? base_ns : clock_at(c, base_tsc, base_ns, tsc);
+	/* Read before base_host (another thread set it a hair later): base_ns,
+	 * the clock never steps back past a set or adjust. */
+	return host < base_host ? base_ns : clock_at(c, base_host, base_ns, host);
 }
 
 /* CLOCK_SET (set) or CLOCK_ADJUST: a new base from now on; false if the
@@ -70,10 +80,10 @@ refnic_emu_clock_now(const struct refnic_emu_clock *c)
 static bool
 clock_move(struct refnic_emu_clock *c, int64_t ns, bool set)
 {
-	uint64_t tsc = rte_get_tsc_cycles();
+	uint64_t host = host_ns();
 	int64_t base_ns = ns;
 
-	if (!set && __builtin_add_overflow(clock_at(c, c->base_tsc, c->base_ns, tsc), ns,
+	if (!set && __builtin_add_overflow(clock_at(c, c->base_host, c->base_ns, host), ns,
 					   &base_ns))
 		return false;
 	if (base_ns < 0)
@@ -81,7 +91,7 @@ clock_move(struct refnic_emu_clock *c, int64_t ns, bool set)
 
 	__atomic_store_n(&c->seq, c->seq + 1, __ATOMIC_RELAXED);
 	rte_atomic_thread_fence(__ATOMIC_RELEASE);
-	__atomic_store_n(&c->base_tsc, tsc, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->base_host, host, __ATOMIC_RELAXED);
 	__atomic_store_n(&c->base_ns, base_ns, __ATOMIC_RELAXED);
 	__atomic_store_n(&c->seq, c->seq + 1, __ATOMIC_RELEASE);
 	return true;

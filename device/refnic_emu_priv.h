@@ -560,9 +560,9 @@ void refnic_emu_flows_reset(struct refnic_emu *emu);
  */
 struct refnic_emu_clock {
 	uint32_t seq;			/* odd while base_* change */
-	uint64_t base_tsc;		/* the clock read base_ns at base_tsc */
+	uint64_t base_host;		/* the clock read base_ns at this host ns */
 	int64_t base_ns;
-	uint64_t mult;			/* ns per TSC cycle, 32.32 fixed point */
+	uint64_t mult;			/* device ns per host ns, 32.32 fixed point */
 	rte_spinlock_t latch_lock;	/* a latch's registers, written whole */
 	bool timesync;			/* REFNIC_ADMIN_TIMESYNC_CTRL */
 };
