@@ -70,6 +70,13 @@
 #       0, 16 and 1024 flow rules per port that the traffic does not match:
 #       the flow table's lookup cost per packet, as Mpps and the ratio to no
 #       rules. Default 5 s x 3 rounds, interleaved.
+#   ./devtools/bench.sh timesync [SECONDS] [ROUNDS] [PROFILES]
+#       the RX timestamp offload's cost (testpmd io forwarding on a refnic
+#       pair, 64 B, without and with 'rx_offload timestamp on', interleaved:
+#       Mpps, ratio), then DPDK's ptpclient against linuxptp's ptp4l over a
+#       tap cable per profile: the first offset, the median |offset| and the
+#       mean offset over the last 80 Syncs. Needs root (netns) and ptp4l.
+#       Default 5 s x 3 rounds, ideal,baremetal.
 #   ./devtools/bench.sh pmdperf [ROUNDS] [OTHER_PMD]
 #       DPDK's pmd_perf_autotest (dpdk-test, -l 0-1) on net_refnic0 with the
 #       defaults, exec=thread and profile=baremetal, and on net_null0: cycles
@@ -184,6 +191,12 @@ flow)
 	export REFNIC_PMD
 	echo "# ./devtools/bench.sh flow $* ($(date -u '+%Y-%m-%d %H:%M'), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg))"
 	python3 "$REFNIC_TOP/tests/bench/flow.py" "$@"
+	;;
+timesync)
+	REFNIC_PMD=$(refnic_stage_pmd)
+	export REFNIC_PMD
+	echo "# ./devtools/bench.sh timesync $* ($(date -u '+%Y-%m-%d %H:%M'), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg))"
+	python3 "$REFNIC_TOP/tests/bench/timesync.py" "$@"
 	;;
 mp)
 	REFNIC_PMD=$(refnic_stage_pmd)
