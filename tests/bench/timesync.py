@@ -5,7 +5,9 @@
    simd=scalar (the RX burst stamps need, without them), and 'port config
    N rx_offload timestamp on' (scalar RX and stamps), interleaved rounds;
    Mpps and the ratio to the defaults.
-2. The PTP offset after convergence: DPDK's ptpclient, unchanged, against
+2. refnic-pingpong --one-way on a refnic pair per profile (128 B, 100000
+   samples): the round trip and each direction from the RX stamps, p50/p99.
+3. The PTP offset after convergence: DPDK's ptpclient, unchanged, against
    linuxptp's ptp4l (master, software stamps, 8 Syncs/s) over a tap cable
    in a network namespace, per profile; the first offset, then over the
    last samples the median |offset| and the mean offset (the clock's drift
@@ -52,6 +54,24 @@ def forward(mode, seconds):
         s1, t1 = tp.port_stats(), time.monotonic()
         tp.stop()
     return sum(s1[p]["RX-packets"] - s0[p]["RX-packets"] for p in (0, 1)) / (t1 - t0) / 1e6
+
+
+def one_way(profile, count):
+    app = os.path.join(os.environ.get("REFNIC_BUILD", "build"), "app", "refnic-pingpong")
+    vdevs = ["net_refnic0,cable=benchtsp,profile=%s" % profile,
+             "net_refnic1,cable=benchtsp,profile=%s" % profile]
+    argv = [app, "-l", "0", "--no-huge", "-m", "512", "--no-pci", "--no-shconf",
+            "--no-telemetry", "--file-prefix=tsbpp%d" % os.getpid()]
+    for v in vdevs:
+        argv += ["--vdev", v]
+    argv += ["--", "--one-way", "--size", "128", "--count", str(count), "--json"]
+    r = json.loads(subprocess.run(argv, capture_output=True, text=True, check=True,
+                                  timeout=600).stdout)
+    return {"profile": profile, "samples": r["samples"], "rtt_p50_ns": r["p50_ns"],
+            "rtt_p99_ns": r["p99_ns"], "there_p50_ns": r["one_way"]["there"]["p50_ns"],
+            "there_p99_ns": r["one_way"]["there"]["p99_ns"],
+            "back_p50_ns": r["one_way"]["back"]["p50_ns"],
+            "back_p99_ns": r["one_way"]["back"]["p99_ns"]}
 
 
 def build_ptpclient(tmp):
@@ -124,6 +144,14 @@ def main():
         print("| %s | %.2f | %.2fx |" % (names[m], med[m],
                                          med[m] / med["vector"] if med["vector"] else 0))
     print()
+    lat = [one_way(profile, 100000) for profile in profiles]
+    print("| profile | RTT p50 / p99 | one-way there p50 / p99 | back p50 / p99 |")
+    print("| --- | ---: | ---: | ---: |")
+    for r in lat:
+        print("| %s | %d / %d ns | %d / %d ns | %d / %d ns |" % (
+            r["profile"], r["rtt_p50_ns"], r["rtt_p99_ns"], r["there_p50_ns"],
+            r["there_p99_ns"], r["back_p50_ns"], r["back_p99_ns"]))
+    print()
     results = []
     with tempfile.TemporaryDirectory(prefix="refnic-bench-ts-") as tmp:
         binary = build_ptpclient(tmp)
@@ -137,7 +165,7 @@ def main():
                                                         r["median_abs_ns"] / 1000,
                                                         r["mean_ns"] / 1000))
     print(json.dumps({"timestamp_offload_mpps": rates, "seconds": seconds, "rounds": rounds}))
-    for r in results:
+    for r in lat + results:
         print(json.dumps(r))
 
 
