@@ -28,6 +28,11 @@
  * lock held, as it may leave a mempool cache half-updated: DPDK's
  * multi-process model does not survive that either.
  *
+ * The clock block (REFNIC_REG_CLOCK_*, PTP latches) is served here too, on
+ * the storing thread: the clock's state sits in the memzone after the
+ * mailbox (refnic_emu_clock.c), and a latch must hold the time of its store,
+ * not of the replay.
+ *
  * The secondary learns the memzone's name and gets the engine's kick
  * eventfd from the primary over EAL's multi-process channel, the one place
  * an fd can cross. It writes that eventfd only when the engine asked for it
