@@ -219,7 +219,7 @@ struct refnic_emu {
 
 	uint8_t *bar0;			/* in bar_mz, which other processes map */
 	const struct rte_memzone *bar_mz;
-	/* In bar_mz too; NULL in an shm view (its far end's is not here). */
+	/* In bar_mz too; an shm view maps its far end's (or has none). */
 	struct refnic_emu_clock *clock;
 	bool remote_attached;		/* a secondary process stores: drain them */
 	uint64_t remote_stores;		/* a secondary's stores engine 0 replayed */
@@ -574,7 +574,7 @@ void refnic_emu_clock_store(struct refnic_emu_clock *c, uint8_t *bar0, uint32_t 
 void refnic_emu_ptp_latch(struct refnic_emu_clock *c, uint8_t *bar0, bool tx, uint64_t ns);
 bool refnic_emu_ptp_classify(const uint8_t *p, uint32_t len, bool *event);
 uint16_t refnic_emu_admin_clock(struct refnic_emu *emu, const struct refnic_admin_cmd *cmd);
-/* Timesync on (PTP frames flagged and latched)? Never in an shm view. */
+/* Timesync on (PTP frames flagged and latched)? */
 static inline bool
 emu_timesync(const struct refnic_emu *emu)
 {
@@ -635,6 +635,9 @@ void refnic_cable_doze_end(struct refnic_emu *emu);
 int refnic_emu_bar_alloc(struct refnic_emu *emu);
 void refnic_emu_bar_free(struct refnic_emu *emu);
 void refnic_emu_remote_listen(void);
+/* Where the clock lies from the BAR's start, in every process's memzone
+ * (an shm cable's far end delivers with the receiving port's clock). */
+size_t refnic_emu_bar_clock_offset(void);
 unsigned int refnic_emu_remote_drain(struct refnic_emu *emu);
 void refnic_emu_remote_dozing(struct refnic_emu *emu, bool dozing);
 bool refnic_emu_remote_pending(const struct refnic_emu *emu);

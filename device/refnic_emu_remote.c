@@ -129,6 +129,12 @@ bar_clock(const struct rte_memzone *mz)
 	return (struct refnic_emu_clock *)(bar_shared(mz) + 1);
 }
 
+size_t
+refnic_emu_bar_clock_offset(void)
+{
+	return REFNIC_BAR0_SIZE + mailbox_size() + sizeof(struct remote_shared);
+}
+
 int
 refnic_emu_bar_alloc(struct refnic_emu *emu)
 {

@@ -276,6 +276,22 @@ def test_pingpong_refnic_shm_two_processes():
     assert s["reflected"] >= 110 and s["server_driver"] == "net_refnic", s
 
 
+def test_pingpong_one_way_refnic_shm_two_processes():
+    """--one-way across two processes over cable=shm: the sending process
+    delivers into the receiving port's ring and stamps with that port's
+    clock (mapped from its memory), so both legs are measured, none before
+    its send, and together inside the round trip."""
+    cable = "shm:" + unique("s")
+    c, s = two_processes("net_refnic0,cable=" + cable, "net_refnic0,cable=" + cable,
+                         ["--count", "100", "--warmup", "10", "--one-way", "--size", "128"],
+                         ["--one-way", "--size", "128"])
+    ow = c["one_way"]
+    assert c["samples"] == 100 and ow["samples"] == 100, c
+    assert ow["unstamped"] == 0 and ow["negative"] == 0, ow
+    assert_nothing_lost(c)
+    assert ow["there"]["mean_ns"] + ow["back"]["mean_ns"] <= c["mean_ns"] * 1.01 + 10, c
+
+
 def test_pingpong_wait_intr_refnic_shm_two_processes():
     """Both sides sleep in epoll on refnic Rx interrupts, across processes
     (cable=shm:NAME): the frames that wake them come through the device
