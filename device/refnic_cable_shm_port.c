@@ -206,6 +206,7 @@ refnic_shm_rxq_publish(struct refnic_emu *emu, uint16_t qid)
 	q->buf_size = rxq->buf_size;
 	q->vector = rxq->vector;
 	q->intr = rxq->intr;
+	q->stamps = rxq->stamps != NULL;
 	q->mem_gen = sc->port->mem_gen;
 	q->ring_iova = rxq->ring_iova;
 	q->cq_iova = rxq->cq_iova;
@@ -468,8 +469,14 @@ view_rxq_sync(struct shm_view *sv, const struct shm_rxq *q, uint16_t qid, uint32
 	}
 	rxq->ring = refnic_shm_view_map(sv, ring_iova, (uint64_t)size * sizeof(*rxq->ring),
 					NULL, NULL);
-	rxq->cq = refnic_shm_view_map(sv, cq_iova, (uint64_t)size * sizeof(*rxq->cq),
+	/* Stamped: a stamp per completion after them, the receiver's clock
+	 * (the view's, mapped from the far end's BAR memzone) writes them. */
+	rxq->cq = refnic_shm_view_map(sv, cq_iova, (uint64_t)size *
+				      (sizeof(*rxq->cq) + (q->stamps && v->clock != NULL ?
+							   sizeof(*rxq->stamps) : 0)),
 				      NULL, NULL);
+	rxq->stamps = rxq->cq != NULL && q->stamps && v->clock != NULL ?
+		      (uint64_t *)(rxq->cq + size) : NULL;
 	if (rxq->ring == NULL || rxq->cq == NULL) {
 		emu_stats(v)->dma_errors++;
 		EMU_LOG(ERR, "%s: RX queue %u rings outside the memory it handed over",
@@ -583,6 +590,10 @@ refnic_shm_view_activate(struct shm_cable *sc, struct shm_view *sv)
 			sc->emu->name, sc->name);
 		return false;
 	}
+	/* Its clock, for RX stamps and PTP latches: in the same memzone as its
+	 * BAR; without it (not in the memory handed over) frames go unstamped. */
+	sv->emu.clock = refnic_shm_view_map(sv, sv->bar_iova + refnic_emu_bar_clock_offset(),
+					    sizeof(*sv->emu.clock), NULL, NULL);
 	__atomic_store_n(&sc->view, sv, __ATOMIC_SEQ_CST);
 	EMU_LOG(INFO, "%s: cable shm:%s: delivering into the far end's port (%u regions)",
 		sc->emu->name, sc->name, sv->nb_regions);

@@ -93,7 +93,7 @@ emu_load_defaults(struct refnic_emu *emu)
 			REFNIC_CAP_FAULT_REPORT | REFNIC_CAP_RX_CSUM | REFNIC_CAP_TX_CSUM |
 			REFNIC_CAP_VLAN_STRIP | REFNIC_CAP_VLAN_INSERT | REFNIC_CAP_INTR_MODERATION |
 			REFNIC_CAP_TX_PUSH | REFNIC_CAP_RX_PTYPE | REFNIC_CAP_FLOW |
-			REFNIC_CAP_TSO;
+			REFNIC_CAP_TSO | REFNIC_CAP_RX_TSTAMP | REFNIC_CAP_PTP;
 	uint32_t off;
 
 	caps &= ~emu->params.caps_off;
@@ -124,6 +124,7 @@ emu_load_defaults(struct refnic_emu *emu)
 	memset(&emu->rss, 0, sizeof(emu->rss));
 	refnic_emu_filters_reset(emu);
 	refnic_emu_flows_reset(emu);
+	refnic_emu_clock_reset(emu->clock);
 }
 
 static void

@@ -178,8 +178,14 @@ admin_execute(struct refnic_emu *emu, const struct refnic_admin_cmd *cmd, uint32
 		emu->features = cmd->value;
 		return REFNIC_ADMIN_STS_OK;
 	case REFNIC_ADMIN_QUEUE_CREATE:
-		return refnic_emu_queue_create(emu, &cmd->qcreate) == 0 ?
-			REFNIC_ADMIN_STS_OK : REFNIC_ADMIN_STS_INVALID;
+		switch (refnic_emu_queue_create(emu, &cmd->qcreate)) {
+		case 0:
+			return REFNIC_ADMIN_STS_OK;
+		case -ENOTSUP:
+			return REFNIC_ADMIN_STS_UNSUPPORTED;
+		default:
+			return REFNIC_ADMIN_STS_INVALID;
+		}
 	case REFNIC_ADMIN_QUEUE_DESTROY:
 		return refnic_emu_queue_destroy(emu, cmd->qdestroy.type, cmd->qdestroy.qid) == 0 ?
 			REFNIC_ADMIN_STS_OK : REFNIC_ADMIN_STS_NOT_FOUND;
@@ -204,6 +210,10 @@ admin_execute(struct refnic_emu *emu, const struct refnic_admin_cmd *cmd, uint32
 	case REFNIC_ADMIN_FLOW_QUERY:
 	case REFNIC_ADMIN_FLOW_FLUSH:
 		return refnic_emu_admin_flow(emu, cmd);
+	case REFNIC_ADMIN_CLOCK_SET:
+	case REFNIC_ADMIN_CLOCK_ADJUST:
+	case REFNIC_ADMIN_TIMESYNC_CTRL:
+		return refnic_emu_admin_clock(emu, cmd);
 	case REFNIC_ADMIN_LINK_GET:
 		*result = refnic_cable_link_up(emu) ? REFNIC_LINK_UP : 0;
 		return REFNIC_ADMIN_STS_OK;

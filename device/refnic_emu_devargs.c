@@ -435,6 +435,8 @@ static const struct {
 	{ "push", REFNIC_CAP_TX_PUSH },
 	{ "flow", REFNIC_CAP_FLOW },
 	{ "tso", REFNIC_CAP_TSO },
+	{ "rx_tstamp", REFNIC_CAP_RX_TSTAMP },	/* (1.4) */
+	{ "ptp", REFNIC_CAP_PTP },		/* (1.4) */
 };
 
 /* caps_off=<cap>[+<cap>...]: a device model without those features */

@@ -63,6 +63,7 @@ struct refnic_profile {
 	/* A device model the doorbell's trap may run (exec=inline): it reads
 	 * descriptors straight from memory, no fetch to wait for. */
 	bool trap_and_emulate;
+	int32_t clock_skew_ppb;		/* the clock's oscillator error (1.4) */
 };
 
 const struct refnic_profile *refnic_profile_get(enum refnic_emu_profile id);
@@ -149,6 +150,7 @@ struct refnic_emu_rxq {
 	struct refnic_rx_cpl *cq;	/* slot i completes descriptor i */
 	bool intr;			/* REFNIC_QCREATE_INTR: may be armed */
 	uint16_t vector;
+	uint64_t *stamps;		/* REFNIC_QCREATE_RX_TSTAMP: after cq; or NULL */
 };
 
 struct refnic_emu_admin {
@@ -218,6 +220,8 @@ struct refnic_emu {
 
 	uint8_t *bar0;			/* in bar_mz, which other processes map */
 	const struct rte_memzone *bar_mz;
+	/* In bar_mz too; an shm view maps its far end's (or has none). */
+	struct refnic_emu_clock *clock;
 	bool remote_attached;		/* a secondary process stores: drain them */
 	uint64_t remote_stores;		/* a secondary's stores engine 0 replayed */
 	/* Secondaries' doorbells run inline, one thread at a time (their
@@ -617,6 +621,34 @@ enum refnic_emu_flow_fate refnic_emu_flow_lookup(struct refnic_emu *emu, const u
 uint16_t refnic_emu_admin_flow(struct refnic_emu *emu, const struct refnic_admin_cmd *cmd);
 void refnic_emu_flows_reset(struct refnic_emu *emu);
 
+/*
+ * refnic_emu_clock.c: the device clock and the PTP latches (1.4). In the
+ * BAR's memzone (refnic_emu_remote.c), which secondaries map: their traps
+ * latch the clock themselves.
+ */
+struct refnic_emu_clock {
+	uint32_t seq;			/* odd while base_* change */
+	uint64_t base_host;		/* the clock read base_ns at this host ns */
+	int64_t base_ns;
+	uint64_t mult;			/* device ns per host ns, 32.32 fixed point */
+	rte_spinlock_t latch_lock;	/* a latch's registers, written whole */
+	bool timesync;			/* REFNIC_ADMIN_TIMESYNC_CTRL */
+};
+void refnic_emu_clock_init(struct refnic_emu_clock *c, int32_t skew_ppb);
+void refnic_emu_clock_reset(struct refnic_emu_clock *c);
+int64_t refnic_emu_clock_now(const struct refnic_emu_clock *c);
+/* A store into [REFNIC_REG_CLOCK_BASE, REFNIC_REG_CLOCK_END), trapped. */
+void refnic_emu_clock_store(struct refnic_emu_clock *c, uint8_t *bar0, uint32_t off);
+void refnic_emu_ptp_latch(struct refnic_emu_clock *c, uint8_t *bar0, bool tx, uint64_t ns);
+bool refnic_emu_ptp_classify(const uint8_t *p, uint32_t len, bool *event);
+uint16_t refnic_emu_admin_clock(struct refnic_emu *emu, const struct refnic_admin_cmd *cmd);
+/* Timesync on (PTP frames flagged and latched)? */
+static inline bool
+emu_timesync(const struct refnic_emu *emu)
+{
+	return emu->clock != NULL && __atomic_load_n(&emu->clock->timesync, __ATOMIC_RELAXED);
+}
+
 /* refnic_dma.c: the device's view of host memory. */
 void refnic_dma_init(struct refnic_emu *emu);
 /* Host address of [iova, iova + len), or NULL (counted as a DMA error). */
@@ -671,6 +703,9 @@ void refnic_cable_doze_end(struct refnic_emu *emu);
 int refnic_emu_bar_alloc(struct refnic_emu *emu);
 void refnic_emu_bar_free(struct refnic_emu *emu);
 void refnic_emu_remote_listen(void);
+/* Where the clock lies from the BAR's start, in every process's memzone
+ * (an shm cable's far end delivers with the receiving port's clock). */
+size_t refnic_emu_bar_clock_offset(void);
 unsigned int refnic_emu_remote_drain(struct refnic_emu *emu);
 void refnic_emu_remote_dozing(struct refnic_emu *emu, bool dozing);
 bool refnic_emu_remote_pending(const struct refnic_emu *emu);

@@ -173,7 +173,7 @@ refnic_emu_push_gather(struct refnic_emu *emu, const struct refnic_emu_push *p,
 	*malformed = false;
 	f->nb_segs = 0;
 	f->len = 0;
-	f->offload = d[0].flags & REFNIC_TXD_OFFLOADS;
+	f->offload = d[0].flags & (REFNIC_TXD_OFFLOADS | REFNIC_TXD_TSTAMP);
 	f->vlan_tci = d[0].vlan_tci;
 	f->hdr_lens = d[0].hdr_lens;
 	if (h->nb_desc > refnic_emu_max_tx_segs(emu)) {

@@ -158,10 +158,19 @@ refnic_emu_queue_create(struct refnic_emu *emu, const struct refnic_admin_queue_
 			return -EBUSY;
 		if (qc->rx_buf_size < REFNIC_MIN_RX_BUF_SIZE)
 			return -EINVAL;
+		/* Stamps need the clock (caps_off=rx_tstamp: refused). */
+		if ((qc->flags & REFNIC_QCREATE_RX_TSTAMP) &&
+		    !(emu_reg_read(emu, REFNIC_REG_CAPS_LO) & REFNIC_CAP_RX_TSTAMP))
+			return -ENOTSUP;
 		QUEUE_CLEAR(rxq);
-		if (queue_rings_map(emu, qc, sizeof(*rxq->ring), sizeof(*rxq->cq),
+		/* With stamps, the completion area ends with one per entry. */
+		if (queue_rings_map(emu, qc, sizeof(*rxq->ring),
+				    sizeof(*rxq->cq) + ((qc->flags & REFNIC_QCREATE_RX_TSTAMP) ?
+							sizeof(*rxq->stamps) : 0),
 				    (void **)&rxq->ring, (void **)&rxq->cq) != 0)
 			return -EFAULT;
+		if (qc->flags & REFNIC_QCREATE_RX_TSTAMP)
+			rxq->stamps = (uint64_t *)(rxq->cq + size);
 		rxq->size = size;
 		rxq->buf_size = qc->rx_buf_size;
 		rxq->intr = qc->flags & REFNIC_QCREATE_INTR;
@@ -316,7 +325,7 @@ tx_gather(struct refnic_emu *emu, struct refnic_emu_txq *txq, uint16_t *idx,
 		}
 		if (f->nb_segs == 0 && !*malformed) {
 			/* Offloads are what the packet's first descriptor asks. */
-			f->offload = d.flags & REFNIC_TXD_OFFLOADS;
+			f->offload = d.flags & (REFNIC_TXD_OFFLOADS | REFNIC_TXD_TSTAMP);
 			f->vlan_tci = d.vlan_tci;
 			f->hdr_lens = d.hdr_lens;
 		}
@@ -518,6 +527,10 @@ refnic_emu_tx_service(struct refnic_emu *emu, uint16_t qid, uint64_t now,
 		}
 		qs->tx_packets++;
 		qs->tx_bytes += f.len;
+		/* The time it leaves, for IEEE 1588 (REFNIC_TXD_TSTAMP). */
+		if (unlikely(f.offload & REFNIC_TXD_TSTAMP) && emu_timesync(emu))
+			refnic_emu_ptp_latch(emu->clock, emu->bar0, true,
+					     refnic_emu_clock_now(emu->clock));
 		refnic_cable_tx(emu, &f, &batch);
 	}
 	refnic_cable_tx_flush(emu, &batch);
@@ -799,6 +812,8 @@ struct rx_meta {
 	uint32_t hash;
 	uint16_t flags;		/* checksum verdicts, VLAN stripped */
 	uint16_t vlan_tci;
+	uint16_t last_flags;	/* on the frame's last completion: stamp, PTP */
+	uint64_t stamp;		/* arrival, device clock ns, with REFNIC_RXC_TSTAMP */
 };
 
 /* The flow table's queue for a frame, its hash or mark; UINT16_MAX: drop. */
@@ -889,8 +904,11 @@ rx_scatter(struct refnic_emu *emu, struct refnic_emu_rxq *rxq, const struct refn
 		cpl->rss_hash = meta->hash;
 		cpl->desc_idx = idx;
 		cpl->len = chunk;
-		cpl->flags = (left == 0 ? REFNIC_RXC_EOP : 0) |
+		cpl->flags = (left == 0 ? REFNIC_RXC_EOP | meta->last_flags : 0) |
 			     (meta->hashed ? REFNIC_RXC_RSS_VALID : 0) | meta->flags;
+		/* Before the phase byte, which the batch's publish writes. */
+		if (unlikely(left == 0 && (meta->last_flags & REFNIC_RXC_TSTAMP)))
+			rxq->stamps[idx] = meta->stamp;
 		cpl->vlan_tci = meta->vlan_tci;
 		cpl->ptype = meta->ptype;
 		if (unlikely(emu_may_garble(emu)))
@@ -901,6 +919,26 @@ rx_scatter(struct refnic_emu *emu, struct refnic_emu_rxq *rxq, const struct refn
 			rxq->cq_phase ^= REFNIC_PHASE_BIT;
 	}
 	return true;
+}
+
+/*
+ * The frame's arrival time (1.4): into the queue's stamp slot, if it has
+ * them, and, timesync on, into the RX latch if it is a PTP event message.
+ */
+static void
+rx_stamp(struct refnic_emu *emu, const struct refnic_emu_rxq *rxq, const uint8_t *hdr,
+	 uint32_t hdr_len, struct rx_meta *meta)
+{
+	bool event;
+
+	meta->stamp = refnic_emu_clock_now(emu->clock);
+	if (rxq->stamps != NULL)
+		meta->last_flags |= REFNIC_RXC_TSTAMP;
+	if (emu_timesync(emu) && refnic_emu_ptp_classify(hdr, hdr_len, &event)) {
+		meta->last_flags |= REFNIC_RXC_PTP;
+		if (event)
+			refnic_emu_ptp_latch(emu->clock, emu->bar0, false, meta->stamp);
+	}
 }
 
 bool
@@ -990,6 +1028,9 @@ refnic_emu_rx_frame(struct refnic_emu *emu, const struct refnic_frame *f,
 		goto drop;
 	}
 	n = rx_buffers_needed(rxq, tail, f->len);
+	/* Stamped once taken: a frame dropped here latches nothing. */
+	if (unlikely(rxq->stamps != NULL || emu_timesync(emu)) && n != 0)
+		rx_stamp(emu, rxq, hdr, hdr_len, &meta);
 	if (n == 0) {
 		qs->rx_no_buffer++;
 		if (rxq_intr_held(emu, rxq))

@@ -28,6 +28,11 @@
  * lock held, as it may leave a mempool cache half-updated: DPDK's
  * multi-process model does not survive that either.
  *
+ * The clock block (REFNIC_REG_CLOCK_*, PTP latches) is served here too, on
+ * the storing thread: the clock's state sits in the memzone after the
+ * mailbox (refnic_emu_clock.c), and a latch must hold the time of its store,
+ * not of the replay.
+ *
  * The secondary learns the memzone's name and gets the engine's kick
  * eventfd from the primary over EAL's multi-process channel, the one place
  * an fd can cross. It writes that eventfd only when the engine asked for it
@@ -91,6 +96,8 @@ struct refnic_emu_remote {
 	struct refnic_emu *emu;		/* the primary's, for inline doorbells; or NULL */
 	struct rte_ring *mailbox;
 	struct remote_shared *shared;
+	struct refnic_emu_clock *clock;	/* the device's, latched here */
+	uint8_t *bar0;
 	int kick_fd;
 	uint64_t lost;			/* stores dropped: the primary did not drain */
 	uint64_t store_cost_tsc;	/* the shared one, read once */
@@ -115,6 +122,19 @@ bar_shared(const struct rte_memzone *mz)
 					mailbox_size());
 }
 
+/* After remote_shared: the device clock, which secondaries latch themselves. */
+static struct refnic_emu_clock *
+bar_clock(const struct rte_memzone *mz)
+{
+	return (struct refnic_emu_clock *)(bar_shared(mz) + 1);
+}
+
+size_t
+refnic_emu_bar_clock_offset(void)
+{
+	return REFNIC_BAR0_SIZE + mailbox_size() + sizeof(struct remote_shared);
+}
+
 int
 refnic_emu_bar_alloc(struct refnic_emu *emu)
 {
@@ -128,7 +148,8 @@ refnic_emu_bar_alloc(struct refnic_emu *emu)
 	snprintf(name, sizeof(name), "refnic_bar_%u",
 		 __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED));
 	mz = rte_memzone_reserve_aligned(name, REFNIC_BAR0_SIZE + ring_size +
-					 sizeof(struct remote_shared), SOCKET_ID_ANY, 0, 4096);
+					 sizeof(struct remote_shared) +
+					 sizeof(struct refnic_emu_clock), SOCKET_ID_ANY, 0, 4096);
 	if (mz == NULL)
 		return -rte_errno;
 	memset(mz->addr, 0, mz->len);
@@ -143,6 +164,8 @@ refnic_emu_bar_alloc(struct refnic_emu *emu)
 	bar_shared(mz)->kick_wanted = 1;
 	emu->bar_mz = mz;
 	emu->bar0 = mz->addr;
+	emu->clock = bar_clock(mz);
+	refnic_emu_clock_init(emu->clock, emu->profile->clock_skew_ppb);
 	return 0;
 }
 
@@ -152,6 +175,7 @@ refnic_emu_bar_free(struct refnic_emu *emu)
 	rte_memzone_free(emu->bar_mz);
 	emu->bar_mz = NULL;
 	emu->bar0 = NULL;
+	emu->clock = NULL;
 }
 
 /* Engine 0: replay what secondaries stored. Returns the stores replayed. */
@@ -341,6 +365,11 @@ remote_trap(void *ctx, uint32_t off, uint32_t val)
 	struct refnic_emu_remote *r = ctx;
 	uint64_t st = (uint64_t)off << 32 | val;
 
+	/* The clock is read now, not when engine 0 gets round to it. */
+	if (off >= REFNIC_REG_CLOCK_BASE && off < REFNIC_REG_CLOCK_END) {
+		refnic_emu_clock_store(r->clock, r->bar0, off);
+		return;
+	}
 	if (r->emu != NULL && remote_store_inline(r->emu, off)) {
 		rte_spinlock_lock(&r->emu->remote_lock);
 		refnic_shard_id = REFNIC_EMU_REMOTE_SHARD;
@@ -392,7 +421,8 @@ refnic_emu_remote_attach(const char *name, struct refnic_emu_resources *res)
 		ret = -EPROTO;
 	mz = ret == 0 ? rte_memzone_lookup(rep->mz_name) : NULL;
 	if (ret == 0 && (mz == NULL || mz->len < REFNIC_BAR0_SIZE + mailbox_size() +
-					 sizeof(struct remote_shared)))
+					 sizeof(struct remote_shared) +
+					 sizeof(struct refnic_emu_clock)))
 		ret = -ENODEV;
 	if (ret != 0) {
 		EMU_LOG(ERR, "%s: cannot attach to the primary's device: %s", name,
@@ -406,6 +436,8 @@ refnic_emu_remote_attach(const char *name, struct refnic_emu_resources *res)
 	}
 	r->mailbox = bar_mailbox(mz);
 	r->shared = bar_shared(mz);
+	r->clock = bar_clock(mz);
+	r->bar0 = mz->addr;
 	/* Where the primary's device is, if it is what it says it is. */
 	r->emu = (struct refnic_emu *)(uintptr_t)rep->emu;
 	if (r->emu != NULL && (rte_mem_virt2memseg_list(r->emu) == NULL ||

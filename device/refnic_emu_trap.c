@@ -310,10 +310,18 @@ trap_write(struct refnic_emu *emu, uint32_t off, uint32_t val, bool charge)
 void
 refnic_emu_bar_write(void *ctx, uint32_t off, uint32_t val)
 {
+	struct refnic_emu *emu = ctx;
+
 	/* The push window is a line, not a register: its own model. */
 	if (unlikely(off >= REFNIC_PUSH_BASE && off < REFNIC_PUSH_END))
 		refnic_emu_push_write(ctx, off, val);
-	else
+	/* The clock block is served on the storing thread: a latch is read
+	 * right after it (refnic_emu_clock.c). */
+	else if (unlikely(off >= REFNIC_REG_CLOCK_BASE && off < REFNIC_REG_CLOCK_END)) {
+		if (emu->link->trap_cost_tsc != 0)
+			refnic_emu_store_charge(emu->link->trap_cost_tsc);
+		refnic_emu_clock_store(emu->clock, emu->bar0, off);
+	} else
 		trap_write(ctx, off, val, true);
 	/* Interrupts this store raised, now that it holds no device lock. */
 	refnic_emu_intr_flush_deferred();

@@ -44,6 +44,12 @@
  *    passed the device through, where an uncached store costs tens of
  *    nanoseconds, not an exit. bar_wc= and profile= pick each case.
  *
+ *  - Clock (1.4, refnic_emu_clock.c): the device clock counts from the
+ *    TSC. ideal and vm keep its rate (a VM's guest reads the host's TSC);
+ *    baremetal's oscillator runs 100 ppm fast, the tolerance IEEE 802.3
+ *    gives a port's transmit clock (1000BASE-T: 125 MHz +/- 0.01%), so
+ *    that PTP has a drift to correct.
+ *
  * ideal and vm describe devices that may be emulated in the trapped store
  * itself (exec=inline), as QEMU's e1000 transmits inside the TDT write: the
  * model reads descriptors from guest memory directly, so no fetch delay
@@ -86,6 +92,9 @@
 		[REFNIC_ADMIN_FLOW_DEL] = (other),			\
 		[REFNIC_ADMIN_FLOW_QUERY] = (other),			\
 		[REFNIC_ADMIN_FLOW_FLUSH] = (other),			\
+		[REFNIC_ADMIN_CLOCK_SET] = (other),			\
+		[REFNIC_ADMIN_CLOCK_ADJUST] = (other),			\
+		[REFNIC_ADMIN_TIMESYNC_CTRL] = (other),			\
 	}
 
 static const struct refnic_profile refnic_profiles[REFNIC_PROFILE_COUNT] = {
@@ -103,6 +112,7 @@ static const struct refnic_profile refnic_profiles[REFNIC_PROFILE_COUNT] = {
 		.bar_store_ns = 100,
 		.push_burst_ns = 100,
 		.push_wc = true,
+		.clock_skew_ppb = 100000,
 	},
 	[REFNIC_PROFILE_VM] = {
 		.name = "vm",

@@ -76,6 +76,15 @@
 #       against testpmd's software GSO (set port 1 gso on), device work
 #       inline and exec=thread, interleaved: frames on the wire per second
 #       and the ratio. Default 5 s x 3 rounds, MSS 1400, 22 segments.
+#   ./devtools/bench.sh timesync [SECONDS] [ROUNDS] [PROFILES]
+#       the RX timestamp offload's cost (testpmd io forwarding on a refnic
+#       pair, 64 B, without and with 'rx_offload timestamp on', interleaved:
+#       Mpps, ratio; and with simd=scalar), refnic-pingpong --one-way per
+#       profile (RTT and each direction, p50/p99), then DPDK's ptpclient
+#       against linuxptp's ptp4l over a tap cable per profile: the first
+#       offset, the median |offset| and the mean offset over the last 80
+#       Syncs. Needs root (netns) and ptp4l.
+#       Default 5 s x 3 rounds, ideal,baremetal.
 #   ./devtools/bench.sh pmdperf [ROUNDS] [OTHER_PMD]
 #       DPDK's pmd_perf_autotest (dpdk-test, -l 0-1) on net_refnic0 with the
 #       defaults, exec=thread and profile=baremetal, and on net_null0: cycles
@@ -196,6 +205,12 @@ tso)
 	export REFNIC_PMD
 	echo "# ./devtools/bench.sh tso $* ($(date -u '+%Y-%m-%d %H:%M'), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg))"
 	python3 "$REFNIC_TOP/tests/bench/tso.py" "$@"
+	;;
+timesync)
+	REFNIC_PMD=$(refnic_stage_pmd)
+	export REFNIC_PMD REFNIC_BUILD
+	echo "# ./devtools/bench.sh timesync $* ($(date -u '+%Y-%m-%d %H:%M'), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg))"
+	python3 "$REFNIC_TOP/tests/bench/timesync.py" "$@"
 	;;
 mp)
 	REFNIC_PMD=$(refnic_stage_pmd)

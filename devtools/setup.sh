@@ -38,8 +38,9 @@ SDK_BUILDTOOLS="buildtools/gen-pmdinfo-cfile.py buildtools/pmdinfogen.py
 # python3-pytest: the integration suite. dpdk-doc: DPDK's example
 # applications, built (make) and run on refnic ports by the integration suite.
 # gnuplot-nox: refnic-pingpong --plot, checked by the integration suite.
+# linuxptp: ptp4l, the PTP master DPDK's ptpclient syncs to in the suite.
 PACKAGES="dpdk dpdk-dev libdpdk-dev meson ninja-build gcc clang pkg-config dpkg-dev
-	xz-utils python3 python3-pyelftools python3-pytest dpdk-doc make gnuplot-nox"
+	xz-utils python3 python3-pyelftools python3-pytest dpdk-doc make gnuplot-nox linuxptp"
 
 say() { printf 'refnic-setup: %s\n' "$*" >&2; }
 die() { say "error: $*"; exit 1; }

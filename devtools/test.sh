@@ -140,7 +140,7 @@ if [ ${#filters[@]} -eq 0 ]; then
 		      --no-pci --no-shconf --no-telemetry --log-level='pmd.net.refnic.*:error')
 		# shellcheck disable=SC2086
 		run_suite unit-tsan "${tsan[@]}" -l 0 -- \
-			${REFNIC_TSAN_SUITES:-probe datapath lifecycle queues offload exec config vector flow tso}
+			${REFNIC_TSAN_SUITES:-probe datapath lifecycle queues offload exec config vector flow tso timesync}
 		run_suite unit-tsan-engines-in-parallel "${tsan[@]}" --lcores '0@(0-1)' -- engines
 		run_suite unit-tsan-stress env REFNIC_STRESS_S=2 "${tsan[@]}" \
 			--lcores '(0-3)@(0-1)' -- stress
@@ -161,7 +161,7 @@ if [ ${#filters[@]} -eq 0 ]; then
 	for devargs in simd=scalar profile=ideal,exec=thread profile=vm profile=vm,exec=thread \
 		       profile=baremetal profile=baremetal,wc=off profile=vm,wc=on; do
 		run_suite "unit-data-path-$devargs" env REFNIC_TEST_DEVARGS="$devargs" \
-			timeout 600 "$REFNIC_BUILD/tests/refnic-unit-test" -- datapath offload queues intr tso
+			timeout 600 "$REFNIC_BUILD/tests/refnic-unit-test" -- datapath offload queues intr tso timesync
 	done
 fi
 run_suite integration env PYTHONDONTWRITEBYTECODE=1 timeout 1800 "$(pytest_python)" -m pytest \

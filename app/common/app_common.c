@@ -58,6 +58,8 @@ app_port_start(uint16_t port, const struct app_port_conf *conf, struct rte_mempo
 		eth_conf.rxmode.mtu = conf->mtu;
 	if (info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE)
 		eth_conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE;
+	if (conf->rx_timestamp && (info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_TIMESTAMP))
+		eth_conf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_TIMESTAMP;
 	ret = rte_eth_dev_configure(port, conf->nb_rxq, conf->nb_txq, &eth_conf);
 	if (ret != 0)
 		goto fail;

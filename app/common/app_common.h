@@ -25,6 +25,7 @@ struct app_port_conf {
 	bool promisc;
 	uint16_t mtu;		/* 0: the port's default */
 	bool rx_intr;		/* intr_conf.rxq: Rx queue interrupts wanted */
+	bool rx_timestamp;	/* RTE_ETH_RX_OFFLOAD_TIMESTAMP, if the port offers it */
 };
 
 /*

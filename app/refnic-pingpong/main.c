@@ -55,11 +55,14 @@ usage(FILE *f)
 		"  --desc N            Rx and Tx ring sizes, 64 to 4096 (default %u)\n"
 		"  --link-timeout S    client: wait this long for link up (default 10)\n"
 		"  --wait poll|intr    busy poll (default), or sleep on Rx interrupts\n"
+		"  --one-way           also each direction's latency, from the ports' RX\n"
+		"                      timestamps and clocks (both ends must offer them\n"
+		"                      and share a time base); --size %u or more\n"
 		"  --json              one JSON object on stdout, all else on stderr\n"
 		"  --csv FILE          histogram buckets: lower_ns,upper_ns,count\n"
 		"  --plot FILE.png     draw the latency distribution with gnuplot\n"
 		"  -h, --help          this text\n",
-		PP_MAX_INFLIGHT, PP_MIN_SIZE, PP_MAX_SIZE, PP_NB_DESC);
+		PP_MAX_INFLIGHT, PP_MIN_SIZE, PP_MAX_SIZE, PP_NB_DESC, PP_ONE_WAY_MIN_SIZE);
 }
 
 static int
@@ -90,7 +93,7 @@ parse_seconds(const char *what, const char *s, double *out)
 enum {
 	OPT_ROLE = 256, OPT_PORT, OPT_SERVER_PORT, OPT_COUNT, OPT_DURATION,
 	OPT_WARMUP, OPT_INFLIGHT, OPT_SIZE, OPT_TIMEOUT, OPT_LINK_TIMEOUT,
-	OPT_WAIT, OPT_JSON, OPT_CSV, OPT_PLOT, OPT_DESC,
+	OPT_WAIT, OPT_JSON, OPT_CSV, OPT_PLOT, OPT_DESC, OPT_ONE_WAY,
 };
 
 static const struct option pp_options[] = {
@@ -107,6 +110,7 @@ static const struct option pp_options[] = {
 	{ "desc", required_argument, NULL, OPT_DESC },
 	{ "wait", required_argument, NULL, OPT_WAIT },
 	{ "json", no_argument, NULL, OPT_JSON },
+	{ "one-way", no_argument, NULL, OPT_ONE_WAY },
 	{ "csv", required_argument, NULL, OPT_CSV },
 	{ "plot", required_argument, NULL, OPT_PLOT },
 	{ "help", no_argument, NULL, 'h' },
@@ -210,6 +214,9 @@ parse_args(int argc, char **argv, struct pp_conf *conf, bool *server_port_set)
 		case OPT_JSON:
 			conf->json = true;
 			break;
+		case OPT_ONE_WAY:
+			conf->one_way = true;
+			break;
 		case OPT_CSV:
 			conf->csv_path = a;
 			break;
@@ -238,6 +245,11 @@ parse_args(int argc, char **argv, struct pp_conf *conf, bool *server_port_set)
 	}
 	if (conf->duration_s > 0)
 		conf->count = 0;
+	if (conf->one_way && conf->size < PP_ONE_WAY_MIN_SIZE) {
+		fprintf(stderr, "%s: --one-way carries clock readings: --size %u or more\n",
+			PP_PROG, PP_ONE_WAY_MIN_SIZE);
+		return bad_usage();
+	}
 	if (conf->role == PP_ROLE_SERVER) {
 		conf->server_port = conf->client_port;
 		if (conf->csv_path != NULL || conf->plot_path != NULL) {
@@ -290,6 +302,7 @@ start_ports(const struct pp_conf *conf, struct rte_mempool *mp)
 		.nb_txd = conf->nb_desc,
 		.promisc = true,
 		.rx_intr = conf->wait == PP_WAIT_INTR,
+		.rx_timestamp = conf->one_way,
 	};
 	int ret;
 

@@ -14,6 +14,8 @@
 #include "histogram.h"
 
 #define PP_PROG "refnic-pingpong"
+/* Frames that hold the probe and, with --one-way, the clock readings. */
+#define PP_ONE_WAY_MIN_SIZE 86
 
 enum pp_role {
 	PP_ROLE_BOTH,	/* client on one port, server on another, one lcore */
@@ -39,9 +41,24 @@ struct pp_conf {
 	double duration_s;	/* sampling time; 0 with a count */
 	uint64_t timeout_ms;	/* a probe with no reply by then is lost */
 	uint64_t link_timeout_s;	/* client: wait this long for link up */
+	bool one_way;		/* one-way latencies from the ports' RX stamps */
 	bool json;
 	const char *csv_path;
 	const char *plot_path;
+};
+
+/*
+ * --one-way: each direction's latency from the device clocks, when both ends
+ * stamp: the server's RX stamp of a probe less the client port's clock when
+ * it was sent, and the client's RX stamp of the reply less the server port's
+ * clock when it was sent back. The two clocks must share a time base (refnic
+ * ports of one host do until one is set or adjusted; or PTP).
+ */
+struct pp_oneway {
+	uint64_t unstamped;	/* samples an end had no stamp or clock for */
+	uint64_t negative;	/* samples the clocks put before their send */
+	struct pp_hist there;	/* client -> server */
+	struct pp_hist back;	/* server -> client */
 };
 
 struct pp_stats {
@@ -58,6 +75,7 @@ struct pp_stats {
 	double elapsed_s;	/* sampling time (after warm-up) */
 	bool interrupted;	/* SIGINT/SIGTERM ended the run */
 	bool gave_up;		/* no reply for too long */
+	struct pp_oneway oneway;
 };
 
 /*

@@ -7,7 +7,9 @@
  * payload carries a slot, a sequence number and the client's TSC at send.
  * The client keeps up to --inflight probes outstanding, one per slot; a
  * reply matches when its slot still waits for that sequence number. The
- * server sends probes back with MACs, IPs and ports swapped.
+ * server sends probes back with MACs, IPs and ports swapped. With --one-way
+ * a struct pp_clocks follows the payload: the device clocks at each send
+ * and the server's RX stamp, from which each direction's latency comes.
  */
 
 #include <errno.h>
@@ -22,6 +24,7 @@
 #include <rte_ip.h>
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
+#include <rte_mbuf_dyn.h>
 #include <rte_random.h>
 #include <rte_udp.h>
 
@@ -50,8 +53,45 @@ struct pp_payload {
 	uint64_t tsc;		/* client's TSC when the probe was handed to the port */
 } __rte_packed;
 
+/* --one-way, after the payload: device clock readings, 0 if none. */
+struct pp_clocks {
+	uint64_t client_tx;	/* the client port's clock when the probe was sent */
+	uint64_t server_rx;	/* the server port's RX stamp of the probe */
+	uint64_t server_tx;	/* the server port's clock when it was sent back */
+} __rte_packed;
+
 #define PP_HDR_LEN (sizeof(struct rte_ether_hdr) + sizeof(struct rte_ipv4_hdr) + \
 		    sizeof(struct rte_udp_hdr))
+
+_Static_assert(PP_HDR_LEN + sizeof(struct pp_payload) + sizeof(struct pp_clocks) ==
+	       PP_ONE_WAY_MIN_SIZE, "--one-way's minimum frame");
+
+/* The RX timestamp dynfield, if the PMD registered it (--one-way). */
+static int pp_ts_offset = -1;
+static uint64_t pp_ts_flag;
+
+static struct pp_clocks *
+pp_clocks_of(struct rte_mbuf *m)
+{
+	return rte_pktmbuf_mtod_offset(m, struct pp_clocks *,
+				       PP_HDR_LEN + sizeof(struct pp_payload));
+}
+
+static uint64_t
+pp_rx_stamp(const struct rte_mbuf *m)
+{
+	if (pp_ts_offset < 0 || !(m->ol_flags & pp_ts_flag))
+		return 0;
+	return *RTE_MBUF_DYNFIELD(m, pp_ts_offset, const rte_mbuf_timestamp_t *);
+}
+
+static uint64_t
+pp_port_clock(uint16_t port)
+{
+	uint64_t c;
+
+	return rte_eth_read_clock(port, &c) == 0 ? c : 0;
+}
 
 struct pp_slot {
 	uint64_t tsc;
@@ -140,7 +180,7 @@ pp_frame_init(struct pp_client *c, uint16_t port)
  * frames received, so that the caller knows whether it had work.
  */
 static unsigned int
-pp_serve(uint16_t port, const struct rte_ether_addr *mac, struct pp_stats *st)
+pp_serve(uint16_t port, const struct rte_ether_addr *mac, bool one_way, struct pp_stats *st)
 {
 	struct rte_mbuf *pkts[PP_BURST], *out[PP_BURST];
 	uint16_t n, i, k = 0, sent;
@@ -173,11 +213,19 @@ pp_serve(uint16_t port, const struct rte_ether_addr *mac, struct pp_stats *st)
 		udp->src_port = udp->dst_port;
 		udp->dst_port = u;
 		p->kind = PP_KIND_REPLY;
+		if (one_way)
+			pp_clocks_of(m)->server_rx = pp_rx_stamp(m);
 		m->ol_flags = 0;
 		out[k++] = m;
 	}
 	if (k == 0)
 		return n;
+	if (one_way) {
+		uint64_t now = pp_port_clock(port);
+
+		for (i = 0; i < k; i++)
+			pp_clocks_of(out[i])->server_tx = now;
+	}
 	sent = rte_eth_tx_burst(port, 0, out, k);
 	st->reflected += sent;
 	if (sent < k) {
@@ -218,6 +266,22 @@ pp_want_more(const struct pp_client *c, uint64_t now)
 	return pending < conf->warmup + conf->count;
 }
 
+/* A sample's two one-way latencies, if both ends stamped and clocked it. */
+static void
+pp_one_way(struct pp_oneway *ow, const struct pp_clocks *k, uint64_t client_rx)
+{
+	if (k->client_tx == 0 || k->server_rx == 0 || k->server_tx == 0 || client_rx == 0) {
+		ow->unstamped++;
+		return;
+	}
+	if ((int64_t)(k->server_rx - k->client_tx) < 0 || (int64_t)(client_rx - k->server_tx) < 0) {
+		ow->negative++;
+		return;
+	}
+	pp_hist_add(&ow->there, k->server_rx - k->client_tx);
+	pp_hist_add(&ow->back, client_rx - k->server_tx);
+}
+
 static void
 pp_on_reply(struct pp_client *c, struct rte_mbuf *m, uint64_t now)
 {
@@ -246,6 +310,8 @@ pp_on_reply(struct pp_client *c, struct rte_mbuf *m, uint64_t now)
 	if (c->sampling && (c->conf->duration_s > 0 || c->h->n < c->conf->count)) {
 		ns = (uint64_t)((double)(now - s->tsc) * c->ns_per_tsc);
 		pp_hist_add(c->h, ns);
+		if (c->conf->one_way)
+			pp_one_way(&c->st->oneway, pp_clocks_of(m), pp_rx_stamp(m));
 	}
 	if (!c->sampling && c->st->replies >= c->conf->warmup)
 		pp_start_sampling(c, now);
@@ -299,6 +365,12 @@ pp_send(struct pp_client *c, uint16_t port, uint64_t now)
 	for (i = 0; i < n; i++) {
 		rte_pktmbuf_mtod_offset(pkts[i], struct pp_payload *, PP_HDR_LEN)->tsc = tsc;
 		c->slots[slot[i]].tsc = tsc;
+	}
+	if (c->conf->one_way) {
+		uint64_t clk = pp_port_clock(port);
+
+		for (i = 0; i < n; i++)
+			*pp_clocks_of(pkts[i]) = (struct pp_clocks){ .client_tx = clk };
 	}
 	sent = rte_eth_tx_burst(port, 0, pkts, n);
 	for (i = 0; i < sent; i++)
@@ -427,7 +499,7 @@ pp_run_server(const struct pp_conf *conf, struct pp_stats *st)
 	if (conf->duration_s > 0)
 		end = start + (uint64_t)(conf->duration_s * rte_get_tsc_hz());
 	while (!app_quit) {
-		unsigned int n = pp_serve(conf->server_port, &mac, st);
+		unsigned int n = pp_serve(conf->server_port, &mac, conf->one_way, st);
 
 		now = rte_rdtsc();
 		if (now >= end)
@@ -463,7 +535,7 @@ pp_run_client(struct pp_client *c)
 		unsigned int work = 0;
 
 		if (conf->role == PP_ROLE_BOTH)
-			work += pp_serve(conf->server_port, &server_mac, st);
+			work += pp_serve(conf->server_port, &server_mac, conf->one_way, st);
 		n = rte_eth_rx_burst(conf->client_port, 0, pkts, PP_BURST);
 		now = rte_rdtsc();
 		for (i = 0; i < n; i++)
@@ -514,6 +586,11 @@ pp_run(const struct pp_conf *conf, struct rte_mempool *mp, struct pp_hist *h,
 
 	memset(st, 0, sizeof(*st));
 	pp_hist_init(h);
+	pp_hist_init(&st->oneway.there);
+	pp_hist_init(&st->oneway.back);
+	/* The PMDs registered the field at queue setup if they stamp. */
+	if (conf->one_way)
+		rte_mbuf_dyn_rx_timestamp_register(&pp_ts_offset, &pp_ts_flag);
 	if (conf->role == PP_ROLE_SERVER)
 		return pp_run_server(conf, st);
 

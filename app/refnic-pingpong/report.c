@@ -60,6 +60,51 @@ pp_min(const struct pp_hist *h)
 	return h->n != 0 ? h->min : 0;
 }
 
+static void
+pp_report_one_way_text(FILE *f, const struct pp_oneway *ow)
+{
+	const struct pp_hist *dir[] = { &ow->there, &ow->back };
+	const char *name[] = { "there", "back" };
+	unsigned int d, i;
+
+	if (ow->there.n == 0) {
+		fprintf(f, "  one-way: none (%" PRIu64 " samples without stamps or clocks, %"
+			PRIu64 " before their send: clocks not in one time base?)\n",
+			ow->unstamped, ow->negative);
+		return;
+	}
+	for (d = 0; d < RTE_DIM(dir); d++) {
+		fprintf(f, "  one-way %s ns: min %" PRIu64, name[d], pp_min(dir[d]));
+		for (i = 0; i < RTE_DIM(pp_pcts); i++)
+			fprintf(f, "  %s %" PRIu64, pp_pcts[i].text,
+				pp_hist_percentile(dir[d], pp_pcts[i].p));
+		fprintf(f, "  max %" PRIu64 "  mean %.1f\n", dir[d]->max, pp_hist_mean(dir[d]));
+	}
+	if (ow->unstamped != 0 || ow->negative != 0)
+		fprintf(f, "  one-way: %" PRIu64 " samples without stamps, %" PRIu64
+			" before their send\n", ow->unstamped, ow->negative);
+}
+
+static void
+pp_report_one_way_json(FILE *f, const struct pp_oneway *ow)
+{
+	const struct pp_hist *dir[] = { &ow->there, &ow->back };
+	const char *name[] = { "there", "back" };
+	unsigned int d, i;
+
+	fprintf(f, ", \"one_way\": {\"samples\": %" PRIu64 ", \"unstamped\": %" PRIu64
+		", \"negative\": %" PRIu64, ow->there.n, ow->unstamped, ow->negative);
+	for (d = 0; d < RTE_DIM(dir) && ow->there.n != 0; d++) {
+		fprintf(f, ", \"%s\": {\"min_ns\": %" PRIu64 ", \"mean_ns\": %.1f", name[d],
+			pp_min(dir[d]), pp_hist_mean(dir[d]));
+		for (i = 0; i < RTE_DIM(pp_pcts); i++)
+			fprintf(f, ", \"%s\": %" PRIu64, pp_pcts[i].json,
+				pp_hist_percentile(dir[d], pp_pcts[i].p));
+		fprintf(f, ", \"max_ns\": %" PRIu64 "}", dir[d]->max);
+	}
+	fprintf(f, "}");
+}
+
 void
 pp_report_text(FILE *f, const struct pp_conf *conf, const struct pp_stats *st,
 	       const struct pp_hist *h)
@@ -93,6 +138,8 @@ pp_report_text(FILE *f, const struct pp_conf *conf, const struct pp_stats *st,
 			pp_hist_percentile(h, pp_pcts[i].p));
 	fprintf(f, "  max %" PRIu64 "  mean %.1f\n", h->n != 0 ? h->max : 0,
 		pp_hist_mean(h));
+	if (conf->one_way)
+		pp_report_one_way_text(f, &st->oneway);
 }
 
 void
@@ -132,6 +179,8 @@ pp_report_json(FILE *f, const struct pp_conf *conf, const struct pp_stats *st,
 	for (i = 0; i < RTE_DIM(pp_pcts); i++)
 		fprintf(f, ", \"%s\": %" PRIu64, pp_pcts[i].json,
 			pp_hist_percentile(h, pp_pcts[i].p));
+	if (conf->one_way)
+		pp_report_one_way_json(f, &st->oneway);
 	fprintf(f, ", \"max_ns\": %" PRIu64 ", \"percentiles\": \"bucket upper bound, "
 		"at most max\", \"bucket_width_max_pct\": %.2f}\n",
 		h->n != 0 ? h->max : 0, 100.0 / PP_HIST_SUB);

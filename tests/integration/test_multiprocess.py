@@ -10,6 +10,7 @@ users run it (doc/guides/nics/refnic.rst, "Multi-process"):
   dpdk-testpmd --proc-type=secondary ... -- -i --rxq=2 --txq=2 --num-procs=2 --proc-id=1
 """
 
+import os
 import time
 
 from helpers import _pair, telemetry
@@ -128,3 +129,47 @@ def test_primary_closes_a_port_under_a_forwarding_secondary(refnic_pmd, hugepage
         secondary.close()
         assert secondary.returncode == 0, secondary.transcript[-3000:]
     assert "did not let go" not in primary.transcript
+
+
+def test_secondary_reads_the_primarys_clock(refnic_pmd, hugepages):
+    """The device clock is the port's, whichever process reads it: the
+    primary sets it to 10^6 s (write_time) and reads it; a secondary then
+    reads the same clock (read_clock and timesync read_time), from where
+    the primary read it plus at most the host time in between, not a clock
+    of its own (an unset one reads the host's uptime), and 10 ms later 10 ms
+    further on; moving the clock is refused there (-E_RTE_SECONDARY)."""
+    import re
+    import subprocess
+    build = os.environ.get("REFNIC_BUILD")
+    tool = os.path.join(build or "", "tests", "refnic-test-mp-clock")
+    if not build or not os.access(tool, os.X_OK):
+        import pytest
+        pytest.skip("needs REFNIC_BUILD with tests/refnic-test-mp-clock")
+    prefix = "mpclock%d_%d" % (os.getpid(), next(_seq))
+    eal = ["-l", "0", "--no-pci", "--no-telemetry", "--file-prefix=" + prefix, "-d", refnic_pmd]
+    primary = subprocess.Popen([tool, "--proc-type=primary", "-m", "256", "--vdev",
+                                "net_refnic0"] + eal + ["--", "1000000"],
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True)
+    try:
+        line = ""
+        while not line.startswith("primary clock") and primary.poll() is None:
+            line = primary.stdout.readline()
+        host0 = time.monotonic_ns()
+        assert line.startswith("primary clock"), line
+        c0 = int(line.split()[2])
+        sec = subprocess.run([tool, "--proc-type=secondary"] + eal, capture_output=True,
+                             text=True, timeout=60)
+        host = time.monotonic_ns() - host0
+        m = re.search(r"secondary clock (\d+) time (\d+) later (\d+) adjust (-?\d+)",
+                      sec.stdout)
+        assert m is not None, sec.stdout + sec.stderr
+        clock, now, later, adjust = (int(g) for g in m.groups())
+        assert c0 >= 10 ** 15, c0
+        # Each read is a new latch (a stale pair would not move over 10 ms).
+        assert c0 < clock <= now < later <= c0 + host * 1.001 + 10 ** 6, \
+            (c0, clock, now, later, host)
+        assert later - now >= 10 ** 7, (now, later)
+        assert adjust == -1001, adjust     # -E_RTE_SECONDARY
+    finally:
+        primary.communicate("done\n", timeout=30)

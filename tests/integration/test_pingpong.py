@@ -189,6 +189,40 @@ def test_pingpong_inflight_and_duration():
     assert_nothing_lost(r)
 
 
+def test_pingpong_one_way_from_rx_timestamps():
+    """--one-way on a refnic pair: both ports stamp (RX timestamp offload)
+    and read their clocks, which share a time base, so every sample has a
+    latency each way; both lie inside the round trip (the clocks are read
+    after the RTT starts and before it ends): their means add up to at most
+    the RTT's (1% for the TSC's rate estimate against the clocks'). On memif,
+    which has no stamps, there is none, and every sample says so."""
+    r, _ = run_json(refnic_pair(unique("c")), BASE + ["--count", "2000", "--one-way",
+                                                     "--size", "128"])
+    ow = r["one_way"]
+    assert r["samples"] == 2000 and ow["samples"] == 2000, r
+    assert ow["unstamped"] == 0 and ow["negative"] == 0, ow
+    assert_nothing_lost(r)
+    for d in ("there", "back"):
+        assert_ordered(ow[d])
+    assert ow["there"]["mean_ns"] + ow["back"]["mean_ns"] <= r["mean_ns"] * 1.01 + 10, r
+    assert ow["there"]["min_ns"] + ow["back"]["min_ns"] <= r["min_ns"] * 1.01 + 10, r
+    sock = "/run/%s.sock" % unique("m")
+    try:
+        r, _ = run_json(memif_pair(sock), BASE + ["--count", "200", "--one-way",
+                                                  "--size", "128"])
+    finally:
+        if os.path.exists(sock):
+            os.unlink(sock)
+    assert r["one_way"] == {"samples": 0, "unstamped": 200, "negative": 0}, r
+
+
+def test_pingpong_one_way_needs_room_for_the_clocks():
+    rc, out, err = run(refnic_pair(unique("c")), BASE + ["--count", "10", "--one-way"])
+    assert rc == 2, "exit %d:\n%s" % (rc, err)
+    assert "refnic-pingpong: --one-way carries clock readings: --size 86 or more" in \
+        err.splitlines(), err[-3000:]
+
+
 def test_pingpong_memif_one_process():
     sock = "/run/%s.sock" % unique("m")
     try:
@@ -240,6 +274,22 @@ def test_pingpong_refnic_shm_two_processes():
     assert_ordered(c)
     assert_nothing_lost(c)
     assert s["reflected"] >= 110 and s["server_driver"] == "net_refnic", s
+
+
+def test_pingpong_one_way_refnic_shm_two_processes():
+    """--one-way across two processes over cable=shm: the sending process
+    delivers into the receiving port's ring and stamps with that port's
+    clock (mapped from its memory), so both legs are measured, none before
+    its send, and together inside the round trip."""
+    cable = "shm:" + unique("s")
+    c, s = two_processes("net_refnic0,cable=" + cable, "net_refnic0,cable=" + cable,
+                         ["--count", "100", "--warmup", "10", "--one-way", "--size", "128"],
+                         ["--one-way", "--size", "128"])
+    ow = c["one_way"]
+    assert c["samples"] == 100 and ow["samples"] == 100, c
+    assert ow["unstamped"] == 0 and ow["negative"] == 0, ow
+    assert_nothing_lost(c)
+    assert ow["there"]["mean_ns"] + ow["back"]["mean_ns"] <= c["mean_ns"] * 1.01 + 10, c
 
 
 def test_pingpong_wait_intr_refnic_shm_two_processes():

@@ -218,3 +218,22 @@ def test_ptype_mask_honoured(pair):
     mask(0, "0xfff")
     got = burst()
     assert got[0] == [("L2_ETHER L3_IPV4_EXT_UNKNOWN L4_UDP", sw)] * 32, got[0][:2]
+
+
+def test_rx_timestamp_offload_accepted(pair):
+    """'port config 0 rx_offload timestamp on' is taken (testpmd refuses
+    offloads a port does not offer), the port starts with it, runs the
+    scalar RX (the stamps follow the completions: the vector RX reads
+    16-byte ones only) while port 1 keeps the vector one, and forwards."""
+    tp = pair
+    tp.cmd("port stop all", check=True)
+    tp.cmd("port config 0 rx_offload timestamp on", check=True)
+    tp.cmd("port start all", check=True)
+    assert "TIMESTAMP" in tp.cmd("show port 0 rx_offload configuration")
+    modes = [re.search(r"Burst mode: (.*)", tp.cmd("show rxq info %d 0" % p)).group(1)
+             for p in (0, 1)]
+    assert modes[0] == "Scalar", modes
+    tp.cmd("start tx_first", check=True)
+    time.sleep(1)
+    fwd = tp.stop()
+    assert fwd[0]["RX-packets"] > 64 and fwd[1]["RX-packets"] > 64, fwd

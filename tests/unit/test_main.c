@@ -41,6 +41,7 @@ extern const struct unit_test_suite refnic_faultseq_suite;
 extern const struct unit_test_suite refnic_vector_suite;
 extern const struct unit_test_suite refnic_flow_suite;
 extern const struct unit_test_suite refnic_tso_suite;
+extern const struct unit_test_suite refnic_timesync_suite;
 
 static const struct unit_test_suite *suites[] = {
 	&refnic_probe_suite,
@@ -65,6 +66,7 @@ static const struct unit_test_suite *suites[] = {
 	&refnic_vector_suite,
 	&refnic_flow_suite,
 	&refnic_tso_suite,
+	&refnic_timesync_suite,
 };
 
 static bool

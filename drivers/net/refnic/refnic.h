@@ -168,6 +168,12 @@ struct refnic_adapter {
 	 * RX queue, set up before or after, takes it (refnic_ptypes_set). */
 	uint32_t ptype_mask;
 
+	/* The clock's latch and the PTP latches: one reader at a time, of any
+	 * process (refnic_timesync.c). timesync: the application turned it on;
+	 * a start after a device reset turns it on again. */
+	rte_spinlock_t clock_lock;
+	bool timesync;
+
 	struct refnic_identify ident;	/* validated copy */
 
 	struct refnic_rss_config rss;	/* what RSS_SET sends at start */
@@ -358,6 +364,18 @@ int refnic_mp_priv_dump(struct rte_eth_dev *dev, FILE *f);
 
 /* refnic_wc.c */
 void refnic_wc_select(struct rte_eth_dev *dev);
+
+/* refnic_timesync.c: the device clock, IEEE 1588 (contract 1.4) */
+int refnic_read_clock(struct rte_eth_dev *dev, uint64_t *clock);
+int refnic_timesync_enable(struct rte_eth_dev *dev);
+int refnic_timesync_disable(struct rte_eth_dev *dev);
+int refnic_timesync_restore(struct rte_eth_dev *dev);
+int refnic_timesync_read_rx_timestamp(struct rte_eth_dev *dev, struct timespec *ts,
+				      uint32_t index);
+int refnic_timesync_read_tx_timestamp(struct rte_eth_dev *dev, struct timespec *ts);
+int refnic_timesync_adjust_time(struct rte_eth_dev *dev, int64_t delta);
+int refnic_timesync_read_time(struct rte_eth_dev *dev, struct timespec *ts);
+int refnic_timesync_write_time(struct rte_eth_dev *dev, const struct timespec *ts);
 
 /* refnic_info.c */
 /*

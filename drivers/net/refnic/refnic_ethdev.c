@@ -439,6 +439,8 @@ port_start(struct rte_eth_dev *dev, const struct refnic_recovery_state *st)
 	if (ret == 0)
 		ret = refnic_flows_restore(dev);
 	if (ret == 0)
+		ret = refnic_timesync_restore(dev);
+	if (ret == 0)
 		ret = refnic_rxq_intr_setup(dev);
 	for (q = 0; ret == 0 && q < dev->data->nb_tx_queues; q++) {
 		struct refnic_tx_queue *txq = dev->data->tx_queues[q];
@@ -695,6 +697,8 @@ refnic_dev_infos_get(struct rte_eth_dev *dev, struct rte_eth_dev_info *info)
 		info->rx_offload_capa |= RTE_ETH_RX_OFFLOAD_VLAN_STRIP;
 	if (id->caps & REFNIC_CAP_RX_CSUM)
 		info->rx_offload_capa |= REFNIC_RX_CKSUM_OFFLOADS;
+	if (id->caps & REFNIC_CAP_RX_TSTAMP)
+		info->rx_offload_capa |= RTE_ETH_RX_OFFLOAD_TIMESTAMP;
 	if (id->caps & REFNIC_CAP_RSS) {
 		info->rx_offload_capa |= RTE_ETH_RX_OFFLOAD_RSS_HASH;
 		info->reta_size = REFNIC_RSS_RETA_SIZE;
@@ -1010,6 +1014,14 @@ static const struct eth_dev_ops refnic_eth_dev_ops = {
 	.tx_burst_mode_get = refnic_tx_burst_mode_get,
 	.flow_ops_get = refnic_flow_ops_get,
 	.rx_metadata_negotiate = refnic_rx_metadata_negotiate,
+	.read_clock = refnic_read_clock,
+	.timesync_enable = refnic_timesync_enable,
+	.timesync_disable = refnic_timesync_disable,
+	.timesync_read_rx_timestamp = refnic_timesync_read_rx_timestamp,
+	.timesync_read_tx_timestamp = refnic_timesync_read_tx_timestamp,
+	.timesync_adjust_time = refnic_timesync_adjust_time,
+	.timesync_read_time = refnic_timesync_read_time,
+	.timesync_write_time = refnic_timesync_write_time,
 };
 
 /*
@@ -1123,6 +1135,24 @@ refnic_secondary_port_gone(struct rte_eth_dev *dev)
 		    "receives or sends on it", dev->data->port_id);
 }
 
+static int
+refnic_secondary_timesync(struct rte_eth_dev *dev)
+{
+	return refnic_secondary_refuse(dev, "turning timesync on or off");
+}
+
+static int
+refnic_secondary_adjust_time(struct rte_eth_dev *dev, int64_t delta __rte_unused)
+{
+	return refnic_secondary_refuse(dev, "moving the clock");
+}
+
+static int
+refnic_secondary_write_time(struct rte_eth_dev *dev, const struct timespec *ts __rte_unused)
+{
+	return refnic_secondary_refuse(dev, "moving the clock");
+}
+
 /* Closing a secondary's port ends this process's use of it, nothing more. */
 static int
 refnic_secondary_close(struct rte_eth_dev *dev)
@@ -1182,6 +1212,15 @@ static const struct eth_dev_ops refnic_secondary_ops = {
 	.rx_queue_intr_disable = refnic_secondary_queue_op,
 	/* Its rte_flow calls are refused, each with a message (refnic_flow.c). */
 	.flow_ops_get = refnic_flow_ops_get,
+	/* The clock and the PTP latches are registers: read here. */
+	.read_clock = refnic_read_clock,
+	.timesync_read_rx_timestamp = refnic_timesync_read_rx_timestamp,
+	.timesync_read_tx_timestamp = refnic_timesync_read_tx_timestamp,
+	.timesync_read_time = refnic_timesync_read_time,
+	.timesync_enable = refnic_secondary_timesync,
+	.timesync_disable = refnic_secondary_timesync,
+	.timesync_adjust_time = refnic_secondary_adjust_time,
+	.timesync_write_time = refnic_secondary_write_time,
 };
 
 /* A secondary's port its primary closed: only its own close is left. */

@@ -96,7 +96,8 @@ refnic_rx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
 	struct refnic_rx_queue *rxq;
 	struct rte_mbuf **sw_ring;
 	uint32_t buf_size;
-	int ret;
+	uint64_t offloads, ts_flag = 0;
+	int ret, ts_offset = -1;
 
 	ret = ring_size_check(ad, "RX", qid, nb_desc);
 	if (ret != 0)
@@ -110,10 +111,19 @@ refnic_rx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
 			    RTE_PKTMBUF_HEADROOM);
 		return -EINVAL;
 	}
+	offloads = conf->offloads | dev->data->dev_conf.rxmode.offloads;
+	/* RX timestamps: the device's clock, once per process (the dynfield). */
+	if (offloads & RTE_ETH_RX_OFFLOAD_TIMESTAMP) {
+		ret = refnic_rx_tstamp_register(&ts_offset, &ts_flag);
+		if (ret != 0)
+			return ret;
+	}
 	refnic_rx_queue_release(dev, qid);
 
+	/* With timestamps the completions are followed by one stamp each. */
 	rxq = queue_mem_alloc(dev, "rx_ring", qid, nb_desc, sizeof(*rxq),
-			      sizeof(struct refnic_rx_desc) + sizeof(struct refnic_rx_cpl),
+			      sizeof(struct refnic_rx_desc) + sizeof(struct refnic_rx_cpl) +
+			      ((offloads & RTE_ETH_RX_OFFLOAD_TIMESTAMP) ? sizeof(uint64_t) : 0),
 			      socket_id, &sw_ring, &mz);
 	if (rxq == NULL)
 		return -ENOMEM;
@@ -121,6 +131,10 @@ refnic_rx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
 	rxq->mz = mz;
 	rxq->ring = rxq->mz->addr;
 	rxq->cq = RTE_PTR_ADD(rxq->mz->addr, nb_desc * sizeof(*rxq->ring));
+	if (offloads & RTE_ETH_RX_OFFLOAD_TIMESTAMP)
+		rxq->stamps = (uint64_t *)(rxq->cq + nb_desc);
+	rxq->ts_offset = ts_offset;
+	rxq->ts_flag = ts_flag;
 	rxq->tail_reg = REFNIC_REG_RXQ(qid) + REFNIC_Q_TAIL;
 	rxq->size = nb_desc;
 	rxq->mask = nb_desc - 1;
@@ -132,7 +146,7 @@ refnic_rx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
 	rxq->qid = qid;
 	rxq->port_id = dev->data->port_id;
 	rxq->mbuf_initializer = refnic_rx_mbuf_initializer(rxq->port_id);
-	rxq->offloads = conf->offloads | dev->data->dev_conf.rxmode.offloads;
+	rxq->offloads = offloads;
 	refnic_rx_ol_flags_tbl_init(rxq);
 	rxq->ptype_mask = refnic_adapter(dev)->ptype_mask;
 	rxq->deferred_start = conf->rx_deferred_start;
@@ -147,6 +161,8 @@ tx_queue_limits(const struct refnic_adapter *ad, struct refnic_tx_queue *txq)
 	txq->max_segs = ad->ident.max_tx_segs;
 	/* TX_IPV4/IPV6 only describe the packet for the offloads. */
 	txq->tx_ol_ok = RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IPV6;
+	if (ad->ident.caps & REFNIC_CAP_PTP)
+		txq->tx_ol_ok |= RTE_MBUF_F_TX_IEEE1588_TMST;
 	if (ad->ident.caps & REFNIC_CAP_TX_CSUM)
 		txq->tx_ol_ok |= RTE_MBUF_F_TX_IP_CKSUM | RTE_MBUF_F_TX_L4_MASK;
 	if (ad->ident.caps & REFNIC_CAP_VLAN_INSERT)
@@ -210,7 +226,7 @@ refnic_tx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
 /* With intr_conf.rxq the queue pair's vector may be armed (refnic_intr.c). */
 static int
 queue_create(struct rte_eth_dev *dev, uint8_t type, uint16_t qid, uint16_t size,
-	     rte_iova_t ring_iova, rte_iova_t cq_iova, uint16_t rx_buf_size)
+	     rte_iova_t ring_iova, rte_iova_t cq_iova, uint16_t rx_buf_size, uint16_t flags)
 {
 	struct refnic_adapter *ad = refnic_adapter(dev);
 	struct refnic_admin_cmd cmd = {
@@ -223,7 +239,8 @@ queue_create(struct rte_eth_dev *dev, uint8_t type, uint16_t qid, uint16_t size,
 			.ring_iova = ring_iova,
 			.cq_iova = cq_iova,
 			.rx_buf_size = rx_buf_size,
-			.flags = dev->data->dev_conf.intr_conf.rxq ? REFNIC_QCREATE_INTR : 0,
+			.flags = flags |
+				 (dev->data->dev_conf.intr_conf.rxq ? REFNIC_QCREATE_INTR : 0),
 		},
 	};
 	int ret = refnic_admin_exec(ad, &cmd, NULL);
@@ -250,14 +267,16 @@ refnic_rx_queue_hw_start(struct rte_eth_dev *dev, struct refnic_rx_queue *rxq)
 	struct refnic_adapter *ad = refnic_adapter(dev);
 	int ret;
 
-	memset(rxq->cq, 0, rxq->size * sizeof(*rxq->cq));
+	memset(rxq->cq, 0, rxq->size * (sizeof(*rxq->cq) +
+					(rxq->stamps != NULL ? sizeof(*rxq->stamps) : 0)));
 	rxq->next = 0;
 	rxq->tail = 0;
 	rxq->phase = REFNIC_PHASE_BIT;
 	rxq->broken = false;
 	__atomic_store_n(&rxq->started, false, __ATOMIC_RELEASE);
 	ret = queue_create(dev, REFNIC_QTYPE_RX, rxq->qid, rxq->size, rxq->mz->iova,
-			   rxq->mz->iova + rxq->size * sizeof(*rxq->ring), rxq->buf_size);
+			   rxq->mz->iova + rxq->size * sizeof(*rxq->ring), rxq->buf_size,
+			   rxq->stamps != NULL ? REFNIC_QCREATE_RX_TSTAMP : 0);
 	if (ret != 0)
 		return ret;
 	if (refnic_rx_refill(rxq) == 0) {
@@ -287,7 +306,7 @@ refnic_tx_queue_hw_start(struct rte_eth_dev *dev, struct refnic_tx_queue *txq)
 	txq->phase = REFNIC_PHASE_BIT;
 	txq->broken = false;
 	ret = queue_create(dev, REFNIC_QTYPE_TX, txq->qid, txq->size, txq->mz->iova,
-			   txq->mz->iova + txq->size * sizeof(*txq->ring), 0);
+			   txq->mz->iova + txq->size * sizeof(*txq->ring), 0, 0);
 	if (ret != 0)
 		return ret;
 	__atomic_fetch_add(&txq->starts, 1, __ATOMIC_RELEASE);

@@ -73,7 +73,26 @@ refnic_rx_ptype(uint8_t hw_ptype)
 #define REFNIC_RXC_OFFLOAD_FLAGS	(REFNIC_RXC_RSS_VALID | REFNIC_RXC_IP_CSUM_GOOD | \
 					 REFNIC_RXC_IP_CSUM_BAD | REFNIC_RXC_L4_CSUM_GOOD | \
 					 REFNIC_RXC_L4_CSUM_BAD | REFNIC_RXC_VLAN_STRIPPED | \
-					 REFNIC_RXC_FLOW_MARK)
+					 REFNIC_RXC_FLOW_MARK | REFNIC_RXC_TSTAMP | REFNIC_RXC_PTP)
+
+/*
+ * The arrival stamp of the frame completed at slot idx (REFNIC_RXC_TSTAMP),
+ * written before the completion's phase byte, read after it; and a PTP
+ * frame (REFNIC_RXC_PTP) for ptpclient and the like. One latch: index 0.
+ */
+static inline void
+refnic_rx_tstamp(const struct refnic_rx_queue *rxq, uint16_t idx, uint16_t f,
+		 struct rte_mbuf *m)
+{
+	if ((f & REFNIC_RXC_TSTAMP) && rxq->stamps != NULL) {
+		*RTE_MBUF_DYNFIELD(m, rxq->ts_offset, rte_mbuf_timestamp_t *) = rxq->stamps[idx];
+		m->ol_flags |= rxq->ts_flag;
+	}
+	if (f & REFNIC_RXC_PTP) {
+		m->ol_flags |= RTE_MBUF_F_RX_IEEE1588_PTP;
+		m->timesync = 0;
+	}
+}
 
 /* What the device found out about a frame, in the mbuf's terms. */
 static inline void
@@ -305,8 +324,11 @@ refnic_rx_scalar(struct refnic_rx_queue *rxq, struct rte_mbuf **pkts, uint16_t n
 			continue;
 		first->packet_type = refnic_rx_ptype_tbl[cpl->ptype] &
 				     __atomic_load_n(&rxq->ptype_mask, __ATOMIC_RELAXED);
-		if (flags & REFNIC_RXC_OFFLOAD_FLAGS)
+		if (flags & REFNIC_RXC_OFFLOAD_FLAGS) {
 			refnic_rx_offload_flags(rxq, cpl, flags, first);
+			if (unlikely(flags & (REFNIC_RXC_TSTAMP | REFNIC_RXC_PTP)))
+				refnic_rx_tstamp(rxq, desc_idx, flags, first);
+		}
 		bytes += first->pkt_len;
 		pkts[nb_rx++] = first;
 		first = NULL;
@@ -559,7 +581,8 @@ refnic_get_monitor_addr(void *queue, struct rte_power_monitor_cond *pmc)
 }
 
 #define REFNIC_TX_OFFLOAD_MASK	(RTE_MBUF_F_TX_IP_CKSUM | RTE_MBUF_F_TX_L4_MASK | \
-				 RTE_MBUF_F_TX_VLAN | RTE_MBUF_F_TX_TCP_SEG)
+				 RTE_MBUF_F_TX_VLAN | RTE_MBUF_F_TX_TCP_SEG | \
+				 RTE_MBUF_F_TX_IEEE1588_TMST)
 
 /* The packet's offloads, as its first descriptor carries them. */
 static inline void
@@ -586,6 +609,9 @@ refnic_tx_offload_desc(const struct rte_mbuf *m, struct refnic_tx_desc *d)
 		d->flags |= REFNIC_TXD_VLAN_INSERT;
 		d->vlan_tci = m->vlan_tci;
 	}
+	/* IEEE 1588: the device latches the time it leaves (timesync on). */
+	if (ol & RTE_MBUF_F_TX_IEEE1588_TMST)
+		d->flags |= REFNIC_TXD_TSTAMP;
 	d->hdr_lens = m->l2_len | m->l3_len << REFNIC_TXD_L3_LEN_SHIFT;
 }
 
@@ -830,7 +856,16 @@ void
 refnic_burst_select(struct rte_eth_dev *dev)
 {
 	enum refnic_simd_mode simd = refnic_adapter(dev)->args.simd;
-	bool vec = false;
+	bool vec = false, rx_scalar = false;
+	uint16_t q;
+
+	/* The vector RX reads 16-byte completions only: stamps are scalar. */
+	for (q = 0; q < dev->data->nb_rx_queues; q++) {
+		const struct refnic_rx_queue *rxq = dev->data->rx_queues[q];
+
+		if (rxq != NULL && rxq->stamps != NULL)
+			rx_scalar = true;
+	}
 
 #ifdef RTE_ARCH_X86
 	if (simd == REFNIC_SIMD_SSE)
@@ -843,7 +878,7 @@ refnic_burst_select(struct rte_eth_dev *dev)
 			    dev->data->port_id);
 #ifdef RTE_ARCH_X86
 	if (vec) {
-		dev->rx_pkt_burst = refnic_recv_pkts_vec;
+		dev->rx_pkt_burst = rx_scalar ? refnic_recv_pkts : refnic_recv_pkts_vec;
 		dev->tx_pkt_burst = refnic_xmit_pkts_vec;
 		return;
 	}

@@ -133,7 +133,12 @@ struct refnic_rx_queue {
 	uint16_t port_id;
 	uint64_t offloads;
 	uint32_t ptype_mask;		/* packet type layers reported (set_ptypes) */
-	const struct rte_memzone *mz;	/* ring + cq */
+	/* RTE_ETH_RX_OFFLOAD_TIMESTAMP: a stamp per completion, after cq
+	 * (REFNIC_QCREATE_RX_TSTAMP), and where the mbuf takes it. */
+	uint64_t *stamps;
+	int ts_offset;			/* the timestamp dynfield */
+	uint64_t ts_flag;		/* the timestamp dynflag */
+	const struct rte_memzone *mz;	/* ring + cq (+ stamps) */
 	/* ol_flags by completion flags (REFNIC_RX_OL_INDEX), for the vector burst */
 	uint64_t ol_flags_tbl[64] __rte_cache_aligned;
 } __rte_cache_aligned;
@@ -273,6 +278,9 @@ uint16_t refnic_tx_scalar(struct refnic_tx_queue *txq, struct rte_mbuf **pkts,
 void refnic_tx_notify(struct refnic_tx_queue *txq, struct rte_mbuf **pkts, uint16_t nb_taken,
 		      uint16_t tail, uint64_t bytes, uint64_t dropped);
 void refnic_tx_free_range(struct refnic_tx_queue *txq, uint16_t head);
+
+/* refnic_timesync.c: the RX timestamp dynfield and flag, registered once. */
+int refnic_rx_tstamp_register(int *offset, uint64_t *flag);
 
 /* The port's burst functions, chosen at start; which ones run. */
 void refnic_burst_select(struct rte_eth_dev *dev);

@@ -89,6 +89,41 @@
 #define REFNIC_REG_PUSH_INFO		0x002c	/* REFNIC_PUSH_INFO_*: emulated
 						 * platforms only, 0 on hardware */
 
+/*
+ * (1.4) The device clock and the IEEE 1588 latches (REFNIC_CAP_RX_TSTAMP,
+ * REFNIC_CAP_PTP). The clock counts nanoseconds, free-running from power-on;
+ * REFNIC_ADMIN_CLOCK_SET and _ADJUST move it. A store to CLOCK_LATCH copies
+ * the clock into CLOCK_LO/HI, which then hold still until the next store:
+ * store, then read LO and HI (a PCIe read does not pass the posted store).
+ * Callers of one function share the pair: the driver serialises them.
+ *
+ * With timesync on (REFNIC_ADMIN_TIMESYNC_CTRL), the device takes the time
+ * a PTP event message (below) left or arrived into the TX or RX latch: the
+ * stamp, then REFNIC_PTP_LATCH_VALID in the latch's STATUS. A latch that
+ * holds a stamp takes no other until the driver releases it (any store to
+ * its STATUS), as Intel's TSYNCRXCTL/TSYNCTXCTL latches do, so the stamp of
+ * a Sync is not overwritten by the next message before software reads it.
+ * TX latches what descriptors ask for (REFNIC_TXD_TSTAMP); RX, every event
+ * message: EtherType 0x88F7, or UDP to port 319, whose PTP messageType (the
+ * low nibble of the first PTP byte) is below 8 (Sync, Delay_Req,
+ * Pdelay_Req, Pdelay_Resp).
+ */
+#define REFNIC_REG_CLOCK_LATCH		0x0100	/* W: copy the clock to LO/HI */
+#define REFNIC_REG_CLOCK_LO		0x0104	/* ns, bits 31:0 */
+#define REFNIC_REG_CLOCK_HI		0x0108	/* ns, bits 63:32 */
+#define REFNIC_REG_PTP_TX_LO		0x0110
+#define REFNIC_REG_PTP_TX_HI		0x0114
+#define REFNIC_REG_PTP_TX_STATUS	0x0118	/* REFNIC_PTP_LATCH_*; W: release */
+#define REFNIC_REG_PTP_RX_LO		0x0120
+#define REFNIC_REG_PTP_RX_HI		0x0124
+#define REFNIC_REG_PTP_RX_STATUS	0x0128	/* REFNIC_PTP_LATCH_*; W: release */
+#define REFNIC_REG_CLOCK_BASE		0x0100	/* the block: 0x0100 .. 0x013f */
+#define REFNIC_REG_CLOCK_END		0x0140
+
+#define REFNIC_PTP_LATCH_VALID		0x1u	/* a stamp, not read yet */
+#define REFNIC_PTP_ETHERTYPE		0x88f7
+#define REFNIC_PTP_UDP_EVENT_PORT	319
+
 /* Admin submission queue: 64-byte commands, driver produces. */
 #define REFNIC_REG_AQ_BASE_LO		0x0040
 #define REFNIC_REG_AQ_BASE_HI		0x0044
@@ -274,6 +309,10 @@ refnic_hw_state_name(unsigned int state)
 							 * the device may skip parsing */
 #define REFNIC_CAP_TSO			(1ull << 17)	/* (1.4) TCP segmentation:
 							 * REFNIC_TXD_TSO, refnic_tx_ctx_desc */
+#define REFNIC_CAP_RX_TSTAMP		(1ull << 19)	/* (1.4) the device clock, RX
+							 * stamps (REFNIC_QCREATE_RX_TSTAMP) */
+#define REFNIC_CAP_PTP			(1ull << 20)	/* (1.4) adjustable clock,
+							 * IEEE 1588 latches */
 
 /*
  * Features the driver turns on with REFNIC_ADMIN_SET_FEATURES (value: the
@@ -312,6 +351,9 @@ struct refnic_tx_desc {
 #define REFNIC_TXD_VLAN_INSERT		0x0010u
 #define REFNIC_TXD_TSO			0x0020u	/* (1.4) segment the packet */
 #define REFNIC_TXD_CTX			0x0040u	/* (1.4) a refnic_tx_ctx_desc */
+#define REFNIC_TXD_TSTAMP		0x0080u	/* (1.4) first descriptor: latch the
+						 * time the packet leaves in
+						 * REFNIC_REG_PTP_TX_* (timesync on) */
 #define REFNIC_TXD_L2_LEN_MASK		0x007fu
 #define REFNIC_TXD_L3_LEN_SHIFT		7
 
@@ -393,6 +435,13 @@ struct refnic_rx_cpl {
  * marked frame has no hash; the completion has no room for both.
  */
 #define REFNIC_RXC_FLOW_MARK		0x0080u
+/* (1.4) The queue's stamp slot for this completion holds the frame's
+ * arrival time (REFNIC_QCREATE_RX_TSTAMP), on the frame's last completion. */
+#define REFNIC_RXC_TSTAMP		0x0100u
+/* (1.4) Timesync on: a PTP frame (EtherType 0x88F7, or UDP to port 319 or
+ * 320); if an event message, its arrival time went to the RX latch if that
+ * was free. On the frame's last completion. */
+#define REFNIC_RXC_PTP			0x0200u
 
 /* Packet types reported in refnic_rx_cpl.ptype; REFNIC_PTYPE_L2 for every
  * frame while REFNIC_CAP_RX_PTYPE is not enabled (1.3). */
@@ -456,7 +505,10 @@ struct refnic_push_hdr {
 	X(FLOW_ADD, 23, "flow: DMA refnic_flow_rule from buf into slot id (1.3)") \
 	X(FLOW_DEL, 24, "flow: empty slot id (1.3)")			\
 	X(FLOW_QUERY, 25, "flow: DMA slot id's refnic_flow_counters to buf (1.3)") \
-	X(FLOW_FLUSH, 26, "empty every slot of the flow table (1.3)")
+	X(FLOW_FLUSH, 26, "empty every slot of the flow table (1.3)")	\
+	X(CLOCK_SET, 27, "clock: ns, the device clock's new value (1.4)") \
+	X(CLOCK_ADJUST, 28, "clock: ns, signed, added to the device clock (1.4)") \
+	X(TIMESYNC_CTRL, 29, "value: REFNIC_TIMESYNC_ON latches PTP stamps, 0 stops (1.4)")
 
 #define REFNIC_ADMIN_OPCODE_ENUM(name, value, what) REFNIC_ADMIN_ ## name = value,
 enum refnic_admin_opcode {
@@ -512,6 +564,14 @@ struct refnic_admin_queue_create {
 };
 
 #define REFNIC_QCREATE_INTR		0x0001u	/* raise the queue's vector */
+/*
+ * (1.4) RX, with REFNIC_CAP_RX_TSTAMP: the completion area holds ring_size
+ * completions, then ring_size stamps (uint64_t, device clock ns): stamp i
+ * goes with completion i and is written before its phase byte. The
+ * completions keep their 16 bytes, so a queue without stamps is unchanged
+ * (ice's flex descriptors and mlx5's CQEs grow the entry instead).
+ */
+#define REFNIC_QCREATE_RX_TSTAMP	0x0002u
 
 /* REFNIC_ADMIN_FLOW_ADD, _DEL, _QUERY (1.3): the slot, and ADD's and QUERY's data. */
 struct refnic_admin_flow {
@@ -519,6 +579,13 @@ struct refnic_admin_flow {
 	uint32_t id;			/* slot, < refnic_identify.max_flows */
 	uint32_t rsvd;
 };
+
+/* REFNIC_ADMIN_CLOCK_SET, _ADJUST (1.4). */
+struct refnic_admin_clock {
+	int64_t ns;
+};
+
+#define REFNIC_TIMESYNC_ON		0x1u	/* REFNIC_ADMIN_TIMESYNC_CTRL */
 
 struct refnic_admin_queue_destroy {
 	uint8_t type;
@@ -546,6 +613,7 @@ struct refnic_admin_cmd {
 		uint8_t mac[6];			/* SET_MAC, MAC_FILTER_* */
 		uint16_t vlan_id;		/* VLAN_FILTER_* */
 		struct refnic_admin_flow flow;	/* FLOW_* (1.3) */
+		struct refnic_admin_clock clock; /* CLOCK_* (1.4) */
 	};
 };
 
@@ -788,6 +856,8 @@ REFNIC_HW_LAYOUT_CHECK(struct refnic_event, 16);
 REFNIC_HW_LAYOUT_CHECK(struct refnic_push_hdr, 8);
 _Static_assert(REFNIC_PUSH_END <= REFNIC_BAR0_REGS_END, "push window inside BAR0");
 REFNIC_HW_LAYOUT_CHECK(struct refnic_admin_flow, 24);
+REFNIC_HW_LAYOUT_CHECK(struct refnic_admin_clock, 8);
+_Static_assert(REFNIC_REG_CLOCK_END <= REFNIC_REG_VEC_BASE, "clock block below the vectors");
 REFNIC_HW_LAYOUT_CHECK(struct refnic_flow_key, 64);
 REFNIC_HW_LAYOUT_CHECK(struct refnic_flow_rule, 256);
 REFNIC_HW_LAYOUT_CHECK(struct refnic_flow_counters, 24);
