@@ -325,7 +325,7 @@ test_wc_push_is_taken_as_doorbell(void)
 	uint16_t port;
 
 	TEST_ASSERT_SUCCESS(wc_port("profile=baremetal,errata=missed_doorbell,"
-				    "doorbell_check_us=100", &port), "");
+				    "doorbell_check_us=2000", &port), "");
 	TEST_ASSERT(tx_mode_is(port, "WC push"), "");
 	TEST_ASSERT(wc_send(port, 64, 1, 64, 1), "frames");
 	TEST_ASSERT_EQUAL(test_xstat(port, "tx_push_packets"), 64, "");
