@@ -31,10 +31,12 @@
 
 #define REFNIC_HW_MAGIC			0x434e4652u /* "RFNC" */
 #define REFNIC_HW_VERSION_MAJOR		1
-#define REFNIC_HW_VERSION_MINOR		3	/* 1.1: REFNIC_Q_RERING; 1.2: the push
+#define REFNIC_HW_VERSION_MINOR		4	/* 1.1: REFNIC_Q_RERING; 1.2: the push
 						 * line format, REFNIC_REG_PUSH_INFO,
 						 * REFNIC_ADMIN_PUSH_CHECK; 1.3:
-						 * REFNIC_CAP_RX_PTYPE */
+						 * REFNIC_CAP_RX_PTYPE, flows; 1.4:
+						 * REFNIC_CAP_TSO, the device clock,
+						 * RX stamps, IEEE 1588 */
 #define REFNIC_HW_VERSION(maj, min)	(((uint32_t)(maj) << 16) | (min))
 
 /* ---------------------------------------------------------------------------
