@@ -122,7 +122,7 @@ hw_state(const struct refnic_adapter *ad)
  */
 static int
 refnic_poll_until(struct refnic_adapter *ad, uint32_t timeout_us,
-		  refnic_wait_cond_t cond, const void *arg,
+		  refnic_wait_cond_t cond, refnic_wait_cond_t fatal_final, const void *arg,
 		  struct refnic_admin_stats *acct)
 {
 	const struct refnic_poll_policy *p = &ad->admin.policy;
@@ -144,7 +144,8 @@ refnic_poll_until(struct refnic_adapter *ad, uint32_t timeout_us,
 			break;
 		}
 		if (timer_to_us(now - start) >= FATAL_CHECK_AFTER_US &&
-		    hw_state(ad) == REFNIC_STATE_FATAL) {
+		    hw_state(ad) == REFNIC_STATE_FATAL &&
+		    (fatal_final == NULL || fatal_final(ad, arg))) {
 			ret = -EIO;
 			break;
 		}
@@ -173,10 +174,17 @@ refnic_poll_until(struct refnic_adapter *ad, uint32_t timeout_us,
 
 /*
  * Nothing the status says counts until RESET_GEN moves: before that it is
- * the state from before the reset (a device leaving FATAL still reads
- * FATAL at the first poll). A device that stays FATAL is caught by the
- * FATAL check of refnic_poll_until().
+ * the state from before the reset (a device leaving FATAL reads FATAL until
+ * it takes the reset, which a busy machine may delay past a millisecond).
+ * FATAL once it moved is final; a device that never takes the reset is
+ * caught by the reset timeout.
  */
+static bool
+reset_taken(struct refnic_adapter *ad, const void *arg)
+{
+	return refnic_reg_read(&ad->hw, REFNIC_REG_RESET_GEN) != *(const uint32_t *)arg;
+}
+
 static bool
 reset_done(struct refnic_adapter *ad, const void *arg)
 {
@@ -206,7 +214,7 @@ refnic_hw_reset(struct refnic_adapter *ad)
 
 	gen = refnic_reg_read(&ad->hw, REFNIC_REG_RESET_GEN);
 	refnic_reg_write(&ad->hw, REFNIC_REG_RESET, REFNIC_RESET_REQUEST);
-	ret = refnic_poll_until(ad, timeout_us, reset_done, &gen, &ad->reset_stats);
+	ret = refnic_poll_until(ad, timeout_us, reset_done, reset_taken, &gen, &ad->reset_stats);
 	if (ret == -ETIMEDOUT) {
 		PMD_INIT_LOG(ERR, "device did not leave reset within %u us (state %u)",
 			     timeout_us, hw_state(ad));
@@ -305,7 +313,7 @@ admin_exec_locked(struct refnic_adapter *ad, struct refnic_admin_cmd *cmd, uint3
 	aq->stats.commands++;
 	refnic_db_admin_wait_start(ad);
 
-	ret = refnic_poll_until(ad, aq->timeout_us, admin_cpl_ready, &aq->cq[slot],
+	ret = refnic_poll_until(ad, aq->timeout_us, admin_cpl_ready, NULL, &aq->cq[slot],
 				&aq->stats);
 	if (ret != 0) {
 		if (ret == -ETIMEDOUT)
