@@ -86,10 +86,51 @@ burst_wait(const uint32_t *in_burst, uint64_t deadline, uint16_t port_id, const 
 	}
 }
 
+/* Keep bursts out of the port's queues (held), or let them in again. */
+static void
+bursts_hold(struct rte_eth_dev *dev, bool held)
+{
+	uint16_t q;
+
+	for (q = 0; q < dev->data->nb_rx_queues; q++) {
+		struct refnic_rx_queue *rxq = dev->data->rx_queues[q];
+
+		if (rxq != NULL)
+			__atomic_store_n(&rxq->held, held, __ATOMIC_SEQ_CST);
+	}
+	for (q = 0; q < dev->data->nb_tx_queues; q++) {
+		struct refnic_tx_queue *txq = dev->data->tx_queues[q];
+
+		if (txq != NULL)
+			__atomic_store_n(&txq->held, held, __ATOMIC_SEQ_CST);
+	}
+}
+
+/* Every queue reads as stopped: bursts return 0 at once. */
+static void
+queues_stop_marks(struct rte_eth_dev *dev)
+{
+	uint16_t q;
+
+	for (q = 0; q < dev->data->nb_rx_queues; q++) {
+		struct refnic_rx_queue *rxq = dev->data->rx_queues[q];
+
+		if (rxq != NULL)
+			__atomic_store_n(&rxq->started, false, __ATOMIC_RELEASE);
+	}
+	for (q = 0; q < dev->data->nb_tx_queues; q++) {
+		struct refnic_tx_queue *txq = dev->data->tx_queues[q];
+
+		if (txq != NULL)
+			__atomic_store_n(&txq->started, false, __ATOMIC_RELEASE);
+	}
+}
+
 /*
- * No burst of this port inside the PMD, and none gets in until a queue is
- * started again, in this process or a secondary: started cleared, the
- * barrier, then each queue's burst let out.
+ * No burst of this port inside the PMD, and none gets in until the
+ * recovery ends (what a burst would find meanwhile is the recovery's), in
+ * this process or a secondary: held set, the barrier, then each queue's
+ * burst let out.
  */
 static void
 bursts_quiesce(struct rte_eth_dev *dev)
@@ -97,18 +138,7 @@ bursts_quiesce(struct rte_eth_dev *dev)
 	uint64_t deadline;
 	uint16_t q;
 
-	for (q = 0; q < dev->data->nb_rx_queues; q++) {
-		struct refnic_rx_queue *rxq = dev->data->rx_queues[q];
-
-		if (rxq != NULL)
-			__atomic_store_n(&rxq->started, false, __ATOMIC_SEQ_CST);
-	}
-	for (q = 0; q < dev->data->nb_tx_queues; q++) {
-		struct refnic_tx_queue *txq = dev->data->tx_queues[q];
-
-		if (txq != NULL)
-			__atomic_store_n(&txq->started, false, __ATOMIC_SEQ_CST);
-	}
+	bursts_hold(dev, true);
 	if (!membarrier_global())
 		rte_delay_ms(REFNIC_BURST_GRACE_MS);	/* their stores drain meanwhile */
 	deadline = rte_get_timer_cycles() + rte_get_timer_hz() * QUIESCE_MAX_MS / 1000;
@@ -149,6 +179,11 @@ recovery_alarm(void *arg)
 	for (attempt = 0; attempt < RECOVERY_ATTEMPTS && ret != 0; attempt++)
 		ret = refnic_dev_recover(dev, &saved);
 	__atomic_store_n(&ad->recovering, false, __ATOMIC_RELEASE);
+	/* From here a failure a burst finds is a new one: let them in, to a
+	 * failed port's queues stopped (until rte_eth_dev_reset()). */
+	if (ret != 0)
+		queues_stop_marks(dev);
+	bursts_hold(dev, false);
 	if (ret == 0) {
 		__atomic_store_n(&ad->reset_event_sent, false, __ATOMIC_RELEASE);
 		__atomic_fetch_add(&ad->failure_stats.recoveries, 1, __ATOMIC_RELAXED);

@@ -350,7 +350,8 @@ refnic_recv_pkts(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 	uint16_t nb_rx;
 
 	/* A stopped queue is gone from the device: no refill, no TAIL write. */
-	if (unlikely(!refnic_burst_enter(&rxq->in_burst, &rxq->started, &rxq->broken)))
+	if (unlikely(!refnic_burst_enter(&rxq->in_burst, &rxq->started, &rxq->broken,
+					&rxq->held)))
 		return 0;
 	nb_rx = refnic_rx_scalar(rxq, pkts, nb_pkts);
 	refnic_rx_refill(rxq);
@@ -742,7 +743,8 @@ refnic_xmit_pkts(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 	uint16_t tail, n;
 
 	/* Nothing sent is nothing claimed: the application keeps its mbufs. */
-	if (unlikely(!refnic_burst_enter(&txq->in_burst, &txq->started, &txq->broken)))
+	if (unlikely(!refnic_burst_enter(&txq->in_burst, &txq->started, &txq->broken,
+					&txq->held)))
 		return 0;
 	tail = txq->tail;
 	if (txq->nb_free < txq->free_thresh)

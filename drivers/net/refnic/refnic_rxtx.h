@@ -40,18 +40,20 @@ refnic_rx_flow_mark(const struct refnic_rx_cpl *cpl, uint16_t flags, struct rte_
 
 /*
  * A burst's way into a queue and out. While in_burst is set the queue is
- * the lcore's; refnic_bursts_quiesce() clears started, has every thread's
+ * the lcore's; a recovery (bursts_quiesce()) sets held, has every thread's
  * stores seen (membarrier: nothing is added to this path) and waits for
  * in_burst to clear, after which no burst is inside and none gets in.
  * Also for a secondary's lcores: the barrier is system-wide.
  */
 static __rte_always_inline bool
-refnic_burst_enter(uint32_t *in_burst, const bool *started, const bool *broken)
+refnic_burst_enter(uint32_t *in_burst, const bool *started, const bool *broken,
+		   const bool *held)
 {
 	__atomic_store_n(in_burst, 1, __ATOMIC_RELAXED);
 	rte_compiler_barrier();
 	if (likely(__atomic_load_n(started, __ATOMIC_ACQUIRE) &&
-		   !__atomic_load_n(broken, __ATOMIC_RELAXED)))
+		   !__atomic_load_n(broken, __ATOMIC_RELAXED) &&
+		   !__atomic_load_n(held, __ATOMIC_RELAXED)))
 		return true;
 	__atomic_store_n(in_burst, 0, __ATOMIC_RELEASE);
 	return false;
@@ -122,6 +124,7 @@ struct refnic_rx_queue {
 	bool deferred_start;		/* not started with the port */
 	bool scatter;			/* frames may span buffers: asked, or the MTU needs it */
 	uint32_t in_burst;		/* an lcore is in a burst (refnic_burst_enter) */
+	bool held;			/* bursts kept out: a recovery is under way */
 	uint32_t starts;		/* times started: the doorbell check sees restarts */
 	struct rte_mbuf *pkt_first;	/* frame being assembled across bursts */
 	struct rte_mbuf *pkt_last;
@@ -170,6 +173,7 @@ struct refnic_tx_queue {
 	bool started;
 	bool deferred_start;
 	uint32_t in_burst;		/* an lcore is in a burst (refnic_burst_enter) */
+	bool held;			/* bursts kept out: a recovery is under way */
 	uint32_t starts;		/* times started: the doorbell check sees restarts */
 	struct refnic_queue_stats stats;
 	struct refnic_queue_stats stats_base;	/* control threads': at the last reset */

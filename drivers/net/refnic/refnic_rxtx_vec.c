@@ -144,7 +144,8 @@ refnic_recv_pkts_vec(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 	uint64_t bytes = 0;
 
 	/* The queue's state is read once inside only (a recovery resets it). */
-	if (unlikely(!refnic_burst_enter(&rxq->in_burst, &rxq->started, &rxq->broken)))
+	if (unlikely(!refnic_burst_enter(&rxq->in_burst, &rxq->started, &rxq->broken,
+					&rxq->held)))
 		return 0;
 	ptype_mask = __atomic_load_n(&rxq->ptype_mask, __ATOMIC_RELAXED);
 	next = rxq->next;
@@ -220,7 +221,8 @@ refnic_xmit_pkts_vec(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 	uint64_t bytes = 0, dropped = 0;
 	uint16_t tail, n = 0, room;
 
-	if (unlikely(!refnic_burst_enter(&txq->in_burst, &txq->started, &txq->broken)))
+	if (unlikely(!refnic_burst_enter(&txq->in_burst, &txq->started, &txq->broken,
+					&txq->held)))
 		return 0;
 	tail = txq->tail;
 	if (txq->nb_free < txq->free_thresh)
