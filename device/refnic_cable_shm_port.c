@@ -181,6 +181,21 @@ config_publish(struct shm_cable *sc)
 }
 
 /*
+ * Right after a change (an admin command, the end of a reset; engine
+ * 0, as the pass's own publish): the far end delivers by it from the
+ * next frame, not from this engine's next pass. A port started by the
+ * time its application's start returns is one the far end sees started.
+ */
+void
+refnic_shm_config_publish(struct refnic_emu *emu)
+{
+	struct shm_cable *sc = emu_shm(emu);
+
+	if (sc != NULL)
+		config_publish(sc);
+}
+
+/*
  * Queue qid created (enabled) or gone: its set-up into the file, as a
  * seqlock whose odd generation keeps the far end out; once it has left the
  * ring (its busy word), the ring is ours to hand back to the driver.

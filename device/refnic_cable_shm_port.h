@@ -23,6 +23,7 @@ struct refnic_hw_stats;
 /* The receiving port's device: queue qid created, destroyed or reset
  * (returns once the far end is out of its ring), its TAIL taken. */
 void refnic_shm_rxq_publish(struct refnic_emu *emu, uint16_t qid);
+void refnic_shm_config_publish(struct refnic_emu *emu);
 void refnic_shm_rx_tail(struct refnic_emu *emu, uint16_t qid);
 /* Where the far end's deliveries into queue qid stand. */
 uint16_t refnic_shm_rx_published(const struct refnic_emu *emu, uint16_t qid);

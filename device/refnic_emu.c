@@ -194,6 +194,8 @@ emu_service_control(struct refnic_emu *emu, uint64_t now, uint64_t *next_due_tsc
 		}
 		refnic_engine_lock_others(emu);
 		emu_set_status(emu, REFNIC_STATE_READY);
+		if (emu->rx_published)
+			refnic_shm_config_publish(emu);
 		refnic_engine_unlock_others(emu);
 		emu_reg_write(emu, REFNIC_REG_RESET_GEN,
 			      emu_reg_read(emu, REFNIC_REG_RESET_GEN) + 1);

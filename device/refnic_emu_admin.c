@@ -242,6 +242,8 @@ admin_complete(struct refnic_emu *emu)
 	 * the receive configuration's write lock too). */
 	refnic_engine_lock_others(emu);
 	status = admin_execute(emu, &aq->cmd, &result);
+	if (emu->rx_published)
+		refnic_shm_config_publish(emu);
 	refnic_engine_unlock_others(emu);
 	cpl->cmd_id = aq->cmd.cmd_id;
 	cpl->status = status;
