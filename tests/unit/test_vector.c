@@ -110,11 +110,13 @@ vec_frame(uint32_t i, const struct vec_case *c, const struct rte_ether_addr *dst
 		return test_make_pkt(dst, 1500, i, tx_ol ? 3 : 1);
 	case 5:
 		m = test_make_l4_pkt(true, IPPROTO_UDP, !tx_ol, tx_ol ? 2 : 1, 100);
-		if (tx_ol)
+		if (m != NULL && tx_ol)
 			m->ol_flags |= RTE_MBUF_F_TX_IPV6 | RTE_MBUF_F_TX_UDP_CKSUM;
 		break;
 	case 6:
 		m = test_make_l4_pkt(false, IPPROTO_TCP, !tx_ol, 1, 40);
+		if (m == NULL)
+			return NULL;	/* the pool ran dry: the caller says so */
 		if (tx_ol)
 			m->ol_flags |= RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IP_CKSUM |
 				       RTE_MBUF_F_TX_TCP_CKSUM | RTE_MBUF_F_TX_VLAN;
@@ -126,6 +128,8 @@ vec_frame(uint32_t i, const struct vec_case *c, const struct rte_ether_addr *dst
 		return test_make_pkt(dst, 200 + i % 1000, i, 1);
 	default:
 		m = test_make_l4_pkt(false, IPPROTO_UDP, true, 1, 1 + (i * 7) % 500);
+		if (m == NULL)
+			return NULL;
 		/* Another flow: the other RSS queue, most of the time. */
 		rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *,
 					RTE_ETHER_HDR_LEN)->src_addr = rte_cpu_to_be_32(i);
