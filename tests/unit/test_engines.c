@@ -25,9 +25,10 @@
 static uint16_t port_a, port_b;
 static struct rte_ether_addr any_dst = {{ 0x02, 0, 0, 0, 0, 7 }};
 
-/* Threads of this process whose name starts with "refnic-engine". */
+/* Threads of this process whose name starts with "refnic-engine"; the
+ * first one's id into *first, if asked. */
 static unsigned int
-engine_threads(void)
+engine_threads_scan(pid_t *first)
 {
 	struct dirent *de;
 	unsigned int n = 0;
@@ -41,13 +42,20 @@ engine_threads(void)
 		if (f == NULL)
 			continue;
 		if (fgets(comm, sizeof(comm), f) != NULL &&
-		    strncmp(comm, "refnic-engine", strlen("refnic-engine")) == 0)
-			n++;
+		    strncmp(comm, "refnic-engine", strlen("refnic-engine")) == 0 &&
+		    n++ == 0 && first != NULL)
+			*first = atoi(de->d_name);
 		fclose(f);
 	}
 	if (dir != NULL)
 		closedir(dir);
 	return n;
+}
+
+static unsigned int
+engine_threads(void)
+{
+	return engine_threads_scan(NULL);
 }
 
 #define EN_ARGS		"profile=ideal,exec=thread,queues=" RTE_STR(EN_QUEUES) \
@@ -196,24 +204,9 @@ test_engines_offloads_in_parallel(void)
 static pid_t
 engine_tid(void)
 {
-	DIR *dir = opendir("/proc/self/task");
-	struct dirent *de;
-	char path[300], comm[32];
 	pid_t tid = 0;
-	FILE *f;
 
-	while (tid == 0 && dir != NULL && (de = readdir(dir)) != NULL) {
-		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", de->d_name);
-		f = fopen(path, "r");
-		if (f == NULL)
-			continue;
-		if (fgets(comm, sizeof(comm), f) != NULL &&
-		    strncmp(comm, "refnic-engine", strlen("refnic-engine")) == 0)
-			tid = atoi(de->d_name);
-		fclose(f);
-	}
-	if (dir != NULL)
-		closedir(dir);
+	engine_threads_scan(&tid);
 	return tid;
 }
 
