@@ -10,10 +10,14 @@ users run it (doc/guides/nics/refnic.rst, "Multi-process"):
   dpdk-testpmd --proc-type=secondary ... -- -i --rxq=2 --txq=2 --num-procs=2 --proc-id=1
 """
 
+import itertools
 import os
 import time
 
 from helpers import _pair, telemetry
+
+_seq = itertools.count()
+
 
 def test_secondary_testpmd_forwards_on_primary_ports(refnic_pmd, hugepages):
     primary, secondary = _pair(refnic_pmd, telemetry=True)

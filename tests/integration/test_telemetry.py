@@ -5,7 +5,6 @@ commands, the driver's /refnic/ports and /refnic/port,<id>, and the device's
 """
 
 import glob
-import os
 import re
 
 from helpers import BURST, PAIR, PAIR_PEERS, dump_priv, run_traffic, telemetry

@@ -3,6 +3,7 @@ checksums done by the device on both sides, and judged by the kernel, and
 multi-queue forwarding."""
 
 import os
+import re
 import shutil
 import subprocess
 import time
