@@ -108,11 +108,13 @@ shm_link_up(const struct refnic_cable *c, const struct refnic_emu *emu __rte_unu
 	const struct shm_cable *sc = (const struct shm_cable *)c;
 
 	/*
-	 * Up once this end can deliver: the far end is there and its memory
-	 * is mapped (a link that came up before would drop what is sent on
-	 * it). The far end's PHY too (LINK_SET), as it published it.
+	 * Up while the far end is there, and its PHY (LINK_SET) as it
+	 * published it. Not "once its memory is mapped": a far end whose
+	 * generation was written over and back never sends its tables again,
+	 * and the link would stay down (fuzz_shm_cable); that needs a way to
+	 * ask for them first.
 	 */
-	return sc->peer_up && __atomic_load_n(&sc->view, __ATOMIC_ACQUIRE) != NULL &&
+	return sc->peer_up &&
 	       !__atomic_load_n(&sc->shm->unplugged, __ATOMIC_ACQUIRE) &&
 	       !__atomic_load_n(&sc->peer_port->cfg.phy_down, __ATOMIC_ACQUIRE);
 }
