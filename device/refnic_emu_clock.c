@@ -194,19 +194,18 @@ refnic_emu_clock_reset(struct refnic_emu_clock *c)
 uint16_t
 refnic_emu_admin_clock(struct refnic_emu *emu, const struct refnic_admin_cmd *cmd)
 {
-	uint32_t caps = emu_reg_read(emu, REFNIC_REG_CAPS_LO);
 	struct refnic_emu_clock *c = emu->clock;
 
 	switch (cmd->opcode) {
 	case REFNIC_ADMIN_CLOCK_SET:
 	case REFNIC_ADMIN_CLOCK_ADJUST:
 		/* Adjustable clock: IEEE 1588. A stamp-only device's runs free. */
-		if (!(caps & REFNIC_CAP_PTP))
+		if (!emu_has_cap(emu, REFNIC_CAP_PTP))
 			return REFNIC_ADMIN_STS_UNSUPPORTED;	/* caps_off=ptp */
 		return clock_move(c, cmd->clock.ns, cmd->opcode == REFNIC_ADMIN_CLOCK_SET) ?
 		       REFNIC_ADMIN_STS_OK : REFNIC_ADMIN_STS_INVALID;
 	case REFNIC_ADMIN_TIMESYNC_CTRL:
-		if (!(caps & REFNIC_CAP_PTP))
+		if (!emu_has_cap(emu, REFNIC_CAP_PTP))
 			return REFNIC_ADMIN_STS_UNSUPPORTED;
 		if (cmd->value & ~REFNIC_TIMESYNC_ON)
 			return REFNIC_ADMIN_STS_INVALID;

@@ -160,7 +160,7 @@ refnic_emu_queue_create(struct refnic_emu *emu, const struct refnic_admin_queue_
 			return -EINVAL;
 		/* Stamps need the clock (caps_off=rx_tstamp: refused). */
 		if ((qc->flags & REFNIC_QCREATE_RX_TSTAMP) &&
-		    !(emu_reg_read(emu, REFNIC_REG_CAPS_LO) & REFNIC_CAP_RX_TSTAMP))
+		    !emu_has_cap(emu, REFNIC_CAP_RX_TSTAMP))
 			return -ENOTSUP;
 		QUEUE_CLEAR(rxq);
 		/* With stamps, the completion area ends with one per entry. */
@@ -444,7 +444,7 @@ tx_tso(struct refnic_emu *emu, struct refnic_hw_queue_stats *qs, const struct re
 	struct refnic_frame seg;
 	unsigned int n = 0;
 
-	if ((emu->params.caps_off & REFNIC_CAP_TSO) || !refnic_emu_tso_start(&t, f)) {
+	if (!emu_has_cap(emu, REFNIC_CAP_TSO) || !refnic_emu_tso_start(&t, f)) {
 		*malformed = true;
 		return 0;
 	}
