@@ -86,43 +86,33 @@ burst_wait(const uint32_t *in_burst, uint64_t deadline, uint16_t port_id, const 
 	}
 }
 
-/* Keep bursts out of the port's queues (held), or let them in again. */
+/*
+ * Keep bursts out of the port's queues (held), or let them in again; with
+ * stopped, to queues that read as stopped (a failed port's: bursts return
+ * 0 at once), marked so before they are let in.
+ */
 static void
-bursts_hold(struct rte_eth_dev *dev, bool held)
+bursts_hold(struct rte_eth_dev *dev, bool held, bool stopped)
 {
 	uint16_t q;
 
 	for (q = 0; q < dev->data->nb_rx_queues; q++) {
 		struct refnic_rx_queue *rxq = dev->data->rx_queues[q];
 
-		if (rxq != NULL)
-			__atomic_store_n(&rxq->held, held, __ATOMIC_SEQ_CST);
-	}
-	for (q = 0; q < dev->data->nb_tx_queues; q++) {
-		struct refnic_tx_queue *txq = dev->data->tx_queues[q];
-
-		if (txq != NULL)
-			__atomic_store_n(&txq->held, held, __ATOMIC_SEQ_CST);
-	}
-}
-
-/* Every queue reads as stopped: bursts return 0 at once. */
-static void
-queues_stop_marks(struct rte_eth_dev *dev)
-{
-	uint16_t q;
-
-	for (q = 0; q < dev->data->nb_rx_queues; q++) {
-		struct refnic_rx_queue *rxq = dev->data->rx_queues[q];
-
-		if (rxq != NULL)
+		if (rxq == NULL)
+			continue;
+		if (stopped)
 			__atomic_store_n(&rxq->started, false, __ATOMIC_RELEASE);
+		__atomic_store_n(&rxq->held, held, __ATOMIC_SEQ_CST);
 	}
 	for (q = 0; q < dev->data->nb_tx_queues; q++) {
 		struct refnic_tx_queue *txq = dev->data->tx_queues[q];
 
-		if (txq != NULL)
+		if (txq == NULL)
+			continue;
+		if (stopped)
 			__atomic_store_n(&txq->started, false, __ATOMIC_RELEASE);
+		__atomic_store_n(&txq->held, held, __ATOMIC_SEQ_CST);
 	}
 }
 
@@ -138,7 +128,7 @@ bursts_quiesce(struct rte_eth_dev *dev)
 	uint64_t deadline;
 	uint16_t q;
 
-	bursts_hold(dev, true);
+	bursts_hold(dev, true, false);
 	if (!membarrier_global())
 		rte_delay_ms(REFNIC_BURST_GRACE_MS);	/* their stores drain meanwhile */
 	deadline = rte_get_timer_cycles() + rte_get_timer_hz() * QUIESCE_MAX_MS / 1000;
@@ -181,9 +171,7 @@ recovery_alarm(void *arg)
 	__atomic_store_n(&ad->recovering, false, __ATOMIC_RELEASE);
 	/* From here a failure a burst finds is a new one: let them in, to a
 	 * failed port's queues stopped (until rte_eth_dev_reset()). */
-	if (ret != 0)
-		queues_stop_marks(dev);
-	bursts_hold(dev, false);
+	bursts_hold(dev, false, ret != 0);
 	if (ret == 0) {
 		__atomic_store_n(&ad->reset_event_sent, false, __ATOMIC_RELEASE);
 		__atomic_fetch_add(&ad->failure_stats.recoveries, 1, __ATOMIC_RELAXED);
