@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include <rte_common.h>
+#include <rte_ether.h>
 #include <rte_string_fns.h>
 
 #include "refnic_cable_shm_port.h"
@@ -51,19 +52,27 @@ admin_latch(struct refnic_emu *emu)
 	return true;
 }
 
+/*
+ * The device fails: STATUS says FATAL whatever it has. Only a device with
+ * fault reporting says why (FATAL_CODE) and posts the event; without
+ * (caps_off=fault_report) the driver finds out by reading STATUS.
+ */
 void
 refnic_emu_fatal(struct refnic_emu *emu, uint32_t code)
 {
 	uint32_t status = emu_reg_read(emu, REFNIC_REG_STATUS);
+	bool report = emu_has_cap(emu, REFNIC_CAP_FAULT_REPORT);
 
-	emu_reg_write(emu, REFNIC_REG_FATAL_CODE, code);
+	if (report)
+		emu_reg_write(emu, REFNIC_REG_FATAL_CODE, code);
 	status = (status & ~REFNIC_STATUS_STATE_MASK) | REFNIC_STATE_FATAL |
 		 REFNIC_STATUS_FATAL;
 	emu_reg_write(emu, REFNIC_REG_STATUS, status);
 	refnic_engine_lock_others(emu);
 	emu_state_set(emu, REFNIC_STATE_FATAL);
 	refnic_engine_unlock_others(emu);
-	refnic_emu_post_event(emu, REFNIC_EVENT_FATAL, code);
+	if (report)
+		refnic_emu_post_event(emu, REFNIC_EVENT_FATAL, code);
 }
 
 /* A reply into the command's host buffer: what hostile replies garble. */
@@ -99,7 +108,8 @@ admin_identify(struct refnic_emu *emu, const struct refnic_admin_cmd *cmd)
 	id.min_ring_size = REFNIC_MIN_RING_SIZE;
 	id.max_ring_size = REFNIC_MAX_RING_SIZE;
 	id.min_mtu = REFNIC_MIN_MTU;
-	id.max_mtu = REFNIC_MAX_MTU;
+	/* Without jumbo frames, an Ethernet MTU and no more (SET_MTU too). */
+	id.max_mtu = id.caps & REFNIC_CAP_JUMBO ? REFNIC_MAX_MTU : RTE_ETHER_MTU;
 	id.max_tx_segs = refnic_emu_max_tx_segs(emu);
 	id.min_rx_buf_size = REFNIC_MIN_RX_BUF_SIZE;
 	id.num_vectors = emu->nb_vectors;
@@ -126,6 +136,8 @@ admin_stats_get(struct refnic_emu *emu, const struct refnic_admin_cmd *cmd)
 {
 	struct refnic_hw_stats sum;
 
+	if (!emu_has_cap(emu, REFNIC_CAP_STATS_DMA))
+		return REFNIC_ADMIN_STS_UNSUPPORTED;	/* caps_off=stats_dma */
 	refnic_emu_stats_sum(emu, &sum);
 	return refnic_emu_admin_dma_to_host(emu, cmd, &sum, sizeof(sum));
 }
@@ -149,6 +161,9 @@ admin_execute(struct refnic_emu *emu, const struct refnic_admin_cmd *cmd, uint32
 	case REFNIC_ADMIN_SET_MTU:
 		if (cmd->value < REFNIC_MIN_MTU || cmd->value > REFNIC_MAX_MTU)
 			return REFNIC_ADMIN_STS_INVALID;
+		/* Within the contract's range, beyond what this device has. */
+		if (cmd->value > RTE_ETHER_MTU && !emu_has_cap(emu, REFNIC_CAP_JUMBO))
+			return REFNIC_ADMIN_STS_UNSUPPORTED;	/* caps_off=jumbo */
 		emu->mtu = cmd->value;
 		return REFNIC_ADMIN_STS_OK;
 	case REFNIC_ADMIN_SET_RX_MODE:

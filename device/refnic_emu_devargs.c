@@ -437,6 +437,10 @@ static const struct {
 	{ "tso", REFNIC_CAP_TSO },
 	{ "rx_tstamp", REFNIC_CAP_RX_TSTAMP },	/* (1.4) */
 	{ "ptp", REFNIC_CAP_PTP },		/* (1.4) */
+	{ "rx_ptype", REFNIC_CAP_RX_PTYPE },	/* (1.3) */
+	{ "jumbo", REFNIC_CAP_JUMBO },
+	{ "aeq", REFNIC_CAP_AEQ },
+	{ "fault_report", REFNIC_CAP_FAULT_REPORT },
 };
 
 /* caps_off=<cap>[+<cap>...]: a device model without those features */
@@ -459,7 +463,8 @@ handle_caps_off(const char *key, const char *value, void *opaque)
 		if (i == RTE_DIM(cap_names)) {
 			EMU_LOG(ERR, "invalid %s=" ARG_QUOTE_FMT ": expected capabilities joined by '+', "
 				"of rss, rx_csum, tx_csum, vlan_strip, vlan_insert, vlan_filter, "
-				"scatter, moderation, push, flow", key, ARG_QUOTE(value));
+				"scatter, moderation, push, flow, tso, rx_tstamp, ptp, rx_ptype, "
+				"jumbo, aeq, fault_report", key, ARG_QUOTE(value));
 			return -EINVAL;
 		}
 		caps |= cap_names[i].caps;

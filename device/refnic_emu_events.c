@@ -51,7 +51,10 @@ refnic_emu_aeq_service(struct refnic_emu *emu)
 	depth = emu_reg_read(emu, REFNIC_REG_AEQ_DEPTH);
 	iova = (uint64_t)emu_reg_read(emu, REFNIC_REG_AEQ_BASE_HI) << 32 |
 	       emu_reg_read(emu, REFNIC_REG_AEQ_BASE_LO);
-	if (emu_reg_read(emu, REFNIC_REG_AEQ_CTRL) & REFNIC_AEQ_CTRL_ENABLE) {
+	/* Without the event queue (caps_off=aeq) its registers latch nothing:
+	 * the device never writes an event into host memory. */
+	if ((emu_reg_read(emu, REFNIC_REG_AEQ_CTRL) & REFNIC_AEQ_CTRL_ENABLE) &&
+	    emu_has_cap(emu, REFNIC_CAP_AEQ)) {
 		if (depth < REFNIC_MIN_AEQ_DEPTH || depth > REFNIC_MAX_AEQ_DEPTH ||
 		    !rte_is_power_of_2(depth))
 			EMU_LOG(ERR, "%s: event queue depth %u invalid", emu->name, depth);

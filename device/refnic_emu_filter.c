@@ -138,6 +138,8 @@ refnic_emu_admin_filter(struct refnic_emu *emu, const struct refnic_admin_cmd *c
 		return mc_list_set(emu, &cmd->buf);
 	case REFNIC_ADMIN_VLAN_FILTER_ADD:
 	case REFNIC_ADMIN_VLAN_FILTER_DEL:
+		if (!emu_has_cap(emu, REFNIC_CAP_VLAN_FILTER))
+			return REFNIC_ADMIN_STS_UNSUPPORTED;	/* caps_off=vlan_filter */
 		if (vid > REFNIC_MAX_VLAN_ID)
 			return REFNIC_ADMIN_STS_INVALID;
 		if (cmd->opcode == REFNIC_ADMIN_VLAN_FILTER_ADD)

@@ -431,6 +431,25 @@ rxq_intr_held(struct refnic_emu *emu, const struct refnic_emu_rxq *rxq)
 }
 
 /*
+ * Does the device have what the packet's first descriptor asks of it? A
+ * device without an offload (caps_off=tx_csum, vlan_insert, tso) cannot do
+ * the work asked: the packet is malformed, dropped whole and counted, as
+ * a NIC does a descriptor it cannot parse. With TSO the checksum flags are
+ * ignored (refnic_hw.h): segmentation makes the checksums itself.
+ */
+static bool
+tx_offloads_offered(const struct refnic_emu *emu, uint16_t offload)
+{
+	if ((offload & REFNIC_TXD_VLAN_INSERT) && !emu_has_cap(emu, REFNIC_CAP_VLAN_INSERT))
+		return false;
+	if (offload & REFNIC_TXD_TSO)
+		return true;	/* TSO itself: tx_tso() */
+	return !(offload & (REFNIC_TXD_IP_CSUM | REFNIC_TXD_L4_CSUM_TCP |
+			    REFNIC_TXD_L4_CSUM_UDP)) ||
+	       emu_has_cap(emu, REFNIC_CAP_TX_CSUM);
+}
+
+/*
  * A TSO packet's frames, each through the normal delivery; returns how many.
  * *malformed if the device cannot segment it (TSO off, or a packet out of
  * the contract's bounds). The bounds bound the work: at most
@@ -513,6 +532,8 @@ refnic_emu_tx_service(struct refnic_emu *emu, uint16_t qid, uint64_t now,
 				break;
 		}
 		done += (idx - start) & (txq->size - 1);
+		if (!malformed && unlikely(f.offload & REFNIC_TXD_OFFLOADS))
+			malformed = !tx_offloads_offered(emu, f.offload);
 		if (!malformed && unlikely(f.offload & REFNIC_TXD_TSO)) {
 			/* Its frames count against the pass's budget too. */
 			done += tx_tso(emu, qs, &f, &batch, &malformed);
@@ -1028,6 +1049,12 @@ refnic_emu_rx_frame(struct refnic_emu *emu, const struct refnic_frame *f,
 		goto drop;
 	}
 	n = rx_buffers_needed(rxq, tail, f->len);
+	/* A device that cannot scatter (caps_off=scatter) writes a frame into
+	 * one buffer or not at all: one longer than its buffers is oversize. */
+	if (unlikely(n > 1) && !emu_has_cap(emu, REFNIC_CAP_SCATTER)) {
+		emu_stats(emu)->rx_oversize++;
+		goto drop;
+	}
 	/* Stamped once taken: a frame dropped here latches nothing. */
 	if (unlikely(rxq->stamps != NULL || emu_timesync(emu)) && n != 0)
 		rx_stamp(emu, rxq, hdr, hdr_len, &meta);

@@ -42,6 +42,7 @@ extern const struct unit_test_suite refnic_vector_suite;
 extern const struct unit_test_suite refnic_flow_suite;
 extern const struct unit_test_suite refnic_tso_suite;
 extern const struct unit_test_suite refnic_timesync_suite;
+extern const struct unit_test_suite refnic_caps_suite;
 
 static const struct unit_test_suite *suites[] = {
 	&refnic_probe_suite,
@@ -67,6 +68,7 @@ static const struct unit_test_suite *suites[] = {
 	&refnic_flow_suite,
 	&refnic_tso_suite,
 	&refnic_timesync_suite,
+	&refnic_caps_suite,
 };
 
 static bool

@@ -804,7 +804,8 @@ struct refnic_hw_stats {
 	uint64_t dma_errors;		/* IOVAs that did not translate */
 	uint64_t rx_filtered;		/* frames dropped by MAC/VLAN filters,
 					 * and by flow rules (1.3) */
-	uint64_t rx_oversize;		/* frames above the MTU */
+	uint64_t rx_oversize;		/* frames above the MTU, or above one
+					 * buffer on a device without SCATTER */
 	uint64_t interrupts;		/* all vectors */
 	uint64_t resets;
 	uint64_t control_latency_us;	/* time admin commands and resets took
