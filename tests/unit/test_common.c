@@ -2,6 +2,7 @@
  * Copyright(c) 2026 The refnic authors
  */
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -420,7 +421,7 @@ test_stats_loop(void *arg)
 	struct test_stats_thread *r = arg;
 	struct rte_eth_stats st;
 
-	while (!r->stop) {
+	while (!__atomic_load_n(&r->stop, __ATOMIC_RELAXED)) {
 		if (r->reset)
 			rte_eth_stats_reset(r->port);
 		else
@@ -480,15 +481,64 @@ test_rx_wait(uint16_t port_id, struct rte_mbuf **pkts, uint16_t n)
 	return test_rx_wait_ms(port_id, pkts, n, TEST_WAIT_S * 1000);
 }
 
+/*
+ * The capture: EAL's log lines appended under a lock. Any thread may log
+ * while a test reads the buffer (the interrupt thread, alarms, engines),
+ * and fmemopen's stream writes the buffer with nothing the reader could
+ * wait on. After the stop, lines still on their way are dropped.
+ */
+static struct {
+	pthread_mutex_t lock;
+	char *buf;
+	size_t len, used;	/* used < len: the buffer stays a string */
+	bool on;
+} log_capture = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static ssize_t
+log_capture_write(void *cookie __rte_unused, const char *data, size_t n)
+{
+	size_t k;
+
+	pthread_mutex_lock(&log_capture.lock);
+	if (log_capture.on) {
+		k = RTE_MIN(n, log_capture.len - 1 - log_capture.used);
+		memcpy(log_capture.buf + log_capture.used, data, k);
+		log_capture.used += k;
+	}
+	pthread_mutex_unlock(&log_capture.lock);
+	return n;
+}
+
 FILE *
 test_log_capture_start(char *buf, size_t len)
 {
-	FILE *f = fmemopen(buf, len - 1, "w");
+	cookie_io_functions_t io = { .write = log_capture_write };
+	FILE *f;
 
+	pthread_mutex_lock(&log_capture.lock);
 	memset(buf, 0, len);
-	if (f != NULL)
+	log_capture.buf = buf;
+	log_capture.len = len;
+	log_capture.used = 0;
+	log_capture.on = true;
+	pthread_mutex_unlock(&log_capture.lock);
+	f = fopencookie(NULL, "w", io);
+	if (f != NULL) {
+		setvbuf(f, NULL, _IOLBF, 0);	/* each line out as it ends */
 		rte_openlog_stream(f);
+	}
 	return f;
+}
+
+bool
+test_log_has(const char *log, const char *needle)
+{
+	bool has;
+
+	pthread_mutex_lock(&log_capture.lock);
+	has = strstr(log, needle) != NULL;
+	pthread_mutex_unlock(&log_capture.lock);
+	return has;
 }
 
 unsigned int
@@ -509,6 +559,12 @@ void
 test_log_capture_stop(FILE *f)
 {
 	rte_openlog_stream(NULL);
+	if (f != NULL)
+		fflush(f);
+	/* What was written is the reader's from here (the lock orders it). */
+	pthread_mutex_lock(&log_capture.lock);
+	log_capture.on = false;
+	pthread_mutex_unlock(&log_capture.lock);
 	if (f != NULL)
 		fclose(f);
 }

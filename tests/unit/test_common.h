@@ -104,7 +104,7 @@ bool test_frame_passes(uint16_t a, uint16_t b, const struct rte_ether_addr *dst,
 struct test_stats_thread {
 	uint16_t port;
 	bool reset;			/* rte_eth_stats_reset(), else _get() */
-	volatile bool stop;
+	bool stop;			/* atomic: set by the thread that waits */
 	unsigned int calls;
 };
 void *test_stats_loop(void *arg);
@@ -113,6 +113,8 @@ bool test_link_wait(uint16_t port_id, uint16_t status);
 /* EAL's log into buf (len bytes, cleared first) until the stop; NULL if not. */
 FILE *test_log_capture_start(char *buf, size_t len);
 void test_log_capture_stop(FILE *f);
+/* Whether the capture holds needle yet: while it runs, only so. */
+bool test_log_has(const char *log, const char *needle);
 /* How many times needle is in log; the last one into *last, unless NULL. */
 unsigned int test_log_count(const char *log, const char *needle, const char **last);
 /* Wait until one of the device's counters (offset in refnic_hw_stats) reaches

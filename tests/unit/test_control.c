@@ -448,7 +448,7 @@ test_stats_consistent_under_concurrency(void)
 		    (st.ipackets > sent || st.ibytes > sent * 64 || st.imissed > sent))
 			bad++;
 	}
-	r.stop = true;
+	__atomic_store_n(&r.stop, true, __ATOMIC_RELAXED);
 	pthread_join(thread, NULL);
 	test_pair_destroy(CP_A, CP_B);
 	TEST_ASSERT(r.calls > 0, "the resetting thread never ran");
@@ -459,8 +459,8 @@ test_stats_consistent_under_concurrency(void)
 struct traffic_thread {
 	uint16_t a, b;
 	struct rte_ether_addr mac;
-	volatile bool stop;
-	uint64_t sent, received;
+	bool stop;		/* atomic: the main thread sets it */
+	uint64_t sent, received;	/* sent: atomic, the main thread waits on it */
 };
 
 static void *
@@ -472,12 +472,12 @@ traffic_loop(void *arg)
 
 	/* Both ways: whichever device the control call locks first, a
 	 * doorbell holds the other's TX lock. */
-	while (!t->stop) {
+	while (!__atomic_load_n(&t->stop, __ATOMIC_RELAXED)) {
 		for (i = 0; i < TEST_BURST; i++)
 			m[i] = test_make_pkt(&t->mac, 64, i, 1);
 		n = rte_eth_tx_burst(t->a, 0, m, TEST_BURST / 2);
 		n += rte_eth_tx_burst(t->b, 0, m + n, TEST_BURST - n);
-		t->sent += n;
+		__atomic_store_n(&t->sent, t->sent + n, __ATOMIC_RELAXED);
 		rte_pktmbuf_free_bulk(m + n, TEST_BURST - n);
 		n = rte_eth_rx_burst(t->b, 0, m, TEST_BURST);
 		n += rte_eth_rx_burst(t->a, 0, m + n, TEST_BURST - n);
@@ -507,12 +507,12 @@ test_control_calls_during_inline_traffic(void)
 	t.b = b;
 	TEST_ASSERT_SUCCESS(pthread_create(&thread, NULL, traffic_loop, &t), "");
 	deadline = rte_get_timer_cycles() + rte_get_timer_hz();	/* 1 s of flaps */
-	while (t.sent == 0 && rte_get_timer_cycles() < deadline)
+	while (__atomic_load_n(&t.sent, __ATOMIC_RELAXED) == 0 && rte_get_timer_cycles() < deadline)
 		rte_pause();
 	for (i = 0; rte_get_timer_cycles() < deadline || i < 400; i++)
 		refnic_emu_set_cable_plugged(refnic_emu_lookup(i % 4 < 2 ? CP_A : CP_B),
 					     i % 2 != 0);
-	t.stop = true;
+	__atomic_store_n(&t.stop, true, __ATOMIC_RELAXED);
 	pthread_join(thread, NULL);
 	test_pair_destroy(CP_A, CP_B);
 	TEST_ASSERT(t.sent > 0 && t.received > 0, "no traffic ran alongside");

@@ -431,7 +431,7 @@ test_spurious_queue_error_event(void)
 	refnic_emu_set_tamper(emu, tamper_queue_error, NULL);
 	refnic_emu_set_cable_plugged(emu, false);	/* an LSC event, rewritten */
 	/* Until the interrupt thread has read it: its line says what it judged. */
-	while (!(judged = strstr(log, "shows no error: ignored") != NULL) &&
+	while (!(judged = test_log_has(log, "shows no error: ignored")) &&
 	       rte_get_timer_cycles() < deadline)
 		rte_delay_ms(1);
 	test_log_capture_stop(f);

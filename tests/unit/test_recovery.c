@@ -545,7 +545,7 @@ test_recovery_while_stats_read(void)
 	ret = TEST_SUCCESS;
 out:
 	recovery_log_start(b, false);
-	r.stop = true;
+	__atomic_store_n(&r.stop, true, __ATOMIC_RELAXED);
 	pthread_join(thread, NULL);
 	test_pair_destroy(CP_A, CP_B);
 	TEST_ASSERT(r.calls > 0, "the reading thread never ran");
