@@ -117,6 +117,15 @@ vec_unlock(struct refnic_emu *emu, struct refnic_emu_vector *vec)
 		refnic_cable_shared_unlock(&vec->lock);
 }
 
+/*
+ * A store to a vector's armed, pending or due_tsc, under its lock. Atomic
+ * because deliveries read them without the lock (queue_intr_armed(),
+ * rxq_intr_held()): a torn or compiler-split store there is a data race.
+ * Relaxed: the order arm-then-publish against publish-then-look is the
+ * fences' (refnic_emu_intr_arm(), rxq_publish()), not these stores'.
+ */
+#define vec_store(field, val)	__atomic_store_n((field), (val), __ATOMIC_RELAXED)
+
 static uint64_t
 vector_interval_tsc(struct refnic_emu *emu, uint16_t v, uint8_t causes)
 {
@@ -150,7 +159,7 @@ vector_try_raise(struct refnic_emu *emu, uint16_t v, uint64_t now, bool full)
 	gap = vec->raised_once ? vector_interval_tsc(emu, v, vec->pending) : 0;
 	if (vec->raised_once && now - vec->last_raise_tsc < gap && !full) {
 		if (vec->due_tsc == 0) {
-			vec->due_tsc = vec->last_raise_tsc + gap;
+			vec_store(&vec->due_tsc, vec->last_raise_tsc + gap);
 			__atomic_store_n(&emu->intr->held, true, __ATOMIC_RELEASE);
 			intr_kick_deferred(emu);
 		}
@@ -163,9 +172,9 @@ vector_try_raise(struct refnic_emu *emu, uint16_t v, uint64_t now, bool full)
 		emu->intr->count[vec->rx_qid & (REFNIC_MAX_QUEUES - 1)].rx++;
 	if (vec->pending & REFNIC_EMU_CAUSE_TX)
 		emu->intr->count[vec->tx_qid & (REFNIC_MAX_QUEUES - 1)].tx++;
-	vec->armed = 0;
-	vec->pending = 0;
-	vec->due_tsc = 0;
+	vec_store(&vec->armed, 0);
+	vec_store(&vec->pending, 0);
+	vec_store(&vec->due_tsc, 0);
 	vec->last_raise_tsc = now;
 	vec->raised_once = true;
 	emu_reg_write(emu, reg + REFNIC_VEC_RAISED, emu_reg_read(emu, reg + REFNIC_VEC_RAISED) + 1);
@@ -183,7 +192,7 @@ refnic_emu_intr_fire(struct refnic_emu *emu, uint16_t v, uint8_t cause, bool ful
 
 	vec_lock(emu, vec);
 	if (vec->armed & cause) {
-		vec->pending |= cause;
+		vec_store(&vec->pending, vec->pending | cause);
 		vector_try_raise(emu, v, rte_get_tsc_cycles(), full);
 	}
 	vec_unlock(emu, vec);
@@ -196,16 +205,16 @@ vector_arm(struct refnic_emu *emu, uint16_t v, uint8_t cause, uint16_t qid, bool
 
 	vec_lock(emu, vec);
 	if (arm) {
-		vec->armed |= cause;
+		vec_store(&vec->armed, vec->armed | cause);
 		if (cause == REFNIC_EMU_CAUSE_RX)
 			vec->rx_qid = qid;
 		else
 			vec->tx_qid = qid;
 	} else {
-		vec->armed &= ~cause;
-		vec->pending &= ~cause;
+		vec_store(&vec->armed, vec->armed & ~cause);
+		vec_store(&vec->pending, vec->pending & ~cause);
 		if (vec->pending == 0)
-			vec->due_tsc = 0;
+			vec_store(&vec->due_tsc, 0);
 	}
 	vec_unlock(emu, vec);
 }
@@ -280,9 +289,9 @@ refnic_emu_intr_reset(struct refnic_emu *emu)
 		struct refnic_emu_vector *vec = &emu->intr->vec[v];
 
 		vec_lock(emu, vec);
-		vec->armed = 0;
-		vec->pending = 0;
-		vec->due_tsc = 0;
+		vec_store(&vec->armed, 0);
+		vec_store(&vec->pending, 0);
+		vec_store(&vec->due_tsc, 0);
 		vec->raised_once = false;
 		vec_unlock(emu, vec);
 		emu_reg_write(emu, REFNIC_REG_VEC(v) + REFNIC_VEC_RX_ITR_US, 0);
@@ -309,7 +318,7 @@ refnic_emu_intr_service(struct refnic_emu *emu, uint64_t now, uint64_t *next_due
 			continue;
 		vec_lock(emu, vec);
 		if (vec->due_tsc != 0 && now >= vec->due_tsc) {
-			vec->due_tsc = 0;
+			vec_store(&vec->due_tsc, 0);
 			vector_try_raise(emu, v, now, false);
 			work++;
 		}
