@@ -42,12 +42,12 @@ local_peer(const struct local_cable *lc, const struct refnic_emu *emu)
 {
 	struct refnic_emu *peer;
 
-	if (lc->unplugged || emu->phy_down)
+	if (lc->unplugged || __atomic_load_n(&emu->phy_down, __ATOMIC_ACQUIRE))
 		return NULL;
 	if (lc->loopback)
 		return lc->end[0];
 	peer = lc->end[0] == emu ? lc->end[1] : lc->end[0];
-	return peer != NULL && !peer->phy_down ? peer : NULL;
+	return peer != NULL && !__atomic_load_n(&peer->phy_down, __ATOMIC_ACQUIRE) ? peer : NULL;
 }
 
 static void
@@ -183,7 +183,8 @@ refnic_cable_detach(struct refnic_emu *emu)
 bool
 refnic_cable_link_up(const struct refnic_emu *emu)
 {
-	return emu->cable != NULL && !emu->phy_down && emu->cable->ops->link_up(emu->cable, emu);
+	return emu->cable != NULL && !__atomic_load_n(&emu->phy_down, __ATOMIC_ACQUIRE) &&
+	       emu->cable->ops->link_up(emu->cable, emu);
 }
 
 /*
@@ -194,7 +195,9 @@ refnic_cable_link_up(const struct refnic_emu *emu)
 void
 refnic_cable_set_phy(struct refnic_emu *emu, bool on)
 {
-	emu->phy_down = !on;
+	/* Atomic: senders look at both ends' PHY in their inline TX, without
+	 * the admin's engine locks (local_peer()). */
+	__atomic_store_n(&emu->phy_down, !on, __ATOMIC_RELEASE);
 	if (emu->cable != NULL && emu->cable->ops == &local_cable_ops)
 		local_update_ends((struct local_cable *)emu->cable);
 	else
@@ -204,7 +207,7 @@ refnic_cable_set_phy(struct refnic_emu *emu, bool on)
 void
 refnic_cable_tx(struct refnic_emu *emu, const struct refnic_frame *f, struct refnic_rx_batch *b)
 {
-	if (unlikely(emu->phy_down)) {
+	if (unlikely(__atomic_load_n(&emu->phy_down, __ATOMIC_ACQUIRE))) {
 		emu_stats(emu)->cable_tx_dropped++;
 		return;
 	}

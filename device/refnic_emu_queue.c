@@ -990,7 +990,7 @@ refnic_emu_rx_frame(struct refnic_emu *emu, const struct refnic_frame *f,
 	}
 	/* PHY off (LINK_SET): what comes in from another process or the kernel
 	 * is not taken. In this process, nothing is sent to a port that is down. */
-	if (unlikely(emu->phy_down)) {
+	if (unlikely(__atomic_load_n(&emu->phy_down, __ATOMIC_ACQUIRE))) {
 		emu_stats(emu)->cable_rx_dropped++;
 		return false;
 	}
