@@ -97,6 +97,9 @@ struct refnic_db_check {
 	bool enabled;			/* decided at init: devarg and erratum */
 	bool admin_rering;		/* the admin wait re-rings: erratum or check */
 	bool running;			/* alarm armed; cleared to stop it */
+	/* A queue's check, and that queue's start or stop (rte_eth_dev_*_queue_
+	 * start/stop, another thread): a restart rewrites what the check reads. */
+	rte_spinlock_t queue_lock;
 	uint32_t deadline_us;		/* a stall is re-rung within this */
 	uint64_t checks;		/* alarm runs */
 	uint64_t admin_rerings;		/* AQ_TAIL written again */
@@ -140,7 +143,9 @@ struct refnic_adapter {
 	struct refnic_queue_itr itr[REFNIC_MAX_QUEUES];
 	struct refnic_db_check db;
 	/* Set when the device stopped answering: later calls fail fast until
-	 * rte_eth_dev_reset() brings the port back. */
+	 * rte_eth_dev_reset() brings the port back. Atomic: set by a burst or
+	 * an alarm, cleared by a recovery, read by any control thread
+	 * (refnic_port_failed()). */
 	bool failed;
 	bool reset_event_sent;		/* this failure was reported */
 	bool recovering;		/* proactive recovery under way */
@@ -202,6 +207,13 @@ refnic_adapter(const struct rte_eth_dev *dev)
 	return dev->data->dev_private;
 }
 
+/* Has the port failed (refnic_adapter.failed)? From any thread. */
+static inline bool
+refnic_port_failed(const struct refnic_adapter *ad)
+{
+	return __atomic_load_n(&ad->failed, __ATOMIC_ACQUIRE);
+}
+
 /* The primary address plus the device's extra unicast filters. */
 static inline uint32_t
 refnic_max_mac_addrs(const struct refnic_adapter *ad)
@@ -240,6 +252,11 @@ int refnic_admin_exec_buf(struct refnic_adapter *ad, struct refnic_admin_cmd *cm
 int refnic_admin_status_to_errno(uint16_t status);
 int refnic_fetch_hw_stats(struct refnic_adapter *ad);
 int refnic_fetch_hw_stats_baseline(struct refnic_adapter *ad);
+/* The admin queue's and the resets' counters, or zero them: under the admin
+ * lock, which commands and a recovery's reset hold. */
+void refnic_admin_stats_read(struct refnic_adapter *ad, struct refnic_admin_stats *admin,
+			     struct refnic_admin_stats *reset);
+void refnic_admin_stats_clear(struct refnic_adapter *ad);
 
 /* refnic_reply.c: admin reply buffers checked (one line and counted each) */
 int refnic_identify_check(struct refnic_adapter *ad, struct refnic_identify *id);

@@ -304,7 +304,7 @@ admin_exec_locked(struct refnic_adapter *ad, struct refnic_admin_cmd *cmd, uint3
 	struct refnic_admin_cpl cpl;
 	int ret;
 
-	if (ad->failed)
+	if (refnic_port_failed(ad))
 		return -EIO;
 	cmd->cmd_id = ++aq->next_cmd_id;
 	aq->sq[slot] = *cmd;
@@ -407,4 +407,28 @@ int
 refnic_fetch_hw_stats_baseline(struct refnic_adapter *ad)
 {
 	return hw_stats_fetch(ad, true);
+}
+
+/*
+ * The admin and reset counters change under the admin lock, in whichever
+ * thread runs a command or a recovery's reset (the recovery alarm,
+ * telemetry, stats): read and clear them so.
+ */
+void
+refnic_admin_stats_read(struct refnic_adapter *ad, struct refnic_admin_stats *admin,
+			struct refnic_admin_stats *reset)
+{
+	pthread_mutex_lock(&ad->admin.lock);
+	*admin = ad->admin.stats;
+	*reset = ad->reset_stats;
+	pthread_mutex_unlock(&ad->admin.lock);
+}
+
+void
+refnic_admin_stats_clear(struct refnic_adapter *ad)
+{
+	pthread_mutex_lock(&ad->admin.lock);
+	memset(&ad->admin.stats, 0, sizeof(ad->admin.stats));
+	memset(&ad->reset_stats, 0, sizeof(ad->reset_stats));
+	pthread_mutex_unlock(&ad->admin.lock);
 }

@@ -27,14 +27,20 @@ db_check_alarm(void *arg)
 	int ret;
 
 	REFNIC_EAL_SYNC_ACQUIRE(ad);
-	if (!__atomic_load_n(&c->running, __ATOMIC_ACQUIRE))
+	if (!__atomic_load_n(&c->running, __ATOMIC_ACQUIRE)) {
+		/* A run that does nothing still read the port: a cancel waits
+		 * for it too (the close then frees what it read). */
+		REFNIC_EAL_SYNC_RELEASE(ad);
 		return;
+	}
 	refnic_db_count_check(c);
 	/* A failed port's queues wait for rte_eth_dev_reset(), not for us. */
-	for (q = 0; !ad->failed && q < dev->data->nb_tx_queues; q++)
+	rte_spinlock_lock(&c->queue_lock);
+	for (q = 0; !refnic_port_failed(ad) && q < dev->data->nb_tx_queues; q++)
 		refnic_db_check_queue(dev, true, q);
-	for (q = 0; !ad->failed && q < dev->data->nb_rx_queues; q++)
+	for (q = 0; !refnic_port_failed(ad) && q < dev->data->nb_rx_queues; q++)
 		refnic_db_check_queue(dev, false, q);
+	rte_spinlock_unlock(&c->queue_lock);
 	REFNIC_EAL_SYNC_RELEASE(ad);
 	ret = rte_eal_alarm_set(refnic_db_period_us(c), db_check_alarm, dev);
 	if (ret != 0) {

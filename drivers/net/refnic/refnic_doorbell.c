@@ -154,12 +154,12 @@ db_queue_verdict(struct refnic_db_queue *st, uint32_t starts, bool waiting,
 {
 	if (!waiting || st->starts != starts) {
 		st->starts = starts;
-		st->suspect = false;
+		__atomic_store_n(&st->suspect, false, __ATOMIC_RELAXED);
 		return DB_FINE;
 	}
 	if (!st->suspect || st->packets != packets || st->tail != tail || st->done != done) {
-		st->suspect = true;
-		st->rung = false;
+		__atomic_store_n(&st->suspect, true, __ATOMIC_RELAXED);
+		__atomic_store_n(&st->rung, false, __ATOMIC_RELAXED);
 		st->status_read = false;
 		st->packets = packets;
 		st->tail = tail;
@@ -167,7 +167,7 @@ db_queue_verdict(struct refnic_db_queue *st, uint32_t starts, bool waiting,
 		return DB_FINE;
 	}
 	if (!st->rung) {
-		st->rung = true;
+		__atomic_store_n(&st->rung, true, __ATOMIC_RELAXED);
 		return DB_RERING;
 	}
 	/* The device took TAIL at the re-ring: another would tell it nothing. */
@@ -214,7 +214,7 @@ db_check_txq(struct rte_eth_dev *dev, struct refnic_adapter *ad, uint16_t q)
 	bool waiting;
 
 	if (txq == NULL || !__atomic_load_n(&txq->started, __ATOMIC_ACQUIRE)) {
-		st->suspect = false;
+		__atomic_store_n(&st->suspect, false, __ATOMIC_RELAXED);
 		return;
 	}
 	waiting = txq_waiting(txq, &tail, &done);
@@ -234,7 +234,7 @@ db_check_rxq(struct rte_eth_dev *dev, struct refnic_adapter *ad, uint16_t q)
 	bool waiting;
 
 	if (rxq == NULL || !__atomic_load_n(&rxq->started, __ATOMIC_ACQUIRE)) {
-		st->suspect = false;
+		__atomic_store_n(&st->suspect, false, __ATOMIC_RELAXED);
 		return;
 	}
 	waiting = rxq_waiting(rxq, &tail, &done);
@@ -277,8 +277,8 @@ refnic_db_check_start(struct rte_eth_dev *dev)
 		return;
 	/* Counters stay: only what was seen of the queues goes. */
 	for (q = 0; q < REFNIC_MAX_QUEUES; q++) {
-		c->txq[q].suspect = false;
-		c->rxq[q].suspect = false;
+		__atomic_store_n(&c->txq[q].suspect, false, __ATOMIC_RELAXED);
+		__atomic_store_n(&c->rxq[q].suspect, false, __ATOMIC_RELAXED);
 	}
 	__atomic_store_n(&c->running, true, __ATOMIC_RELEASE);
 	ret = refnic_db_alarms_set(dev);

@@ -49,9 +49,10 @@ refnic_hw_init(struct refnic_adapter *ad)
 	struct refnic_identify id;
 	int ret;
 
-	ad->admin.policy = ad->args.admin_poll;
 	if (again)
 		pthread_mutex_lock(&ad->admin.lock);
+	/* Under the lock: a command in flight polls by the policy. */
+	ad->admin.policy = ad->args.admin_poll;
 	ret = refnic_hw_reset(ad);
 	if (ret == 0) {
 		ad->dma_unsafe = false;	/* a finished reset stopped all DMA */
@@ -65,21 +66,25 @@ refnic_hw_init(struct refnic_adapter *ad)
 		ret = refnic_aeq_setup(ad);
 	if (ret != 0)
 		return ret;
-	ad->failed = false;
+	__atomic_store_n(&ad->failed, false, __ATOMIC_RELEASE);
 	ret = refnic_admin_exec_buf(ad, &cmd, &id, sizeof(id), false);
 	if (ret != 0) {
 		PMD_INIT_LOG(ERR, "IDENTIFY failed: %s", rte_strerror(-ret));
 		return ret;
 	}
+	/* Under the stats lock: a stats reader (another thread, during a
+	 * recovery) checks the device's counters against what it is. */
+	pthread_mutex_lock(&ad->stats_lock);
 	ret = refnic_identify_check(ad, &id);
-	if (ret != 0)
+	if (ret != 0) {
+		pthread_mutex_unlock(&ad->stats_lock);
 		return ret;
+	}
 	if (!rte_is_valid_assigned_ether_addr((struct rte_ether_addr *)ad->ident.mac)) {
 		rte_eth_random_addr(ad->ident.mac);
 		PMD_INIT_LOG(WARNING, "device has no valid MAC address; using a random one");
 	}
 	/* Device counters run from its creation; the port's from its (re)init. */
-	pthread_mutex_lock(&ad->stats_lock);
 	ret = refnic_fetch_hw_stats_baseline(ad);
 	if (ret == 0)
 		ad->hw_stats_base = ad->hw_stats;
@@ -104,6 +109,7 @@ refnic_ethdev_init(struct rte_eth_dev *dev, const struct refnic_hw *hw,
 	ad->port_id = dev->data->port_id;
 	ad->ptype_mask = RTE_PTYPE_ALL_MASK;
 	pthread_mutex_init(&ad->stats_lock, NULL);
+	rte_spinlock_init(&ad->db.queue_lock);
 
 	dev->dev_ops = &refnic_eth_dev_ops;	/* the event handler calls them */
 	refnic_failure_listen();
@@ -202,7 +208,7 @@ refnic_dev_configure(struct rte_eth_dev *dev)
 	struct refnic_adapter *ad = refnic_adapter(dev);
 	int ret;
 
-	if (ad->failed)
+	if (refnic_port_failed(ad))
 		return -EIO;
 	ret = refnic_link_speeds_check(dev);
 	if (ret != 0)
@@ -282,7 +288,7 @@ refnic_link_update(struct rte_eth_dev *dev, int wait_to_complete __rte_unused)
 		.link_autoneg = RTE_ETH_LINK_FIXED,
 	};
 
-	if (__atomic_load_n(&ad->started, __ATOMIC_ACQUIRE) && !ad->failed &&
+	if (__atomic_load_n(&ad->started, __ATOMIC_ACQUIRE) && !refnic_port_failed(ad) &&
 	    (refnic_reg_read(&ad->hw, REFNIC_REG_STATUS) & REFNIC_STATUS_LINK_UP)) {
 		link.link_status = RTE_ETH_LINK_UP;
 		link.link_speed = ad->ident.link_speed_mbps;
@@ -409,7 +415,7 @@ port_start(struct rte_eth_dev *dev, const struct refnic_recovery_state *st)
 	uint16_t q;
 	int ret;
 
-	if (ad->failed) {
+	if (refnic_port_failed(ad)) {
 		PMD_DRV_LOG(ERR, "port %u failed; reset it (rte_eth_dev_reset) first",
 			    dev->data->port_id);
 		return -EIO;
@@ -815,9 +821,9 @@ refnic_stats_get(struct rte_eth_dev *dev, struct rte_eth_stats *stats)
 	/* A secondary asks the primary (refnic_mp.c), which runs this. */
 	pthread_mutex_lock(&ad->stats_lock);
 	/* A refused reply leaves the last good counts: still the device's. */
-	if (!ad->failed)
+	if (!refnic_port_failed(ad))
 		refnic_fetch_hw_stats(ad);
-	hw = !ad->failed;
+	hw = !refnic_port_failed(ad);
 
 	for (q = 0; q < dev->data->nb_rx_queues; q++) {
 		const struct refnic_rx_queue *rxq = dev->data->rx_queues[q];
@@ -882,7 +888,7 @@ refnic_stats_reset(struct rte_eth_dev *dev)
 			refnic_queue_stats_read(&txq->stats, NULL, &txq->stats_base);
 	}
 	pthread_mutex_lock(&ad->stats_lock);
-	if (!ad->failed && refnic_fetch_hw_stats_baseline(ad) == 0)
+	if (!refnic_port_failed(ad) && refnic_fetch_hw_stats_baseline(ad) == 0)
 		ad->hw_stats_base = ad->hw_stats;
 	pthread_mutex_unlock(&ad->stats_lock);
 	return 0;

@@ -678,7 +678,7 @@ flow_remove(struct refnic_adapter *ad, struct rte_flow *flow)
 
 	/* Not there, or a device that failed (its next reset empties it):
 	 * the rule is gone either way. */
-	if (ret != 0 && ret != -ENOENT && !ad->failed)
+	if (ret != 0 && ret != -ENOENT && !refnic_port_failed(ad))
 		return ret;
 	TAILQ_REMOVE(&ad->flows.list, flow, next);
 	ad->flows.nb--;
@@ -729,7 +729,7 @@ refnic_flow_flush(struct rte_eth_dev *dev, struct rte_flow_error *error)
 			ret = hw_flow_add(ad, ad->flows.isolate_slot, &r);
 		}
 	}
-	if (ret == 0 || ad->failed) {
+	if (ret == 0 || refnic_port_failed(ad)) {
 		while ((flow = TAILQ_FIRST(&ad->flows.list)) != NULL) {
 			TAILQ_REMOVE(&ad->flows.list, flow, next);
 			slot_free(ad, flow->slot);
@@ -861,7 +861,7 @@ refnic_flow_isolate(struct rte_eth_dev *dev, int set, struct rte_flow_error *err
 		}
 	} else {
 		ret = flows_in_device(ad) ? hw_flow_del(ad, ad->flows.isolate_slot) : 0;
-		if (ret == 0 || ret == -ENOENT || ad->failed) {
+		if (ret == 0 || ret == -ENOENT || refnic_port_failed(ad)) {
 			slot_free(ad, ad->flows.isolate_slot);
 			ad->flows.isolated = false;
 			ret = 0;

@@ -46,7 +46,7 @@ state_port(const struct rte_eth_dev *dev, const struct refnic_adapter *ad, bool 
 {
 	s->group(s, "port", -1);
 	/* failed: the device stopped answering; rte_eth_dev_reset() recovers. */
-	s->str(s, "state", ad->failed ? "failed" : "ok");
+	s->str(s, "state", refnic_port_failed(ad) ? "failed" : "ok");
 	s->u64(s, "recovering", ad->recovering);	/* proactive recovery under way */
 	s->u64(s, "started", dev->data->dev_started);
 	s->u64(s, "dma_unsafe", ad->dma_unsafe);
@@ -103,7 +103,7 @@ state_doorbell(const struct refnic_adapter *ad, struct refnic_state_sink *s)
 
 static void
 state_admin(const struct refnic_adapter *ad, const struct refnic_admin_stats *st,
-	    struct refnic_state_sink *s)
+	    const struct refnic_admin_stats *reset, struct refnic_state_sink *s)
 {
 	char policy[64];
 
@@ -115,8 +115,8 @@ state_admin(const struct refnic_adapter *ad, const struct refnic_admin_stats *st
 	s->u64(s, "polls", st->polls);
 	s->u64(s, "wait_us", st->wait_us);
 	s->u64(s, "timeouts", st->timeouts);
-	s->u64(s, "reset_wait_us", ad->reset_stats.wait_us);
-	s->u64(s, "reset_timeouts", ad->reset_stats.timeouts);
+	s->u64(s, "reset_wait_us", reset->wait_us);
+	s->u64(s, "reset_timeouts", reset->timeouts);
 }
 
 /* The moderation a queue's cause runs with now. */
@@ -132,9 +132,13 @@ static void
 state_doorbell_queue(const struct refnic_adapter *ad, const struct refnic_db_queue *st,
 		     uint64_t recoveries, struct refnic_state_sink *s)
 {
+	/* The check's own state, written by its alarm: atomics. */
+	bool suspect = __atomic_load_n(&st->suspect, __ATOMIC_RELAXED);
+	bool rung = __atomic_load_n(&st->rung, __ATOMIC_RELAXED);
+
 	if (!ad->db.enabled)
 		return;
-	s->str(s, "doorbell", !st->suspect ? "moving" : st->rung ? "stalled,re-rung" : "stalled");
+	s->str(s, "doorbell", !suspect ? "moving" : rung ? "stalled,re-rung" : "stalled");
 	s->u64(s, "missed_doorbell_recoveries", recoveries);
 }
 
@@ -211,17 +215,18 @@ refnic_port_state(struct rte_eth_dev *dev, struct refnic_state_sink *s)
 {
 	struct refnic_adapter *ad = refnic_adapter(dev);
 	/* Admin counts from before our own STATS_GET, as xstats shows them. */
-	struct refnic_admin_stats admin = ad->admin.stats;
+	struct refnic_admin_stats admin, reset;
 	uint16_t q;
 	bool live;
 
+	refnic_admin_stats_read(ad, &admin, &reset);
 	/* The device counters are read under the lock stats readers share. */
 	pthread_mutex_lock(&ad->stats_lock);
-	live = !ad->failed && refnic_fetch_hw_stats(ad) == 0;
+	live = !refnic_port_failed(ad) && refnic_fetch_hw_stats(ad) == 0;
 	state_device(ad, s);
 	state_port(dev, ad, live, s);
 	state_devargs(dev, ad, s);
-	state_admin(ad, &admin, s);
+	state_admin(ad, &admin, &reset, s);
 	state_doorbell(ad, s);
 	for (q = 0; q < dev->data->nb_rx_queues; q++)
 		state_rxq(dev, q, s);

@@ -273,7 +273,8 @@ refnic_rxq_intr_teardown(struct rte_eth_dev *dev)
 static bool
 queue_intr_ready(struct rte_eth_dev *dev, bool started)
 {
-	return dev->data->dev_conf.intr_conf.rxq && started && !refnic_adapter(dev)->failed;
+	return dev->data->dev_conf.intr_conf.rxq && started &&
+	       !refnic_port_failed(refnic_adapter(dev));
 }
 
 static int

@@ -82,7 +82,7 @@ refnic_itr_apply(struct refnic_adapter *ad, uint16_t q)
 {
 	uint32_t vec = REFNIC_REG_VEC(REFNIC_QUEUE_VECTOR(q));
 
-	if (!itr_supported(ad) || ad->failed)
+	if (!itr_supported(ad) || refnic_port_failed(ad))
 		return;
 	refnic_reg_write(&ad->hw, vec + REFNIC_VEC_RX_ITR_US, ad->itr[q].rx.us);
 	refnic_reg_write(&ad->hw, vec + REFNIC_VEC_TX_ITR_US, ad->itr[q].tx.us);

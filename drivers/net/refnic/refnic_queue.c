@@ -272,7 +272,8 @@ refnic_rx_queue_hw_start(struct rte_eth_dev *dev, struct refnic_rx_queue *rxq)
 	rxq->next = 0;
 	rxq->tail = 0;
 	rxq->phase = REFNIC_PHASE_BIT;
-	rxq->broken = false;
+	/* The bursts read it lock-free (refnic_burst_enter()). */
+	__atomic_store_n(&rxq->broken, false, __ATOMIC_RELAXED);
 	__atomic_store_n(&rxq->started, false, __ATOMIC_RELEASE);
 	ret = queue_create(dev, REFNIC_QTYPE_RX, rxq->qid, rxq->size, rxq->mz->iova,
 			   rxq->mz->iova + rxq->size * sizeof(*rxq->ring), rxq->buf_size,
@@ -304,7 +305,8 @@ refnic_tx_queue_hw_start(struct rte_eth_dev *dev, struct refnic_tx_queue *txq)
 	txq->hw_head = 0;
 	txq->nb_free = txq->mask;
 	txq->phase = REFNIC_PHASE_BIT;
-	txq->broken = false;
+	/* The bursts read it lock-free (refnic_burst_enter()). */
+	__atomic_store_n(&txq->broken, false, __ATOMIC_RELAXED);
 	ret = queue_create(dev, REFNIC_QTYPE_TX, txq->qid, txq->size, txq->mz->iova,
 			   txq->mz->iova + txq->size * sizeof(*txq->ring), 0, 0);
 	if (ret != 0)
@@ -369,43 +371,66 @@ refnic_tx_queue_free_mbufs(struct refnic_tx_queue *txq)
 /*
  * Per-queue start and stop (rte_eth_dev_rx_queue_start() and friends). A
  * queue the device did not confirm stopping may still be written: only a
- * device reset makes its buffers safe to free (refnic_quiesce()).
+ * device reset makes its buffers safe to free (refnic_quiesce()). They run
+ * on the application's thread while the doorbell check may be reading the
+ * queue on EAL's: its lock keeps the check off a queue being rewritten
+ * (refnic_db_check.queue_lock).
  */
 int
 refnic_rx_queue_start(struct rte_eth_dev *dev, uint16_t qid)
 {
-	return refnic_rx_queue_hw_start(dev, dev->data->rx_queues[qid]);
+	rte_spinlock_t *lock = &refnic_adapter(dev)->db.queue_lock;
+	int ret;
+
+	rte_spinlock_lock(lock);
+	ret = refnic_rx_queue_hw_start(dev, dev->data->rx_queues[qid]);
+	rte_spinlock_unlock(lock);
+	return ret;
 }
 
 int
 refnic_rx_queue_stop(struct rte_eth_dev *dev, uint16_t qid)
 {
 	struct refnic_rx_queue *rxq = dev->data->rx_queues[qid];
-	int ret = refnic_rx_queue_hw_stop(dev, rxq);
+	rte_spinlock_t *lock = &refnic_adapter(dev)->db.queue_lock;
+	int ret;
 
+	rte_spinlock_lock(lock);
+	ret = refnic_rx_queue_hw_stop(dev, rxq);
 	if (ret != 0)
 		refnic_quiesce(dev);
 	if (!refnic_adapter(dev)->dma_unsafe)
 		refnic_rx_queue_free_mbufs(rxq);
+	rte_spinlock_unlock(lock);
 	return ret;
 }
 
 int
 refnic_tx_queue_start(struct rte_eth_dev *dev, uint16_t qid)
 {
-	return refnic_tx_queue_hw_start(dev, dev->data->tx_queues[qid]);
+	rte_spinlock_t *lock = &refnic_adapter(dev)->db.queue_lock;
+	int ret;
+
+	rte_spinlock_lock(lock);
+	ret = refnic_tx_queue_hw_start(dev, dev->data->tx_queues[qid]);
+	rte_spinlock_unlock(lock);
+	return ret;
 }
 
 int
 refnic_tx_queue_stop(struct rte_eth_dev *dev, uint16_t qid)
 {
 	struct refnic_tx_queue *txq = dev->data->tx_queues[qid];
-	int ret = refnic_tx_queue_hw_stop(dev, txq);
+	rte_spinlock_t *lock = &refnic_adapter(dev)->db.queue_lock;
+	int ret;
 
+	rte_spinlock_lock(lock);
+	ret = refnic_tx_queue_hw_stop(dev, txq);
 	if (ret != 0)
 		refnic_quiesce(dev);
 	if (!refnic_adapter(dev)->dma_unsafe)
 		refnic_tx_queue_free_mbufs(txq);
+	rte_spinlock_unlock(lock);
 	return ret;
 }
 

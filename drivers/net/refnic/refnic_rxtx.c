@@ -249,7 +249,8 @@ refnic_rx_refill(struct refnic_rx_queue *rxq)
 static void
 rx_bad_completion(struct refnic_rx_queue *rxq, uint16_t desc_idx, uint16_t len)
 {
-	rxq->broken = true;
+	/* Release: the doorbell check reads it (acquire) from a control thread. */
+	__atomic_store_n(&rxq->broken, true, __ATOMIC_RELEASE);
 	REFNIC_STAT_ADD(rxq->stats.errors, 1);
 	PMD_DRV_LOG(ERR, "port %u RX queue %u: bad completion (descriptor %u, expected %u, "
 		    "length %u) - queue stopped", rxq->port_id, rxq->qid,
@@ -449,7 +450,7 @@ tx_scan(struct refnic_tx_queue *txq, bool consume)
 	if (!consume)
 		return head;
 	if (unlikely(bad)) {
-		txq->broken = true;
+		__atomic_store_n(&txq->broken, true, __ATOMIC_RELEASE);	/* as RX's */
 		REFNIC_STAT_ADD(txq->stats.errors, 1);
 		PMD_DRV_LOG(ERR, "port %u TX queue %u: completion head %u outside [%u, %u] - "
 			    "queue stopped", txq->port_id, txq->qid, bad_head, head, txq->tail);

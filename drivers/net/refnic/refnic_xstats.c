@@ -153,7 +153,7 @@ refnic_queue_hw_counters(const struct refnic_adapter *ad, uint16_t q, bool tx,
 
 static void
 port_xstats_gather(const struct rte_eth_dev *dev, const struct refnic_admin_stats *admin,
-		   struct refnic_port_xstats *x)
+		   const struct refnic_admin_stats *reset, struct refnic_port_xstats *x)
 {
 	const struct refnic_adapter *ad = refnic_adapter(dev);
 	const struct refnic_hw_stats *s = &ad->hw_stats, *b = &ad->hw_stats_base;
@@ -188,7 +188,7 @@ port_xstats_gather(const struct rte_eth_dev *dev, const struct refnic_admin_stat
 	x->admin_commands = admin->commands;
 	x->admin_polls = admin->polls;
 	x->admin_wait_us = admin->wait_us;
-	x->reset_wait_us = ad->reset_stats.wait_us;
+	x->reset_wait_us = reset->wait_us;
 	x->rx_filtered = s->rx_filtered - b->rx_filtered;
 	x->rx_oversize = s->rx_oversize - b->rx_oversize;
 	x->dma_errors = s->dma_errors - b->dma_errors;
@@ -234,16 +234,17 @@ refnic_xstats_get(struct rte_eth_dev *dev, struct rte_eth_xstat *xstats, unsigne
 {
 	struct refnic_adapter *ad = refnic_adapter(dev);
 	unsigned int count = refnic_xstats_count(dev), i, q, id = 0;
-	struct refnic_admin_stats admin = ad->admin.stats;	/* before our own command */
+	struct refnic_admin_stats admin, reset;	/* before our own command */
 	struct refnic_port_xstats px;
 
 	if (xstats == NULL || n < count)
 		return count;
+	refnic_admin_stats_read(ad, &admin, &reset);
 	pthread_mutex_lock(&ad->stats_lock);
 	/* A failed device keeps its last known counts; the admin ones go on. */
-	if (!ad->failed)
+	if (!refnic_port_failed(ad))
 		refnic_fetch_hw_stats(ad);
-	port_xstats_gather(dev, &admin, &px);
+	port_xstats_gather(dev, &admin, &reset, &px);
 	for (i = 0; i < RTE_DIM(port_xstats); i++, id++) {
 		xstats[id].id = id;
 		xstats[id].value = field(&px, port_xstats[i].offset);
@@ -267,8 +268,7 @@ refnic_xstats_reset(struct rte_eth_dev *dev)
 {
 	struct refnic_adapter *ad = refnic_adapter(dev);
 
-	memset(&ad->admin.stats, 0, sizeof(ad->admin.stats));
-	memset(&ad->reset_stats, 0, sizeof(ad->reset_stats));
+	refnic_admin_stats_clear(ad);
 	memset(&ad->failure_stats, 0, sizeof(ad->failure_stats));
 	refnic_db_stats_reset(ad);
 	return dev->dev_ops->stats_reset(dev);
