@@ -375,7 +375,10 @@ tx_post_completion(struct refnic_emu *emu, struct refnic_emu_txq *txq, uint16_t 
 {
 	struct refnic_tx_cpl *cpl = &txq->cq[txq->cq_tail];
 
-	cpl->sq_head = sq_head;
+	/* Atomic: a reader that lags a ring lap behind (the driver's doorbell
+	 * check looks without consuming) may read the slot as it is rewritten;
+	 * the phase, stored last, says which lap it holds. */
+	__atomic_store_n(&cpl->sq_head, sq_head, __ATOMIC_RELAXED);
 	cpl->status = REFNIC_TXC_STS_OK;
 	if (unlikely(emu_may_garble(emu)))
 		refnic_emu_corrupt_tx_cpl(emu, cpl, txq->size);

@@ -241,7 +241,8 @@ refnic_tx_cpl_walk(const struct refnic_tx_queue *txq, uint16_t head, uint16_t ta
 		if ((__atomic_load_n(&cpl->phase, __ATOMIC_ACQUIRE) & REFNIC_PHASE_BIT) != ph)
 			break;
 		rte_io_rmb();
-		sq_head = cpl->sq_head;
+		/* Atomic: the check may lag a lap, the device rewriting the slot. */
+		sq_head = __atomic_load_n(&cpl->sq_head, __ATOMIC_RELAXED);
 		/* The device may only complete what was handed to it. */
 		if (unlikely(sq_head >= txq->size ||
 			     ((sq_head - head) & txq->mask) > ((tail - head) & txq->mask))) {
