@@ -441,6 +441,7 @@ static const struct {
 	{ "jumbo", REFNIC_CAP_JUMBO },
 	{ "aeq", REFNIC_CAP_AEQ },
 	{ "fault_report", REFNIC_CAP_FAULT_REPORT },
+	{ "stats_dma", REFNIC_CAP_STATS_DMA },
 };
 
 /* caps_off=<cap>[+<cap>...]: a device model without those features */
@@ -464,7 +465,7 @@ handle_caps_off(const char *key, const char *value, void *opaque)
 			EMU_LOG(ERR, "invalid %s=" ARG_QUOTE_FMT ": expected capabilities joined by '+', "
 				"of rss, rx_csum, tx_csum, vlan_strip, vlan_insert, vlan_filter, "
 				"scatter, moderation, push, flow, tso, rx_tstamp, ptp, rx_ptype, "
-				"jumbo, aeq, fault_report", key, ARG_QUOTE(value));
+				"jumbo, aeq, fault_report, stats_dma", key, ARG_QUOTE(value));
 			return -EINVAL;
 		}
 		caps |= cap_names[i].caps;

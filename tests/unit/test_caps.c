@@ -637,20 +637,25 @@ test_scatter(void)
 
 /*
  * caps_off= takes every capability's name; a driver on a device without
- * those it need not have (events, fault codes, packet types, jumbo frames)
- * still starts and carries a frame, and offers no MTU beyond 1500.
+ * those it need not have (events, fault codes, packet types, jumbo frames,
+ * counters by DMA) still starts and carries a frame, offers no MTU beyond
+ * 1500, and counts the frame itself: the port's stats say one each way,
+ * as the device's own counters do.
  */
 static int
 test_caps_off_names(void)
 {
 	struct rte_eth_dev_info info;
+	struct refnic_hw_stats hw;
 	struct rte_ether_addr mac;
+	struct rte_eth_stats st;
 	struct rte_mbuf *m;
+	uint64_t cmds;
 	uint16_t port;
 	int ret = TEST_FAILED;
 
 	TEST_ASSERT_SUCCESS(test_port_create(CA, "cable=loopback,profile=ideal,caps_off="
-					     "rx_ptype+jumbo+aeq+fault_report", &port), "");
+					     "rx_ptype+jumbo+aeq+fault_report+stats_dma", &port), "");
 	if (rte_eth_dev_info_get(port, &info) != 0 || info.max_mtu != RTE_ETHER_MTU) {
 		printf("    max_mtu %u, expected 1500\n", info.max_mtu);
 		goto out;
@@ -666,6 +671,21 @@ test_caps_off_names(void)
 		goto out;
 	}
 	rte_pktmbuf_free(m);
+	test_hw_stats(CA, &hw);
+	cmds = test_xstat(port, "admin_commands");
+	if (rte_eth_stats_get(port, &st) != 0 || st.ipackets != 1 || st.opackets != 1 ||
+	    hw.q[0].rx_packets != 1 || hw.q[0].tx_packets != 1) {
+		printf("    port counts %" PRIu64 " in, %" PRIu64 " out; device %" PRIu64
+		       " in, %" PRIu64 " out (expected 1 each)\n", st.ipackets, st.opackets,
+		       hw.q[0].rx_packets, hw.q[0].tx_packets);
+		goto out;
+	}
+	/* Nor does the PMD ask the device for what it cannot give. */
+	if (test_xstat(port, "admin_commands") != cmds) {
+		printf("    admin commands %" PRIu64 " then %" PRIu64 ": STATS_GET sent\n", cmds,
+		       test_xstat(port, "admin_commands"));
+		goto out;
+	}
 	ret = TEST_SUCCESS;
 out:
 	test_port_destroy(CA);

@@ -207,6 +207,13 @@ refnic_adapter(const struct rte_eth_dev *dev)
 	return dev->data->dev_private;
 }
 
+/* Does the device hand out its counters (STATS_GET)? Else the port's own. */
+static inline bool
+refnic_has_hw_stats(const struct refnic_adapter *ad)
+{
+	return ad->ident.caps & REFNIC_CAP_STATS_DMA;
+}
+
 /* Has the port failed (refnic_adapter.failed)? From any thread. */
 static inline bool
 refnic_port_failed(const struct refnic_adapter *ad)

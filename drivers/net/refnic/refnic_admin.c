@@ -386,7 +386,12 @@ hw_stats_fetch(struct refnic_adapter *ad, bool baseline)
 {
 	struct refnic_admin_cmd cmd = { .opcode = REFNIC_ADMIN_STATS_GET };
 	struct refnic_hw_stats s;
-	int ret = refnic_admin_exec_buf(ad, &cmd, &s, sizeof(s), false);
+	int ret;
+
+	/* A device without (caps_off=stats_dma): the port counts by itself. */
+	if (!refnic_has_hw_stats(ad))
+		return -ENOTSUP;
+	ret = refnic_admin_exec_buf(ad, &cmd, &s, sizeof(s), false);
 
 	if (ret == 0)
 		ret = refnic_stats_check(ad, &s, baseline ? NULL : &ad->hw_stats_base);

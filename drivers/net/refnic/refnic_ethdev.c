@@ -89,7 +89,7 @@ refnic_hw_init(struct refnic_adapter *ad)
 	if (ret == 0)
 		ad->hw_stats_base = ad->hw_stats;
 	pthread_mutex_unlock(&ad->stats_lock);
-	return ret;
+	return ret == -ENOTSUP ? 0 : ret;	/* no device counters: not an error */
 }
 
 int
@@ -823,7 +823,7 @@ refnic_stats_get(struct rte_eth_dev *dev, struct rte_eth_stats *stats)
 	/* A refused reply leaves the last good counts: still the device's. */
 	if (!refnic_port_failed(ad))
 		refnic_fetch_hw_stats(ad);
-	hw = !refnic_port_failed(ad);
+	hw = !refnic_port_failed(ad) && refnic_has_hw_stats(ad);
 
 	for (q = 0; q < dev->data->nb_rx_queues; q++) {
 		const struct refnic_rx_queue *rxq = dev->data->rx_queues[q];
