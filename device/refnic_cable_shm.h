@@ -127,6 +127,7 @@ shm_lock_tag(unsigned int end, uint32_t gen)
 #define SHM_MSG_MAGIC		0x52464e4d	/* "RFNM" */
 #define SHM_MSG_HELLO		1	/* fds: the vectors, then engine 0's kick */
 #define SHM_MSG_MEM		2	/* fds: one per region */
+#define SHM_MSG_ASK		3	/* no fds: send HELLO and the table again */
 #define SHM_MSG_REGIONS		128	/* per message */
 
 struct shm_msg_region {

@@ -22,6 +22,7 @@
 
 #define SHM_MAX_REGIONS		8192	/* of the far end's memory, mapped here */
 #define SHM_WAIT_MS		100	/* for the far end to leave a ring or the port */
+#define SHM_ASK_US		10000	/* a far end there but not delivered to: ask */
 
 /* A piece of the far end's memory, mapped here. */
 struct shm_region {
@@ -82,6 +83,7 @@ struct shm_cable {
 	uint32_t table_sum;		/* of the last table collected */
 	bool table_unsent;
 	uint64_t table_retry_tsc;	/* not sent again before */
+	uint64_t ask_tsc;		/* no view of the far end: ask it from then */
 	struct refnic_hw_stats *stats_base; /* the far end's counts at STATS_CLEAR */
 
 	/* The far end's receive side, as we deliver into it. */
