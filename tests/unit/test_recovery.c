@@ -81,6 +81,15 @@ recovery_log_is(const enum rte_eth_event_type *want, unsigned int n)
 	return true;
 }
 
+/* The end of every case: its port's events unregistered, the pair gone. */
+static int
+recovery_case_end(uint16_t port, int ret)
+{
+	recovery_log_start(port, false);
+	test_pair_destroy(CP_A, CP_B);
+	return ret;
+}
+
 static const enum rte_eth_event_type recovered[] = {
 	RTE_ETH_EVENT_ERR_RECOVERING, RTE_ETH_EVENT_RECOVERY_SUCCESS,
 };
@@ -147,9 +156,7 @@ test_fatal_on_stopped_port_then_reset(void)
 	if (reset_port_and_send(a, b, &mac, 5))
 		ret = TEST_SUCCESS;
 out:
-	recovery_log_start(a, false);
-	test_pair_destroy(CP_A, CP_B);
-	return ret;
+	return recovery_case_end(a, ret);
 }
 
 /*
@@ -205,9 +212,7 @@ test_recovery_refuses_what_the_device_lost(void)
 	}
 	ret = TEST_SUCCESS;
 out:
-	recovery_log_start(a, false);
-	test_pair_destroy(CP_A, CP_B);
-	return ret;
+	return recovery_case_end(a, ret);
 }
 
 /*
@@ -281,9 +286,7 @@ test_fatal_recovers_with_configuration(void)
 	}
 	ret = TEST_SUCCESS;
 out:
-	recovery_log_start(b, false);
-	test_pair_destroy(CP_A, CP_B);
-	return ret;
+	return recovery_case_end(b, ret);
 }
 
 /*
@@ -323,9 +326,7 @@ test_queue_error_recovers(void)
 	}
 	ret = TEST_SUCCESS;
 out:
-	recovery_log_start(a, false);
-	test_pair_destroy(CP_A, CP_B);
-	return ret;
+	return recovery_case_end(a, ret);
 }
 
 /*
@@ -456,9 +457,7 @@ recovery_keeps_queue_states(bool first_fails)
 	}
 	ret = TEST_SUCCESS;
 out:
-	recovery_log_start(b, false);
-	test_pair_destroy(CP_A, CP_B);
-	return ret;
+	return recovery_case_end(b, ret);
 }
 
 static int
@@ -515,9 +514,7 @@ test_recovery_failure(void)
 	if (reset_port_and_send(a, b, &mac, 9))
 		ret = TEST_SUCCESS;
 out:
-	recovery_log_start(a, false);
-	test_pair_destroy(CP_A, CP_B);
-	return ret;
+	return recovery_case_end(a, ret);
 }
 
 /*
@@ -554,10 +551,9 @@ test_recovery_while_stats_read(void)
 	}
 	ret = TEST_SUCCESS;
 out:
-	recovery_log_start(b, false);
 	r.stop = true;
 	pthread_join(thread, NULL);
-	test_pair_destroy(CP_A, CP_B);
+	ret = recovery_case_end(b, ret);
 	TEST_ASSERT(r.calls > 0, "the reading thread never ran");
 	return ret;
 }
