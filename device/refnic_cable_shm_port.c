@@ -217,7 +217,9 @@ refnic_shm_rxq_publish(struct refnic_emu *emu, uint16_t qid)
 	if (gen == __atomic_load_n(&q->gen, __ATOMIC_RELAXED))
 		gen += 2;
 	__atomic_store_n(&q->gen, gen - 1, __ATOMIC_SEQ_CST);
-	refnic_shm_wait_clear(sc, &q->busy, "an RX ring");
+	/* A far end that never leaves has its word cleared: we went on. */
+	if (!refnic_shm_wait_clear(sc, &q->busy, "an RX ring"))
+		__atomic_store_n(&q->busy, 0, __ATOMIC_RELAXED);
 	if (rxq->enabled && refnic_shm_mem_refresh(sc))
 		refnic_shm_kick_peer(sc);	/* its engine takes our new memory */
 	q->enabled = rxq->enabled;

@@ -60,7 +60,7 @@ static struct rte_ether_addr mac_r;
 static struct shm_layout *shm;
 /* What the input may write over, as a well-behaved end 1 keeps it. */
 static struct shm_port saved_r_port;
-static uint32_t saved_p_tail;
+static uint32_t saved_p_tail, saved_p_gen;
 static uint32_t gen_p;			/* end 1's generation, as P attached */
 
 /* The input, read field by field; zeros once it runs out. */
@@ -202,9 +202,11 @@ scribble_r_port(struct input *in, uint32_t flags)
 }
 
 /*
- * Where delivery into R stands, as the far end keeps it: back as it was,
- * unless R published the queue anew meanwhile, which rewrote them. R's
- * own words (its set-up, its tail) are R's to write, never ours.
+ * The far end's words in R's queues as a behaving one has them: out of
+ * every ring (P delivers only from this thread) with no error found, and
+ * where delivery stands as it was, unless R published the queue anew
+ * meanwhile, which rewrote that. R's own words (its set-up, its tail) are
+ * R's to write, never ours.
  */
 static void
 restore_r_queues(void)
@@ -214,13 +216,13 @@ restore_r_queues(void)
 	unsigned int i;
 
 	for (i = 0; i < REFNIC_MAX_QUEUES; i++) {
+		q[i].busy = 0;
+		q[i].error = 0;
 		if (q[i].gen != saved[i].gen)
 			continue;
 		q[i].pub = saved[i].pub;
 		q[i].head = saved[i].head;
 		q[i].phase = saved[i].phase;
-		q[i].busy = saved[i].busy;
-		q[i].error = saved[i].error;
 	}
 }
 
@@ -334,6 +336,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(&saved_r_port, &shm->port[0], sizeof(saved_r_port));
 	saved_p_tail = shm->port[1].q[0].tail;
+	saved_p_gen = shm->port[1].q[0].gen;
 	flags = take(&in, 1);
 	r_flags = take(&in, 1);
 	p_flags = take(&in, 1);
@@ -356,7 +359,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	end = rte_get_timer_cycles() + FZ_DRAIN_MS * hz / 1000;
 	do {
 		receive_r();
-		receive(port_p, FZ_R_LEN);
 		rte_delay_us_sleep(200);
 	} while (rte_get_timer_cycles() < end);
 
@@ -366,7 +368,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	shm->port[0].errors_pending = 0;
 	if (r_flags & 0x08)
 		memcpy(&shm->port[0].intr, &saved_r_port.intr, sizeof(saved_r_port.intr));
-	shm->port[1].q[0].tail = saved_p_tail;
+	/* P's tail, as P's device took it, unless P published its queue
+	 * anew meanwhile (P takes nothing from its ring before this). */
+	if (shm->port[1].q[0].gen == saved_p_gen)
+		shm->port[1].q[0].tail = saved_p_tail;
 	shm->end[1].gen = gen_p;
 	shm->end[1].pid = (int32_t)getpid();
 	shm->end[1].dozing = 0;
