@@ -18,7 +18,7 @@
 #include <rte_malloc.h>
 #include <rte_string_fns.h>
 
-#include "refnic_cable_shm_port.h"
+#include "refnic_emu_cable_shm_port.h"
 #include "refnic_emu_priv.h"
 
 RTE_LOG_REGISTER(refnic_emu_logtype, pmd.net.refnic.device, NOTICE);

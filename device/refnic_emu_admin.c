@@ -17,7 +17,7 @@
 #include <rte_common.h>
 #include <rte_string_fns.h>
 
-#include "refnic_cable_shm_port.h"
+#include "refnic_emu_cable_shm_port.h"
 #include "refnic_emu_priv.h"
 
 #define REFNIC_EMU_FW_VERSION	"refnic-emu 1.0.0"

@@ -19,7 +19,7 @@
 
 #include <rte_string_fns.h>
 
-#include "refnic_cable.h"
+#include "refnic_emu_cable.h"
 
 #define ARG_CABLE		"cable"
 #define ARG_PROFILE		"profile"

@@ -37,7 +37,7 @@
 #include <rte_cycles.h>
 #include <rte_eal.h>
 
-#include "refnic_cable_shm_port.h"
+#include "refnic_emu_cable_shm_port.h"
 #include "refnic_emu_priv.h"
 
 #define INTR_DEFERRED_MAX	16	/* vectors one trap or engine round raises */

@@ -8,7 +8,7 @@
 /*
  * A device's queue vectors (refnic_emu_intr.c), and how its counters are
  * sharded: kept apart from the rest of the device because an shm cable puts
- * both in memory the far end's process maps (refnic_cable_shm.h), where
+ * both in memory the far end's process maps (refnic_emu_cable_shm.h), where
  * that process's deliveries raise the vectors and count.
  */
 

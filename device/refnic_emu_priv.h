@@ -50,7 +50,7 @@ struct refnic_pkt_hdrs {
 };
 void refnic_emu_parse(const uint8_t *p, uint32_t len, struct refnic_pkt_hdrs *h);
 
-/* What the modelled platform charges; numbers and sources in refnic_profile.c. */
+/* What the modelled platform charges; numbers and sources in refnic_emu_profile.c. */
 struct refnic_profile {
 	const char *name;
 	uint32_t admin_latency_us[REFNIC_ADMIN_OPCODE_MAX];
@@ -287,7 +287,7 @@ struct refnic_emu {
 	 * and the far end's process delivers into it. */
 	bool rx_published;
 	/* This is not a device but the receive side of the far end of
-	 * view_cable, as this process delivers into it (refnic_cable_shm_port.c). */
+	 * view_cable, as this process delivers into it (refnic_emu_cable_shm_port.c). */
 	struct refnic_cable *view_cable;
 	/* Counters, one shard per thread: stats_own, or for a view the far
 	 * end's file, where its device reads them. */
@@ -649,7 +649,7 @@ emu_timesync(const struct refnic_emu *emu)
 	return emu->clock != NULL && __atomic_load_n(&emu->clock->timesync, __ATOMIC_RELAXED);
 }
 
-/* refnic_dma.c: the device's view of host memory. */
+/* refnic_emu_dma.c: the device's view of host memory. */
 void refnic_dma_init(struct refnic_emu *emu);
 /* Host address of [iova, iova + len), or NULL (counted as a DMA error). */
 void *refnic_dma_map_slow(struct refnic_emu *emu, uint64_t iova, uint64_t len);
@@ -677,7 +677,7 @@ refnic_dma_map(struct refnic_emu *emu, uint64_t iova, uint64_t len)
 	return likely(va != NULL) ? va : refnic_dma_map_slow(emu, iova, len);
 }
 
-/* refnic_cable.c: the port's cable, whatever its kind. */
+/* refnic_emu_cable.c: the port's cable, whatever its kind. */
 int refnic_cable_attach(struct refnic_emu *emu, const char *spec);
 void refnic_cable_detach(struct refnic_emu *emu);
 bool refnic_cable_link_up(const struct refnic_emu *emu);
@@ -717,7 +717,7 @@ void refnic_emu_remote_counts(const struct refnic_emu *emu, uint64_t *stores,
 void refnic_emu_remote_raise(struct refnic_emu *emu, uint16_t v);
 void refnic_emu_remote_kick(void);
 
-/* refnic_engine.c: the engine threads, started with the first device that
+/* refnic_emu_engine.c: the engine threads, started with the first device that
  * needs them, stopped with the last device. */
 int refnic_engine_get(unsigned int nb_engines);
 void refnic_engine_put(void);

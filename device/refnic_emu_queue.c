@@ -18,7 +18,7 @@
 #include <rte_memcpy.h>
 #include <rte_prefetch.h>
 
-#include "refnic_cable_shm_port.h"
+#include "refnic_emu_cable_shm_port.h"
 #include "refnic_emu_priv.h"
 
 #define TX_BUDGET		512	/* descriptors per queue per engine pass */

@@ -41,7 +41,7 @@
 #include <rte_pause.h>
 #include <rte_spinlock.h>
 
-#include "refnic_cable_shm_port.h"
+#include "refnic_emu_cable_shm_port.h"
 #include "refnic_emu_priv.h"
 
 __thread unsigned int refnic_shard_id __attribute__((tls_model("initial-exec")));

@@ -33,7 +33,7 @@
 #include <rte_malloc.h>
 #include <rte_memory.h>
 
-#include "refnic_cable_shm_priv.h"
+#include "refnic_emu_cable_shm_priv.h"
 
 #define MEM_RECV_BUDGET		16	/* messages per engine pass */
 #define MEM_FDS_MAX		(REFNIC_MAX_VECTORS + 1)

@@ -2,8 +2,8 @@
  * Copyright(c) 2026 The refnic authors
  */
 
-#ifndef _REFNIC_CABLE_H_
-#define _REFNIC_CABLE_H_
+#ifndef _REFNIC_EMU_CABLE_H_
+#define _REFNIC_EMU_CABLE_H_
 
 /*
  * What a kind of cable implements. A cable carries the frames a port sends
@@ -56,4 +56,4 @@ int refnic_cable_shm_attach(struct refnic_emu *emu, const char *name,
 int refnic_cable_tap_attach(struct refnic_emu *emu, const char *ifname,
 			    struct refnic_cable **out);
 
-#endif /* _REFNIC_CABLE_H_ */
+#endif /* _REFNIC_EMU_CABLE_H_ */

@@ -23,7 +23,7 @@
 #include <rte_common.h>
 #include <rte_string_fns.h>
 
-#include "refnic_cable.h"
+#include "refnic_emu_cable.h"
 
 #define TAP_RX_BUDGET	32	/* frames per engine pass */
 
