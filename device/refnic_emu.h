@@ -13,6 +13,7 @@
  */
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <rte_kvargs.h>

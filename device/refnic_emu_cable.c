@@ -21,6 +21,8 @@
 #include <rte_string_fns.h>
 
 #include "refnic_emu_cable.h"
+#include "refnic_emu_priv.h"
+#include "refnic_emu_queue.h"
 
 #define REFNIC_CABLE_LOOPBACK	"loopback"
 

@@ -46,7 +46,12 @@
 #include <rte_malloc.h>
 #include <rte_string_fns.h>
 
+#include "refnic_emu_cable.h"
 #include "refnic_emu_cable_shm_priv.h"
+#include "refnic_emu_intr.h"
+#include "refnic_emu_priv.h"
+#include "refnic_emu_queue.h"
+#include "refnic_emu_trap.h"
 
 #define SHM_LIVENESS_US		20000		/* how often a silent peer is checked */
 #define SHM_OPEN_TRIES		3		/* the file removed while we opened it */

@@ -39,8 +39,18 @@
 #include <rte_pause.h>
 #include <rte_string_fns.h>
 
+#include "refnic_emu_cable.h"
 #include "refnic_emu_cable_shm_port.h"
 #include "refnic_emu_cable_shm_priv.h"
+#include "refnic_emu_clock.h"
+#include "refnic_emu_dma.h"
+#include "refnic_emu_engine.h"
+#include "refnic_emu_intr.h"
+#include "refnic_emu_link.h"
+#include "refnic_emu_priv.h"
+#include "refnic_emu_queue.h"
+#include "refnic_emu_remote.h"
+#include "refnic_emu_trap.h"
 
 #define SHARED_LOCK_CHECK_SPINS	1024	/* before its holder is looked at */
 #define SEQLOCK_TRIES		16

@@ -27,6 +27,8 @@
 
 #include <time.h>
 
+#include "refnic_emu_clock.h"
+#include "refnic_emu_parse.h"
 #include "refnic_emu_priv.h"
 
 #define NSEC_PER_SEC	UINT64_C(1000000000)

@@ -18,6 +18,8 @@
 
 #include <string.h>
 
+#include "refnic_emu_corrupt.h"
+#include "refnic_emu_engine.h"
 #include "refnic_emu_priv.h"
 
 /* Is the next write of this kind one to garble? A fuzzer's hook sees it first. */

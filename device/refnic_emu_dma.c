@@ -15,6 +15,7 @@
 #include <rte_memory.h>
 
 #include "refnic_emu_cable_shm_port.h"
+#include "refnic_emu_dma.h"
 #include "refnic_emu_priv.h"
 
 static int

@@ -51,4 +51,19 @@ struct refnic_emu_intr {
 	struct refnic_emu_vector vec[REFNIC_MAX_VECTORS];
 };
 
+struct refnic_emu;
+
+/* Queue interrupts and moderation (refnic_emu_intr.c). */
+/* A write to a queue's CQ_HEAD: arm or disarm its cause. */
+void refnic_emu_intr_arm(struct refnic_emu *emu, bool tx, uint16_t qid, uint32_t val);
+/* Completions published on a queue whose cause may be armed; queue locked. */
+void refnic_emu_intr_fire(struct refnic_emu *emu, uint16_t v, uint8_t cause, bool full);
+/* Raise the vectors this thread fired; with no device lock held. */
+void refnic_emu_intr_flush_deferred(void);
+void refnic_emu_intr_queue_reset(struct refnic_emu *emu, uint16_t v, bool tx);
+void refnic_emu_intr_reset(struct refnic_emu *emu);
+unsigned int refnic_emu_intr_service(struct refnic_emu *emu, uint64_t now,
+				     uint64_t *next_due_tsc);
+void refnic_emu_intr_stats_add(const struct refnic_emu *emu, struct refnic_hw_stats *sum);
+
 #endif /* _REFNIC_EMU_INTR_H_ */

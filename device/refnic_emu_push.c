@@ -23,7 +23,11 @@
 #include <rte_cycles.h>
 #include <rte_pause.h>
 
+#include "refnic_emu_parse.h"
 #include "refnic_emu_priv.h"
+#include "refnic_emu_push.h"
+#include "refnic_emu_queue.h"
+#include "refnic_emu_trap.h"
 
 /*
  * The len bytes at src as the device receives them, into dst; returns the

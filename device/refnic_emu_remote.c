@@ -58,7 +58,14 @@
 #include <rte_ring_elem.h>
 #include <rte_string_fns.h>
 
+#include "refnic_emu_cable.h"
+#include "refnic_emu_clock.h"
+#include "refnic_emu_engine.h"
+#include "refnic_emu_intr.h"
 #include "refnic_emu_priv.h"
+#include "refnic_emu_profile.h"
+#include "refnic_emu_remote.h"
+#include "refnic_emu_trap.h"
 
 #define REMOTE_MP_ACTION	"refnic_emu_attach"
 #define REMOTE_MAILBOX_SIZE	1024	/* stores in flight from all secondaries */

@@ -21,7 +21,12 @@
 
 #include <rte_telemetry.h>
 
+#include "refnic_emu_cable.h"
+#include "refnic_emu_devargs.h"
+#include "refnic_emu_engine.h"
 #include "refnic_emu_priv.h"
+#include "refnic_emu_profile.h"
+#include "refnic_emu_remote.h"
 
 static int
 tel_devices(const char *cmd __rte_unused, const char *params __rte_unused,
