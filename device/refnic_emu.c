@@ -335,7 +335,7 @@ refnic_emu_create(const char *name, const struct refnic_emu_params *params,
 	emu = rte_zmalloc("refnic_emu", sizeof(*emu), RTE_CACHE_LINE_SIZE);
 	if (emu == NULL)
 		return -ENOMEM;
-	rte_spinlock_init(&emu->remote_lock);
+	rte_spinlock_init(&emu->secondary.lock);
 	emu->intr = &emu->intr_own;
 	emu->stats = emu->stats_own;
 	strlcpy(emu->name, name, sizeof(emu->name));

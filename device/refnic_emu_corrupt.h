@@ -11,15 +11,20 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "refnic_emu_priv.h"
+#include "refnic_emu.h"
+#include "refnic_hw.h"
 
-/* Inline, for the per-completion paths: may anything garble at all? */
-static inline bool
-emu_may_garble(const struct refnic_emu *emu)
-{
-	return emu->faults.corrupt_what != 0 ||
-	       __atomic_load_n(&emu->tamper, __ATOMIC_RELAXED) != NULL;
-}
+struct refnic_emu;
+
+/* What a device garbled; emu_may_garble() (refnic_emu_priv.h) asks first. */
+struct refnic_emu_corrupt {
+	uint64_t seq;			/* fault_corrupt: candidate writes seen */
+	uint64_t garbled;		/* ... and garbled */
+	uint32_t reply_garbled[REFNIC_ADMIN_OPCODE_MAX]; /* per command: its variants rotate */
+	refnic_emu_tamper_t tamper;	/* a fuzzer's, see refnic_emu_set_tamper() */
+	void *tamper_ctx;
+};
+
 void refnic_emu_corrupt_rx_cpl(struct refnic_emu *emu, struct refnic_rx_cpl *cpl, uint16_t size);
 void refnic_emu_corrupt_tx_cpl(struct refnic_emu *emu, struct refnic_tx_cpl *cpl, uint16_t size);
 void refnic_emu_corrupt_admin_cpl(struct refnic_emu *emu, struct refnic_admin_cpl *cpl);

@@ -28,7 +28,7 @@
  */
 #define REFNIC_EMU_TRAP_SLOTS		24
 /* Secondary processes' doorbells run inline too, one at a time (the
- * device's remote_lock): their shard comes last. */
+ * device's secondary.lock): their shard comes last. */
 #define REFNIC_EMU_REMOTE_SHARD		(REFNIC_EMU_MAX_ENGINES + REFNIC_EMU_TRAP_SLOTS)
 #define REFNIC_EMU_SHARDS		(REFNIC_EMU_REMOTE_SHARD + 1)
 

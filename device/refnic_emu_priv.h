@@ -12,10 +12,11 @@
  * Each area has its own header (refnic_emu_<area>.h: its state, its
  * functions); a file includes the areas it calls. The state an area owns
  * in every device (queues, tails, admin queue, event queue, vectors, flow
- * table, DMA cache) is declared in the area's header and embedded here,
- * so those headers see the device only by name. The inline helpers that
- * need the whole device and run per frame or per descriptor (registers,
- * state, shards, the DMA cache look-up) are here, so they stay inline.
+ * table, DMA cache, fault_corrupt's and secondaries' counts) is declared
+ * in the area's header and embedded here, so those headers see the device
+ * only by name. The inline helpers that need the whole device and run per
+ * frame or per descriptor (registers, state, shards, caps, the DMA cache
+ * look-up, emu_may_garble()) are here, so they stay inline.
  */
 
 #include <inttypes.h>
@@ -33,12 +34,14 @@
 
 #include "refnic_emu.h"
 #include "refnic_emu_admin.h"
+#include "refnic_emu_corrupt.h"
 #include "refnic_emu_dma.h"
 #include "refnic_emu_events.h"
 #include "refnic_emu_flow.h"
 #include "refnic_emu_intr.h"
 #include "refnic_emu_link.h"
 #include "refnic_emu_queue.h"
+#include "refnic_emu_remote.h"
 #include "refnic_emu_trap.h"
 
 extern int refnic_emu_logtype;
@@ -67,26 +70,13 @@ struct refnic_emu {
 	uint64_t desc_fetch_tsc;
 	uint64_t push_burst_tsc;
 	bool push_wc;			/* push window write-combining (bar_wc=) */
-	/* The last line stored to a TX queue not created: the push self-test. */
-	struct {
-		rte_spinlock_t lock;
-		uint16_t qid;
-		uint16_t len;
-		uint32_t xfers;		/* transactions it arrived in */
-		bool whole;		/* every burst in one piece */
-		uint8_t line[REFNIC_PUSH_LINE_SIZE] __rte_aligned(8);
-	} push_probe;
+	struct refnic_emu_push_probe push_probe;	/* refnic_emu_push.c */
 
 	uint8_t *bar0;			/* in bar_mz, which other processes map */
 	const struct rte_memzone *bar_mz;
 	/* In bar_mz too; an shm view maps its far end's (or has none). */
 	struct refnic_emu_clock *clock;
-	bool remote_attached;		/* a secondary process stores: drain them */
-	uint64_t remote_stores;		/* a secondary's stores engine 0 replayed */
-	/* Secondaries' doorbells run inline, one thread at a time (their
-	 * shard is REFNIC_EMU_REMOTE_SHARD), and how many did. */
-	rte_spinlock_t remote_lock;
-	uint64_t remote_inline;
+	struct refnic_emu_secondary secondary;	/* refnic_emu_remote.c */
 	struct refnic_emu_link *link;
 	uint16_t nb_vectors;
 	int vector_fd[REFNIC_MAX_VECTORS];
@@ -95,11 +85,7 @@ struct refnic_emu {
 	struct refnic_emu_intr *intr;
 	struct refnic_cable *intr_cable;
 	uint64_t fatal_at_tsc;		/* fault_fatal: when; 0: not (any more) */
-	uint64_t corrupt_seq;		/* fault_corrupt: candidate writes seen */
-	uint64_t corrupted;		/* ... and garbled */
-	uint32_t reply_garbled[REFNIC_ADMIN_OPCODE_MAX]; /* per command: its variants rotate */
-	refnic_emu_tamper_t tamper;	/* a fuzzer's, see refnic_emu_set_tamper() */
-	void *tamper_ctx;
+	struct refnic_emu_corrupt corrupt;	/* refnic_emu_corrupt.c */
 
 	enum refnic_hw_state state;	/* emu_state(): read by every thread */
 	/*
@@ -249,6 +235,14 @@ static inline uint16_t
 refnic_emu_max_tx_segs(const struct refnic_emu *emu)
 {
 	return emu->params.max_tx_segs != 0 ? emu->params.max_tx_segs : REFNIC_MAX_TX_SEGS;
+}
+
+/* refnic_emu_corrupt.c, for the per-completion paths: may anything garble at all? */
+static inline bool
+emu_may_garble(const struct refnic_emu *emu)
+{
+	return emu->faults.corrupt_what != 0 ||
+	       __atomic_load_n(&emu->corrupt.tamper, __ATOMIC_RELAXED) != NULL;
 }
 
 /* refnic_emu_flow.c: the hot path's one test: is any rule in the table? */

@@ -15,11 +15,13 @@
 #include <stdint.h>
 
 #include <rte_common.h>
+#include <rte_spinlock.h>
 
 #include "refnic_hw.h"
 
 struct refnic_emu;
 struct refnic_emu_txq;
+struct refnic_frame;
 
 /* A push line as it reached the device (the write's payload), until the
  * queue's work sends it. */
@@ -30,7 +32,16 @@ struct refnic_emu_push {
 	uint8_t line[REFNIC_PUSH_LINE_SIZE] __rte_aligned(8);
 };
 
-struct refnic_frame;
+/* The last line stored to a TX queue not created: the push self-test. */
+struct refnic_emu_push_probe {
+	rte_spinlock_t lock;
+	uint16_t qid;
+	uint16_t len;
+	uint32_t xfers;			/* transactions it arrived in */
+	bool whole;			/* every burst in one piece */
+	uint8_t line[REFNIC_PUSH_LINE_SIZE] __rte_aligned(8);
+};
+
 /* The trap of a line store: val bytes stored at off, then a fence. */
 void refnic_emu_push_write(struct refnic_emu *emu, uint32_t off, uint32_t val);
 /* The push line for descriptor idx, if one came (stale ones dropped); queue locked. */

@@ -12,7 +12,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <rte_spinlock.h>
+
 struct refnic_emu;
+
+/* What secondary processes did to a device. */
+struct refnic_emu_secondary {
+	bool attached;			/* a secondary process stores: drain them */
+	uint64_t stores;		/* a secondary's stores engine 0 replayed */
+	/* Secondaries' doorbells run inline, one thread at a time (their
+	 * shard is REFNIC_EMU_REMOTE_SHARD), and how many did. */
+	rte_spinlock_t lock;
+	uint64_t inlined;
+};
 
 int refnic_emu_bar_alloc(struct refnic_emu *emu);
 void refnic_emu_bar_free(struct refnic_emu *emu);
