@@ -18,8 +18,22 @@
 #include <rte_malloc.h>
 #include <rte_string_fns.h>
 
-#include "refnic_cable_shm_port.h"
+#include "refnic_emu_admin.h"
+#include "refnic_emu_cable.h"
+#include "refnic_emu_cable_shm_port.h"
+#include "refnic_emu_clock.h"
+#include "refnic_emu_dma.h"
+#include "refnic_emu_engine.h"
+#include "refnic_emu_events.h"
+#include "refnic_emu_filter.h"
+#include "refnic_emu_flow.h"
+#include "refnic_emu_intr.h"
+#include "refnic_emu_link.h"
 #include "refnic_emu_priv.h"
+#include "refnic_emu_profile.h"
+#include "refnic_emu_queue.h"
+#include "refnic_emu_remote.h"
+#include "refnic_emu_trap.h"
 
 RTE_LOG_REGISTER(refnic_emu_logtype, pmd.net.refnic.device, NOTICE);
 
@@ -321,7 +335,7 @@ refnic_emu_create(const char *name, const struct refnic_emu_params *params,
 	emu = rte_zmalloc("refnic_emu", sizeof(*emu), RTE_CACHE_LINE_SIZE);
 	if (emu == NULL)
 		return -ENOMEM;
-	rte_spinlock_init(&emu->remote_lock);
+	rte_spinlock_init(&emu->secondary.lock);
 	emu->intr = &emu->intr_own;
 	emu->stats = emu->stats_own;
 	strlcpy(emu->name, name, sizeof(emu->name));

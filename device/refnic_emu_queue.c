@@ -18,8 +18,22 @@
 #include <rte_memcpy.h>
 #include <rte_prefetch.h>
 
-#include "refnic_cable_shm_port.h"
+#include "refnic_emu_cable.h"
+#include "refnic_emu_cable_shm_port.h"
+#include "refnic_emu_clock.h"
+#include "refnic_emu_corrupt.h"
+#include "refnic_emu_events.h"
+#include "refnic_emu_filter.h"
+#include "refnic_emu_flow.h"
+#include "refnic_emu_intr.h"
+#include "refnic_emu_offload.h"
+#include "refnic_emu_parse.h"
 #include "refnic_emu_priv.h"
+#include "refnic_emu_push.h"
+#include "refnic_emu_queue.h"
+#include "refnic_emu_rss.h"
+#include "refnic_emu_trap.h"
+#include "refnic_emu_tso.h"
 
 #define TX_BUDGET		512	/* descriptors per queue per engine pass */
 

@@ -40,7 +40,7 @@
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 
-#include "refnic_cable_shm.h"
+#include "refnic_emu_cable_shm.h"
 #include "refnic_emu.h"
 
 #define FZ_R		"net_refnic_fzr"

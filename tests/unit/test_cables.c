@@ -23,7 +23,7 @@
 #include <rte_cycles.h>
 #include <rte_ether.h>
 
-#include "refnic_cable_shm.h"
+#include "refnic_emu_cable_shm.h"
 #include "test_common.h"
 
 #define CB_A		"net_refnic_c0"

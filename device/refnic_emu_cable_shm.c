@@ -7,9 +7,9 @@
  *
  * No thread carries frames: the sending thread's TX doorbell writes each
  * frame straight into the far end's RX buffers and completion rings,
- * which the far end's device published in the file (refnic_cable_shm_port.c)
+ * which the far end's device published in the file (refnic_emu_cable_shm_port.c)
  * and whose memory it handed over the cable's socket
- * (refnic_cable_shm_mem.c), as a vhost-user back end reaches a guest's
+ * (refnic_emu_cable_shm_mem.c), as a vhost-user back end reaches a guest's
  * rings. The engines keep the control work: the far end's coming and
  * going, memory tables, the configuration published, queue errors found.
  *
@@ -46,7 +46,12 @@
 #include <rte_malloc.h>
 #include <rte_string_fns.h>
 
-#include "refnic_cable_shm_priv.h"
+#include "refnic_emu_cable.h"
+#include "refnic_emu_cable_shm_priv.h"
+#include "refnic_emu_intr.h"
+#include "refnic_emu_priv.h"
+#include "refnic_emu_queue.h"
+#include "refnic_emu_trap.h"
 
 #define SHM_LIVENESS_US		20000		/* how often a silent peer is checked */
 #define SHM_OPEN_TRIES		3		/* the file removed while we opened it */

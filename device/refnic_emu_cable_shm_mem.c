@@ -33,7 +33,9 @@
 #include <rte_malloc.h>
 #include <rte_memory.h>
 
-#include "refnic_cable_shm_priv.h"
+#include "refnic_emu_cable_shm_priv.h"
+#include "refnic_emu_priv.h"
+#include "refnic_emu_trap.h"
 
 #define MEM_RECV_BUDGET		16	/* messages per engine pass */
 #define MEM_FDS_MAX		(REFNIC_MAX_VECTORS + 1)

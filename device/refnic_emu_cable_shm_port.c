@@ -3,7 +3,7 @@
  */
 
 /*
- * The receive side of an shm cable's ports (refnic_cable_shm.h):
+ * The receive side of an shm cable's ports (refnic_emu_cable_shm.h):
  *
  * - This port publishes its own (struct shm_port): its device copies the
  *   configuration frames are judged by into the file (seqlock), writes
@@ -39,8 +39,18 @@
 #include <rte_pause.h>
 #include <rte_string_fns.h>
 
-#include "refnic_cable_shm_port.h"
-#include "refnic_cable_shm_priv.h"
+#include "refnic_emu_cable.h"
+#include "refnic_emu_cable_shm_port.h"
+#include "refnic_emu_cable_shm_priv.h"
+#include "refnic_emu_clock.h"
+#include "refnic_emu_dma.h"
+#include "refnic_emu_engine.h"
+#include "refnic_emu_intr.h"
+#include "refnic_emu_link.h"
+#include "refnic_emu_priv.h"
+#include "refnic_emu_queue.h"
+#include "refnic_emu_remote.h"
+#include "refnic_emu_trap.h"
 
 #define SHARED_LOCK_CHECK_SPINS	1024	/* before its holder is looked at */
 #define SEQLOCK_TRIES		16
