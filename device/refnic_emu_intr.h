@@ -32,21 +32,25 @@
 #define REFNIC_EMU_REMOTE_SHARD		(REFNIC_EMU_MAX_ENGINES + REFNIC_EMU_TRAP_SLOTS)
 #define REFNIC_EMU_SHARDS		(REFNIC_EMU_REMOTE_SHARD + 1)
 
-/* A queue vector's interrupt state; under its lock. */
+/*
+ * A queue vector's interrupt state; under its lock. Over an shm cable it
+ * lies in the file, where the far end may write anything: no bool, whose
+ * values other than 0 and 1 are undefined to load (UBSan, fuzz_shm_cable).
+ */
 #define REFNIC_EMU_CAUSE_RX		0x1u
 #define REFNIC_EMU_CAUSE_TX		0x2u
 struct refnic_emu_vector {
 	rte_spinlock_t lock;
 	uint8_t armed;			/* causes the driver armed */
 	uint8_t pending;		/* armed causes that fired, not raised yet */
-	bool raised_once;		/* last_raise_tsc is valid */
+	uint8_t raised_once;		/* last_raise_tsc is valid */
 	uint16_t rx_qid, tx_qid;	/* queues that armed each cause */
 	uint64_t last_raise_tsc;
 	uint64_t due_tsc;		/* a raise held back until then; 0: none */
 };
 
 struct refnic_emu_intr {
-	bool held;			/* some vector has a raise held back */
+	uint8_t held;			/* some vector has a raise held back */
 	struct { uint64_t rx, tx; } count[REFNIC_MAX_QUEUES]; /* raises per queue */
 	struct refnic_emu_vector vec[REFNIC_MAX_VECTORS];
 };
