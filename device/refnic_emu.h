@@ -13,6 +13,7 @@
  */
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <rte_kvargs.h>
@@ -22,7 +23,7 @@
 #define REFNIC_EMU_NAME_LEN		64
 #define REFNIC_EMU_MAX_ENGINES		8	/* engine threads per process */
 
-/* Timing profiles: what the modelled platform charges. See refnic_profile.c. */
+/* Timing profiles: what the modelled platform charges. See refnic_emu_profile.c. */
 enum refnic_emu_profile {
 	REFNIC_PROFILE_IDEAL,		/* nothing costs anything */
 	REFNIC_PROFILE_BAREMETAL,	/* PCIe device on bare metal */

@@ -18,8 +18,21 @@
 #include <rte_ether.h>
 #include <rte_string_fns.h>
 
-#include "refnic_cable_shm_port.h"
+#include "refnic_emu_admin.h"
+#include "refnic_emu_cable.h"
+#include "refnic_emu_cable_shm_port.h"
+#include "refnic_emu_clock.h"
+#include "refnic_emu_corrupt.h"
+#include "refnic_emu_engine.h"
+#include "refnic_emu_events.h"
+#include "refnic_emu_filter.h"
+#include "refnic_emu_flow.h"
+#include "refnic_emu_intr.h"
 #include "refnic_emu_priv.h"
+#include "refnic_emu_profile.h"
+#include "refnic_emu_push.h"
+#include "refnic_emu_queue.h"
+#include "refnic_emu_rss.h"
 
 #define REFNIC_EMU_FW_VERSION	"refnic-emu 1.0.0"
 #define REFNIC_AQ_MAX_DEPTH	4096

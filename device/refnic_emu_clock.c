@@ -14,7 +14,7 @@
  * 240 us of drift every 125 ms Sync interval. Unset, the clock reads
  * CLOCK_MONOTONIC_RAW, so every refnic port of the host agrees until one
  * is set or adjusted; a timing profile may make the oscillator run fast
- * (refnic_profile.c, clock_skew_ppb). CLOCK_SET and CLOCK_ADJUST move
+ * (refnic_emu_profile.c, clock_skew_ppb). CLOCK_SET and CLOCK_ADJUST move
  * base_ns, never the rate.
  *
  * The state lives in the BAR's memzone, next to the registers: a secondary
@@ -27,6 +27,8 @@
 
 #include <time.h>
 
+#include "refnic_emu_clock.h"
+#include "refnic_emu_parse.h"
 #include "refnic_emu_priv.h"
 
 #define NSEC_PER_SEC	UINT64_C(1000000000)

@@ -18,23 +18,25 @@
 
 #include <string.h>
 
+#include "refnic_emu_corrupt.h"
+#include "refnic_emu_engine.h"
 #include "refnic_emu_priv.h"
 
 /* Is the next write of this kind one to garble? A fuzzer's hook sees it first. */
 static bool
 corrupt_due(struct refnic_emu *emu, uint8_t what, void *entry, size_t len, uint32_t *variant)
 {
-	refnic_emu_tamper_t tamper = __atomic_load_n(&emu->tamper, __ATOMIC_ACQUIRE);
+	refnic_emu_tamper_t tamper = __atomic_load_n(&emu->corrupt.tamper, __ATOMIC_ACQUIRE);
 	uint64_t n;
 
 	if (unlikely(tamper != NULL))
-		tamper(emu->tamper_ctx, what, entry, len);
+		tamper(emu->corrupt.tamper_ctx, what, entry, len);
 	if (likely(!(emu->faults.corrupt_what & what)))
 		return false;
-	n = refnic_emu_mix64(__atomic_add_fetch(&emu->corrupt_seq, 1, __ATOMIC_RELAXED));
+	n = refnic_emu_mix64(__atomic_add_fetch(&emu->corrupt.seq, 1, __ATOMIC_RELAXED));
 	if (n % emu->faults.corrupt_every != 0)
 		return false;
-	*variant = __atomic_fetch_add(&emu->corrupted, 1, __ATOMIC_RELAXED);
+	*variant = __atomic_fetch_add(&emu->corrupt.garbled, 1, __ATOMIC_RELAXED);
 	return true;
 }
 
@@ -223,7 +225,7 @@ refnic_emu_corrupt_reply(struct refnic_emu *emu, uint8_t opcode, void *data, uin
 	if (!corrupt_due(emu, REFNIC_EMU_CORRUPT_REPLY, data, len, &v) ||
 	    opcode >= REFNIC_ADMIN_OPCODE_MAX)
 		return;
-	v = emu->reply_garbled[opcode]++;
+	v = emu->corrupt.reply_garbled[opcode]++;
 	switch (opcode) {
 	case REFNIC_ADMIN_IDENTIFY:
 		if (len >= sizeof(struct refnic_identify))
@@ -246,14 +248,14 @@ refnic_emu_corrupt_reply(struct refnic_emu *emu, uint8_t opcode, void *data, uin
 uint64_t
 refnic_emu_corrupted(struct refnic_emu *emu)
 {
-	return __atomic_load_n(&emu->corrupted, __ATOMIC_RELAXED);
+	return __atomic_load_n(&emu->corrupt.garbled, __ATOMIC_RELAXED);
 }
 
 void
 refnic_emu_set_tamper(struct refnic_emu *emu, refnic_emu_tamper_t fn, void *ctx)
 {
 	refnic_emu_lock();
-	emu->tamper_ctx = ctx;
-	__atomic_store_n(&emu->tamper, fn, __ATOMIC_RELEASE);	/* ctx first */
+	emu->corrupt.tamper_ctx = ctx;
+	__atomic_store_n(&emu->corrupt.tamper, fn, __ATOMIC_RELEASE);	/* ctx first */
 	refnic_emu_unlock();
 }

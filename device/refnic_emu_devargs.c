@@ -19,7 +19,10 @@
 
 #include <rte_string_fns.h>
 
-#include "refnic_cable.h"
+#include "refnic_emu_cable.h"
+#include "refnic_emu_devargs.h"
+#include "refnic_emu_priv.h"
+#include "refnic_emu_profile.h"
 
 #define ARG_CABLE		"cable"
 #define ARG_PROFILE		"profile"

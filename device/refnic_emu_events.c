@@ -14,7 +14,10 @@
 #include <rte_common.h>
 #include <rte_eal.h>
 
+#include "refnic_emu_corrupt.h"
+#include "refnic_emu_events.h"
 #include "refnic_emu_priv.h"
+#include "refnic_emu_remote.h"
 
 void
 refnic_emu_raise_vector(struct refnic_emu *emu, uint16_t vector)

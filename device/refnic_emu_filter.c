@@ -10,6 +10,8 @@
 
 #include <string.h>
 
+#include "refnic_emu_filter.h"
+#include "refnic_emu_parse.h"
 #include "refnic_emu_priv.h"
 
 #define ETH_ALEN	6

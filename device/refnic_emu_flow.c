@@ -19,7 +19,11 @@
 
 #include <rte_byteorder.h>
 
+#include "refnic_emu_admin.h"
+#include "refnic_emu_flow.h"
+#include "refnic_emu_parse.h"
 #include "refnic_emu_priv.h"
+#include "refnic_emu_rss.h"
 
 #define FLOW_KEY_WORDS		(sizeof(struct refnic_flow_key) / sizeof(uint64_t))
 

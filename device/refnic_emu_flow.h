@@ -66,4 +66,28 @@ struct refnic_emu_flows {
 	struct refnic_emu_flow_entry e[REFNIC_EMU_FLOWS];
 };
 
+struct refnic_emu;
+struct refnic_pkt_hdrs;
+
+/* The table's use (refnic_emu_flow.c, REFNIC_CAP_FLOW). */
+/* What the table decided for a frame. */
+enum refnic_emu_flow_fate {
+	REFNIC_EMU_FLOW_DEFAULT,	/* the port's RSS decides */
+	REFNIC_EMU_FLOW_QUEUE,		/* to queue (hash with hashed) */
+	REFNIC_EMU_FLOW_DROP,
+};
+struct refnic_emu_flow_verdict {
+	uint16_t queue;
+	bool hashed;
+	bool marked;
+	uint32_t hash;
+	uint32_t mark;
+};
+enum refnic_emu_flow_fate refnic_emu_flow_lookup(struct refnic_emu *emu, const uint8_t *p,
+						 const struct refnic_pkt_hdrs *h,
+						 uint32_t frame_len,
+						 struct refnic_emu_flow_verdict *v);
+uint16_t refnic_emu_admin_flow(struct refnic_emu *emu, const struct refnic_admin_cmd *cmd);
+void refnic_emu_flows_reset(struct refnic_emu *emu);
+
 #endif /* _REFNIC_EMU_FLOW_H_ */

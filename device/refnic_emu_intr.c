@@ -37,8 +37,12 @@
 #include <rte_cycles.h>
 #include <rte_eal.h>
 
-#include "refnic_cable_shm_port.h"
+#include "refnic_emu_cable_shm_port.h"
+#include "refnic_emu_intr.h"
 #include "refnic_emu_priv.h"
+#include "refnic_emu_queue.h"
+#include "refnic_emu_remote.h"
+#include "refnic_emu_trap.h"
 
 #define INTR_DEFERRED_MAX	16	/* vectors one trap or engine round raises */
 

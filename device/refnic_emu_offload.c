@@ -16,7 +16,9 @@
 #include <rte_byteorder.h>
 #include <rte_ip.h>
 
-#include "refnic_emu_priv.h"
+#include "refnic_emu_offload.h"
+#include "refnic_emu_parse.h"
+#include "refnic_emu_queue.h"
 
 #define TCP_CSUM_OFF	16
 #define UDP_CSUM_OFF	6

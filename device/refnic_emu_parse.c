@@ -4,7 +4,7 @@
 
 /* Where a frame's headers are: one parser for packet types, RSS and checksums. */
 
-#include "refnic_emu_priv.h"
+#include "refnic_emu_parse.h"
 
 void
 refnic_emu_parse(const uint8_t *p, uint32_t len, struct refnic_pkt_hdrs *h)

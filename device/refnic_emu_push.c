@@ -10,7 +10,7 @@
  * stored. The platform decides how they travel: mapped write-combining, in
  * bursts of REFNIC_PUSH_BURST bytes, each costing the writer a burst of the
  * profile; uncached, one transaction per 8-byte store, each costing a BAR
- * store of the profile (numbers and sources in refnic_profile.c). The device takes a copy of the
+ * store of the profile (numbers and sources in refnic_emu_profile.c). The device takes a copy of the
  * line as it arrived, as a NIC latches a posted write's payload, so that the
  * driver may store the next line at once.
  *
@@ -23,7 +23,11 @@
 #include <rte_cycles.h>
 #include <rte_pause.h>
 
+#include "refnic_emu_parse.h"
 #include "refnic_emu_priv.h"
+#include "refnic_emu_push.h"
+#include "refnic_emu_queue.h"
+#include "refnic_emu_trap.h"
 
 /*
  * The len bytes at src as the device receives them, into dst; returns the

@@ -18,8 +18,22 @@
 #include <rte_memcpy.h>
 #include <rte_prefetch.h>
 
-#include "refnic_cable_shm_port.h"
+#include "refnic_emu_cable.h"
+#include "refnic_emu_cable_shm_port.h"
+#include "refnic_emu_clock.h"
+#include "refnic_emu_corrupt.h"
+#include "refnic_emu_events.h"
+#include "refnic_emu_filter.h"
+#include "refnic_emu_flow.h"
+#include "refnic_emu_intr.h"
+#include "refnic_emu_offload.h"
+#include "refnic_emu_parse.h"
 #include "refnic_emu_priv.h"
+#include "refnic_emu_push.h"
+#include "refnic_emu_queue.h"
+#include "refnic_emu_rss.h"
+#include "refnic_emu_trap.h"
+#include "refnic_emu_tso.h"
 
 #define TX_BUDGET		512	/* descriptors per queue per engine pass */
 
@@ -293,15 +307,42 @@ tx_note_doorbells(struct refnic_emu *emu, uint16_t qid, uint64_t now)
 /*
  * Gather the packet starting at *idx into f. Returns false when the packet is
  * not complete yet (no EOP before tail). Sets *malformed on a bad chain.
+ * max_segs: refnic_emu_max_tx_segs(), which the pass reads once.
  */
 static bool
 tx_gather(struct refnic_emu *emu, struct refnic_emu_txq *txq, uint16_t *idx,
-	  uint16_t tail, struct refnic_frame *f, bool *malformed)
+	  uint16_t tail, uint16_t max_segs, struct refnic_frame *f, bool *malformed)
 {
-	uint16_t i = *idx, mask = txq->size - 1, max_segs = refnic_emu_max_tx_segs(emu);
+	uint16_t i = *idx, mask = txq->size - 1;
 	struct refnic_tx_desc d;
 	bool ctx = false;
 
+	/* The common packet first: one descriptor, a frame's size, no TSO. */
+	if (likely(i != tail)) {
+		d = txq->ring[i];
+		if (likely((d.flags & (REFNIC_TXD_EOP | REFNIC_TXD_CTX | REFNIC_TXD_TSO)) ==
+			   REFNIC_TXD_EOP && d.len >= EMU_ETH_HLEN &&
+			   d.len <= REFNIC_MAX_FRAME_LEN)) {
+			f->offload = d.flags & (REFNIC_TXD_OFFLOADS | REFNIC_TXD_TSTAMP);
+			f->vlan_tci = d.vlan_tci;
+			f->hdr_lens = d.hdr_lens;
+			*idx = (i + 1) & mask;
+			/* Mapped once: a failed map counts its DMA error once. */
+			f->seg[0] = refnic_dma_map(emu, d.addr, d.len);
+			if (unlikely(f->seg[0] == NULL)) {
+				f->nb_segs = 0;
+				f->len = 0;
+				*malformed = true;
+				return true;
+			}
+			emu_stats(emu)->dma_reads++;
+			f->seg_len[0] = d.len;
+			f->nb_segs = 1;
+			f->len = d.len;
+			*malformed = false;
+			return true;
+		}
+	}
 	f->nb_segs = 0;
 	f->len = 0;
 	f->offload = 0;
@@ -342,10 +383,14 @@ tx_gather(struct refnic_emu *emu, struct refnic_emu_txq *txq, uint16_t *idx,
 		f->seg_len[f->nb_segs++] = d.len;
 		f->len += d.len;
 	} while (!(d.flags & REFNIC_TXD_EOP));
-	if (f->len < EMU_ETH_HLEN ||
-	    f->len > (ctx ? REFNIC_MAX_TSO_SIZE : REFNIC_MAX_FRAME_LEN) ||
-	    ctx != !!(f->offload & REFNIC_TXD_TSO))
+	/* A plain frame's bounds first: one test for the TSO ones. */
+	if (likely(!ctx && !(f->offload & REFNIC_TXD_TSO))) {
+		if (f->len < EMU_ETH_HLEN || f->len > REFNIC_MAX_FRAME_LEN)
+			*malformed = true;
+	} else if (!ctx || !(f->offload & REFNIC_TXD_TSO) || f->len < EMU_ETH_HLEN ||
+		   f->len > REFNIC_MAX_TSO_SIZE) {
 		*malformed = true;
+	}
 	*idx = i;
 	return true;
 }
@@ -489,7 +534,7 @@ refnic_emu_tx_service(struct refnic_emu *emu, uint16_t qid, uint64_t now,
 	unsigned int done = 0;
 	const struct refnic_emu_push *push;
 	struct refnic_frame f;
-	uint16_t tail, idx;
+	uint16_t tail, idx, max_segs;
 	bool malformed, fetched;
 
 	tx_note_doorbells(emu, qid, now);
@@ -515,6 +560,7 @@ refnic_emu_tx_service(struct refnic_emu *emu, uint16_t qid, uint64_t now,
 		*next_due_tsc = RTE_MIN(*next_due_tsc, txq->fetch_ready_tsc);
 
 	idx = txq->head;
+	max_segs = refnic_emu_max_tx_segs(emu);
 	while (idx != tail && done < TX_BUDGET) {
 		uint16_t start = idx;
 
@@ -531,20 +577,25 @@ refnic_emu_tx_service(struct refnic_emu *emu, uint16_t qid, uint64_t now,
 			/* The driver wrote these on another core: start the misses early. */
 			rte_prefetch0(&txq->ring[(idx + 4) & (txq->size - 1)]);
 			tx_prefetch_data(emu, txq, (idx + 2) & (txq->size - 1), tail);
-			if (!tx_gather(emu, txq, &idx, tail, &f, &malformed))
+			if (!tx_gather(emu, txq, &idx, tail, max_segs, &f, &malformed))
 				break;
 		}
 		done += (idx - start) & (txq->size - 1);
-		if (!malformed && unlikely(f.offload & REFNIC_TXD_OFFLOADS))
-			malformed = !tx_offloads_offered(emu, f.offload);
-		if (!malformed && unlikely(f.offload & REFNIC_TXD_TSO)) {
-			/* Its frames count against the pass's budget too. */
-			done += tx_tso(emu, qs, &f, &batch, &malformed);
-			if (!malformed)
-				continue;
+		/* A plain packet (no offload, TSO or stamp asked) tests once. */
+		if (unlikely(f.offload != 0) && !malformed) {
+			/* What the device lacks it does not do (caps_off=). */
+			if ((f.offload & REFNIC_TXD_OFFLOADS) &&
+			    !tx_offloads_offered(emu, f.offload)) {
+				malformed = true;
+			} else if (f.offload & REFNIC_TXD_TSO) {
+				/* Its frames count against the pass's budget too. */
+				done += tx_tso(emu, qs, &f, &batch, &malformed);
+				if (!malformed)
+					continue;
+			} else if (f.offload & REFNIC_TXD_OFFLOADS) {
+				malformed = !refnic_emu_tx_offload(&f);
+			}
 		}
-		if (!malformed && (f.offload & REFNIC_TXD_OFFLOADS))
-			malformed = !refnic_emu_tx_offload(&f);
 		if (malformed) {
 			qs->tx_malformed++;
 			continue;

@@ -22,7 +22,7 @@
  * primary (loopback, NAME) with inline execution a secondary's TAIL and
  * RERING stores run their trap right there, as the primary's do: its TX
  * doorbell delivers into the peer's ring. One secondary thread at a time
- * (the device's remote_lock), counting into the device's last shard; what
+ * (the device's secondary.lock), counting into the device's last shard; what
  * it raises (the primary's eventfds) and kicks goes through the mailbox and
  * the kick eventfd. Such a secondary killed mid-burst may leave a queue
  * lock held, as it may leave a mempool cache half-updated: DPDK's
@@ -58,7 +58,14 @@
 #include <rte_ring_elem.h>
 #include <rte_string_fns.h>
 
+#include "refnic_emu_cable.h"
+#include "refnic_emu_clock.h"
+#include "refnic_emu_engine.h"
+#include "refnic_emu_intr.h"
 #include "refnic_emu_priv.h"
+#include "refnic_emu_profile.h"
+#include "refnic_emu_remote.h"
+#include "refnic_emu_trap.h"
 
 #define REMOTE_MP_ACTION	"refnic_emu_attach"
 #define REMOTE_MAILBOX_SIZE	1024	/* stores in flight from all secondaries */
@@ -188,7 +195,7 @@ refnic_emu_remote_drain(struct refnic_emu *emu)
 	unsigned int n, i, total = 0;
 	uint32_t off;
 
-	if (likely(!__atomic_load_n(&emu->remote_attached, __ATOMIC_ACQUIRE)))
+	if (likely(!__atomic_load_n(&emu->secondary.attached, __ATOMIC_ACQUIRE)))
 		return 0;
 	/* Awake, so no kicks: it says otherwise before it dozes again. */
 	if (__atomic_load_n(&shared->kick_wanted, __ATOMIC_RELAXED) != 0)
@@ -213,7 +220,7 @@ refnic_emu_remote_drain(struct refnic_emu *emu)
 	} while (n == RTE_DIM(st) && total < REMOTE_MAILBOX_SIZE);
 	/* Only engine 0 writes it; telemetry reads it whole. */
 	if (total != 0)
-		__atomic_store_n(&emu->remote_stores, emu->remote_stores + total,
+		__atomic_store_n(&emu->secondary.stores, emu->secondary.stores + total,
 				 __ATOMIC_RELAXED);
 	return total;
 }
@@ -222,7 +229,7 @@ refnic_emu_remote_drain(struct refnic_emu *emu)
 void
 refnic_emu_remote_counts(const struct refnic_emu *emu, uint64_t *stores, uint64_t *kicks)
 {
-	*stores = __atomic_load_n(&emu->remote_stores, __ATOMIC_RELAXED);
+	*stores = __atomic_load_n(&emu->secondary.stores, __ATOMIC_RELAXED);
 	*kicks = __atomic_load_n(&bar_shared(emu->bar_mz)->kicks, __ATOMIC_RELAXED);
 }
 
@@ -234,7 +241,7 @@ refnic_emu_remote_counts(const struct refnic_emu *emu, uint64_t *stores, uint64_
 void
 refnic_emu_remote_dozing(struct refnic_emu *emu, bool dozing)
 {
-	if (!__atomic_load_n(&emu->remote_attached, __ATOMIC_ACQUIRE))
+	if (!__atomic_load_n(&emu->secondary.attached, __ATOMIC_ACQUIRE))
 		return;
 	__atomic_store_n(&bar_shared(emu->bar_mz)->kick_wanted, dozing, __ATOMIC_SEQ_CST);
 }
@@ -242,7 +249,7 @@ refnic_emu_remote_dozing(struct refnic_emu *emu, bool dozing)
 bool
 refnic_emu_remote_pending(const struct refnic_emu *emu)
 {
-	if (!__atomic_load_n(&emu->remote_attached, __ATOMIC_ACQUIRE))
+	if (!__atomic_load_n(&emu->secondary.attached, __ATOMIC_ACQUIRE))
 		return false;
 	rte_atomic_thread_fence(__ATOMIC_SEQ_CST);	/* the flag's store first */
 	return !rte_ring_empty(bar_mailbox(emu->bar_mz));
@@ -274,13 +281,13 @@ remote_attach_action(const struct rte_mp_msg *msg, const void *peer)
 		strlcpy(rep->mz_name, emu->bar_mz->name, sizeof(rep->mz_name));
 		/* Inline on a port wired here: the secondary reaches the peer
 		 * too. A fuzzer's hook is this process's code only. */
-		if (emu->inline_exec && refnic_cable_in_process(emu) && emu->tamper == NULL)
+		if (emu->inline_exec && refnic_cable_in_process(emu) && emu->corrupt.tamper == NULL)
 			rep->emu = (uintptr_t)emu;
 		__atomic_store_n(&bar_shared(emu->bar_mz)->store_cost_tsc,
 				 emu->link->trap_cost_tsc, __ATOMIC_RELAXED);
 		out.num_fds = 1;
 		out.fds[0] = emu->link->kick_fd[0];
-		__atomic_store_n(&emu->remote_attached, true, __ATOMIC_RELEASE);
+		__atomic_store_n(&emu->secondary.attached, true, __ATOMIC_RELEASE);
 	}
 	/* Sent under the lock: the engine's fd stays open until it is sent. */
 	ret = rte_mp_reply(&out, peer);
@@ -371,13 +378,13 @@ remote_trap(void *ctx, uint32_t off, uint32_t val)
 		return;
 	}
 	if (r->emu != NULL && remote_store_inline(r->emu, off)) {
-		rte_spinlock_lock(&r->emu->remote_lock);
+		rte_spinlock_lock(&r->emu->secondary.lock);
 		refnic_shard_id = REFNIC_EMU_REMOTE_SHARD;
 		refnic_emu_bar_write(r->emu, off, val);
 		refnic_shard_id = 0;
-		__atomic_store_n(&r->emu->remote_inline, r->emu->remote_inline + 1,
+		__atomic_store_n(&r->emu->secondary.inlined, r->emu->secondary.inlined + 1,
 				 __ATOMIC_RELAXED);
-		rte_spinlock_unlock(&r->emu->remote_lock);
+		rte_spinlock_unlock(&r->emu->secondary.lock);
 		return;
 	}
 	mailbox_put(r->mailbox, st, r->kick_fd, &r->lost);

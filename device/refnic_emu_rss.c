@@ -10,7 +10,10 @@
 
 #include <string.h>
 
+#include "refnic_emu_admin.h"
+#include "refnic_emu_parse.h"
 #include "refnic_emu_priv.h"
+#include "refnic_emu_rss.h"
 
 uint32_t
 refnic_toeplitz(const uint8_t *key, const uint8_t *data, uint32_t len)

@@ -21,7 +21,12 @@
 
 #include <rte_telemetry.h>
 
+#include "refnic_emu_cable.h"
+#include "refnic_emu_devargs.h"
+#include "refnic_emu_engine.h"
 #include "refnic_emu_priv.h"
+#include "refnic_emu_profile.h"
+#include "refnic_emu_remote.h"
 
 static int
 tel_devices(const char *cmd __rte_unused, const char *params __rte_unused,
@@ -97,7 +102,7 @@ tel_faults(const struct refnic_emu *emu)
 	rte_tel_data_add_dict_u64(f, "reset_fail_pending", emu->faults.reset_fail_times);
 	refnic_emu_fault_corrupt_format(&emu->params.faults, buf, sizeof(buf));
 	rte_tel_data_add_dict_string(f, "fault_corrupt", buf);
-	rte_tel_data_add_dict_u64(f, "corrupted", __atomic_load_n(&emu->corrupted,
+	rte_tel_data_add_dict_u64(f, "corrupted", __atomic_load_n(&emu->corrupt.garbled,
 								  __ATOMIC_RELAXED));
 	if (emu->params.faults.fatal_after_ms != 0)
 		snprintf(buf, sizeof(buf), "after_ms:%u", emu->params.faults.fatal_after_ms);
@@ -160,7 +165,7 @@ tel_device_fill(const struct refnic_emu *emu, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "secondary_stores", remote_stores);
 	rte_tel_data_add_dict_u64(d, "secondary_kicks", remote_kicks);
 	rte_tel_data_add_dict_u64(d, "secondary_inline_doorbells",
-				  __atomic_load_n(&emu->remote_inline, __ATOMIC_RELAXED));
+				  __atomic_load_n(&emu->secondary.inlined, __ATOMIC_RELAXED));
 	rte_tel_data_add_dict_u64(d, "engine_tx_packets", tel_engine_tx_packets(emu));
 	add_container(d, "faults", tel_faults(emu));
 }

@@ -41,8 +41,17 @@
 #include <rte_pause.h>
 #include <rte_spinlock.h>
 
-#include "refnic_cable_shm_port.h"
+#include "refnic_emu_cable.h"
+#include "refnic_emu_cable_shm_port.h"
+#include "refnic_emu_clock.h"
+#include "refnic_emu_engine.h"
+#include "refnic_emu_intr.h"
+#include "refnic_emu_link.h"
 #include "refnic_emu_priv.h"
+#include "refnic_emu_push.h"
+#include "refnic_emu_queue.h"
+#include "refnic_emu_remote.h"
+#include "refnic_emu_trap.h"
 
 __thread unsigned int refnic_shard_id __attribute__((tls_model("initial-exec")));
 

@@ -15,7 +15,10 @@
 #include <rte_byteorder.h>
 #include <rte_ip.h>
 
-#include "refnic_emu_priv.h"
+#include "refnic_emu_offload.h"
+#include "refnic_emu_parse.h"
+#include "refnic_emu_queue.h"
+#include "refnic_emu_tso.h"
 
 #define TCP_SEQ_OFF	4
 #define TCP_FLAGS_OFF	13

@@ -91,6 +91,13 @@
 #       per packet (median of the rounds, which interleave the ports) and the
 #       ratio to net_null. OTHER_PMD: another build of the PMD (a path), run
 #       with the defaults in the same rounds, to compare builds. Default 3.
+#   ./devtools/bench.sh insns [COUNT] [OTHER_PMD...]
+#       instructions per packet, which the machine's load does not change:
+#       callgrind counts inside the burst functions (the inline device work
+#       included) while refnic-bench-insns loops 60 B frames on a loopback
+#       port with the defaults, 32 at a time, COUNT and 2 x COUNT frames; the
+#       difference over COUNT. OTHER_PMD: other builds of the PMD (paths),
+#       counted the same way. Needs valgrind. Default 100000.
 set -euo pipefail
 
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
@@ -211,6 +218,43 @@ timesync)
 	export REFNIC_PMD REFNIC_BUILD
 	echo "# ./devtools/bench.sh timesync $* ($(date -u '+%Y-%m-%d %H:%M'), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg))"
 	python3 "$REFNIC_TOP/tests/bench/timesync.py" "$@"
+	;;
+insns)
+	command -v valgrind >/dev/null || die "insns needs valgrind"
+	count=${1:-100000}
+	builds=("$(refnic_stage_pmd)") labels=("this build")
+	for other in "${@:2}"; do
+		# Staged too: EAL refuses a plugin under a world-writable directory.
+		d=$(dirname "${builds[0]}")/insns${#builds[@]}
+		install -D -m 755 "$other" "$d/librte_net_refnic.so"
+		builds+=("$d/librte_net_refnic.so") labels+=("$other")
+	done
+	echo "# ./devtools/bench.sh insns $* ($(date -u '+%Y-%m-%d %H:%M'))"
+	out=$(mktemp -d)
+	insns_run() { # PMD COUNT: instructions inside the bursts, 0 if no run went
+		local i
+		# The probe waits for the device in wall-clock time, which valgrind
+		# on a loaded machine may miss: tried again.
+		for i in 1 2 3 4 5 6 7 8 9 10; do
+			valgrind --tool=callgrind --callgrind-out-file="$out/cg" \
+				--toggle-collect='refnic_recv_pkts*' --toggle-collect='refnic_xmit_pkts*' \
+				"$REFNIC_BUILD/tests/refnic-bench-insns" -l 0 --no-huge -m 512 --no-pci \
+				--no-shconf --no-telemetry --file-prefix="insns$$" -d "$1" \
+				--vdev net_refnic0 -- "$2" >"$out/log" 2>&1 && break
+		done
+		[ "$i" -lt 10 ] || grep -q received "$out/log" || { echo 0; return; }
+		sed -n 's/^summary: //p' "$out/cg"
+	}
+	echo "| PMD | instructions per packet |"
+	echo "| --- | ---: |"
+	for i in "${!builds[@]}"; do
+		one=$(insns_run "${builds[$i]}" "$count")
+		two=$(insns_run "${builds[$i]}" $((2 * count)))
+		awk -v p="${labels[$i]}" -v a="$one" -v b="$two" -v n="$count" 'BEGIN {
+			if (a == 0 || b == 0) printf "| `%s` | no run |\n", p
+			else printf "| `%s` | %.2f |\n", p, (b - a) / n }'
+	done
+	rm -rf "$out"
 	;;
 mp)
 	REFNIC_PMD=$(refnic_stage_pmd)

@@ -9,14 +9,15 @@
  * a hostile process at end 1 that writes straight into the file: end 1's
  * pid, generation, doze flag and delivering count, the plug, the words of
  * R's port a delivering far end writes (where delivery stands, busy words,
- * errors found, R's queue vectors and counters), and its own published
+ * errors found, R's queue vectors and counters) and, as no behaving one
+ * does, R's queue generations; and its own published
  * port that R delivers into (configuration, queue set-up, tail, vectors).
  * R's engine and R's sends take it all as it comes, racing the writes as
  * they would race a real process. Then the far end writes back what a
  * behaving one would have there (R's own words, R's device rewrites). Nothing may crash or reach outside the
  * file or the memory handed over (ASan, UBSan); what R delivers to its
  * application is a frame the contract allows; and once the far end behaves
- * again, P's frames reach R (abort otherwise).
+ * again, P's frames reach R and R's reach P (abort otherwise).
  *
  * Not scribbled: the IOVAs of the far end's own rings. A far end that points
  * us elsewhere in the memory it handed over hurts only itself, but here
@@ -24,6 +25,8 @@
  */
 
 #include <fcntl.h>
+#include <stdbool.h>
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,7 +40,7 @@
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 
-#include "refnic_cable_shm.h"
+#include "refnic_emu_cable_shm.h"
 #include "refnic_emu.h"
 
 #define FZ_R		"net_refnic_fzr"
@@ -46,6 +49,7 @@
 #define FZ_DRAIN_MS	20		/* for R's engine to take them */
 #define FZ_WAIT_MS	2000		/* for P's frame once the file is sane */
 #define FZ_MARK_LEN	77		/* the well-formed frame's length */
+#define FZ_R_LEN	64		/* R's frames' */
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -56,7 +60,7 @@ static struct rte_ether_addr mac_r;
 static struct shm_layout *shm;
 /* What the input may write over, as a well-behaved end 1 keeps it. */
 static struct shm_port saved_r_port;
-static uint32_t saved_p_tail;
+static uint32_t saved_p_tail, saved_p_gen;
 static uint32_t gen_p;			/* end 1's generation, as P attached */
 
 /* The input, read field by field; zeros once it runs out. */
@@ -90,25 +94,31 @@ port_start(uint16_t port)
 	return rte_eth_promiscuous_enable(port);
 }
 
-/* Take what R received; returns how many were the well-formed frame. */
+/* Take what port received; returns how many frames were mark_len long. */
 static unsigned int
-receive_r(void)
+receive(uint16_t port, uint16_t mark_len)
 {
 	struct rte_mbuf *rx[32];
 	unsigned int marks = 0;
 	uint16_t n, i;
 
-	while ((n = rte_eth_rx_burst(port_r, 0, rx, RTE_DIM(rx))) != 0) {
+	while ((n = rte_eth_rx_burst(port, 0, rx, RTE_DIM(rx))) != 0) {
 		for (i = 0; i < n; i++) {
 			/* The device delivers Ethernet frames, within the contract. */
 			if (rx[i]->pkt_len < RTE_ETHER_HDR_LEN ||
 			    rx[i]->pkt_len > REFNIC_MAX_FRAME_LEN)
 				abort();
-			marks += rx[i]->pkt_len == FZ_MARK_LEN;
+			marks += rx[i]->pkt_len == mark_len;
 		}
 		rte_pktmbuf_free_bulk(rx, n);
 	}
 	return marks;
+}
+
+static unsigned int
+receive_r(void)
+{
+	return receive(port_r, FZ_MARK_LEN);
 }
 
 static void
@@ -129,7 +139,7 @@ send_r(void)
 
 	if (m == NULL)
 		return;
-	frame_fill((uint8_t *)rte_pktmbuf_append(m, 64), 64);
+	frame_fill((uint8_t *)rte_pktmbuf_append(m, FZ_R_LEN), FZ_R_LEN);
 	if (rte_eth_tx_burst(port_r, 0, &m, 1) != 1)
 		rte_pktmbuf_free(m);
 }
@@ -186,6 +196,34 @@ scribble_r_port(struct input *in, uint32_t flags)
 	}
 	if (flags & 0x10)
 		take_bytes(in, &port->stats[take(in, 1) % REFNIC_EMU_SHARDS].q[0], 16);
+	/* Not the far end's word: R takes its set-up back. */
+	if (flags & 0x20)
+		q->gen = take(in, 4);
+}
+
+/*
+ * The far end's words in R's queues as a behaving one has them: out of
+ * every ring (P delivers only from this thread) with no error found, and
+ * where delivery stands as it was, unless R published the queue anew
+ * meanwhile, which rewrote that. R's own words (its set-up, its tail) are
+ * R's to write, never ours.
+ */
+static void
+restore_r_queues(void)
+{
+	struct shm_rxq *q = shm->port[0].q;
+	const struct shm_rxq *saved = saved_r_port.q;
+	unsigned int i;
+
+	for (i = 0; i < REFNIC_MAX_QUEUES; i++) {
+		q[i].busy = 0;
+		q[i].error = 0;
+		if (q[i].gen != saved[i].gen)
+			continue;
+		q[i].pub = saved[i].pub;
+		q[i].head = saved[i].head;
+		q[i].phase = saved[i].phase;
+	}
 }
 
 /* End 1's own port, which R delivers into: all but its rings' IOVAs. */
@@ -212,6 +250,43 @@ scribble_p_port(struct input *in, uint32_t flags)
 		q->tail = take(in, 4);
 	if (flags & 0x08)
 		take_bytes(in, &port->intr, RTE_MIN(sizeof(port->intr), (size_t)64));
+}
+
+static uint64_t
+xstat(uint16_t port, const char *name)
+{
+	uint64_t id, v = 0;
+
+	if (rte_eth_xstats_get_id_by_name(port, name, &id) == 0)
+		rte_eth_xstats_get_by_id(port, &id, &v, 1);
+	return v;
+}
+
+/* What the next one to read a failure needs: where delivery stands. */
+static void
+report_stall(bool to_r, bool to_p)
+{
+	static const char *const names[] = {
+		"rx_good_packets", "rx_no_buffer", "tx_good_packets", "cable_tx_dropped",
+		"queue_errors", "recoveries", "recovery_failures", "device_resets",
+	};
+	const struct shm_rxq *q = &shm->port[0].q[0];
+	struct rte_eth_link link;
+	unsigned int i, k;
+
+	fprintf(stderr, "fuzz_shm_cable: well-formed frames no longer reach %s\n"
+		"  R's queue 0 in the file: gen %u enabled %u size %u tail %u pub %u head %u phase %u\n",
+		!to_r && !to_p ? "R and P" : !to_r ? "R" : "P",
+		q->gen, q->enabled, q->size, q->tail, q->pub, q->head, q->phase);
+	for (k = 0; k < 2; k++) {
+		uint16_t port = k == 0 ? port_r : port_p;
+
+		rte_eth_link_get_nowait(port, &link);
+		fprintf(stderr, "  %s: link %s", k == 0 ? "R" : "P", link.link_status ? "up" : "down");
+		for (i = 0; i < RTE_DIM(names); i++)
+			fprintf(stderr, ", %s %" PRIu64, names[i], xstat(port, names[i]));
+		fprintf(stderr, "\n");
+	}
 }
 
 int
@@ -255,11 +330,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct input in = { data, size };
 	uint32_t flags, r_flags, p_flags;
 	uint64_t end, hz = rte_get_timer_hz();
+	bool to_r = false, to_p = false;
 
 	if (size == 0)
 		return 0;
 	memcpy(&saved_r_port, &shm->port[0], sizeof(saved_r_port));
 	saved_p_tail = shm->port[1].q[0].tail;
+	saved_p_gen = shm->port[1].q[0].gen;
 	flags = take(&in, 1);
 	r_flags = take(&in, 1);
 	p_flags = take(&in, 1);
@@ -287,10 +364,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	/* The far end behaves again: what it wrote of R's port is as it was
 	 * (R's own words, R rewrites), and its frames reach R. */
-	memcpy(shm->port[0].q, saved_r_port.q, sizeof(saved_r_port.q));
+	restore_r_queues();
 	shm->port[0].errors_pending = 0;
-	memcpy(&shm->port[0].intr, &saved_r_port.intr, sizeof(saved_r_port.intr));
-	shm->port[1].q[0].tail = saved_p_tail;
+	if (r_flags & 0x08)
+		memcpy(&shm->port[0].intr, &saved_r_port.intr, sizeof(saved_r_port.intr));
+	/* P's tail, as P's device took it, unless P published its queue
+	 * anew meanwhile (P takes nothing from its ring before this). */
+	if (shm->port[1].q[0].gen == saved_p_gen)
+		shm->port[1].q[0].tail = saved_p_tail;
 	shm->end[1].gen = gen_p;
 	shm->end[1].pid = (int32_t)getpid();
 	shm->end[1].dozing = 0;
@@ -298,11 +379,16 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	shm->unplugged = 0;
 	end = rte_get_timer_cycles() + FZ_WAIT_MS * hz / 1000;
 	do {
-		send_p_good();
+		if (!to_r)
+			send_p_good();
+		if (!to_p)
+			send_r();
 		rte_delay_us_sleep(1000);
-		if (receive_r() != 0)
+		to_r = to_r || receive_r() != 0;
+		to_p = to_p || receive(port_p, FZ_R_LEN) != 0;
+		if (to_r && to_p)
 			return 0;
 	} while (rte_get_timer_cycles() < end);
-	fprintf(stderr, "fuzz_shm_cable: a well-formed frame no longer reaches R\n");
+	report_stall(to_r, to_p);
 	abort();
 }

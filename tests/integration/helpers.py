@@ -1,10 +1,12 @@
 """Helpers the integration tests share: where the PMD and the build are,
 testpmd on refnic ports (one process, or a primary and a secondary),
 forwarding runs that account for every packet, probe failures, link events,
-telemetry and the private dump, testpmd's packet-type dump. Fixtures are in
-conftest.py; the testpmd driver is testpmd.py.
+telemetry and the private dump, testpmd's packet-type dump, the kernel as
+the peer of two ports. Fixtures are in conftest.py; the testpmd driver is
+testpmd.py.
 """
 
+import contextlib
 import glob
 import itertools
 import json
@@ -169,6 +171,85 @@ def received_ptypes(text):
         if ptype and port is not None:
             got.setdefault(port, []).append((ptype.group(1) or "UNKNOWN", ptype.group(2)))
     return got
+
+
+# The kernel as the peer: two refnic ports on TAP interfaces, each in a
+# network namespace of its own.
+
+def run(argv):
+    """argv run to its end within 30 s, its output and errors together."""
+    return subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          text=True, timeout=30)
+
+
+def netns_snmp(ip, ns, v6=False):
+    """The namespace's /proc/net/snmp counters, {("Tcp", "InSegs"): n, ...},
+    with v6 also /proc/net/snmp6's Ip6 ones as ("Ip6", "InHdrErrors")."""
+    counters = {}
+    out = run([ip, "netns", "exec", ns, "cat", "/proc/net/snmp"]).stdout.splitlines()
+    for names, values in zip(out[::2], out[1::2]):
+        proto = names.split(":")[0]
+        for name, value in zip(names.split()[1:], values.split()[1:]):
+            counters[(proto, name)] = int(value)
+    if v6:
+        out = run([ip, "netns", "exec", ns, "cat", "/proc/net/snmp6"]).stdout
+        counters.update((("Ip6", k[3:]), int(v))
+                        for k, v in re.findall(r"^(Ip6\w+)\s+(\d+)$", out, re.M))
+    return counters
+
+
+class KernelPeers:
+    """What kernel_peers() set up: ip, the path of iproute2's ip; tp, the
+    testpmd; ns[i], ifs[i], addr[i], macs[i]: port i's namespace, TAP
+    interface, and the kernel's address and MAC on it."""
+
+    def __init__(self, ip, tp, ns, ifs, addr, macs):
+        self.ip, self.tp, self.ns, self.ifs, self.addr, self.macs = ip, tp, ns, ifs, addr, macs
+
+
+@contextlib.contextmanager
+def kernel_peers(refnic_testpmd, tag, addr, macs, far_mac, v6=False, mtu=None):
+    """A testpmd whose refnic ports 0 and 1 are wired to TAP interfaces,
+    each moved into a network namespace of its own ("refnic-<tag><pid>a"
+    and "...b") with address addr[i] (/24, or /64 with v6, no DAD), MAC
+    macs[i], the MTU if one is given, up. testpmd sends what a port
+    forwards to the kernel on it (--eth-peer), and each kernel reaches the
+    other's address through its TAP at far_mac: what it sends goes through
+    the refnic ports. Skips where TAP devices or namespaces are not to be
+    had; the namespaces are deleted on the way out."""
+    ip = shutil.which("ip")
+    if not os.path.exists("/dev/net/tun") or ip is None:
+        pytest.skip("needs /dev/net/tun and iproute2's ip")
+    pid = os.getpid() % 100000
+    ns = ["refnic-%s%da" % (tag, pid), "refnic-%s%db" % (tag, pid)]
+    ifs = ["rf%s%da" % (tag, pid), "rf%s%db" % (tag, pid)]
+    fam, plen = ("-6", "64") if v6 else ("-4", "24")
+    if run([ip, "netns", "add", ns[0]]).returncode != 0:
+        pytest.skip("this machine forbids network namespaces")
+    run([ip, "netns", "add", ns[1]])
+    try:
+        tp = refnic_testpmd(["net_refnic0,cable=tap:" + ifs[0],
+                             "net_refnic1,cable=tap:" + ifs[1]],
+                            testpmd_args=["--eth-peer=0,%s" % macs[0],
+                                          "--eth-peer=1,%s" % macs[1]])
+        for i in (0, 1):
+            link = [ip, "-n", ns[i], "link", "set", ifs[i]]
+            steps = [[ip, "link", "set", ifs[i], "netns", ns[i]], link + ["address", macs[i]]]
+            if mtu is not None:
+                steps.append(link + ["mtu", str(mtu)])
+            steps += [[ip, "-n", ns[i], fam, "addr", "add", addr[i] + "/" + plen, "dev", ifs[i]] +
+                      (["nodad"] if v6 else []),
+                      link + ["up"],
+                      # The other side's address is behind the refnic ports.
+                      [ip, "-n", ns[i], fam, "neigh", "add", addr[1 - i], "lladdr", far_mac,
+                       "dev", ifs[i]]]
+            for argv in steps:
+                r = run(argv)
+                assert r.returncode == 0, (argv, r.stdout)
+        yield KernelPeers(ip, tp, ns, ifs, addr, macs)
+    finally:
+        for n in ns:
+            run([ip, "netns", "del", n])
 
 
 # Two processes.

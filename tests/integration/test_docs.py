@@ -14,6 +14,9 @@ any listing made from the guide:
   per-queue names (rxq_xstats[], txq_xstats[] as rx_q<N>_..., tx_q<N>_...)
   against the guide's "Extended Statistics" section.
 
+device/DESIGN.rst's file table (the map of device/) names every .c and .h
+of device/, and no file that is not there.
+
 Nothing here needs a build or a DPDK process but the pmdinfo check.
 """
 
@@ -27,6 +30,7 @@ import pytest
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 GUIDE = os.path.join(REPO, "doc", "guides", "nics", "refnic.rst")
+DEVICE = os.path.join(REPO, "device")
 SOURCE_DIRS = (os.path.join(REPO, "drivers", "net", "refnic"), os.path.join(REPO, "device"))
 
 _COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
@@ -186,6 +190,18 @@ def guide_xstats():
     return port, queue
 
 
+def device_map():
+    """File names in the first column of device/DESIGN.rst's file table."""
+    with open(os.path.join(DEVICE, "DESIGN.rst")) as f:
+        lines = f.read().split("\n")
+    assert any(l.startswith(".. The file map") for l in lines), \
+        "device/DESIGN.rst has no file table (the comment '.. The file map' before it)"
+    names = []
+    for _, cell in simple_table_first_column(lines, ".. The file map"):
+        names += re.findall(r"``([^`]+)``", cell)
+    return names
+
+
 # ---------------------------------------------------------------- tests
 
 def _diff(doc, code, what_code):
@@ -254,3 +270,16 @@ def test_xstats_table_is_the_drivers_counters():
     queue = ["rx_q<N>_" + s for s in rxq] + ["tx_q<N>_" + s for s in txq]
     problem = _diff(doc_queue, queue, "refnic_xstats.c's per-queue counters")
     assert not problem, problem.replace("table", "Extended Statistics section")
+
+
+def test_device_design_map_names_every_device_file():
+    """Each .c and .h of device/ has its row in DESIGN.rst's file table, once;
+    every row names a file that is there."""
+    files = {n for n in os.listdir(DEVICE) if n.endswith((".c", ".h"))}
+    rows = device_map()
+    dups = sorted({n for n in rows if rows.count(n) > 1})
+    assert not dups, "named more than once in device/DESIGN.rst's file table: %s" % dups
+    missing = sorted(files - set(rows))
+    assert not missing, "device/ files missing from DESIGN.rst's file table: %s" % missing
+    gone = sorted(n for n in rows if not os.path.exists(os.path.join(DEVICE, n)))
+    assert not gone, "device/DESIGN.rst's file table names files not in device/: %s" % gone

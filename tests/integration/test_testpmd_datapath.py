@@ -4,15 +4,12 @@ multi-queue forwarding."""
 
 import os
 import re
-import shutil
 import subprocess
 import time
 
-import pytest
-
 HERE = os.path.dirname(os.path.abspath(__file__))
 
-from helpers import _HW_PTYPE, PAIR, received_ptypes
+from helpers import _HW_PTYPE, PAIR, kernel_peers, netns_snmp, received_ptypes, run
 
 
 def test_fwd_csum_with_hw_checksums(pair):
@@ -38,22 +35,6 @@ def test_fwd_csum_with_hw_checksums(pair):
         assert tp.xstats(port)["tx_malformed"] == 0
 
 
-def _run(argv):
-    return subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                          text=True, timeout=30)
-
-
-def _snmp(ip, ns):
-    """The namespace's /proc/net/snmp counters, {("Udp", "InCsumErrors"): n, ...}."""
-    out = _run([ip, "netns", "exec", ns, "cat", "/proc/net/snmp"]).stdout.splitlines()
-    counters = {}
-    for names, values in zip(out[::2], out[1::2]):
-        proto = names.split(":")[0]
-        for name, value in zip(names.split()[1:], values.split()[1:]):
-            counters[(proto, name)] = int(value)
-    return counters
-
-
 def test_csum_engine_checksums_judged_by_the_kernel(refnic_testpmd):
     """testpmd's csum engine between two refnic ports wired to TAP interfaces,
     each in a network namespace, with the IPv4, UDP and TCP checksums set to
@@ -64,60 +45,37 @@ def test_csum_engine_checksums_judged_by_the_kernel(refnic_testpmd):
     its listening TCP port answers the SYN, and the SYN-ACK that comes back
     (through the device again) has right checksums by the sender's own
     count. A device that skipped the insertion fails."""
-    ip = shutil.which("ip")
-    if not os.path.exists("/dev/net/tun") or ip is None:
-        pytest.skip("needs /dev/net/tun and iproute2's ip")
-    tag = os.getpid() % 100000
-    ns = ["refnic-cs%da" % tag, "refnic-cs%db" % tag]
-    ifs = ["rfcs%da" % tag, "rfcs%db" % tag]
-    addr = ["10.233.0.1", "10.233.0.2"]
-    macs = ["02:00:00:0c:5a:01", "02:00:00:0c:5a:02"]
-    if _run([ip, "netns", "add", ns[0]]).returncode != 0:
-        pytest.skip("this machine forbids network namespaces")
-    _run([ip, "netns", "add", ns[1]])
-    server = None
-    try:
-        # What a port's csum engine sends goes to the other side's kernel.
-        tp = refnic_testpmd(["net_refnic0,cable=tap:" + ifs[0],
-                             "net_refnic1,cable=tap:" + ifs[1]],
-                            testpmd_args=["--eth-peer=0,%s" % macs[0],
-                                          "--eth-peer=1,%s" % macs[1]])
-        for i in (0, 1):
-            for argv in ([ip, "link", "set", ifs[i], "netns", ns[i]],
-                         [ip, "-n", ns[i], "link", "set", ifs[i], "address", macs[i]],
-                         [ip, "-n", ns[i], "addr", "add", addr[i] + "/24", "dev", ifs[i]],
-                         [ip, "-n", ns[i], "link", "set", ifs[i], "up"],
-                         # The other side's address is behind the refnic ports.
-                         [ip, "-n", ns[i], "neigh", "add", addr[1 - i], "lladdr",
-                          "02:00:00:0c:5a:ff", "dev", ifs[i]]):
-                r = _run(argv)
-                assert r.returncode == 0, (argv, r.stdout)
-        tp.cmd("port stop all", check=True)
-        for port in (0, 1):
-            for proto in ("ip", "udp", "tcp"):
-                tp.cmd("csum set %s hw %d" % (proto, port), check=True)
-        tp.cmd("port start all", check=True)
-        tp.cmd("set fwd csum", check=True)
-        tp.cmd("start", check=True)
-        before = [_snmp(ip, n) for n in ns]
-        peer = os.path.join(HERE, "kernel_peer.py")
-        server = subprocess.Popen([ip, "netns", "exec", ns[1], "python3", peer, "serve",
-                                   addr[1], "9999", "200"], stdout=subprocess.PIPE, text=True)
-        assert server.stdout.readline().strip() == "ready"
-        r = _run([ip, "netns", "exec", ns[0], "python3", peer, "send", ifs[0], addr[0],
-                  addr[1], "9999", "200"])
-        served = server.communicate(timeout=30)[0].split()
-        after = _snmp(ip, ns[1])
-        fwd = tp.stop()
-        assert served == ["udp", "200"], (served, fwd, after)
-        assert r.returncode == 0 and "syn-ack ok" in r.stdout, (r.stdout, fwd)
-        for key in (("Udp", "InCsumErrors"), ("Tcp", "InCsumErrors"), ("Ip", "InHdrErrors")):
-            assert after.get(key, 0) == before[1].get(key, 0), (key, after)
-    finally:
-        if server is not None and server.poll() is None:
-            server.kill()
-        for n in ns:
-            _run([ip, "netns", "del", n])
+    # What a port's csum engine sends goes to the other side's kernel.
+    with kernel_peers(refnic_testpmd, "cs", ["10.233.0.1", "10.233.0.2"],
+                      ["02:00:00:0c:5a:01", "02:00:00:0c:5a:02"], "02:00:00:0c:5a:ff") as k:
+        ip, tp, ns, ifs, addr = k.ip, k.tp, k.ns, k.ifs, k.addr
+        server = None
+        try:
+            tp.cmd("port stop all", check=True)
+            for port in (0, 1):
+                for proto in ("ip", "udp", "tcp"):
+                    tp.cmd("csum set %s hw %d" % (proto, port), check=True)
+            tp.cmd("port start all", check=True)
+            tp.cmd("set fwd csum", check=True)
+            tp.cmd("start", check=True)
+            before = [netns_snmp(ip, n) for n in ns]
+            peer = os.path.join(HERE, "kernel_peer.py")
+            server = subprocess.Popen([ip, "netns", "exec", ns[1], "python3", peer, "serve",
+                                       addr[1], "9999", "200"], stdout=subprocess.PIPE, text=True)
+            assert server.stdout.readline().strip() == "ready"
+            r = run([ip, "netns", "exec", ns[0], "python3", peer, "send", ifs[0], addr[0],
+                    addr[1], "9999", "200"])
+            served = server.communicate(timeout=30)[0].split()
+            after = netns_snmp(ip, ns[1])
+            fwd = tp.stop()
+            assert served == ["udp", "200"], (served, fwd, after)
+            assert r.returncode == 0 and "syn-ack ok" in r.stdout, (r.stdout, fwd)
+            for key in (("Udp", "InCsumErrors"), ("Tcp", "InCsumErrors"),
+                        ("Ip", "InHdrErrors")):
+                assert after.get(key, 0) == before[1].get(key, 0), (key, after)
+        finally:
+            if server is not None and server.poll() is None:
+                server.kill()
 
 
 def test_multi_queue_rss_spreads_flows(refnic_testpmd):

@@ -3,37 +3,17 @@ between two refnic ports wired to TAP interfaces, each in a network
 namespace, and the kernel behind them as the witness."""
 
 import os
-import re
-import shutil
 import subprocess
 
 import pytest
+
+from helpers import kernel_peers, netns_snmp, run
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 MSS = 1400
 STREAM = 2 * 1024 * 1024        # bytes the sender's kernel sends
 MTU = 9000
-
-
-def _run(argv):
-    return subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                          text=True, timeout=30)
-
-
-def _snmp(ip, ns, v6):
-    """The namespace's TCP and IP counters, {("Tcp", "InSegs"): n, ...}."""
-    counters = {}
-    out = _run([ip, "netns", "exec", ns, "cat", "/proc/net/snmp"]).stdout.splitlines()
-    for names, values in zip(out[::2], out[1::2]):
-        proto = names.split(":")[0]
-        for name, value in zip(names.split()[1:], values.split()[1:]):
-            counters[(proto, name)] = int(value)
-    if v6:
-        out = _run([ip, "netns", "exec", ns, "cat", "/proc/net/snmp6"]).stdout
-        counters.update((("Ip6", k[3:]), int(v))
-                        for k, v in re.findall(r"^(Ip6\w+)\s+(\d+)$", out, re.M))
-    return counters
 
 
 @pytest.mark.parametrize("v6", [False, True], ids=["ipv4", "ipv6"])
@@ -48,79 +28,54 @@ def test_csum_engine_tso_judged_by_the_kernel(refnic_testpmd, v6):
     240). The device's counts line up exactly with testpmd's: port 1's
     frames on the wire are the packets testpmd sent, each TSO packet
     replaced by its segments."""
-    ip = shutil.which("ip")
-    if not os.path.exists("/dev/net/tun") or ip is None:
-        pytest.skip("needs /dev/net/tun and iproute2's ip")
-    tag = os.getpid() % 100000
-    ns = ["refnic-ts%da" % tag, "refnic-ts%db" % tag]
-    ifs = ["rfts%da" % tag, "rfts%db" % tag]
     if v6:
-        addr, plen, fam = ["fd00:5a::1", "fd00:5a::2"], "64", "-6"
+        addr = ["fd00:5a::1", "fd00:5a::2"]
     else:
-        addr, plen, fam = ["10.234.0.1", "10.234.0.2"], "24", "-4"
-    macs = ["02:00:00:0d:5a:01", "02:00:00:0d:5a:02"]
-    if _run([ip, "netns", "add", ns[0]]).returncode != 0:
-        pytest.skip("this machine forbids network namespaces")
-    _run([ip, "netns", "add", ns[1]])
-    server = None
-    try:
-        tp = refnic_testpmd(["net_refnic0,cable=tap:" + ifs[0],
-                             "net_refnic1,cable=tap:" + ifs[1]],
-                            testpmd_args=["--eth-peer=0,%s" % macs[0],
-                                          "--eth-peer=1,%s" % macs[1]])
-        for i in (0, 1):
-            for argv in ([ip, "link", "set", ifs[i], "netns", ns[i]],
-                         [ip, "-n", ns[i], "link", "set", ifs[i], "address", macs[i]],
-                         [ip, "-n", ns[i], "link", "set", ifs[i], "mtu", str(MTU)],
-                         [ip, "-n", ns[i], fam, "addr", "add", addr[i] + "/" + plen,
-                          "dev", ifs[i]] + (["nodad"] if v6 else []),
-                         [ip, "-n", ns[i], "link", "set", ifs[i], "up"],
-                         # The other side's address is behind the refnic ports.
-                         [ip, "-n", ns[i], fam, "neigh", "add", addr[1 - i], "lladdr",
-                          "02:00:00:0d:5a:ff", "dev", ifs[i]]):
-                r = _run(argv)
-                assert r.returncode == 0, (argv, r.stdout)
-        tp.cmd("port stop all", check=True)
-        for port in (0, 1):
-            tp.cmd("port config mtu %d %d" % (port, MTU), check=True)
-            for proto in ("ip", "tcp"):
-                tp.cmd("csum set %s hw %d" % (proto, port), check=True)
-            out = tp.cmd("tso set %d %d" % (MSS, port))
-            assert "not supported" not in out and "TSO segment size" in out, out
-        tp.cmd("port start all", check=True)
-        tp.cmd("set fwd csum", check=True)
-        tp.cmd("start", check=True)
-        before = _snmp(ip, ns[1], v6)
-        peer = os.path.join(HERE, "tso_peer.py")
-        server = subprocess.Popen([ip, "netns", "exec", ns[1], "python3", peer, "serve",
-                                   addr[1], "9998"], stdout=subprocess.PIPE, text=True)
-        assert server.stdout.readline().strip() == "ready"
-        r = _run([ip, "netns", "exec", ns[0], "python3", peer, "send", addr[1], "9998",
-                  str(STREAM)])
-        got = server.communicate(timeout=30)[0].split()
-        after = _snmp(ip, ns[1], v6)
-        fwd = tp.stop()
-        nic = tp.port_stats()
-        xs = tp.xstats(1)
-        sent = r.stdout.split()
-        assert r.returncode == 0 and sent[:2] == ["sent", str(STREAM)], r.stdout
-        assert got == ["got", str(STREAM), sent[2]], (got, sent, fwd)
-        errors = [("Tcp", "InCsumErrors"), ("Tcp", "InErrs")]
-        errors += [("Ip6", "InHdrErrors")] if v6 else [("Ip", "InHdrErrors")]
-        for key in errors:
-            assert after.get(key, 0) == before.get(key, 0), (key, after)
-        segs = after[("Tcp", "InSegs")] - before[("Tcp", "InSegs")]
-        assert segs >= STREAM // MSS, (segs, xs)
-        # What port 0 received, port 1 sent: what went with TSO as the
-        # segments counted, the rest as it was (testpmd's TX-packets are
-        # the device's frames on the wire).
-        assert fwd[1]["TX-dropped"] == 0, fwd
-        assert xs["tx_tso_packets"] > 0 and xs["tx_tso_segments"] >= STREAM // MSS, xs
-        assert nic[1]["TX-packets"] == (fwd[0]["RX-packets"] - xs["tx_tso_packets"] +
-                                        xs["tx_tso_segments"]), (nic, fwd, xs)
-        assert xs["tx_malformed"] == 0 and nic[1]["TX-errors"] == 0, (xs, nic)
-    finally:
-        if server is not None and server.poll() is None:
-            server.kill()
-        for n in ns:
-            _run([ip, "netns", "del", n])
+        addr = ["10.234.0.1", "10.234.0.2"]
+    with kernel_peers(refnic_testpmd, "ts", addr, ["02:00:00:0d:5a:01", "02:00:00:0d:5a:02"],
+                      "02:00:00:0d:5a:ff", v6=v6, mtu=MTU) as k:
+        ip, tp, ns = k.ip, k.tp, k.ns
+        server = None
+        try:
+            tp.cmd("port stop all", check=True)
+            for port in (0, 1):
+                tp.cmd("port config mtu %d %d" % (port, MTU), check=True)
+                for proto in ("ip", "tcp"):
+                    tp.cmd("csum set %s hw %d" % (proto, port), check=True)
+                out = tp.cmd("tso set %d %d" % (MSS, port))
+                assert "not supported" not in out and "TSO segment size" in out, out
+            tp.cmd("port start all", check=True)
+            tp.cmd("set fwd csum", check=True)
+            tp.cmd("start", check=True)
+            before = netns_snmp(ip, ns[1], v6)
+            peer = os.path.join(HERE, "tso_peer.py")
+            server = subprocess.Popen([ip, "netns", "exec", ns[1], "python3", peer, "serve",
+                                       addr[1], "9998"], stdout=subprocess.PIPE, text=True)
+            assert server.stdout.readline().strip() == "ready"
+            r = run([ip, "netns", "exec", ns[0], "python3", peer, "send", addr[1], "9998",
+                    str(STREAM)])
+            got = server.communicate(timeout=30)[0].split()
+            after = netns_snmp(ip, ns[1], v6)
+            fwd = tp.stop()
+            nic = tp.port_stats()
+            xs = tp.xstats(1)
+            sent = r.stdout.split()
+            assert r.returncode == 0 and sent[:2] == ["sent", str(STREAM)], r.stdout
+            assert got == ["got", str(STREAM), sent[2]], (got, sent, fwd)
+            errors = [("Tcp", "InCsumErrors"), ("Tcp", "InErrs")]
+            errors += [("Ip6", "InHdrErrors")] if v6 else [("Ip", "InHdrErrors")]
+            for key in errors:
+                assert after.get(key, 0) == before.get(key, 0), (key, after)
+            segs = after[("Tcp", "InSegs")] - before[("Tcp", "InSegs")]
+            assert segs >= STREAM // MSS, (segs, xs)
+            # What port 0 received, port 1 sent: what went with TSO as the
+            # segments counted, the rest as it was (testpmd's TX-packets are
+            # the device's frames on the wire).
+            assert fwd[1]["TX-dropped"] == 0, fwd
+            assert xs["tx_tso_packets"] > 0 and xs["tx_tso_segments"] >= STREAM // MSS, xs
+            assert nic[1]["TX-packets"] == (fwd[0]["RX-packets"] - xs["tx_tso_packets"] +
+                                            xs["tx_tso_segments"]), (nic, fwd, xs)
+            assert xs["tx_malformed"] == 0 and nic[1]["TX-errors"] == 0, (xs, nic)
+        finally:
+            if server is not None and server.poll() is None:
+                server.kill()

@@ -15,6 +15,7 @@
 #include <net/if.h>
 #include <stdio.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -22,6 +23,7 @@
 #include <rte_cycles.h>
 #include <rte_ether.h>
 
+#include "refnic_emu_cable_shm.h"
 #include "test_common.h"
 
 #define CB_A		"net_refnic_c0"
@@ -174,6 +176,57 @@ test_shm_delivery_needs_no_engine(void)
 	return TEST_SUCCESS;
 }
 
+/*
+ * The far end writes over the set-up B published for its RX queue (the
+ * queue's generation, in the cable's file) after B's driver has taken
+ * frames from it: B's device takes the set-up back and fails the queue,
+ * since where delivery stood is lost with it, and the driver's recovery
+ * starts the ring afresh on both sides. Every frame sent afterwards
+ * arrives. (Published anew from its first slot without the failure, the
+ * ring had the far end write where B's driver no longer looks.)
+ */
+static int
+test_shm_far_end_writes_over_queue_setup(void)
+{
+	struct shm_layout *shm;
+	char args[64], path[64];
+	uint64_t deadline;
+	uint16_t a, b, i;
+	int fd;
+
+	cable_args(args, sizeof(args), "shm");
+	TEST_ASSERT_SUCCESS(test_port_create(CB_A, args, &a), "");
+	TEST_ASSERT_SUCCESS(test_port_create(CB_B, args, &b), "");
+	TEST_ASSERT_SUCCESS(test_port_start(a, 0, 0), "");
+	TEST_ASSERT_SUCCESS(test_port_start(b, 0, 0), "");
+	TEST_ASSERT(test_link_wait(a, RTE_ETH_LINK_UP), "link up");
+	for (i = 0; i < 6; i++)
+		TEST_ASSERT_EQUAL(send_recv(a, b, TEST_BURST, 100 * i, 1), TEST_BURST, "A to B");
+
+	snprintf(path, sizeof(path), REFNIC_SHM_PATH_FMT, strchr(args, ':') + 1);
+	*strchr(path, ',') = '\0';
+	fd = shm_open(path, O_RDWR, 0);
+	TEST_ASSERT(fd >= 0, "%s: %s", path, strerror(errno));
+	shm = mmap(NULL, sizeof(*shm), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	TEST_ASSERT(shm != MAP_FAILED, "");
+	/* B attached second: end 1. An even generation, as a settled one. */
+	__atomic_fetch_add(&shm->port[1].q[0].gen, 2, __ATOMIC_SEQ_CST);
+	munmap(shm, sizeof(*shm));
+
+	deadline = rte_get_timer_cycles() + TEST_WAIT_S * rte_get_timer_hz();
+	while (test_xstat(b, "recoveries") == 0 && rte_get_timer_cycles() < deadline)
+		rte_delay_ms(1);
+	TEST_ASSERT_EQUAL(test_xstat(b, "queue_errors"), 1, "B's device failed the queue");
+	TEST_ASSERT_EQUAL(test_xstat(b, "recoveries"), 1, "B's driver recovered");
+	TEST_ASSERT(test_link_wait(a, RTE_ETH_LINK_UP), "link up again");
+	for (i = 0; i < 8; i++)
+		TEST_ASSERT_EQUAL(send_recv(a, b, TEST_BURST, 1000 + 100 * i, 1), TEST_BURST,
+				  "A to B after the far end wrote over B's queue (burst %u)", i);
+	test_pair_destroy(CB_A, CB_B);
+	return TEST_SUCCESS;
+}
+
 /* The kernel side of a TAP cable, seen through a packet socket. */
 static int
 tap_socket(const char *ifname)
@@ -291,6 +344,7 @@ const struct unit_test_suite refnic_cables_suite = {
 		TEST_CASE(test_shm_both_ways),
 		TEST_CASE(test_shm_restart_drops_stale_frames),
 		TEST_CASE(test_shm_delivery_needs_no_engine),
+		TEST_CASE(test_shm_far_end_writes_over_queue_setup),
 		TEST_CASE(test_tap_both_ways),
 		TEST_CASE(test_bad_cables),
 		TEST_CASES_END()

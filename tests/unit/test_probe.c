@@ -4,6 +4,7 @@
 
 /* Probe, devargs and the limits the port reports. */
 
+#include <rte_alarm.h>
 #include <rte_bus_vdev.h>
 
 #include "refnic_devargs.h"
@@ -203,6 +204,35 @@ test_probe_cable_ends(void)
 }
 
 /* Ring sizes outside the device's limits, or not a power of two, fail cleanly. */
+/* Holds EAL's alarm thread for arg ms: what it runs next runs after. */
+static void
+alarm_thread_hold(void *arg)
+{
+	rte_delay_ms((uintptr_t)arg);
+}
+
+/*
+ * A device that never answers IDENTIFY fails the probe; what the driver
+ * scheduled on the way (the reset event of a failed port) must not fire
+ * on the port afterwards, when it is gone: EAL's alarm thread is held
+ * past the probe so that it would. The process lives, nothing is left.
+ */
+static int
+test_probe_failure_leaves_no_alarm(void)
+{
+	uint16_t port;
+
+	TEST_ASSERT_SUCCESS(rte_eal_alarm_set(1, alarm_thread_hold, (void *)(uintptr_t)3000),
+			    "");
+	TEST_ASSERT(test_port_create("net_refnic_p6", "fault_admin_timeout=identify", &port) != 0,
+		    "a device that never answered IDENTIFY was probed");
+	rte_eal_alarm_cancel(alarm_thread_hold, (void *)(uintptr_t)3000);	/* waits for it */
+	rte_delay_ms(100);	/* whatever was queued behind it */
+	TEST_ASSERT(refnic_emu_lookup("net_refnic_p6") == NULL, "device outlived its port");
+	TEST_ASSERT(rte_eth_dev_get_port_by_name("net_refnic_p6", &port) != 0, "port left");
+	return TEST_SUCCESS;
+}
+
 static int
 test_queue_setup_limits(void)
 {
@@ -242,6 +272,7 @@ const struct unit_test_suite refnic_probe_suite = {
 		TEST_CASE(test_probe_bad_devargs),
 		TEST_CASE(test_probe_long_devargs),
 		TEST_CASE(test_probe_cable_ends),
+		TEST_CASE(test_probe_failure_leaves_no_alarm),
 		TEST_CASE(test_queue_setup_limits),
 		TEST_CASES_END()
 	},

@@ -81,6 +81,15 @@ recovery_log_is(const enum rte_eth_event_type *want, unsigned int n)
 	return true;
 }
 
+/* The end of every case: its port's events unregistered, the pair gone. */
+static int
+recovery_case_end(uint16_t port, int ret)
+{
+	recovery_log_start(port, false);
+	test_pair_destroy(CP_A, CP_B);
+	return ret;
+}
+
 static const enum rte_eth_event_type recovered[] = {
 	RTE_ETH_EVENT_ERR_RECOVERING, RTE_ETH_EVENT_RECOVERY_SUCCESS,
 };
@@ -98,6 +107,31 @@ frame_arrives(uint16_t a, uint16_t b, const struct rte_ether_addr *mac, uint32_t
 }
 
 /*
+ * The application's way back from a failed port a: rte_eth_dev_reset(),
+ * configured again with one queue each way and no offload, started; then
+ * a frame from a reaches b.
+ */
+static bool
+reset_port_and_send(uint16_t a, uint16_t b, const struct rte_ether_addr *mac, uint32_t seed)
+{
+	struct rte_eth_conf conf = { 0 };
+
+	if (rte_eth_dev_reset(a) != 0) {
+		printf("    rte_eth_dev_reset() failed\n");
+		return false;
+	}
+	if (rte_eth_dev_configure(a, 1, 1, &conf) != 0 || test_port_start(a, 0, 0) != 0) {
+		printf("    the port does not start again after its reset\n");
+		return false;
+	}
+	if (!frame_arrives(a, b, mac, seed)) {
+		printf("    no traffic after the reset\n");
+		return false;
+	}
+	return true;
+}
+
+/*
  * A device that fails under a stopped port raises RTE_ETH_EVENT_INTR_RESET;
  * the port fails fast and the first rte_eth_dev_reset() brings it back.
  */
@@ -105,14 +139,13 @@ static int
 test_fatal_on_stopped_port_then_reset(void)
 {
 	static const enum rte_eth_event_type reset[] = { RTE_ETH_EVENT_INTR_RESET };
-	struct rte_eth_conf conf = { 0 };
 	struct rte_ether_addr mac;
 	uint16_t a, b;
 	int ret = TEST_FAILED;
 
 	TEST_ASSERT_SUCCESS(test_pair_probe(&cp_pair, &a, &b), "");
 	recovery_log_start(a, true);
-	if (test_pair_start(&cp_pair, a, b, NULL) != 0 || rte_eth_dev_stop(a) != 0)
+	if (test_pair_start(&cp_pair, a, b, &mac) != 0 || rte_eth_dev_stop(a) != 0)
 		goto out;
 	refnic_emu_inject_fatal(refnic_emu_lookup(CP_A));
 	if (!recovery_log_is(reset, RTE_DIM(reset)) || test_xstat(a, "reset_requests") != 1 ||
@@ -120,19 +153,10 @@ test_fatal_on_stopped_port_then_reset(void)
 		printf("    a failed port must say INTR_RESET and refuse to start with -EIO\n");
 		goto out;
 	}
-	if (rte_eth_dev_reset(a) != 0) {
-		printf("    the first reset after FATAL failed\n");
-		goto out;
-	}
-	if (rte_eth_dev_configure(a, 1, 1, &conf) != 0 || test_port_start(a, 0, 0) != 0 ||
-	    rte_eth_macaddr_get(b, &mac) != 0)
-		goto out;
-	if (frame_arrives(a, b, &mac, 5))
+	if (reset_port_and_send(a, b, &mac, 5))
 		ret = TEST_SUCCESS;
 out:
-	recovery_log_start(a, false);
-	test_pair_destroy(CP_A, CP_B);
-	return ret;
+	return recovery_case_end(a, ret);
 }
 
 /*
@@ -149,7 +173,6 @@ test_recovery_refuses_what_the_device_lost(void)
 		RTE_ETH_EVENT_ERR_RECOVERING, RTE_ETH_EVENT_RECOVERY_FAILED,
 	};
 	struct refnic_emu_faults faults = { .caps_lost_at_reset = REFNIC_CAP_TX_CSUM };
-	struct rte_eth_conf conf = { 0 };
 	struct rte_eth_dev_info info;
 	struct rte_ether_addr mac;
 	char log[4096];
@@ -180,18 +203,16 @@ test_recovery_refuses_what_the_device_lost(void)
 		printf("    the failed port started again without a reset\n");
 		goto out;
 	}
-	if (rte_eth_dev_reset(a) != 0 || rte_eth_dev_info_get(a, &info) != 0 ||
-	    (info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_IPV4_CKSUM) != 0 ||
-	    rte_eth_dev_configure(a, 1, 1, &conf) != 0 || test_port_start(a, 0, 0) != 0 ||
-	    !frame_arrives(a, b, &mac, 22)) {
-		printf("    no traffic after reset and reconfiguration without the offload\n");
+	if (!reset_port_and_send(a, b, &mac, 22))
+		goto out;
+	if (rte_eth_dev_info_get(a, &info) != 0 ||
+	    (info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_IPV4_CKSUM) != 0) {
+		printf("    the reset port still offers TX checksums\n");
 		goto out;
 	}
 	ret = TEST_SUCCESS;
 out:
-	recovery_log_start(a, false);
-	test_pair_destroy(CP_A, CP_B);
-	return ret;
+	return recovery_case_end(a, ret);
 }
 
 /*
@@ -265,9 +286,7 @@ test_fatal_recovers_with_configuration(void)
 	}
 	ret = TEST_SUCCESS;
 out:
-	recovery_log_start(b, false);
-	test_pair_destroy(CP_A, CP_B);
-	return ret;
+	return recovery_case_end(b, ret);
 }
 
 /*
@@ -307,9 +326,7 @@ test_queue_error_recovers(void)
 	}
 	ret = TEST_SUCCESS;
 out:
-	recovery_log_start(a, false);
-	test_pair_destroy(CP_A, CP_B);
-	return ret;
+	return recovery_case_end(a, ret);
 }
 
 /*
@@ -440,9 +457,7 @@ recovery_keeps_queue_states(bool first_fails)
 	}
 	ret = TEST_SUCCESS;
 out:
-	recovery_log_start(b, false);
-	test_pair_destroy(CP_A, CP_B);
-	return ret;
+	return recovery_case_end(b, ret);
 }
 
 static int
@@ -469,7 +484,6 @@ test_recovery_failure(void)
 		RTE_ETH_EVENT_ERR_RECOVERING, RTE_ETH_EVENT_RECOVERY_FAILED,
 	};
 	struct refnic_emu_faults faults = { .reset_fail_times = 100 };
-	struct rte_eth_conf conf = { 0 };
 	struct rte_mbuf *m, *rx;
 	struct rte_ether_addr mac;
 	uint16_t a, b;
@@ -497,17 +511,10 @@ test_recovery_failure(void)
 	faults.reset_fail_times = 0;
 	refnic_emu_set_faults(refnic_emu_lookup(CP_A), &faults);
 	rte_eth_dev_stop(a);
-	if (rte_eth_dev_reset(a) != 0 || rte_eth_dev_configure(a, 1, 1, &conf) != 0 ||
-	    test_port_start(a, 0, 0) != 0) {
-		printf("    no way back through rte_eth_dev_reset()\n");
-		goto out;
-	}
-	if (frame_arrives(a, b, &mac, 9))
+	if (reset_port_and_send(a, b, &mac, 9))
 		ret = TEST_SUCCESS;
 out:
-	recovery_log_start(a, false);
-	test_pair_destroy(CP_A, CP_B);
-	return ret;
+	return recovery_case_end(a, ret);
 }
 
 /*
@@ -544,10 +551,9 @@ test_recovery_while_stats_read(void)
 	}
 	ret = TEST_SUCCESS;
 out:
-	recovery_log_start(b, false);
 	__atomic_store_n(&r.stop, true, __ATOMIC_RELAXED);
 	pthread_join(thread, NULL);
-	test_pair_destroy(CP_A, CP_B);
+	ret = recovery_case_end(b, ret);
 	TEST_ASSERT(r.calls > 0, "the reading thread never ran");
 	return ret;
 }

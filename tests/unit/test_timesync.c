@@ -25,7 +25,7 @@
 #define NSEC	INT64_C(1000000000)
 #define NB_FRAMES	64
 /* The device clock's rate against CLOCK_MONOTONIC: baremetal's oscillator
- * runs 100 ppm fast (refnic_profile.c), NTP may slew the host's by 500 ppm. */
+ * runs 100 ppm fast (refnic_emu_profile.c), NTP may slew the host's by 500 ppm. */
 #define RATE_TOLERANCE	0.001
 
 enum ptp_msg { PTP_SYNC = 0, PTP_DELAY_REQ = 1, PTP_FOLLOW_UP = 8 };

@@ -126,6 +126,9 @@ refnic_ethdev_init(struct rte_eth_dev *dev, const struct refnic_hw *hw,
 			ret = -ENOMEM;
 	}
 	if (ret != 0) {
+		/* A command that failed on the way scheduled the failed port's
+		 * reset event: it must not fire on a port that is gone. */
+		refnic_reset_event_clear(ad);
 		refnic_intr_fini(dev);
 		/* As at close: memory the device may still write stays allocated. */
 		if (refnic_hw_reset(ad) == 0) {

@@ -168,12 +168,16 @@ recovery_alarm(void *arg)
 	refnic_recovery_state_save(dev, &saved);
 	for (attempt = 0; attempt < RECOVERY_ATTEMPTS && ret != 0; attempt++)
 		ret = refnic_dev_recover(dev, &saved);
+	/* From here a failure a burst finds is a new one, to act on: armed
+	 * again before the bursts come in (a failure a burst found before
+	 * reset_event_sent was cleared went unanswered, its queue dead). */
+	if (ret == 0)
+		__atomic_store_n(&ad->reset_event_sent, false, __ATOMIC_RELEASE);
 	__atomic_store_n(&ad->recovering, false, __ATOMIC_RELEASE);
-	/* From here a failure a burst finds is a new one: let them in, to a
-	 * failed port's queues stopped (until rte_eth_dev_reset()). */
+	/* Let them in, to a failed port's queues stopped (until
+	 * rte_eth_dev_reset()). */
 	bursts_hold(dev, false, ret != 0);
 	if (ret == 0) {
-		__atomic_store_n(&ad->reset_event_sent, false, __ATOMIC_RELEASE);
 		__atomic_fetch_add(&ad->failure_stats.recoveries, 1, __ATOMIC_RELAXED);
 		PMD_DRV_LOG(NOTICE, "port %u: recovered", port_id);
 		rte_eth_dev_callback_process(dev, RTE_ETH_EVENT_RECOVERY_SUCCESS, NULL);

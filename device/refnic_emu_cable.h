@@ -2,8 +2,8 @@
  * Copyright(c) 2026 The refnic authors
  */
 
-#ifndef _REFNIC_CABLE_H_
-#define _REFNIC_CABLE_H_
+#ifndef _REFNIC_EMU_CABLE_H_
+#define _REFNIC_EMU_CABLE_H_
 
 /*
  * What a kind of cable implements. A cable carries the frames a port sends
@@ -56,4 +56,25 @@ int refnic_cable_shm_attach(struct refnic_emu *emu, const char *name,
 int refnic_cable_tap_attach(struct refnic_emu *emu, const char *ifname,
 			    struct refnic_cable **out);
 
-#endif /* _REFNIC_CABLE_H_ */
+/* refnic_emu_cable.c: the port's cable, whatever its kind. */
+int refnic_cable_attach(struct refnic_emu *emu, const char *spec);
+void refnic_cable_detach(struct refnic_emu *emu);
+bool refnic_cable_link_up(const struct refnic_emu *emu);
+/* LINK_SET: the port's PHY on or off; both ends of the cable see the link. */
+void refnic_cable_set_phy(struct refnic_emu *emu, bool on);
+/* Both ends in this process (loopback, NAME). */
+bool refnic_cable_in_process(const struct refnic_emu *emu);
+/* Frames come from outside the process (TAP): an engine brings them in. */
+bool refnic_cable_external(const struct refnic_emu *emu);
+/* Carry a frame the port sent; flush once per batch. */
+void refnic_cable_tx(struct refnic_emu *emu, const struct refnic_frame *f,
+		     struct refnic_rx_batch *b);
+void refnic_cable_tx_flush(struct refnic_emu *emu, struct refnic_rx_batch *b);
+/* Bring in frames from outside the process; returns work done. */
+unsigned int refnic_cable_rx_service(struct refnic_emu *emu, uint64_t now);
+void refnic_cable_set_plugged(struct refnic_emu *emu, bool plugged);
+/* Engine sleep: fd to wait on (-1: none), -EAGAIN if frames wait; then end. */
+int refnic_cable_doze_prepare(struct refnic_emu *emu);
+void refnic_cable_doze_end(struct refnic_emu *emu);
+
+#endif /* _REFNIC_EMU_CABLE_H_ */

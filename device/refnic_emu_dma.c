@@ -14,7 +14,8 @@
 #include <rte_eal.h>
 #include <rte_memory.h>
 
-#include "refnic_cable_shm_port.h"
+#include "refnic_emu_cable_shm_port.h"
+#include "refnic_emu_dma.h"
 #include "refnic_emu_priv.h"
 
 static int

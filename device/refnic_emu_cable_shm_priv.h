@@ -2,26 +2,28 @@
  * Copyright(c) 2026 The refnic authors
  */
 
-#ifndef _REFNIC_CABLE_SHM_PRIV_H_
-#define _REFNIC_CABLE_SHM_PRIV_H_
+#ifndef _REFNIC_EMU_CABLE_SHM_PRIV_H_
+#define _REFNIC_EMU_CABLE_SHM_PRIV_H_
 
 /*
  * Inside the shm cable, shared by its files:
- *   refnic_cable_shm.c       the file, its two ends, link, the socket, the ops;
- *   refnic_cable_shm_mem.c   memory tables: this process's memory handed to
- *                            the far end, the far end's mapped here;
- *   refnic_cable_shm_port.c  the receive side this port publishes, and the
- *                            view of the far end's through which this
- *                            process delivers into it.
+ *   refnic_emu_cable_shm.c       the file, its two ends, link, the socket,
+ *                                the ops;
+ *   refnic_emu_cable_shm_mem.c   memory tables: this process's memory handed
+ *                                to the far end, the far end's mapped here;
+ *   refnic_emu_cable_shm_port.c  the receive side this port publishes, and
+ *                                the view of the far end's through which
+ *                                this process delivers into it.
  */
 
 #include <sys/un.h>
 
-#include "refnic_cable.h"
-#include "refnic_cable_shm.h"
+#include "refnic_emu_cable.h"
+#include "refnic_emu_cable_shm.h"
 
 #define SHM_MAX_REGIONS		8192	/* of the far end's memory, mapped here */
 #define SHM_WAIT_MS		100	/* for the far end to leave a ring or the port */
+#define SHM_ASK_US		10000	/* a far end there but not delivered to: ask */
 
 /* A piece of the far end's memory, mapped here. */
 struct shm_region {
@@ -82,6 +84,7 @@ struct shm_cable {
 	uint32_t table_sum;		/* of the last table collected */
 	bool table_unsent;
 	uint64_t table_retry_tsc;	/* not sent again before */
+	uint64_t ask_tsc;		/* no view of the far end: ask it from then */
 	struct refnic_hw_stats *stats_base; /* the far end's counts at STATS_CLEAR */
 
 	/* The far end's receive side, as we deliver into it. */
@@ -96,13 +99,13 @@ peer_of(const struct shm_cable *sc)
 	return sc->me ^ 1;
 }
 
-/* refnic_cable_shm.c */
+/* refnic_emu_cable_shm.c */
 bool refnic_shm_peer_alive(struct shm_cable *sc);
 void refnic_shm_kick_peer(struct shm_cable *sc);
 /* Bounded wait for a word the far end clears; false if it never did. */
 bool refnic_shm_wait_clear(struct shm_cable *sc, const uint32_t *word, const char *what);
 
-/* refnic_cable_shm_mem.c */
+/* refnic_emu_cable_shm_mem.c */
 /* Collect this process's memory; true if it differs from the last table. */
 bool refnic_shm_mem_refresh(struct shm_cable *sc);
 /* Send HELLO and the memory table to the far end, if it needs them. */
@@ -114,7 +117,7 @@ void refnic_shm_view_free(struct shm_view *sv);
 void *refnic_shm_view_map(struct shm_view *sv, uint64_t iova, uint64_t len,
 			  uint64_t *chunk_iova, uint64_t *chunk_len);
 
-/* refnic_cable_shm_port.c */
+/* refnic_emu_cable_shm_port.c */
 int refnic_shm_port_init(struct shm_cable *sc);
 unsigned int refnic_shm_port_service(struct shm_cable *sc);
 /* A new view, for the far end's attachment gen (HELLO). */
@@ -126,4 +129,4 @@ bool refnic_shm_view_activate(struct shm_cable *sc, struct shm_view *sv);
 /* Senders stop using the view; it is freed once none does. */
 void refnic_shm_view_retire(struct shm_cable *sc);
 
-#endif /* _REFNIC_CABLE_SHM_PRIV_H_ */
+#endif /* _REFNIC_EMU_CABLE_SHM_PRIV_H_ */

@@ -2,12 +2,12 @@
  * Copyright(c) 2026 The refnic authors
  */
 
-#ifndef _REFNIC_CABLE_SHM_H_
-#define _REFNIC_CABLE_SHM_H_
+#ifndef _REFNIC_EMU_CABLE_SHM_H_
+#define _REFNIC_EMU_CABLE_SHM_H_
 
 /*
  * The shared-memory cable's file (/dev/shm/refnic-cable-NAME), as both
- * processes map it: the cable (refnic_cable_shm*.c) and the fuzzer that
+ * processes map it: the cable (refnic_emu_cable_shm*.c) and the fuzzer that
  * plays a hostile far end (tests/fuzz/fuzz_shm_cable.c).
  *
  * Frames do not wait in the file. Each end publishes its port's receive
@@ -127,6 +127,7 @@ shm_lock_tag(unsigned int end, uint32_t gen)
 #define SHM_MSG_MAGIC		0x52464e4d	/* "RFNM" */
 #define SHM_MSG_HELLO		1	/* fds: the vectors, then engine 0's kick */
 #define SHM_MSG_MEM		2	/* fds: one per region */
+#define SHM_MSG_ASK		3	/* no fds: send HELLO and the table again */
 #define SHM_MSG_REGIONS		128	/* per message */
 
 struct shm_msg_region {
@@ -148,4 +149,4 @@ struct shm_msg {
 	struct shm_msg_region reg[SHM_MSG_REGIONS];
 };
 
-#endif /* _REFNIC_CABLE_SHM_H_ */
+#endif /* _REFNIC_EMU_CABLE_SHM_H_ */

@@ -7,9 +7,9 @@
  *
  * No thread carries frames: the sending thread's TX doorbell writes each
  * frame straight into the far end's RX buffers and completion rings,
- * which the far end's device published in the file (refnic_cable_shm_port.c)
+ * which the far end's device published in the file (refnic_emu_cable_shm_port.c)
  * and whose memory it handed over the cable's socket
- * (refnic_cable_shm_mem.c), as a vhost-user back end reaches a guest's
+ * (refnic_emu_cable_shm_mem.c), as a vhost-user back end reaches a guest's
  * rings. The engines keep the control work: the far end's coming and
  * going, memory tables, the configuration published, queue errors found.
  *
@@ -46,7 +46,12 @@
 #include <rte_malloc.h>
 #include <rte_string_fns.h>
 
-#include "refnic_cable_shm_priv.h"
+#include "refnic_emu_cable.h"
+#include "refnic_emu_cable_shm_priv.h"
+#include "refnic_emu_intr.h"
+#include "refnic_emu_priv.h"
+#include "refnic_emu_queue.h"
+#include "refnic_emu_trap.h"
 
 #define SHM_LIVENESS_US		20000		/* how often a silent peer is checked */
 #define SHM_OPEN_TRIES		3		/* the file removed while we opened it */
@@ -108,13 +113,12 @@ shm_link_up(const struct refnic_cable *c, const struct refnic_emu *emu __rte_unu
 	const struct shm_cable *sc = (const struct shm_cable *)c;
 
 	/*
-	 * Up while the far end is there, and its PHY (LINK_SET) as it
-	 * published it. Not "once its memory is mapped": a far end whose
-	 * generation was written over and back never sends its tables again,
-	 * and the link would stay down (fuzz_shm_cable); that needs a way to
-	 * ask for them first.
+	 * Up once this end can deliver: the far end is there and its memory
+	 * is mapped (a link that came up before would drop what is sent on
+	 * it; a view lost to a misbehaving far end is asked for again,
+	 * mem_ask()). The far end's PHY too (LINK_SET), as it published it.
 	 */
-	return sc->peer_up &&
+	return sc->peer_up && __atomic_load_n(&sc->view, __ATOMIC_ACQUIRE) != NULL &&
 	       !__atomic_load_n(&sc->shm->unplugged, __ATOMIC_ACQUIRE) &&
 	       !__atomic_load_n(&sc->peer_port->cfg.phy_down, __ATOMIC_ACQUIRE);
 }
@@ -182,6 +186,8 @@ shm_check_peer(struct shm_cable *sc, struct refnic_emu *emu, uint64_t now)
 	sc->peer_gen = gen;
 	sc->peer_up = up;
 	rte_spinlock_unlock(&sc->tx_lock);
+	/* Its HELLO comes by itself first: ask only if it does not. */
+	sc->ask_tsc = now + refnic_emu_us_to_tsc(SHM_ASK_US);
 }
 
 /*

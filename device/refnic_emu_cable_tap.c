@@ -23,7 +23,10 @@
 #include <rte_common.h>
 #include <rte_string_fns.h>
 
-#include "refnic_cable.h"
+#include "refnic_emu_cable.h"
+#include "refnic_emu_parse.h"
+#include "refnic_emu_priv.h"
+#include "refnic_emu_queue.h"
 
 #define TAP_RX_BUDGET	32	/* frames per engine pass */
 

@@ -6,8 +6,8 @@
  * Cables wire a device's port to the world:
  *   loopback    the port to itself;
  *   NAME        the two ports of this process that name it, back to back;
- *   shm:NAME    two ports in two processes (refnic_cable_shm.c);
- *   tap:IF      the port to a Linux TAP interface (refnic_cable_tap.c).
+ *   shm:NAME    two ports in two processes (refnic_emu_cable_shm.c);
+ *   tap:IF      the port to a Linux TAP interface (refnic_emu_cable_tap.c).
  * This file dispatches to the kind and implements the in-process ones. A
  * port whose cable has no other end has no link. Callers hold the device
  * lock.
@@ -20,7 +20,9 @@
 #include <rte_malloc.h>
 #include <rte_string_fns.h>
 
-#include "refnic_cable.h"
+#include "refnic_emu_cable.h"
+#include "refnic_emu_priv.h"
+#include "refnic_emu_queue.h"
 
 #define REFNIC_CABLE_LOOPBACK	"loopback"
 

@@ -61,7 +61,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "refnic_emu_priv.h"
+#include "refnic_emu_profile.h"
 
 #define ADMIN_LATENCIES_US(identify, qcreate, qdestroy, stats, other)	\
 	{								\

@@ -33,7 +33,9 @@
 #include <rte_malloc.h>
 #include <rte_memory.h>
 
-#include "refnic_cable_shm_priv.h"
+#include "refnic_emu_cable_shm_priv.h"
+#include "refnic_emu_priv.h"
+#include "refnic_emu_trap.h"
 
 #define MEM_RECV_BUDGET		16	/* messages per engine pass */
 #define MEM_FDS_MAX		(REFNIC_MAX_VECTORS + 1)
@@ -284,7 +286,37 @@ mem_send_table(struct shm_cable *sc, struct shm_msg *m, const struct mem_table *
 	return ret;
 }
 
-/* Engine 0: the far end gets HELLO once per attachment, and our tables. */
+/*
+ * The far end is there, but we hold no view of its attachment: its HELLO
+ * went to a view we retired (its generation written over and back, as
+ * only a misbehaving process does) and will not come again by itself.
+ * Ask for it again, now and then; the link stays down until it comes.
+ */
+static void
+mem_ask(struct shm_cable *sc)
+{
+	const struct shm_view *sv = sc->view;
+	struct shm_msg m;
+	uint64_t now;
+
+	if (!sc->peer_up || (sv != NULL && sv->peer_gen == sc->peer_gen) ||
+	    (sc->pending != NULL && sc->pending->peer_gen == sc->peer_gen))
+		return;
+	now = rte_get_tsc_cycles();
+	if (now < sc->ask_tsc)
+		return;
+	sc->ask_tsc = now + refnic_emu_us_to_tsc(SHM_ASK_US);
+	memset(&m, 0, offsetof(struct shm_msg, reg));
+	m.magic = SHM_MSG_MAGIC;
+	m.type = SHM_MSG_ASK;
+	m.gen = sc->my_gen;
+	if (mem_sendmsg(sc, &m, offsetof(struct shm_msg, reg), NULL, 0) == 0)
+		EMU_LOG(INFO, "%s: cable shm:%s: asked the far end for its memory again",
+			sc->emu->name, sc->name);
+}
+
+/* Engine 0: the far end gets HELLO once per attachment (and when it asks),
+ * and our tables. */
 void
 refnic_shm_mem_send(struct shm_cable *sc)
 {
@@ -292,6 +324,7 @@ refnic_shm_mem_send(struct shm_cable *sc)
 	struct shm_msg *m;
 	int ret;
 
+	mem_ask(sc);
 	if (!sc->peer_up || (sc->table_sent_gen == sc->peer_gen && !sc->table_unsent))
 		return;
 	/* A far end whose socket is full or not bound yet: not every pass. */
@@ -466,6 +499,8 @@ refnic_shm_mem_receive(struct shm_cable *sc)
 				kept = mem_on_hello(sc, m, fds, nb_fds);
 			else if (m->type == SHM_MSG_MEM)
 				mem_on_table(sc, m, fds);
+			else if (m->type == SHM_MSG_ASK)
+				sc->table_sent_gen = sc->peer_gen + 1;	/* all again */
 			work++;
 		}
 		if (!kept)

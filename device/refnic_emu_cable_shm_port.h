@@ -2,12 +2,12 @@
  * Copyright(c) 2026 The refnic authors
  */
 
-#ifndef _REFNIC_CABLE_SHM_PORT_H_
-#define _REFNIC_CABLE_SHM_PORT_H_
+#ifndef _REFNIC_EMU_CABLE_SHM_PORT_H_
+#define _REFNIC_EMU_CABLE_SHM_PORT_H_
 
 /*
  * What the device's queue, trap and interrupt code call of the shm cable
- * (refnic_cable_shm_port.c): an shm port publishes its receive side
+ * (refnic_emu_cable_shm_port.c): an shm port publishes its receive side
  * (emu->rx_published), and this process delivers into the far end's
  * through a view (emu->view_cable).
  */
@@ -44,4 +44,4 @@ void *refnic_shm_view_dma(struct refnic_emu *view, uint64_t iova, uint64_t len);
 void refnic_cable_shared_lock(struct refnic_cable *c, rte_spinlock_t *lock);
 void refnic_cable_shared_unlock(rte_spinlock_t *lock);
 
-#endif /* _REFNIC_CABLE_SHM_PORT_H_ */
+#endif /* _REFNIC_EMU_CABLE_SHM_PORT_H_ */

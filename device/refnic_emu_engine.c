@@ -29,7 +29,14 @@
 #include <rte_lcore.h>
 #include <rte_pause.h>
 
+#include "refnic_emu_cable.h"
+#include "refnic_emu_engine.h"
+#include "refnic_emu_intr.h"
+#include "refnic_emu_link.h"
 #include "refnic_emu_priv.h"
+#include "refnic_emu_queue.h"
+#include "refnic_emu_remote.h"
+#include "refnic_emu_trap.h"
 
 /*
  * Idle policy. Waking a dozing thread on another CPU costs 100-200 us on a

@@ -3,7 +3,7 @@
  */
 
 /*
- * The receive side of an shm cable's ports (refnic_cable_shm.h):
+ * The receive side of an shm cable's ports (refnic_emu_cable_shm.h):
  *
  * - This port publishes its own (struct shm_port): its device copies the
  *   configuration frames are judged by into the file (seqlock), writes
@@ -39,8 +39,18 @@
 #include <rte_pause.h>
 #include <rte_string_fns.h>
 
-#include "refnic_cable_shm_port.h"
-#include "refnic_cable_shm_priv.h"
+#include "refnic_emu_cable.h"
+#include "refnic_emu_cable_shm_port.h"
+#include "refnic_emu_cable_shm_priv.h"
+#include "refnic_emu_clock.h"
+#include "refnic_emu_dma.h"
+#include "refnic_emu_engine.h"
+#include "refnic_emu_intr.h"
+#include "refnic_emu_link.h"
+#include "refnic_emu_priv.h"
+#include "refnic_emu_queue.h"
+#include "refnic_emu_remote.h"
+#include "refnic_emu_trap.h"
 
 #define SHARED_LOCK_CHECK_SPINS	1024	/* before its holder is looked at */
 #define SEQLOCK_TRIES		16
@@ -211,9 +221,15 @@ refnic_shm_rxq_publish(struct refnic_emu *emu, uint16_t qid)
 	if (sc == NULL)
 		return;		/* at creation, before the cable */
 	q = &sc->port->q[qid];
-	gen = __atomic_load_n(&q->gen, __ATOMIC_RELAXED);
-	__atomic_store_n(&q->gen, gen | 1, __ATOMIC_SEQ_CST);
-	refnic_shm_wait_clear(sc, &q->busy, "an RX ring");
+	/* Counted from our own last one, never from the file's: a far end
+	 * that wrote it over must not make us publish one it already took. */
+	gen = sc->q_gen[qid] + 2;
+	if (gen == __atomic_load_n(&q->gen, __ATOMIC_RELAXED))
+		gen += 2;
+	__atomic_store_n(&q->gen, gen - 1, __ATOMIC_SEQ_CST);
+	/* A far end that never leaves has its word cleared: we went on. */
+	if (!refnic_shm_wait_clear(sc, &q->busy, "an RX ring"))
+		__atomic_store_n(&q->busy, 0, __ATOMIC_RELAXED);
 	if (rxq->enabled && refnic_shm_mem_refresh(sc))
 		refnic_shm_kick_peer(sc);	/* its engine takes our new memory */
 	q->enabled = rxq->enabled;
@@ -230,22 +246,32 @@ refnic_shm_rxq_publish(struct refnic_emu *emu, uint16_t qid)
 	q->phase = REFNIC_PHASE_BIT;
 	q->error = 0;
 	__atomic_store_n(&q->pub, 0, __ATOMIC_RELAXED);
-	sc->q_gen[qid] = (gen | 1) + 1;
-	__atomic_store_n(&q->gen, sc->q_gen[qid], __ATOMIC_RELEASE);
+	sc->q_gen[qid] = gen;
+	__atomic_store_n(&q->gen, gen, __ATOMIC_RELEASE);
 }
 
-/* Set-ups written over by the far end: ours again (it delivers anew). */
+/*
+ * Set-ups written over by the far end: ours again. A queue in use also
+ * fails: where delivery stood went with the words written over, and a
+ * ring published anew from its first slot while the driver waits further
+ * on would never see a completion again. The driver's recovery starts it
+ * afresh on both sides.
+ */
 static void
 rxq_heal(struct shm_cable *sc)
 {
+	struct refnic_emu *emu = sc->emu;
 	uint16_t q;
 
-	for (q = 0; q < sc->emu->params.max_queues; q++)
-		if (__atomic_load_n(&sc->port->q[q].gen, __ATOMIC_RELAXED) != sc->q_gen[q]) {
-			refnic_engine_lock_others(sc->emu);
-			refnic_shm_rxq_publish(sc->emu, q);
-			refnic_engine_unlock_others(sc->emu);
-		}
+	for (q = 0; q < emu->params.max_queues; q++) {
+		if (__atomic_load_n(&sc->port->q[q].gen, __ATOMIC_RELAXED) == sc->q_gen[q])
+			continue;
+		refnic_engine_lock_others(emu);
+		if (emu->rxq[q].enabled)
+			refnic_emu_queue_fail(emu, false, q, "the far end wrote over its set-up");
+		refnic_shm_rxq_publish(emu, q);
+		refnic_engine_unlock_others(emu);
+	}
 }
 
 void

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The refnic authors
+ */
+
+#ifndef _REFNIC_EMU_DMA_H_
+#define _REFNIC_EMU_DMA_H_
+
+/*
+ * The device's view of host memory (refnic_emu_dma.c). Its cache is a
+ * thread's own (struct refnic_emu_shard); the inline look-up that every
+ * descriptor takes, refnic_dma_map(), is in refnic_emu_priv.h, beside the
+ * shards it reads.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct refnic_emu;
+
+/* Host memory the device may reach: DPDK memseg lists, and recent IOVA pages. */
+#define REFNIC_DMA_MAX_RANGES		32
+#define REFNIC_DMA_PAGE_CACHE		64
+struct refnic_dma_cache {
+	bool iova_is_va;
+	uint16_t nb_ranges;
+	struct { uintptr_t start, end; } range[REFNIC_DMA_MAX_RANGES];
+	struct { uint64_t iova; uintptr_t va; uint64_t len; } page[REFNIC_DMA_PAGE_CACHE];
+};
+
+void refnic_dma_init(struct refnic_emu *emu);
+/* Host address of [iova, iova + len), or NULL (counted as a DMA error). */
+void *refnic_dma_map_slow(struct refnic_emu *emu, uint64_t iova, uint64_t len);
+
+#endif /* _REFNIC_EMU_DMA_H_ */

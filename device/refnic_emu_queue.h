@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The refnic authors
+ */
+
+#ifndef _REFNIC_EMU_QUEUE_H_
+#define _REFNIC_EMU_QUEUE_H_
+
+/*
+ * Data queues (refnic_emu_queue.c): the TX and RX queue state the device
+ * embeds, the frames a TX pass carries and the batches it delivers in, and
+ * what the trap, the engine, the cables and the admin processor call.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_spinlock.h>
+
+#include "refnic_emu_push.h"
+#include "refnic_hw.h"
+
+struct refnic_emu;
+
+struct refnic_emu_txq {
+	/* First, and never cleared with the rest: whoever runs the queue's
+	 * work (an engine, or a trap inline) holds it. */
+	rte_spinlock_t lock;
+	bool enabled;
+	uint16_t size;			/* entries, power of two */
+	uint16_t head;			/* next descriptor to fetch */
+	uint16_t cq_tail;		/* next completion slot */
+	uint8_t cq_phase;
+	uint32_t db_seen;		/* link write_count at last look */
+	uint32_t rering_seen;		/* the same for REFNIC_Q_RERING */
+	uint64_t fetch_ready_tsc;	/* descriptors visible after this */
+	bool fetch_pending;
+	struct refnic_tx_desc *ring;
+	struct refnic_tx_cpl *cq;
+	bool intr;			/* REFNIC_QCREATE_INTR: may be armed */
+	uint16_t vector;
+	uint16_t arm_head;		/* head when the cause was last armed */
+	uint32_t push_prod, push_cons;	/* push[] entries, under lock */
+	struct refnic_emu_push push[REFNIC_EMU_PUSH_FIFO];
+};
+
+struct refnic_emu_rxq {
+	/* First, and never cleared with the rest: taken while frames are
+	 * delivered, when more than one thread may deliver to this queue. */
+	rte_spinlock_t lock;
+	bool enabled;
+	uint16_t size;
+	uint16_t head;			/* next posted buffer to fill */
+	uint16_t buf_size;
+	uint8_t cq_phase;		/* phase of the entry at head */
+	uint16_t pub;			/* first completion not yet published */
+	uint8_t pub_phase;
+	uint32_t db_seen;
+	uint64_t ring_iova, cq_iova;	/* as created: an shm port publishes them */
+	struct refnic_rx_desc *ring;
+	struct refnic_rx_cpl *cq;	/* slot i completes descriptor i */
+	bool intr;			/* REFNIC_QCREATE_INTR: may be armed */
+	uint16_t vector;
+	uint64_t *stamps;		/* REFNIC_QCREATE_RX_TSTAMP: after cq; or NULL */
+};
+
+void refnic_emu_queues_reset(struct refnic_emu *emu);
+int refnic_emu_queue_create(struct refnic_emu *emu,
+			    const struct refnic_admin_queue_create *qc);
+int refnic_emu_queue_destroy(struct refnic_emu *emu, uint8_t type, uint16_t qid);
+unsigned int refnic_emu_tx_service(struct refnic_emu *emu, uint16_t qid,
+				   uint64_t now, uint64_t *next_due_tsc);
+/* A TX doorbell's work on the trapping thread (exec=inline): takes the queue's lock. */
+void refnic_emu_tx_run(struct refnic_emu *emu, uint16_t qid);
+/* Every queue of the device held: nobody runs its queue work meanwhile. */
+void refnic_emu_queues_lock(struct refnic_emu *emu);
+/* Its halves: every device's TX half before any RX half (refnic_emu_lock()). */
+void refnic_emu_queues_lock_tx(struct refnic_emu *emu);
+void refnic_emu_queues_lock_rx(struct refnic_emu *emu);
+void refnic_emu_queues_unlock(struct refnic_emu *emu);
+/* RX TAIL writes are counted late, never in the trap (DESIGN.rst). */
+void refnic_emu_rx_count_doorbells(struct refnic_emu *emu, uint16_t qid);
+uint64_t refnic_emu_rx_uncounted(const struct refnic_emu *emu, uint16_t qid);
+void refnic_emu_rx_doorbells_forget(struct refnic_emu *emu);
+void refnic_emu_queues_publish_heads(struct refnic_emu *emu, uint16_t qid);
+bool refnic_emu_rxq_full(struct refnic_emu *emu, uint16_t qid);
+/* Stop a queue on the device's own error (status, event); every device lock held. */
+void refnic_emu_queue_fail(struct refnic_emu *emu, bool tx, uint16_t qid, const char *what);
+
+/*
+ * Frames delivered in a batch: the RX queue they land on stays locked from
+ * one frame to the next, and its completions are published (phase bits)
+ * when the batch moves to another queue or ends. One lock and one publish
+ * per batch, not per frame: the lock alone was half the per-frame cost.
+ */
+struct refnic_rx_batch {
+	struct refnic_emu_rxq *held;	/* locked, completions not yet published */
+	struct refnic_emu *emu;		/* held's device */
+	struct refnic_emu *config;	/* its rx_config_lock read-locked */
+	/* An shm cable's view of the far end's port, which this pass
+	 * delivers into (it counts in the end's delivering word). */
+	struct refnic_emu *view;
+};
+void refnic_emu_rx_batch_end(struct refnic_rx_batch *b);
+
+/* A frame in flight between two devices: the segments of a TX packet. */
+struct refnic_frame {
+	uint16_t nb_segs;
+	uint32_t len;
+	uint16_t offload;		/* REFNIC_TXD_* of the first descriptor */
+	uint16_t vlan_tci;
+	uint16_t hdr_lens;
+	uint16_t mss;			/* TSO: from the context descriptor */
+	uint8_t l4_len;
+	/* One spare: stripping a VLAN tag can split a segment in two. */
+	const uint8_t *seg[REFNIC_MAX_TSO_SEGS + 1];
+	uint16_t seg_len[REFNIC_MAX_TSO_SEGS + 1];
+};
+_Static_assert(REFNIC_MAX_TSO_SEGS >= REFNIC_MAX_TX_SEGS, "a frame holds any packet");
+
+#define REFNIC_TXD_OFFLOADS	(REFNIC_TXD_IP_CSUM | REFNIC_TXD_L4_CSUM_TCP | \
+				 REFNIC_TXD_L4_CSUM_UDP | REFNIC_TXD_VLAN_INSERT | \
+				 REFNIC_TXD_TSO)
+
+/* Receive a frame on emu's port; false if dropped (counted by the device). */
+bool refnic_emu_rx_frame(struct refnic_emu *emu, const struct refnic_frame *f,
+			 struct refnic_rx_batch *b);
+
+#endif /* _REFNIC_EMU_QUEUE_H_ */

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The refnic authors
+ */
+
+#ifndef _REFNIC_EMU_RSS_H_
+#define _REFNIC_EMU_RSS_H_
+
+/* Receive-side scaling (refnic_emu_rss.c). */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "refnic_hw.h"
+
+struct refnic_emu;
+struct refnic_pkt_hdrs;
+
+#define REFNIC_EMU_RSS_HASH_ALL	(REFNIC_RSS_HASH_IPV4 | REFNIC_RSS_HASH_TCP_IPV4 | \
+				 REFNIC_RSS_HASH_UDP_IPV4 | REFNIC_RSS_HASH_IPV6 | \
+				 REFNIC_RSS_HASH_TCP_IPV6 | REFNIC_RSS_HASH_UDP_IPV6)
+/* Toeplitz hash of a frame over types with key; false if they do not hash it. */
+bool refnic_emu_rss_hash(uint32_t types, const uint8_t *key, const uint8_t *p,
+			 const struct refnic_pkt_hdrs *h, uint32_t *hash);
+/* RX queue for a frame, and its hash if RSS applies (*hashed). */
+uint16_t refnic_emu_rss_queue(const struct refnic_emu *emu, const uint8_t *p,
+			      const struct refnic_pkt_hdrs *h, uint32_t *hash, bool *hashed);
+uint16_t refnic_emu_admin_rss(struct refnic_emu *emu, const struct refnic_admin_cmd *cmd);
+
+#endif /* _REFNIC_EMU_RSS_H_ */
