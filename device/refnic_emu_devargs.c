@@ -472,8 +472,8 @@ handle_caps_off(const char *key, const char *value, void *opaque)
 			return -EINVAL;
 		}
 		caps |= cap_names[i].caps;
-		s = end + 1;
-	} while (end != NULL);
+		s = end != NULL ? end + 1 : NULL;
+	} while (s != NULL);
 	p->caps_off = caps;
 	return 0;
 }
