@@ -33,6 +33,9 @@ struct refnic_emu_admin {
 void refnic_emu_fatal(struct refnic_emu *emu, uint32_t code);
 unsigned int refnic_emu_admin_service(struct refnic_emu *emu, uint64_t now,
 				      uint64_t *next_due_tsc);
+/* An AQ_TAIL store's admin work on the storing thread: whether the
+ * engines have some left. */
+bool refnic_emu_admin_trap(struct refnic_emu *emu);
 uint16_t refnic_emu_admin_dma_to_host(struct refnic_emu *emu, const struct refnic_admin_cmd *cmd,
 				      const void *data, uint32_t len);
 

@@ -445,6 +445,7 @@ static const struct {
 	{ "aeq", REFNIC_CAP_AEQ },
 	{ "fault_report", REFNIC_CAP_FAULT_REPORT },
 	{ "stats_dma", REFNIC_CAP_STATS_DMA },
+	{ "admin_due", REFNIC_CAP_ADMIN_DUE },	/* (1.5) */
 };
 
 /* caps_off=<cap>[+<cap>...]: a device model without those features */

@@ -234,6 +234,31 @@ refnic_engine_name(unsigned int k, char *buf, size_t len)
 }
 
 /*
+ * A trapped store runs some of the first engine's control work itself
+ * (admin commands, refnic_emu_admin_trap()): it takes that engine's lock,
+ * which a busy engine gives up after its pass, and is the first engine
+ * until it lets go. Not on an engine (it holds its own lock already).
+ */
+static __thread bool first_engine_borrowed __attribute__((tls_model("initial-exec")));
+
+bool
+refnic_engine_borrow_first(void)
+{
+	if (refnic_on_engine)
+		return false;
+	engine_lock(0);
+	first_engine_borrowed = true;
+	return true;
+}
+
+void
+refnic_engine_return_first(void)
+{
+	first_engine_borrowed = false;
+	pthread_mutex_unlock(&engines[0].mutex);
+}
+
+/*
  * The first engine changes what the others read (queues, device state)
  * only with their locks held too. It already holds its own, and the others
  * never wait for it, so the order is deadlock-free. Control threads hold
@@ -244,7 +269,7 @@ refnic_engine_lock_others(struct refnic_emu *emu)
 {
 	unsigned int k;
 
-	if (!refnic_on_engine)
+	if (!refnic_on_engine && !first_engine_borrowed)
 		return;
 	RTE_VERIFY(refnic_engine_id == 0);
 	for (k = 1; k < nb_engines; k++)
@@ -257,7 +282,7 @@ refnic_engine_unlock_others(struct refnic_emu *emu)
 {
 	unsigned int k;
 
-	if (!refnic_on_engine)
+	if (!refnic_on_engine && !first_engine_borrowed)
 		return;
 	refnic_emu_queues_unlock(emu);
 	for (k = nb_engines; k-- > 1;)

@@ -43,6 +43,10 @@ void refnic_engine_name(unsigned int k, char *buf, size_t len);
  * the device's queues (trap threads run their work too). */
 void refnic_engine_lock_others(struct refnic_emu *emu);
 void refnic_engine_unlock_others(struct refnic_emu *emu);
+/* A trap running the first engine's control work: true once it holds that
+ * engine's lock (then give it back), false on an engine thread. */
+bool refnic_engine_borrow_first(void);
+void refnic_engine_return_first(void);
 /* A new device's link: the engines' kick fds; then kick them all. */
 void refnic_engine_link_init(struct refnic_emu *emu);
 void refnic_engine_kick_all(void);

@@ -41,6 +41,7 @@
 #include <rte_pause.h>
 #include <rte_spinlock.h>
 
+#include "refnic_emu_admin.h"
 #include "refnic_emu_cable.h"
 #include "refnic_emu_cable_shm_port.h"
 #include "refnic_emu_clock.h"
@@ -313,6 +314,11 @@ trap_write(struct refnic_emu *emu, uint32_t off, uint32_t val, bool charge)
 		if (!refnic_cable_external(emu))
 			return;
 	}
+	/* Admin commands start on the storing thread (not an engine's replay
+	 * of a secondary's store: secondaries send none). */
+	if (db == &emu->aqdb && charge && rte_eal_process_type() == RTE_PROC_PRIMARY &&
+	    !refnic_emu_admin_trap(emu))
+		return;
 	refnic_emu_kick_engines(emu);
 }
 

@@ -52,6 +52,8 @@ struct bench {
 };
 
 static struct bench bench;
+/* The next bench's timing profile; bench_destroy() puts back ideal. */
+static enum refnic_emu_profile bench_profile = REFNIC_PROFILE_IDEAL;
 
 /* Where each part lies in the memzone. */
 #define OFF_SQ		0
@@ -90,6 +92,7 @@ bench_destroy(void)
 		refnic_emu_destroy(bench.emu);
 	rte_memzone_free(bench.mz);
 	memset(&bench, 0, sizeof(bench));
+	bench_profile = REFNIC_PROFILE_IDEAL;
 }
 
 /*
@@ -106,6 +109,7 @@ bench_create(uint64_t caps_off)
 	refnic_emu_params_default(&p);
 	strlcpy(p.cable, BENCH_CABLE, sizeof(p.cable));
 	p.caps_off = caps_off;
+	p.profile = bench_profile;
 	memset(&bench, 0, sizeof(bench));
 	bench.mz = rte_memzone_reserve_aligned("refnic_caps_bench", BENCH_MZ_LEN, SOCKET_ID_ANY,
 					       RTE_MEMZONE_IOVA_CONTIG, 4096);
@@ -442,6 +446,91 @@ test_stats_dma(void)
 	return TEST_SUCCESS;
 }
 
+/* ---- Admin commands fetched in the doorbell store (1.5) ------------------- */
+
+/* Post a NOP: what AQ_HEAD, AQ_DUE_US and the completion say as the
+ * AQ_TAIL store returns; then the time until the completion came. */
+struct due_look {
+	uint32_t head;
+	uint32_t due_us;
+	bool posted;
+	uint64_t took_us;	/* from just before the store */
+	uint64_t charged_us;	/* the device's control_latency_us for it */
+};
+
+static int
+bench_nop_look(struct due_look *l)
+{
+	struct refnic_admin_cpl *cpl = &bench.cq[bench.tail];
+	struct refnic_admin_cmd cmd = { .opcode = REFNIC_ADMIN_NOP };
+	uint64_t start, deadline;
+	struct refnic_hw_stats hw;
+
+	refnic_emu_read_stats(bench.emu, &hw);
+	l->charged_us = hw.control_latency_us;
+	cmd.cmd_id = 0x100 + bench.tail;
+	bench.sq[bench.tail] = cmd;
+	bench.tail = (bench.tail + 1) % BENCH_AQ_DEPTH;
+	start = rte_get_timer_cycles();
+	bench_write(REFNIC_REG_AQ_TAIL, bench.tail);
+	l->head = bench_read(REFNIC_REG_AQ_HEAD);
+	l->due_us = bench_read(REFNIC_REG_AQ_DUE_US);
+	l->posted = (__atomic_load_n(&cpl->phase, __ATOMIC_ACQUIRE) & REFNIC_PHASE_BIT) ==
+		    bench.phase;
+	/* No second store: the device completes it by itself. */
+	deadline = start + TEST_WAIT_S * rte_get_timer_hz();
+	while ((__atomic_load_n(&cpl->phase, __ATOMIC_ACQUIRE) & REFNIC_PHASE_BIT) !=
+	       bench.phase)
+		if (rte_get_timer_cycles() > deadline)
+			return -1;
+	l->took_us = (rte_get_timer_cycles() - start) * 1000000 / rte_get_timer_hz();
+	refnic_emu_read_stats(bench.emu, &hw);
+	l->charged_us = hw.control_latency_us - l->charged_us;
+	return 0;
+}
+
+/*
+ * admin_due: the AQ_TAIL store fetches the command before it returns
+ * (AQ_HEAD moved) and says its latency, the one the device charges; a
+ * command without latency (ideal) is complete when the store returns; one
+ * with latency (baremetal) completes by itself, not before that latency.
+ * Without admin_due the capability is clear and AQ_DUE_US says nothing.
+ */
+static int
+test_admin_due(void)
+{
+	struct due_look ideal, bare, off;
+	uint32_t caps, caps_off;
+	int r1, r2, r3;
+
+	TEST_ASSERT_SUCCESS(bench_create(0), "");
+	caps = bench_read(REFNIC_REG_CAPS_LO);
+	r1 = bench_nop_look(&ideal);
+	bench_destroy();
+	bench_profile = REFNIC_PROFILE_BAREMETAL;
+	TEST_ASSERT_SUCCESS(bench_create(0), "");
+	r2 = bench_nop_look(&bare);
+	bench_destroy();
+	TEST_ASSERT_SUCCESS(bench_create(REFNIC_CAP_ADMIN_DUE), "");
+	caps_off = bench_read(REFNIC_REG_CAPS_LO);
+	r3 = bench_nop_look(&off);
+	bench_destroy();
+	TEST_ASSERT(r1 == 0 && r2 == 0 && r3 == 0, "a NOP never completed");
+	printf("    ideal: head %u due %u us posted %d; baremetal: head %u due %u us "
+	       "(charged %" PRIu64 ") posted %d, took %" PRIu64 " us; without: due %u\n",
+	       ideal.head, ideal.due_us, ideal.posted, bare.head, bare.due_us, bare.charged_us,
+	       bare.posted, bare.took_us, off.due_us);
+	TEST_ASSERT((caps & REFNIC_CAP_ADMIN_DUE) && !(caps_off & REFNIC_CAP_ADMIN_DUE),
+		    "capability bit: 0x%x with, 0x%x without", caps, caps_off);
+	TEST_ASSERT(ideal.head == 1 && ideal.due_us == 0 && ideal.posted,
+		    "ideal: not fetched and completed in the store");
+	TEST_ASSERT(bare.head == 1 && bare.due_us > 0 && bare.due_us == bare.charged_us,
+		    "baremetal: not fetched in the store, or AQ_DUE_US is not its latency");
+	TEST_ASSERT(bare.took_us >= bare.due_us, "baremetal: completed before its latency");
+	TEST_ASSERT_EQUAL(off.due_us, 0, "without admin_due: AQ_DUE_US %u", off.due_us);
+	return TEST_SUCCESS;
+}
+
 /* ---- Events and fault reports -------------------------------------------- */
 
 /* Program the bench's event queue and enable it, as a driver with AEQ would. */
@@ -706,6 +795,7 @@ const struct unit_test_suite refnic_caps_suite = {
 		TEST_CASE(test_aeq),
 		TEST_CASE(test_fault_report),
 		TEST_CASE(test_stats_dma),
+		TEST_CASE(test_admin_due),
 		TEST_CASE(test_caps_off_names),
 		TEST_CASES_END()
 	},

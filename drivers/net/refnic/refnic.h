@@ -49,6 +49,7 @@ struct refnic_admin {
 	uint8_t phase;			/* expected completion phase */
 	uint16_t next_cmd_id;
 	uint32_t timeout_us;		/* advertised by the device, clamped */
+	bool due_known;			/* backoff on a REFNIC_CAP_ADMIN_DUE device */
 	struct refnic_poll_policy policy;
 	struct refnic_admin_stats stats;
 };

@@ -42,6 +42,9 @@
 #define ADMIN_TIMEOUT_MIN_US	1000u
 #define ADMIN_TIMEOUT_MAX_US	30000000u
 #define RESET_TIMEOUT_DEFAULT_US 1000000u
+/* A completion time the device states (REFNIC_CAP_ADMIN_DUE) beyond this is
+ * not waited for blindly: backoff polls a longer wait often enough. */
+#define ADMIN_DUE_MAX_US	1000u
 
 int
 refnic_admin_status_to_errno(uint16_t status)
@@ -66,25 +69,23 @@ refnic_admin_status_to_errno(uint16_t status)
 	}
 }
 
-/*
- * Busy-wait, but let a thread that shares this core run: with an emulated
- * device that thread may be the device itself. Without one, sched_yield()
- * returns at once and this is a plain spin.
- */
-static void
-spin_us(uint32_t us)
-{
-	uint64_t end = rte_get_timer_cycles() + (uint64_t)us * rte_get_timer_hz() / US_PER_S;
-
-	do {
-		sched_yield();
-	} while (rte_get_timer_cycles() < end);
-}
-
 static uint64_t
 us_to_timer(uint64_t us)
 {
 	return us * rte_get_timer_hz() / US_PER_S;
+}
+
+/*
+ * Busy-wait until the timer reads end, but let a thread that shares this
+ * core run: with an emulated device that thread may be the device itself.
+ * Without one, sched_yield() returns at once and this is a plain spin.
+ */
+static void
+spin_until(uint64_t end)
+{
+	do {
+		sched_yield();
+	} while (rte_get_timer_cycles() < end);
 }
 
 static uint64_t
@@ -118,17 +119,18 @@ hw_state(const struct refnic_adapter *ad)
 /*
  * Poll cond until it holds or timeout_us passes. Returns 0, -ETIMEDOUT, or
  * -EIO if the device went FATAL meanwhile; adds the polls made, the time
- * waited and a timeout to acct, if given.
+ * waited and a timeout to acct, if given. due (timer cycles, 0 if unknown)
+ * is when the device said cond will hold: no poll before it, one at it.
  */
 static int
 refnic_poll_until(struct refnic_adapter *ad, uint32_t timeout_us,
 		  refnic_wait_cond_t cond, refnic_wait_cond_t fatal_final, const void *arg,
-		  struct refnic_admin_stats *acct)
+		  uint64_t due, struct refnic_admin_stats *acct)
 {
 	const struct refnic_poll_policy *p = &ad->admin.policy;
 	uint64_t start = rte_get_timer_cycles();
 	uint64_t deadline = start + us_to_timer(timeout_us);
-	uint64_t now = start, polls = 0;
+	uint64_t now = start, next, polls = 0;
 	int old_slack = -1, ret;
 	uint32_t delay = 0;
 
@@ -150,9 +152,13 @@ refnic_poll_until(struct refnic_adapter *ad, uint32_t timeout_us,
 			break;
 		}
 		delay = poll_delay_us(p, delay, timer_to_us(now - start));
+		/* The device said when: poll then, not before. */
+		if (due > now)
+			delay = RTE_MAX(timer_to_us(due - now), UINT64_C(1));
 		delay = RTE_MIN((uint64_t)delay, timer_to_us(deadline - now) + 1);
 		if (p->mode == REFNIC_POLL_BACKOFF && delay <= BACKOFF_SPIN_MAX_US) {
-			spin_us(delay);
+			next = now + us_to_timer(delay);
+			spin_until(due > now && due <= next + us_to_timer(1) ? due : next);
 			continue;
 		}
 		if (old_slack < 0) {
@@ -214,7 +220,8 @@ refnic_hw_reset(struct refnic_adapter *ad)
 
 	gen = refnic_reg_read(&ad->hw, REFNIC_REG_RESET_GEN);
 	refnic_reg_write(&ad->hw, REFNIC_REG_RESET, REFNIC_RESET_REQUEST);
-	ret = refnic_poll_until(ad, timeout_us, reset_done, reset_taken, &gen, &ad->reset_stats);
+	ret = refnic_poll_until(ad, timeout_us, reset_done, reset_taken, &gen, 0,
+				&ad->reset_stats);
 	if (ret == -ETIMEDOUT) {
 		PMD_INIT_LOG(ERR, "device did not leave reset within %u us (state %u)",
 			     timeout_us, hw_state(ad));
@@ -257,6 +264,8 @@ refnic_admin_init(struct refnic_adapter *ad)
 	aq->tail = 0;
 	aq->phase = REFNIC_PHASE_BIT;
 	aq->policy = ad->args.admin_poll;
+	aq->due_known = aq->policy.mode == REFNIC_POLL_BACKOFF &&
+			(refnic_reg_read(&ad->hw, REFNIC_REG_CAPS_LO) & REFNIC_CAP_ADMIN_DUE);
 
 	timeout_us = refnic_reg_read(&ad->hw, REFNIC_REG_ADMIN_TIMEOUT_US);
 	aq->timeout_us = timeout_us == 0 ? ADMIN_TIMEOUT_DEFAULT_US :
@@ -294,6 +303,24 @@ admin_cpl_ready(struct refnic_adapter *ad, const void *arg)
 	return false;
 }
 
+/*
+ * When the command just submitted completes, if the device fetched it in
+ * the AQ_TAIL store and said how long it takes (REFNIC_CAP_ADMIN_DUE);
+ * else 0. Taken after the store: the device's clock started before.
+ */
+static uint64_t
+admin_due(struct refnic_adapter *ad)
+{
+	uint64_t now = rte_get_timer_cycles();
+	uint32_t due_us;
+
+	if (!ad->admin.due_known ||
+	    refnic_reg_read(&ad->hw, REFNIC_REG_AQ_HEAD) != ad->admin.tail)
+		return 0;
+	due_us = refnic_reg_read(&ad->hw, REFNIC_REG_AQ_DUE_US);
+	return due_us <= ADMIN_DUE_MAX_US ? now + us_to_timer(due_us) : 0;
+}
+
 /* Submit cmd and wait for it; the caller holds the admin lock. */
 static int
 admin_exec_locked(struct refnic_adapter *ad, struct refnic_admin_cmd *cmd, uint32_t *result)
@@ -301,6 +328,7 @@ admin_exec_locked(struct refnic_adapter *ad, struct refnic_admin_cmd *cmd, uint3
 	struct refnic_admin *aq = &ad->admin;
 	const char *op = refnic_admin_opcode_name(cmd->opcode);
 	uint16_t slot = aq->tail;
+	uint64_t due;
 	struct refnic_admin_cpl cpl;
 	int ret;
 
@@ -310,10 +338,11 @@ admin_exec_locked(struct refnic_adapter *ad, struct refnic_admin_cmd *cmd, uint3
 	aq->sq[slot] = *cmd;
 	aq->tail = (slot + 1) & (REFNIC_ADMIN_DEPTH - 1);
 	refnic_reg_write(&ad->hw, REFNIC_REG_AQ_TAIL, aq->tail);
+	due = admin_due(ad);
 	aq->stats.commands++;
 	refnic_db_admin_wait_start(ad);
 
-	ret = refnic_poll_until(ad, aq->timeout_us, admin_cpl_ready, NULL, &aq->cq[slot],
+	ret = refnic_poll_until(ad, aq->timeout_us, admin_cpl_ready, NULL, &aq->cq[slot], due,
 				&aq->stats);
 	if (ret != 0) {
 		if (ret == -ETIMEDOUT)

@@ -31,12 +31,13 @@
 
 #define REFNIC_HW_MAGIC			0x434e4652u /* "RFNC" */
 #define REFNIC_HW_VERSION_MAJOR		1
-#define REFNIC_HW_VERSION_MINOR		4	/* 1.1: REFNIC_Q_RERING; 1.2: the push
+#define REFNIC_HW_VERSION_MINOR		5	/* 1.1: REFNIC_Q_RERING; 1.2: the push
 						 * line format, REFNIC_REG_PUSH_INFO,
 						 * REFNIC_ADMIN_PUSH_CHECK; 1.3:
 						 * REFNIC_CAP_RX_PTYPE, flows; 1.4:
 						 * REFNIC_CAP_TSO, the device clock,
-						 * RX stamps, IEEE 1588 */
+						 * RX stamps, IEEE 1588; 1.5:
+						 * REFNIC_CAP_ADMIN_DUE */
 #define REFNIC_HW_VERSION(maj, min)	(((uint32_t)(maj) << 16) | (min))
 
 /* ---------------------------------------------------------------------------
@@ -132,6 +133,9 @@
 #define REFNIC_REG_AQ_DEPTH		0x0048	/* entries, power of two */
 #define REFNIC_REG_AQ_TAIL		0x004c	/* doorbell */
 #define REFNIC_REG_AQ_HEAD		0x0050	/* device: next to fetch */
+#define REFNIC_REG_AQ_DUE_US		0x0054	/* (1.5) device, REFNIC_CAP_ADMIN_DUE:
+						 * the latency of the command it
+						 * fetched last, from that fetch */
 
 /* Admin completion queue: 16-byte completions, device produces. */
 #define REFNIC_REG_ACQ_BASE_LO		0x0060
@@ -315,6 +319,10 @@ refnic_hw_state_name(unsigned int state)
 							 * stamps (REFNIC_QCREATE_RX_TSTAMP) */
 #define REFNIC_CAP_PTP			(1ull << 20)	/* (1.4) adjustable clock,
 							 * IEEE 1588 latches */
+#define REFNIC_CAP_ADMIN_DUE		(1ull << 21)	/* (1.5) a command is fetched in
+							 * the AQ_TAIL store, its latency
+							 * counted from there and stated in
+							 * REFNIC_REG_AQ_DUE_US */
 
 /*
  * Features the driver turns on with REFNIC_ADMIN_SET_FEATURES (value: the
