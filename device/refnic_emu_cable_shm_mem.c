@@ -310,9 +310,13 @@ mem_ask(struct shm_cable *sc)
 	m.magic = SHM_MSG_MAGIC;
 	m.type = SHM_MSG_ASK;
 	m.gen = sc->my_gen;
-	if (mem_sendmsg(sc, &m, offsetof(struct shm_msg, reg), NULL, 0) == 0)
-		EMU_LOG(INFO, "%s: cable shm:%s: asked the far end for its memory again",
+	/* Every 10 ms until it answers: said once per attachment of the far end. */
+	if (mem_sendmsg(sc, &m, offsetof(struct shm_msg, reg), NULL, 0) == 0 &&
+	    sc->asked_gen != sc->peer_gen) {
+		sc->asked_gen = sc->peer_gen;
+		EMU_LOG(INFO, "%s: cable shm:%s: asking the far end for its memory again",
 			sc->emu->name, sc->name);
+	}
 }
 
 /* Engine 0: the far end gets HELLO once per attachment (and when it asks),

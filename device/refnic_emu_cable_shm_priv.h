@@ -85,6 +85,7 @@ struct shm_cable {
 	bool table_unsent;
 	uint64_t table_retry_tsc;	/* not sent again before */
 	uint64_t ask_tsc;		/* no view of the far end: ask it from then */
+	uint32_t asked_gen;		/* far end generation last logged as asked */
 	struct refnic_hw_stats *stats_base; /* the far end's counts at STATS_CLEAR */
 
 	/* The far end's receive side, as we deliver into it. */
