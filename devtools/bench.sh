@@ -93,11 +93,13 @@
 #       with the defaults in the same rounds, to compare builds. Default 3.
 #   ./devtools/bench.sh insns [COUNT] [OTHER_PMD...]
 #       instructions per packet, which the machine's load does not change:
-#       callgrind counts inside the burst functions (the inline device work
-#       included) while refnic-bench-insns loops 60 B frames on a loopback
-#       port with the defaults, 32 at a time, COUNT and 2 x COUNT frames; the
-#       difference over COUNT. OTHER_PMD: other builds of the PMD (paths),
-#       counted the same way. Needs valgrind. Default 100000.
+#       callgrind counts inside the ethdev burst calls (the inline device
+#       work included) while refnic-bench-insns loops 60 B frames, COUNT and
+#       2 x COUNT of them; the difference over COUNT. With 256 frames in
+#       flight (bursts of 32) and with one: on a refnic loopback port with
+#       the defaults, a refnic pair on one cable, a memif pair and net_null.
+#       OTHER_PMD: other builds of the PMD (paths), counted the same way on
+#       the loopback. Needs valgrind. Default 100000.
 set -euo pipefail
 
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
@@ -231,30 +233,43 @@ insns)
 	done
 	echo "# ./devtools/bench.sh insns $* ($(date -u '+%Y-%m-%d %H:%M'))"
 	out=$(mktemp -d)
-	insns_run() { # PMD COUNT: instructions inside the bursts, 0 if no run went
-		local i
+	sock=/run/refnic-insns-$$.sock
+	insns_run() { # COUNT PRIME EAL-ARGS...: instructions inside the bursts, 0 if no run went
+		local n=$1 prime=$2 i
+		shift 2
 		# The probe waits for the device in wall-clock time, which valgrind
 		# on a loaded machine may miss: tried again.
 		for i in 1 2 3 4 5 6 7 8 9 10; do
+			rm -f "$sock"
 			valgrind --tool=callgrind --callgrind-out-file="$out/cg" \
-				--toggle-collect='refnic_recv_pkts*' --toggle-collect='refnic_xmit_pkts*' \
+				--toggle-collect='bench_rx*' --toggle-collect='bench_tx*' \
 				"$REFNIC_BUILD/tests/refnic-bench-insns" -l 0 --no-huge -m 512 --no-pci \
-				--no-shconf --no-telemetry --file-prefix="insns$$" -d "$1" \
-				--vdev net_refnic0 -- "$2" >"$out/log" 2>&1 && break
+				--no-telemetry --file-prefix="insns$$" "$@" -- "$n" "$prime" \
+				>"$out/log" 2>&1 && break
 		done
 		[ "$i" -lt 10 ] || grep -q received "$out/log" || { echo 0; return; }
 		sed -n 's/^summary: //p' "$out/cg"
 	}
-	echo "| PMD | instructions per packet |"
-	echo "| --- | ---: |"
+	per_packet() { # PRIME EAL-ARGS...: (run at 2 x COUNT - run at COUNT) / COUNT
+		local one two
+		one=$(insns_run "$count" "$@")
+		two=$(insns_run $((2 * count)) "$@")
+		awk -v a="$one" -v b="$two" -v n="$count" 'BEGIN {
+			if (a == 0 || b == 0) printf "no run"; else printf "%.1f", (b - a) / n }'
+	}
+	echo "| system | instructions per packet, 256 in flight (bursts of 32) | one in flight |"
+	echo "| --- | ---: | ---: |"
 	for i in "${!builds[@]}"; do
-		one=$(insns_run "${builds[$i]}" "$count")
-		two=$(insns_run "${builds[$i]}" $((2 * count)))
-		awk -v p="${labels[$i]}" -v a="$one" -v b="$two" -v n="$count" 'BEGIN {
-			if (a == 0 || b == 0) printf "| `%s` | no run |\n", p
-			else printf "| `%s` | %.2f |\n", p, (b - a) / n }'
+		echo "| refnic loopback, \`${labels[$i]}\` | $(per_packet 256 -d "${builds[$i]}" \
+			--vdev net_refnic0) | $(per_packet 1 -d "${builds[$i]}" --vdev net_refnic0) |"
 	done
-	rm -rf "$out"
+	pair=(-d "${builds[0]}" --vdev net_refnic0,cable=insns --vdev net_refnic1,cable=insns)
+	echo "| refnic pair on one cable | $(per_packet 256 "${pair[@]}") | $(per_packet 1 "${pair[@]}") |"
+	pair=(--vdev "net_memif0,role=server,socket=$sock" --vdev "net_memif1,role=client,socket=$sock")
+	echo "| memif pair | $(per_packet 256 "${pair[@]}") | $(per_packet 1 "${pair[@]}") |"
+	# net_null receives a whole burst at every poll, in flight or not.
+	echo "| net_null | $(per_packet 256 --vdev net_null0) | |"
+	rm -rf "$out" "$sock"
 	;;
 mp)
 	REFNIC_PMD=$(refnic_stage_pmd)
