@@ -118,8 +118,8 @@ receive(void)
 	return got;
 }
 
-/* Set (EAL's interrupt thread) when a port asks the application for a
- * reset: it will not come back by itself. */
+/* Set when a port will not come back by itself: it asked the application
+ * for a reset (EAL's interrupt thread), or the application's reset failed. */
 static bool reset_asked;
 
 static int
@@ -132,8 +132,8 @@ on_intr_reset(uint16_t port __rte_unused, enum rte_eth_event_type type __rte_unu
 
 /*
  * Does a frame get from A to B within FZ_WAIT_MS (recoveries included)?
- * Not worth waiting for once a port asked for a reset (a quarter of the
- * inputs; each waited the whole 2 s).
+ * Not worth waiting for once a port will not come back by itself (a
+ * quarter of the inputs; each waited the whole 2 s).
  */
 static bool
 frame_passes(void)
@@ -197,6 +197,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		rte_eth_dev_stop(port_a);
 		if (rte_eth_dev_reset(port_a) == 0)
 			port_start(port_a);
+		else
+			__atomic_store_n(&reset_asked, true, __ATOMIC_RELEASE);
 	}
 	for (round = 0; round < 4 && in_left != 0; round++) {
 		send_frames(FZ_BURST);
