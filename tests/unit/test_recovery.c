@@ -473,6 +473,58 @@ test_recovery_retry_keeps_queue_states(void)
 }
 
 /*
+ * Between the attempts of a recovery the port is still started to the
+ * application: two attempts fail in the start (a QUEUE_CREATE the device
+ * drops, waited for to the admin timeout), the third succeeds. All along,
+ * rte_eth_dev_configure() is refused, as on any started port. A port that
+ * looked stopped there was reconfigured under the retry, which then ran on
+ * freed queues (fuzz_completions crashed so).
+ */
+static int
+test_recovery_retry_port_stays_started(void)
+{
+	struct refnic_emu_faults faults = {
+		.admin_timeout_opcode = REFNIC_ADMIN_QUEUE_CREATE,
+		.admin_timeout_times = 2,
+	};
+	uint64_t end = rte_get_timer_cycles() + 4 * TEST_WAIT_S * rte_get_timer_hz();
+	unsigned int tries = 0, accepted = 0;
+	struct rte_eth_conf conf = { 0 };
+	struct rte_ether_addr mac;
+	int ethdev_log = rte_log_register("lib.ethdev"), ret = TEST_FAILED;
+	int level = rte_log_get_level(ethdev_log);
+	uint16_t a, b;
+
+	TEST_ASSERT_SUCCESS(test_pair_probe(&cp_pair, &a, &b), "");
+	recovery_log_start(a, true);
+	if (test_pair_start(&cp_pair, a, b, &mac) != 0)
+		goto out;
+	refnic_emu_set_faults(refnic_emu_lookup(CP_A), &faults);
+	refnic_emu_inject_fatal(refnic_emu_lookup(CP_A));
+	/* ethdev says why it refuses, every time: not here. */
+	rte_log_set_level(ethdev_log, RTE_LOG_CRIT);
+	while (__atomic_load_n(&recovery_log.n, __ATOMIC_ACQUIRE) < RTE_DIM(recovered) &&
+	       rte_get_timer_cycles() < end) {
+		tries++;
+		accepted += rte_eth_dev_configure(a, 1, 1, &conf) == 0;
+		rte_delay_us_sleep(10000);
+	}
+	rte_log_set_level(ethdev_log, level);
+	printf("    %u of %u configure calls accepted during the recovery\n", accepted, tries);
+	if (!recovery_log_is(recovered, RTE_DIM(recovered)) || test_xstat(a, "recoveries") != 1)
+		goto out;
+	if (accepted != 0 || tries < 100) {
+		printf("    the port looked stopped during its recovery\n");
+		goto out;
+	}
+	if (!frame_arrives(a, b, &mac, 13))
+		goto out;
+	ret = TEST_SUCCESS;
+out:
+	return recovery_case_end(a, ret);
+}
+
+/*
  * A device whose resets never finish: the recovery gives up with
  * RECOVERY_FAILED, bursts return 0, the process lives; once the device
  * behaves, rte_eth_dev_reset() brings the port back.
@@ -567,6 +619,7 @@ const struct unit_test_suite refnic_recovery_suite = {
 		TEST_CASE(test_queue_error_recovers),
 		TEST_CASE(test_recovery_keeps_queue_states),
 		TEST_CASE(test_recovery_retry_keeps_queue_states),
+		TEST_CASE(test_recovery_retry_port_stays_started),
 		TEST_CASE(test_recovery_failure),
 		TEST_CASE(test_recovery_while_stats_read),
 		TEST_CASES_END()

@@ -350,16 +350,23 @@ refnic_queues_free_mbufs(struct rte_eth_dev *dev)
 			refnic_rx_queue_free_mbufs(dev->data->rx_queues[q]);
 }
 
+/* The port's queues off the device, their interrupts and checks too. */
+static void
+port_stop(struct rte_eth_dev *dev)
+{
+	refnic_db_check_stop(dev);
+	refnic_rxq_intr_teardown(dev);
+	if (refnic_queues_hw_stop(dev))
+		refnic_queues_free_mbufs(dev);
+}
+
 static int
 refnic_dev_stop(struct rte_eth_dev *dev)
 {
 	refnic_recovery_wait(refnic_adapter(dev));
-	refnic_db_check_stop(dev);
 	__atomic_store_n(&refnic_adapter(dev)->started, false, __ATOMIC_RELEASE);
 	dev->data->dev_started = 0;
-	refnic_rxq_intr_teardown(dev);
-	if (refnic_queues_hw_stop(dev))
-		refnic_queues_free_mbufs(dev);
+	port_stop(dev);
 	refnic_link_update(dev, 0);
 	return 0;
 }
@@ -465,8 +472,12 @@ port_start(struct rte_eth_dev *dev, const struct refnic_recovery_state *st)
 				 !rxq->deferred_start)
 			ret = refnic_rx_queue_hw_start(dev, rxq);
 	}
+	/* Undone, but the port's started state left as it is: a recovery
+	 * tries again, and until it gives up the application must not see
+	 * a stopped port it may reconfigure (fuzz_completions freed the
+	 * queues under a retry). */
 	if (ret != 0) {
-		refnic_dev_stop(dev);
+		port_stop(dev);
 		return ret;
 	}
 	dev->data->dev_started = 1;
