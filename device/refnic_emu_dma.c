@@ -172,3 +172,20 @@ refnic_dma_map_slow(struct refnic_emu *emu, uint64_t iova, uint64_t len)
 	}
 	return va;
 }
+
+void *
+refnic_dma_window_fill(struct refnic_emu *emu, struct refnic_dma_window *w, uint64_t iova,
+		       uint64_t len)
+{
+	struct refnic_dma_cache *dma = emu_dma_cache(emu);
+	unsigned int slot = (iova >> 21) % REFNIC_DMA_PAGE_CACHE;
+	void *va = refnic_dma_map_in(emu, dma, iova, len);
+
+	/* A view's translations are not cached (refnic_shm_view_dma()). */
+	if (va != NULL && refnic_dma_lookup(dma, iova, len) == va) {
+		w->iova = dma->page[slot].iova;
+		w->len = dma->page[slot].len;
+		w->va = dma->page[slot].va;
+	}
+	return va;
+}

@@ -305,21 +305,37 @@ tx_note_doorbells(struct refnic_emu *emu, uint16_t qid, uint64_t now)
 }
 
 /*
+ * What a TX pass reads once (the ring's mask, the tail it took, this
+ * thread's DMA cache) and what it counts as it goes, added to the shard
+ * once at its end: under the queue's lock, where every reader of the
+ * counters waits (refnic_emu_read_stats() holds every device lock).
+ */
+struct tx_pass {
+	struct refnic_dma_window win;	/* this thread's last page */
+	struct refnic_dma_cache *dma;
+	uint16_t mask;
+	uint16_t tail;
+	uint16_t max_segs;		/* refnic_emu_max_tx_segs() */
+	uint32_t dma_reads;
+	uint64_t packets, bytes;
+};
+
+/*
  * Gather the packet starting at *idx into f. Returns false when the packet is
  * not complete yet (no EOP before tail). Sets *malformed on a bad chain.
- * max_segs: refnic_emu_max_tx_segs(), which the pass reads once.
  */
 static bool
-tx_gather(struct refnic_emu *emu, struct refnic_emu_txq *txq, uint16_t *idx,
-	  uint16_t tail, uint16_t max_segs, struct refnic_frame *f, bool *malformed)
+tx_gather(struct refnic_emu *emu, struct refnic_emu_txq *txq, struct tx_pass *p,
+	  uint16_t *idx, struct refnic_frame *f, bool *malformed)
 {
-	uint16_t i = *idx, mask = txq->size - 1;
+	uint16_t i = *idx, tail = p->tail, mask = p->mask, max_segs = p->max_segs;
+	const struct refnic_tx_desc *ring = txq->ring;
 	struct refnic_tx_desc d;
 	bool ctx = false;
 
 	/* The common packet first: one descriptor, a frame's size, no TSO. */
 	if (likely(i != tail)) {
-		d = txq->ring[i];
+		d = ring[i];
 		if (likely((d.flags & (REFNIC_TXD_EOP | REFNIC_TXD_CTX | REFNIC_TXD_TSO)) ==
 			   REFNIC_TXD_EOP && d.len >= EMU_ETH_HLEN &&
 			   d.len <= REFNIC_MAX_FRAME_LEN)) {
@@ -328,14 +344,14 @@ tx_gather(struct refnic_emu *emu, struct refnic_emu_txq *txq, uint16_t *idx,
 			f->hdr_lens = d.hdr_lens;
 			*idx = (i + 1) & mask;
 			/* Mapped once: a failed map counts its DMA error once. */
-			f->seg[0] = refnic_dma_map(emu, d.addr, d.len);
+			f->seg[0] = refnic_dma_window_map(emu, &p->win, d.addr, d.len);
 			if (unlikely(f->seg[0] == NULL)) {
 				f->nb_segs = 0;
 				f->len = 0;
 				*malformed = true;
 				return true;
 			}
-			emu_stats(emu)->dma_reads++;
+			p->dma_reads++;
 			f->seg_len[0] = d.len;
 			f->nb_segs = 1;
 			f->len = d.len;
@@ -350,7 +366,7 @@ tx_gather(struct refnic_emu *emu, struct refnic_emu_txq *txq, uint16_t *idx,
 	do {
 		if (i == tail)
 			return false;
-		d = txq->ring[i];
+		d = ring[i];
 		i = (i + 1) & mask;
 		if (unlikely(d.flags & REFNIC_TXD_CTX)) {
 			/* TSO's context: first, once, and not a packet by itself. */
@@ -374,12 +390,12 @@ tx_gather(struct refnic_emu *emu, struct refnic_emu_txq *txq, uint16_t *idx,
 			*malformed = true;
 			continue;
 		}
-		f->seg[f->nb_segs] = refnic_dma_map(emu, d.addr, d.len);
+		f->seg[f->nb_segs] = refnic_dma_window_map(emu, &p->win, d.addr, d.len);
 		if (f->seg[f->nb_segs] == NULL) {
 			*malformed = true;
 			continue;
 		}
-		emu_stats(emu)->dma_reads++;
+		p->dma_reads++;
 		f->seg_len[f->nb_segs++] = d.len;
 		f->len += d.len;
 	} while (!(d.flags & REFNIC_TXD_EOP));
@@ -396,21 +412,23 @@ tx_gather(struct refnic_emu *emu, struct refnic_emu_txq *txq, uint16_t *idx,
 }
 
 /*
- * The headers of a frame two descriptors ahead: the first look at a frame
- * (RX filtering and parsing, at the far end) misses, since whoever filled
- * the buffer (a peer's delivery, an application) did so on another core.
+ * The headers of a frame two descriptors ahead of idx (which is before the
+ * tail): the first look at a frame (RX filtering and parsing, at the far
+ * end) misses, since whoever filled the buffer (a peer's delivery, an
+ * application) did so on another core. The descriptor line four ahead too.
  */
 static inline void
-tx_prefetch_data(struct refnic_emu *emu, const struct refnic_emu_txq *txq, uint16_t idx,
-		 uint16_t tail)
+tx_prefetch(const struct refnic_emu_txq *txq, const struct tx_pass *p, uint16_t idx)
 {
-	const struct refnic_tx_desc *d = &txq->ring[idx];
+	const struct refnic_tx_desc *d = &txq->ring[(idx + 2) & p->mask];
 	const void *va;
 
-	if (((tail - idx) & (txq->size - 1)) == 0 || ((idx - txq->head) & (txq->size - 1)) >=
-	    ((tail - txq->head) & (txq->size - 1)) || (d->flags & REFNIC_TXD_CTX))
+	rte_prefetch0(&txq->ring[(idx + 4) & p->mask]);
+	if (((p->tail - idx) & p->mask) <= 2 || (d->flags & REFNIC_TXD_CTX))
 		return;
-	va = refnic_dma_map_cached(emu, d->addr, d->len);
+	va = refnic_dma_window_peek(&p->win, d->addr, d->len);
+	if (va == NULL)
+		va = refnic_dma_lookup(p->dma, d->addr, d->len);
 	if (va != NULL)
 		rte_prefetch0(va);
 }
@@ -529,12 +547,14 @@ refnic_emu_tx_service(struct refnic_emu *emu, uint16_t qid, uint64_t now,
 		      uint64_t *next_due_tsc)
 {
 	struct refnic_emu_txq *txq = &emu->txq[qid];
-	struct refnic_hw_queue_stats *qs = &emu_stats(emu)->q[qid];
+	struct refnic_hw_stats *st = emu_stats(emu);
+	struct refnic_hw_queue_stats *qs = &st->q[qid];
 	struct refnic_rx_batch batch = { .held = NULL };
 	unsigned int done = 0;
 	const struct refnic_emu_push *push;
 	struct refnic_frame f;
-	uint16_t tail, idx, max_segs;
+	struct tx_pass p;
+	uint16_t tail, idx;
 	bool malformed, fetched;
 
 	tx_note_doorbells(emu, qid, now);
@@ -559,8 +579,13 @@ refnic_emu_tx_service(struct refnic_emu *emu, uint16_t qid, uint64_t now,
 	if (!fetched && txq->fetch_pending)
 		*next_due_tsc = RTE_MIN(*next_due_tsc, txq->fetch_ready_tsc);
 
+	p = (struct tx_pass){
+		.dma = emu_dma_cache(emu),
+		.mask = txq->size - 1,
+		.tail = tail,
+		.max_segs = refnic_emu_max_tx_segs(emu),
+	};
 	idx = txq->head;
-	max_segs = refnic_emu_max_tx_segs(emu);
 	while (idx != tail && done < TX_BUDGET) {
 		uint16_t start = idx;
 
@@ -568,19 +593,18 @@ refnic_emu_tx_service(struct refnic_emu *emu, uint16_t qid, uint64_t now,
 		push = txq->push_cons == txq->push_prod ? NULL :
 		       refnic_emu_push_front(txq, idx, tail);
 		if (push != NULL) {
-			refnic_emu_push_gather(emu, push, &f, &idx, txq->size - 1, &malformed);
+			refnic_emu_push_gather(emu, push, &f, &idx, p.mask, &malformed);
 			refnic_emu_push_pop(txq);
-			emu_stats(emu)->tx_push_lines++;
+			st->tx_push_lines++;
 		} else {
 			if (!fetched)
 				break;
 			/* The driver wrote these on another core: start the misses early. */
-			rte_prefetch0(&txq->ring[(idx + 4) & (txq->size - 1)]);
-			tx_prefetch_data(emu, txq, (idx + 2) & (txq->size - 1), tail);
-			if (!tx_gather(emu, txq, &idx, tail, max_segs, &f, &malformed))
+			tx_prefetch(txq, &p, idx);
+			if (!tx_gather(emu, txq, &p, &idx, &f, &malformed))
 				break;
 		}
-		done += (idx - start) & (txq->size - 1);
+		done += (idx - start) & p.mask;
 		/* A plain packet (no offload, TSO or stamp asked) tests once. */
 		if (unlikely(f.offload != 0) && !malformed) {
 			/* What the device lacks it does not do (caps_off=). */
@@ -600,8 +624,8 @@ refnic_emu_tx_service(struct refnic_emu *emu, uint16_t qid, uint64_t now,
 			qs->tx_malformed++;
 			continue;
 		}
-		qs->tx_packets++;
-		qs->tx_bytes += f.len;
+		p.packets++;
+		p.bytes += f.len;
 		/* The time it leaves, for IEEE 1588 (REFNIC_TXD_TSTAMP). */
 		if (unlikely(f.offload & REFNIC_TXD_TSTAMP) && emu_timesync(emu))
 			refnic_emu_ptp_latch(emu->clock, emu->bar0, true,
@@ -609,6 +633,9 @@ refnic_emu_tx_service(struct refnic_emu *emu, uint16_t qid, uint64_t now,
 		refnic_cable_tx(emu, &f, &batch);
 	}
 	refnic_cable_tx_flush(emu, &batch);
+	qs->tx_packets += p.packets;
+	qs->tx_bytes += p.bytes;
+	st->dma_reads += p.dma_reads;
 	/* What the budget left over is fetched already: next pass. */
 	if (fetched)
 		txq->fetch_pending = idx != tail;
@@ -618,7 +645,7 @@ refnic_emu_tx_service(struct refnic_emu *emu, uint16_t qid, uint64_t now,
 		return 0;
 	txq->head = idx;
 	tx_post_completion(emu, txq, idx);
-	emu_stats(emu)->dma_writes++;
+	st->dma_writes++;
 	if (queue_intr_armed(emu, txq->intr, txq->vector, REFNIC_EMU_CAUSE_TX))
 		refnic_emu_intr_fire(emu, txq->vector, REFNIC_EMU_CAUSE_TX, txq_full(txq));
 	return done;
@@ -918,6 +945,33 @@ rx_flow_classify(struct refnic_emu *emu, const uint8_t *hdr, const struct refnic
 	}
 	/* An shm cable's view holds the far end's table, as its file had it. */
 	return qid & (REFNIC_MAX_QUEUES - 1);
+}
+
+/*
+ * Ahead of the buffer at idx (the head, before tail): the descriptor and
+ * completion lines four ahead, once a line; the buffer two ahead, which the
+ * driver last touched on another core, if it posted it (the descriptors
+ * beyond the taken tail are the driver's, maybe being written).
+ */
+static inline void
+rx_prefetch(struct refnic_emu *emu, const struct refnic_emu_rxq *rxq,
+	    const struct refnic_dma_window *win, uint16_t idx, uint16_t tail, uint16_t mask)
+{
+	uint64_t iova;
+	void *va;
+
+	if ((idx & 3) == 0) {
+		rte_prefetch0(&rxq->ring[(idx + 4) & mask]);
+		rte_prefetch0(&rxq->cq[(idx + 4) & mask]);
+	}
+	if (((tail - idx) & mask) <= 2)
+		return;
+	iova = rxq->ring[(idx + 2) & mask].addr;
+	va = refnic_dma_window_peek(win, iova, RTE_CACHE_LINE_SIZE);
+	if (va == NULL)
+		va = refnic_dma_map_cached(emu, iova, RTE_CACHE_LINE_SIZE);
+	if (va != NULL)
+		rte_prefetch0_write(va);
 }
 
 /*
