@@ -685,14 +685,22 @@ rxq_unlock(struct refnic_emu_rxq *rxq)
 static void
 rxq_publish(struct refnic_emu_rxq *rxq)
 {
-	uint16_t pub = rxq->pub;
+	uint16_t pub = rxq->pub, head = rxq->head, size = rxq->size;
+	struct refnic_rx_cpl *cq = rxq->cq;
+	uint8_t phase = rxq->pub_phase;
 
-	while (pub != rxq->head) {
-		__atomic_store_n(&rxq->cq[pub].phase, rxq->pub_phase, __ATOMIC_RELEASE);
-		pub = (pub + 1) & (rxq->size - 1);
-		if (pub == 0)
-			rxq->pub_phase ^= REFNIC_PHASE_BIT;
+	/* A run of one phase at a time: up to head, or to the ring's end. */
+	while (pub != head) {
+		uint16_t end = head > pub ? head : size;
+
+		for (; pub != end; pub++)
+			__atomic_store_n(&cq[pub].phase, phase, __ATOMIC_RELEASE);
+		if (pub == size) {
+			pub = 0;
+			phase ^= REFNIC_PHASE_BIT;
+		}
 	}
+	rxq->pub_phase = phase;
 	/*
 	 * Dekker with the arm (refnic_emu_intr_arm), which takes no queue
 	 * lock: it sets the cause armed, then reads pub; this stores pub, then
@@ -747,6 +755,11 @@ rx_batch_switch(struct refnic_rx_batch *b, struct refnic_emu *emu, struct refnic
 	rxq_lock(rxq);
 	b->held = rxq;
 	b->emu = emu;
+	if (b->dev != emu) {
+		b->dev = emu;
+		b->stats = emu_stats(emu);
+		b->win.len = 0;
+	}
 	/* The far end's port: its queue as its device has it now. */
 	if (unlikely(emu->view_cable != NULL))
 		refnic_shm_view_enter(emu, (uint16_t)(rxq - emu->rxq));
@@ -948,22 +961,18 @@ rx_flow_classify(struct refnic_emu *emu, const uint8_t *hdr, const struct refnic
 }
 
 /*
- * Ahead of the buffer at idx (the head, before tail): the descriptor and
- * completion lines four ahead, once a line; the buffer two ahead, which the
- * driver last touched on another core, if it posted it (the descriptors
- * beyond the taken tail are the driver's, maybe being written).
+ * The buffer two ahead of the head idx, which the driver last touched on
+ * another core; only one it posted (before the taken tail): the
+ * descriptors beyond are the driver's, maybe being written.
  */
 static inline void
-rx_prefetch(struct refnic_emu *emu, const struct refnic_emu_rxq *rxq,
-	    const struct refnic_dma_window *win, uint16_t idx, uint16_t tail, uint16_t mask)
+rx_prefetch_buffer(struct refnic_emu *emu, const struct refnic_emu_rxq *rxq,
+		   const struct refnic_dma_window *win, uint16_t idx, uint16_t tail)
 {
+	uint16_t mask = rxq->size - 1;
 	uint64_t iova;
 	void *va;
 
-	if ((idx & 3) == 0) {
-		rte_prefetch0(&rxq->ring[(idx + 4) & mask]);
-		rte_prefetch0(&rxq->cq[(idx + 4) & mask]);
-	}
 	if (((tail - idx) & mask) <= 2)
 		return;
 	iova = rxq->ring[(idx + 2) & mask].addr;
@@ -974,30 +983,30 @@ rx_prefetch(struct refnic_emu *emu, const struct refnic_emu_rxq *rxq,
 		rte_prefetch0_write(va);
 }
 
-/*
- * A buffer two ahead, which the driver last touched on another core; only
- * one it posted (before the taken tail): the descriptors beyond are the
- * driver's, maybe being written.
- */
-static inline void
-rx_prefetch_buffer(struct refnic_emu *emu, const struct refnic_emu_rxq *rxq, uint16_t idx,
-		   uint16_t tail)
+/* chunk bytes of f from segment *s at *seg_off into dst, across segments. */
+static __rte_noinline void
+rx_copy_segments(uint8_t *dst, const struct refnic_frame *f, uint32_t chunk, uint16_t *s,
+		 uint32_t *seg_off)
 {
-	const struct refnic_rx_desc *d = &rxq->ring[idx];
-	void *va;
+	uint32_t copied = 0;
 
-	if (((idx - rxq->head) & (rxq->size - 1)) >= ((tail - rxq->head) & (rxq->size - 1)))
-		return;
-	va = refnic_dma_map_cached(emu, d->addr, RTE_CACHE_LINE_SIZE);
+	while (copied < chunk) {
+		uint32_t k = RTE_MIN(chunk - copied, f->seg_len[*s] - *seg_off);
 
-	if (va != NULL)
-		rte_prefetch0_write(va);
+		rte_memcpy(dst + copied, f->seg[*s] + *seg_off, k);
+		copied += k;
+		*seg_off += k;
+		if (*seg_off == f->seg_len[*s]) {
+			(*s)++;
+			*seg_off = 0;
+		}
+	}
 }
 
 /* Scatter f into n posted buffers; false on a DMA error (frame dropped). */
 static bool
-rx_scatter(struct refnic_emu *emu, struct refnic_emu_rxq *rxq, const struct refnic_frame *f,
-	   uint16_t n, uint16_t tail, const struct rx_meta *meta)
+rx_scatter(struct refnic_emu *emu, struct refnic_rx_batch *batch, struct refnic_emu_rxq *rxq,
+	   const struct refnic_frame *f, uint16_t n, uint16_t tail, const struct rx_meta *meta)
 {
 	uint32_t seg_off = 0, left = f->len;
 	uint16_t s = 0, b;
@@ -1008,27 +1017,26 @@ rx_scatter(struct refnic_emu *emu, struct refnic_emu_rxq *rxq, const struct refn
 
 		rte_prefetch0(&rxq->ring[(idx + 4) & (rxq->size - 1)]);
 		rte_prefetch0(&rxq->cq[(idx + 4) & (rxq->size - 1)]);
-		rx_prefetch_buffer(emu, rxq, (idx + 2) & (rxq->size - 1), tail);
+		rx_prefetch_buffer(emu, rxq, &batch->win, idx, tail);
 		uint32_t chunk = RTE_MIN(left, (uint32_t)d.buf_len);
 		struct refnic_rx_cpl *cpl = &rxq->cq[idx];
-		uint8_t *dst = refnic_dma_map(emu, d.addr, chunk);
-		uint32_t copied = 0;
+		uint8_t *dst = refnic_dma_window_map(emu, &batch->win, d.addr, chunk);
 
 		if (dst == NULL)
 			return false;
-		while (copied < chunk) {
-			uint32_t k = RTE_MIN(chunk - copied, f->seg_len[s] - seg_off);
-
-			rte_memcpy(dst + copied, f->seg[s] + seg_off, k);
-			copied += k;
-			seg_off += k;
+		/* The common frame: in one segment, into one buffer. */
+		if (likely(chunk <= f->seg_len[s] - seg_off)) {
+			rte_memcpy(dst, f->seg[s] + seg_off, chunk);
+			seg_off += chunk;
 			if (seg_off == f->seg_len[s]) {
 				s++;
 				seg_off = 0;
 			}
+		} else {
+			rx_copy_segments(dst, f, chunk, &s, &seg_off);
 		}
 		left -= chunk;
-		emu_stats(emu)->dma_writes += 2;
+		batch->stats->dma_writes += 2;
 
 		cpl->rss_hash = meta->hash;
 		cpl->desc_idx = idx;
@@ -1144,8 +1152,8 @@ refnic_emu_rx_frame(struct refnic_emu *emu, const struct refnic_frame *f,
 		f = &stripped;
 	}
 	rxq = &emu->rxq[qid];
-	qs = &emu_stats(emu)->q[qid];
 	rx_batch_switch(b, emu, rxq);
+	qs = &b->stats->q[qid];
 	if (!rxq->enabled) {
 		qs->rx_no_buffer++;
 		goto drop;
@@ -1172,7 +1180,7 @@ refnic_emu_rx_frame(struct refnic_emu *emu, const struct refnic_frame *f,
 			qs->rx_missed_while_held++;
 		goto drop;
 	}
-	if (!rx_scatter(emu, rxq, f, n, tail, &meta)) {
+	if (!rx_scatter(emu, b, rxq, f, n, tail, &meta)) {
 		queue_error(emu, false, qid, &rxq->enabled, "RX buffer DMA error");
 		qs->rx_no_buffer++;
 		goto drop;

@@ -16,6 +16,7 @@
 
 #include <rte_spinlock.h>
 
+#include "refnic_emu_dma.h"
 #include "refnic_emu_push.h"
 #include "refnic_hw.h"
 
@@ -99,6 +100,11 @@ struct refnic_rx_batch {
 	/* An shm cable's view of the far end's port, which this pass
 	 * delivers into (it counts in the end's delivering word). */
 	struct refnic_emu *view;
+	/* What frames into dev look up once: its counters (this thread's
+	 * shard) and the last buffer page it wrote to. */
+	struct refnic_emu *dev;
+	struct refnic_hw_stats *stats;
+	struct refnic_dma_window win;
 };
 void refnic_emu_rx_batch_end(struct refnic_rx_batch *b);
 
