@@ -36,6 +36,10 @@
 #include "refnic_emu_tso.h"
 
 #define TX_BUDGET		512	/* descriptors per queue per engine pass */
+#define TX_PLAIN_BURST		32	/* plain frames handed to the cable at once */
+/* A data descriptor that asks nothing but to send its bytes. */
+#define TXD_PLAIN_MASK		(REFNIC_TXD_EOP | REFNIC_TXD_OFFLOADS | REFNIC_TXD_TSO | \
+				 REFNIC_TXD_CTX | REFNIC_TXD_TSTAMP)
 
 _Static_assert(offsetof(struct refnic_emu_txq, lock) == 0 &&
 	       offsetof(struct refnic_emu_rxq, lock) == 0, "queue locks come first");
@@ -542,6 +546,17 @@ tx_tso(struct refnic_emu *emu, struct refnic_hw_queue_stats *qs, const struct re
 	return n;
 }
 
+/* The plain frames a pass holds go out, before any other frame does. */
+static inline void
+tx_plain_flush(struct refnic_emu *emu, const struct refnic_plain_frame *pf, unsigned int *np,
+	       struct refnic_rx_batch *batch)
+{
+	if (*np != 0) {
+		refnic_cable_tx_plain(emu, pf, *np, batch);
+		*np = 0;
+	}
+}
+
 unsigned int
 refnic_emu_tx_service(struct refnic_emu *emu, uint16_t qid, uint64_t now,
 		      uint64_t *next_due_tsc)
@@ -553,6 +568,8 @@ refnic_emu_tx_service(struct refnic_emu *emu, uint16_t qid, uint64_t now,
 	unsigned int done = 0;
 	const struct refnic_emu_push *push;
 	struct refnic_frame f;
+	struct refnic_plain_frame pf[TX_PLAIN_BURST];
+	unsigned int np = 0;
 	struct tx_pass p;
 	uint16_t tail, idx;
 	bool malformed, fetched;
@@ -593,14 +610,40 @@ refnic_emu_tx_service(struct refnic_emu *emu, uint16_t qid, uint64_t now,
 		push = txq->push_cons == txq->push_prod ? NULL :
 		       refnic_emu_push_front(txq, idx, tail);
 		if (push != NULL) {
+			tx_plain_flush(emu, pf, &np, &batch);
 			refnic_emu_push_gather(emu, push, &f, &idx, p.mask, &malformed);
 			refnic_emu_push_pop(txq);
 			st->tx_push_lines++;
 		} else {
+			const struct refnic_tx_desc *d = &txq->ring[idx];
+			uint16_t flags = d->flags, len = d->len;
+			uint64_t addr = d->addr;
+
 			if (!fetched)
 				break;
 			/* The driver wrote these on another core: start the misses early. */
 			tx_prefetch(txq, &p, idx);
+			/* The common packet: goes with the pass's next ones. */
+			if (likely((flags & TXD_PLAIN_MASK) == REFNIC_TXD_EOP &&
+				   len >= EMU_ETH_HLEN && len <= REFNIC_MAX_FRAME_LEN)) {
+				const uint8_t *va = refnic_dma_window_map(emu, &p.win, addr, len);
+
+				idx = (idx + 1) & p.mask;
+				done++;
+				if (unlikely(va == NULL)) {
+					qs->tx_malformed++;
+					continue;
+				}
+				p.dma_reads++;
+				p.packets++;
+				p.bytes += len;
+				pf[np].data = va;
+				pf[np].len = len;
+				if (++np == TX_PLAIN_BURST)
+					tx_plain_flush(emu, pf, &np, &batch);
+				continue;
+			}
+			tx_plain_flush(emu, pf, &np, &batch);
 			if (!tx_gather(emu, txq, &p, &idx, &f, &malformed))
 				break;
 		}
@@ -632,6 +675,7 @@ refnic_emu_tx_service(struct refnic_emu *emu, uint16_t qid, uint64_t now,
 					     refnic_emu_clock_now(emu->clock));
 		refnic_cable_tx(emu, &f, &batch);
 	}
+	tx_plain_flush(emu, pf, &np, &batch);
 	refnic_cable_tx_flush(emu, &batch);
 	qs->tx_packets += p.packets;
 	qs->tx_bytes += p.bytes;
@@ -1078,9 +1122,8 @@ rx_stamp(struct refnic_emu *emu, const struct refnic_emu_rxq *rxq, const uint8_t
 	}
 }
 
-bool
-refnic_emu_rx_frame(struct refnic_emu *emu, const struct refnic_frame *f,
-		    struct refnic_rx_batch *b)
+static __rte_always_inline bool
+rx_frame(struct refnic_emu *emu, const struct refnic_frame *f, struct refnic_rx_batch *b)
 {
 	/* Ethernet, a VLAN tag, IPv6 or IPv4 with options, L4 ports. */
 	uint8_t hdr_copy[EMU_ETH_HLEN + 4 + 60 + 4];
@@ -1200,4 +1243,26 @@ refnic_emu_rx_frame(struct refnic_emu *emu, const struct refnic_frame *f,
 	return true;
 drop:
 	return false;
+}
+
+bool
+refnic_emu_rx_frame(struct refnic_emu *emu, const struct refnic_frame *f,
+		    struct refnic_rx_batch *b)
+{
+	return rx_frame(emu, f, b);
+}
+
+void
+refnic_emu_rx_plain(struct refnic_emu *emu, const struct refnic_plain_frame *pf,
+		    unsigned int n, struct refnic_rx_batch *b)
+{
+	struct refnic_frame f = { .nb_segs = 1 };
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		f.seg[0] = pf[i].data;
+		f.seg_len[0] = pf[i].len;
+		f.len = pf[i].len;
+		rx_frame(emu, &f, b);
+	}
 }

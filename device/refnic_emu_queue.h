@@ -131,4 +131,17 @@ _Static_assert(REFNIC_MAX_TSO_SEGS >= REFNIC_MAX_TX_SEGS, "a frame holds any pac
 bool refnic_emu_rx_frame(struct refnic_emu *emu, const struct refnic_frame *f,
 			 struct refnic_rx_batch *b);
 
+/*
+ * A plain frame: one segment, no offload asked (the common TX packet). A
+ * TX pass gathers them and hands them over together: one call, one look at
+ * the cable, per burst.
+ */
+struct refnic_plain_frame {
+	const uint8_t *data;
+	uint32_t len;
+};
+/* refnic_emu_rx_frame() of each, in order. */
+void refnic_emu_rx_plain(struct refnic_emu *emu, const struct refnic_plain_frame *pf,
+			 unsigned int n, struct refnic_rx_batch *b);
+
 #endif /* _REFNIC_EMU_QUEUE_H_ */

@@ -367,6 +367,35 @@ test_bad_iova_is_a_dma_error(void)
 }
 
 /*
+ * One burst of frames in one segment and in two, alternating: the device
+ * sends the plain ones (one segment, no offload) together and the others
+ * one by one, and the peer must get them all in the order they were sent.
+ */
+static int
+test_mixed_burst_keeps_order(void)
+{
+	struct rte_mbuf *tx[TEST_BURST], *rx[TEST_BURST];
+	const uint16_t n = 16;
+	uint16_t i, got;
+	bool ok = true;
+
+	for (i = 0; i < n; i++) {
+		/* Two plain, one chained, ...: runs of plain ones between. */
+		tx[i] = test_make_pkt(&mac_b, 200, i, i % 3 == 2 ? 2 : 1);
+		TEST_ASSERT(tx[i] != NULL, "");
+	}
+	TEST_ASSERT_EQUAL(test_tx_all(port_a, tx, n), n, "");
+	got = test_rx_wait(port_b, rx, n);
+	for (i = 0; i < got; i++) {
+		ok &= test_pkt_matches(rx[i], &mac_b, 200, i);
+		rte_pktmbuf_free(rx[i]);
+	}
+	TEST_ASSERT_EQUAL(got, n, "all arrived");
+	TEST_ASSERT(ok, "in the order sent, intact");
+	return TEST_SUCCESS;
+}
+
+/*
  * A frame that runs past the end of DPDK's memory is a DMA error even
  * right after one read from that memory's last page in the same pass: the
  * device's translation of that page (its DMA window) covers the page, not
@@ -566,6 +595,7 @@ const struct unit_test_suite refnic_datapath_suite = {
 		TEST_CASE(test_jumbo_without_scatter_offload),
 		TEST_CASE(test_bad_iova_is_a_dma_error),
 		TEST_CASE(test_dma_past_memory_end),
+		TEST_CASE(test_mixed_burst_keeps_order),
 		TEST_CASE(test_bad_frames_mid_burst),
 		TEST_CASE(test_tx_reclaim_is_bounded),
 		TEST_CASE(test_tx_max_segs_from_device),
