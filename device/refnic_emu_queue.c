@@ -793,8 +793,6 @@ refnic_emu_rx_batch_end(struct refnic_rx_batch *b)
 static void
 rx_batch_switch(struct refnic_rx_batch *b, struct refnic_emu *emu, struct refnic_emu_rxq *rxq)
 {
-	if (b->held == rxq)
-		return;
 	rx_batch_queue_end(b);
 	rxq_lock(rxq);
 	b->held = rxq;
@@ -804,9 +802,19 @@ rx_batch_switch(struct refnic_rx_batch *b, struct refnic_emu *emu, struct refnic
 		b->stats = emu_stats(emu);
 		b->win.len = 0;
 	}
+	/* Looked at once a queue a pass: a fault armed meanwhile takes the next. */
+	b->garble = emu_may_garble(emu);
 	/* The far end's port: its queue as its device has it now. */
 	if (unlikely(emu->view_cable != NULL))
 		refnic_shm_view_enter(emu, (uint16_t)(rxq - emu->rxq));
+}
+
+/* The same queue as the frame before: nothing to do (the common case). */
+static __rte_always_inline void
+rx_batch_hold(struct refnic_rx_batch *b, struct refnic_emu *emu, struct refnic_emu_rxq *rxq)
+{
+	if (unlikely(b->held != rxq))
+		rx_batch_switch(b, emu, rxq);
 }
 
 /*
@@ -1048,7 +1056,7 @@ rx_copy_segments(uint8_t *dst, const struct refnic_frame *f, uint32_t chunk, uin
 }
 
 /* Scatter f into n posted buffers; false on a DMA error (frame dropped). */
-static bool
+static __rte_always_inline bool
 rx_scatter(struct refnic_emu *emu, struct refnic_rx_batch *batch, struct refnic_emu_rxq *rxq,
 	   const struct refnic_frame *f, uint16_t n, uint16_t tail, const struct rx_meta *meta)
 {
@@ -1092,7 +1100,7 @@ rx_scatter(struct refnic_emu *emu, struct refnic_rx_batch *batch, struct refnic_
 			rxq->stamps[idx] = meta->stamp;
 		cpl->vlan_tci = meta->vlan_tci;
 		cpl->ptype = meta->ptype;
-		if (unlikely(emu_may_garble(emu)))
+		if (unlikely(batch->garble))
 			refnic_emu_corrupt_rx_cpl(emu, cpl, rxq->size);
 		/* The phase bit goes out with the batch: refnic_emu_rx_publish(). */
 		rxq->head = (idx + 1) & (rxq->size - 1);
@@ -1195,7 +1203,7 @@ rx_frame(struct refnic_emu *emu, const struct refnic_frame *f, struct refnic_rx_
 		f = &stripped;
 	}
 	rxq = &emu->rxq[qid];
-	rx_batch_switch(b, emu, rxq);
+	rx_batch_hold(b, emu, rxq);
 	qs = &b->stats->q[qid];
 	if (!rxq->enabled) {
 		qs->rx_no_buffer++;
@@ -1256,9 +1264,16 @@ void
 refnic_emu_rx_plain(struct refnic_emu *emu, const struct refnic_plain_frame *pf,
 		    unsigned int n, struct refnic_rx_batch *b)
 {
-	struct refnic_frame f = { .nb_segs = 1 };
+	struct refnic_frame f;
 	unsigned int i;
 
+	/* What rx_frame() reads of a frame in one segment, without offloads. */
+	f.nb_segs = 1;
+	f.offload = 0;
+	f.vlan_tci = 0;
+	f.hdr_lens = 0;
+	f.mss = 0;
+	f.l4_len = 0;
 	for (i = 0; i < n; i++) {
 		f.seg[0] = pf[i].data;
 		f.seg_len[0] = pf[i].len;

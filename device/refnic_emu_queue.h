@@ -105,6 +105,7 @@ struct refnic_rx_batch {
 	struct refnic_emu *dev;
 	struct refnic_hw_stats *stats;
 	struct refnic_dma_window win;
+	bool garble;			/* emu_may_garble() of held's device */
 };
 void refnic_emu_rx_batch_end(struct refnic_rx_batch *b);
 
