@@ -41,6 +41,10 @@
 #define TXD_PLAIN_MASK		(REFNIC_TXD_EOP | REFNIC_TXD_OFFLOADS | REFNIC_TXD_TSO | \
 				 REFNIC_TXD_CTX | REFNIC_TXD_TSTAMP)
 
+/* The rings' prefetches take a line per four entries. */
+_Static_assert(sizeof(struct refnic_tx_desc) * 4 == RTE_CACHE_LINE_SIZE &&
+	       sizeof(struct refnic_rx_desc) * 4 == RTE_CACHE_LINE_SIZE &&
+	       sizeof(struct refnic_rx_cpl) * 4 == RTE_CACHE_LINE_SIZE, "four to a line");
 _Static_assert(offsetof(struct refnic_emu_txq, lock) == 0 &&
 	       offsetof(struct refnic_emu_rxq, lock) == 0, "queue locks come first");
 
@@ -427,7 +431,8 @@ tx_prefetch(const struct refnic_emu_txq *txq, const struct tx_pass *p, uint16_t 
 	const struct refnic_tx_desc *d = &txq->ring[(idx + 2) & p->mask];
 	const void *va;
 
-	rte_prefetch0(&txq->ring[(idx + 4) & p->mask]);
+	if ((idx & 3) == 0)	/* four to a line: the next line, once */
+		rte_prefetch0(&txq->ring[(idx + 4) & p->mask]);
 	if (((p->tail - idx) & p->mask) <= 2 || (d->flags & REFNIC_TXD_CTX))
 		return;
 	va = refnic_dma_window_peek(&p->win, d->addr, d->len);
@@ -1067,8 +1072,11 @@ rx_scatter(struct refnic_emu *emu, struct refnic_rx_batch *batch, struct refnic_
 		uint16_t idx = rxq->head;
 		struct refnic_rx_desc d = rxq->ring[idx];
 
-		rte_prefetch0(&rxq->ring[(idx + 4) & (rxq->size - 1)]);
-		rte_prefetch0(&rxq->cq[(idx + 4) & (rxq->size - 1)]);
+		/* A line holds four of each: the next line, once. */
+		if ((idx & 3) == 0) {
+			rte_prefetch0(&rxq->ring[(idx + 4) & (rxq->size - 1)]);
+			rte_prefetch0(&rxq->cq[(idx + 4) & (rxq->size - 1)]);
+		}
 		rx_prefetch_buffer(emu, rxq, &batch->win, idx, tail);
 		uint32_t chunk = RTE_MIN(left, (uint32_t)d.buf_len);
 		struct refnic_rx_cpl *cpl = &rxq->cq[idx];
