@@ -219,6 +219,31 @@ refnic_cable_tx(struct refnic_emu *emu, const struct refnic_frame *f, struct ref
 		emu->cable->ops->tx(emu->cable, emu, f, b);
 }
 
+void
+refnic_cable_tx_plain(struct refnic_emu *emu, const struct refnic_plain_frame *pf,
+		      unsigned int n, struct refnic_rx_batch *b)
+{
+	struct refnic_frame f = { .nb_segs = 1 };
+	struct refnic_emu *peer;
+	unsigned int i;
+
+	/* In this process: the far end looked up once (its PHY, ours, the plug). */
+	if (likely(emu->cable->in_process)) {
+		peer = local_peer((struct local_cable *)emu->cable, emu);
+		if (peer == NULL)
+			emu_stats(emu)->cable_tx_dropped += n;
+		else
+			refnic_emu_rx_plain(peer, pf, n, b);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		f.seg[0] = pf[i].data;
+		f.seg_len[0] = pf[i].len;
+		f.len = pf[i].len;
+		refnic_cable_tx(emu, &f, b);
+	}
+}
+
 bool
 refnic_cable_in_process(const struct refnic_emu *emu)
 {

@@ -69,6 +69,9 @@ bool refnic_cable_external(const struct refnic_emu *emu);
 /* Carry a frame the port sent; flush once per batch. */
 void refnic_cable_tx(struct refnic_emu *emu, const struct refnic_frame *f,
 		     struct refnic_rx_batch *b);
+/* Plain frames (refnic_emu_queue.h), in order: as refnic_cable_tx() each. */
+void refnic_cable_tx_plain(struct refnic_emu *emu, const struct refnic_plain_frame *pf,
+			   unsigned int n, struct refnic_rx_batch *b);
 void refnic_cable_tx_flush(struct refnic_emu *emu, struct refnic_rx_batch *b);
 /* Bring in frames from outside the process; returns work done. */
 unsigned int refnic_cable_rx_service(struct refnic_emu *emu, uint64_t now);

@@ -83,6 +83,7 @@ dma_pages_allocated(uintptr_t start, uintptr_t end)
 static bool
 dma_in_ranges(struct refnic_dma_cache *dma, uintptr_t start, uintptr_t end)
 {
+	uintptr_t page_start, page_end;
 	unsigned int i, slot;
 
 	for (i = 0; i < dma->nb_ranges; i++)
@@ -97,9 +98,14 @@ dma_in_ranges(struct refnic_dma_cache *dma, uintptr_t start, uintptr_t end)
 		return true;
 	if (!dma_pages_allocated(start, end))
 		return false;
-	dma->page[slot].va = RTE_ALIGN_FLOOR(start, UINT64_C(1) << 21);
-	dma->page[slot].iova = dma->page[slot].va;	/* IOVA is VA */
-	dma->page[slot].len = UINT64_C(1) << 21;
+	/* The 2 MiB page, but no further than the list: a list need not end
+	 * on 2 MiB (--no-huge), and what lies beyond it is no DPDK memory. */
+	page_start = RTE_MAX(RTE_ALIGN_FLOOR(start, UINT64_C(1) << 21), dma->range[i].start);
+	page_end = RTE_MIN(RTE_ALIGN_FLOOR(start, UINT64_C(1) << 21) + (UINT64_C(1) << 21),
+			   dma->range[i].end);
+	dma->page[slot].va = page_start;
+	dma->page[slot].iova = page_start;	/* IOVA is VA */
+	dma->page[slot].len = page_end - page_start;
 	return true;
 }
 
@@ -169,6 +175,23 @@ refnic_dma_map_slow(struct refnic_emu *emu, uint64_t iova, uint64_t len)
 		emu_stats(emu)->dma_errors++;
 		EMU_LOG(ERR, "%s: DMA to unmapped IOVA 0x%" PRIx64 " len %" PRIu64,
 			emu->name, iova, len);
+	}
+	return va;
+}
+
+void *
+refnic_dma_window_fill(struct refnic_emu *emu, struct refnic_dma_window *w, uint64_t iova,
+		       uint64_t len)
+{
+	struct refnic_dma_cache *dma = emu_dma_cache(emu);
+	unsigned int slot = (iova >> 21) % REFNIC_DMA_PAGE_CACHE;
+	void *va = refnic_dma_map_in(emu, dma, iova, len);
+
+	/* A view's translations are not cached (refnic_shm_view_dma()). */
+	if (va != NULL && refnic_dma_lookup(dma, iova, len) == va) {
+		w->iova = dma->page[slot].iova;
+		w->len = dma->page[slot].len;
+		w->va = dma->page[slot].va;
 	}
 	return va;
 }

@@ -27,8 +27,22 @@ struct refnic_dma_cache {
 	struct { uint64_t iova; uintptr_t va; uint64_t len; } page[REFNIC_DMA_PAGE_CACHE];
 };
 
+/*
+ * The translation a pass used last, copied from the cache: valid as long
+ * as the cache's entry (pages are never taken out of it). Per device: an
+ * shm cable's view maps another process's IOVAs. len 0: none yet.
+ */
+struct refnic_dma_window {
+	uint64_t iova;
+	uint64_t len;
+	uintptr_t va;
+};
+
 void refnic_dma_init(struct refnic_emu *emu);
 /* Host address of [iova, iova + len), or NULL (counted as a DMA error). */
 void *refnic_dma_map_slow(struct refnic_emu *emu, uint64_t iova, uint64_t len);
+/* refnic_dma_map(), and w takes the cache's page that holds the range. */
+void *refnic_dma_window_fill(struct refnic_emu *emu, struct refnic_dma_window *w,
+			     uint64_t iova, uint64_t len);
 
 #endif /* _REFNIC_EMU_DMA_H_ */

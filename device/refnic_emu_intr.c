@@ -54,6 +54,12 @@ struct intr_deferred {
 };
 
 static RTE_DEFINE_PER_LCORE(struct intr_deferred, intr_deferred);
+/*
+ * Anything in intr_deferred? Asked at every trapped store: initial-exec,
+ * one load, where the list itself (general dynamic TLS in this PIC .so)
+ * costs a __tls_get_addr() call to find.
+ */
+static __thread bool intr_owed __attribute__((tls_model("initial-exec")));
 
 static void
 intr_raise_deferred(int fd)
@@ -69,6 +75,7 @@ intr_raise_deferred(int fd)
 		return;
 	}
 	d->fd[d->nb_fds++] = fd;
+	intr_owed = true;
 }
 
 static void
@@ -85,13 +92,18 @@ intr_kick_deferred(struct refnic_emu *emu)
 		return;
 	}
 	d->kick[d->nb_kicks++] = emu;
+	intr_owed = true;
 }
 
 void
 refnic_emu_intr_flush_deferred(void)
 {
-	struct intr_deferred *d = &RTE_PER_LCORE(intr_deferred);
+	struct intr_deferred *d;
 
+	if (likely(!intr_owed))
+		return;
+	intr_owed = false;
+	d = &RTE_PER_LCORE(intr_deferred);
 	while (d->nb_fds != 0)
 		eventfd_write(d->fd[--d->nb_fds], 1);
 	while (d->nb_kicks != 0)

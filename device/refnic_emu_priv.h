@@ -254,12 +254,18 @@ refnic_emu_flows_any(const struct refnic_emu *emu)
 
 /*
  * refnic_emu_dma.c's cache, per thread: a translation it holds, or NULL (no
- * look-up, nothing counted).
+ * look-up, nothing counted). A pass over many descriptors takes its cache
+ * once (emu_dma_cache()) and looks up with refnic_dma_lookup().
  */
-static inline void *
-refnic_dma_map_cached(struct refnic_emu *emu, uint64_t iova, uint64_t len)
+static inline struct refnic_dma_cache *
+emu_dma_cache(struct refnic_emu *emu)
 {
-	struct refnic_dma_cache *dma = &emu_shard(emu)->dma;
+	return &emu_shard(emu)->dma;
+}
+
+static inline void *
+refnic_dma_lookup(const struct refnic_dma_cache *dma, uint64_t iova, uint64_t len)
+{
 	unsigned int slot = (iova >> 21) % REFNIC_DMA_PAGE_CACHE;
 	uint64_t off = iova - dma->page[slot].iova;
 
@@ -269,13 +275,51 @@ refnic_dma_map_cached(struct refnic_emu *emu, uint64_t iova, uint64_t len)
 	return NULL;
 }
 
+static inline void *
+refnic_dma_map_cached(struct refnic_emu *emu, uint64_t iova, uint64_t len)
+{
+	return refnic_dma_lookup(emu_dma_cache(emu), iova, len);
+}
+
 /* Per descriptor: a page translated and checked before costs one compare. */
+static inline void *
+refnic_dma_map_in(struct refnic_emu *emu, const struct refnic_dma_cache *dma, uint64_t iova,
+		  uint64_t len)
+{
+	void *va = refnic_dma_lookup(dma, iova, len);
+
+	return likely(va != NULL) ? va : refnic_dma_map_slow(emu, iova, len);
+}
+
 static inline void *
 refnic_dma_map(struct refnic_emu *emu, uint64_t iova, uint64_t len)
 {
-	void *va = refnic_dma_map_cached(emu, iova, len);
+	return refnic_dma_map_in(emu, emu_dma_cache(emu), iova, len);
+}
 
-	return likely(va != NULL) ? va : refnic_dma_map_slow(emu, iova, len);
+/*
+ * A pass's last translation (struct refnic_dma_window, refnic_emu_dma.h):
+ * a mempool's buffers share a page, so most descriptors of a pass hit it
+ * with two compares, where the cache look-up costs a slot's address.
+ */
+static inline void *
+refnic_dma_window_peek(const struct refnic_dma_window *w, uint64_t iova, uint64_t len)
+{
+	uint64_t off = iova - w->iova;
+
+	/* off < len: iova >= w->iova too (off wraps below it). */
+	if (likely(off < w->len && len != 0 && len <= w->len - off))
+		return (void *)(w->va + off);
+	return NULL;
+}
+
+static inline void *
+refnic_dma_window_map(struct refnic_emu *emu, struct refnic_dma_window *w, uint64_t iova,
+		      uint64_t len)
+{
+	void *va = refnic_dma_window_peek(w, iova, len);
+
+	return likely(va != NULL) ? va : refnic_dma_window_fill(emu, w, iova, len);
 }
 
 #endif /* _REFNIC_EMU_PRIV_H_ */

@@ -36,7 +36,15 @@
 #include "refnic_emu_tso.h"
 
 #define TX_BUDGET		512	/* descriptors per queue per engine pass */
+#define TX_PLAIN_BURST		32	/* plain frames handed to the cable at once */
+/* A data descriptor that asks nothing but to send its bytes. */
+#define TXD_PLAIN_MASK		(REFNIC_TXD_EOP | REFNIC_TXD_OFFLOADS | REFNIC_TXD_TSO | \
+				 REFNIC_TXD_CTX | REFNIC_TXD_TSTAMP)
 
+/* The rings' prefetches take a line per four entries. */
+_Static_assert(sizeof(struct refnic_tx_desc) * 4 == RTE_CACHE_LINE_SIZE &&
+	       sizeof(struct refnic_rx_desc) * 4 == RTE_CACHE_LINE_SIZE &&
+	       sizeof(struct refnic_rx_cpl) * 4 == RTE_CACHE_LINE_SIZE, "four to a line");
 _Static_assert(offsetof(struct refnic_emu_txq, lock) == 0 &&
 	       offsetof(struct refnic_emu_rxq, lock) == 0, "queue locks come first");
 
@@ -305,21 +313,37 @@ tx_note_doorbells(struct refnic_emu *emu, uint16_t qid, uint64_t now)
 }
 
 /*
+ * What a TX pass reads once (the ring's mask, the tail it took, this
+ * thread's DMA cache) and what it counts as it goes, added to the shard
+ * once at its end: under the queue's lock, where every reader of the
+ * counters waits (refnic_emu_read_stats() holds every device lock).
+ */
+struct tx_pass {
+	struct refnic_dma_window win;	/* this thread's last page */
+	struct refnic_dma_cache *dma;
+	uint16_t mask;
+	uint16_t tail;
+	uint16_t max_segs;		/* refnic_emu_max_tx_segs() */
+	uint32_t dma_reads;
+	uint64_t packets, bytes;
+};
+
+/*
  * Gather the packet starting at *idx into f. Returns false when the packet is
  * not complete yet (no EOP before tail). Sets *malformed on a bad chain.
- * max_segs: refnic_emu_max_tx_segs(), which the pass reads once.
  */
 static bool
-tx_gather(struct refnic_emu *emu, struct refnic_emu_txq *txq, uint16_t *idx,
-	  uint16_t tail, uint16_t max_segs, struct refnic_frame *f, bool *malformed)
+tx_gather(struct refnic_emu *emu, struct refnic_emu_txq *txq, struct tx_pass *p,
+	  uint16_t *idx, struct refnic_frame *f, bool *malformed)
 {
-	uint16_t i = *idx, mask = txq->size - 1;
+	uint16_t i = *idx, tail = p->tail, mask = p->mask, max_segs = p->max_segs;
+	const struct refnic_tx_desc *ring = txq->ring;
 	struct refnic_tx_desc d;
 	bool ctx = false;
 
 	/* The common packet first: one descriptor, a frame's size, no TSO. */
 	if (likely(i != tail)) {
-		d = txq->ring[i];
+		d = ring[i];
 		if (likely((d.flags & (REFNIC_TXD_EOP | REFNIC_TXD_CTX | REFNIC_TXD_TSO)) ==
 			   REFNIC_TXD_EOP && d.len >= EMU_ETH_HLEN &&
 			   d.len <= REFNIC_MAX_FRAME_LEN)) {
@@ -328,14 +352,14 @@ tx_gather(struct refnic_emu *emu, struct refnic_emu_txq *txq, uint16_t *idx,
 			f->hdr_lens = d.hdr_lens;
 			*idx = (i + 1) & mask;
 			/* Mapped once: a failed map counts its DMA error once. */
-			f->seg[0] = refnic_dma_map(emu, d.addr, d.len);
+			f->seg[0] = refnic_dma_window_map(emu, &p->win, d.addr, d.len);
 			if (unlikely(f->seg[0] == NULL)) {
 				f->nb_segs = 0;
 				f->len = 0;
 				*malformed = true;
 				return true;
 			}
-			emu_stats(emu)->dma_reads++;
+			p->dma_reads++;
 			f->seg_len[0] = d.len;
 			f->nb_segs = 1;
 			f->len = d.len;
@@ -350,7 +374,7 @@ tx_gather(struct refnic_emu *emu, struct refnic_emu_txq *txq, uint16_t *idx,
 	do {
 		if (i == tail)
 			return false;
-		d = txq->ring[i];
+		d = ring[i];
 		i = (i + 1) & mask;
 		if (unlikely(d.flags & REFNIC_TXD_CTX)) {
 			/* TSO's context: first, once, and not a packet by itself. */
@@ -374,12 +398,12 @@ tx_gather(struct refnic_emu *emu, struct refnic_emu_txq *txq, uint16_t *idx,
 			*malformed = true;
 			continue;
 		}
-		f->seg[f->nb_segs] = refnic_dma_map(emu, d.addr, d.len);
+		f->seg[f->nb_segs] = refnic_dma_window_map(emu, &p->win, d.addr, d.len);
 		if (f->seg[f->nb_segs] == NULL) {
 			*malformed = true;
 			continue;
 		}
-		emu_stats(emu)->dma_reads++;
+		p->dma_reads++;
 		f->seg_len[f->nb_segs++] = d.len;
 		f->len += d.len;
 	} while (!(d.flags & REFNIC_TXD_EOP));
@@ -396,21 +420,24 @@ tx_gather(struct refnic_emu *emu, struct refnic_emu_txq *txq, uint16_t *idx,
 }
 
 /*
- * The headers of a frame two descriptors ahead: the first look at a frame
- * (RX filtering and parsing, at the far end) misses, since whoever filled
- * the buffer (a peer's delivery, an application) did so on another core.
+ * The headers of a frame two descriptors ahead of idx (which is before the
+ * tail): the first look at a frame (RX filtering and parsing, at the far
+ * end) misses, since whoever filled the buffer (a peer's delivery, an
+ * application) did so on another core. The descriptor line four ahead too.
  */
 static inline void
-tx_prefetch_data(struct refnic_emu *emu, const struct refnic_emu_txq *txq, uint16_t idx,
-		 uint16_t tail)
+tx_prefetch(const struct refnic_emu_txq *txq, const struct tx_pass *p, uint16_t idx)
 {
-	const struct refnic_tx_desc *d = &txq->ring[idx];
+	const struct refnic_tx_desc *d = &txq->ring[(idx + 2) & p->mask];
 	const void *va;
 
-	if (((tail - idx) & (txq->size - 1)) == 0 || ((idx - txq->head) & (txq->size - 1)) >=
-	    ((tail - txq->head) & (txq->size - 1)) || (d->flags & REFNIC_TXD_CTX))
+	if ((idx & 3) == 0)	/* four to a line: the next line, once */
+		rte_prefetch0(&txq->ring[(idx + 4) & p->mask]);
+	if (((p->tail - idx) & p->mask) <= 2 || (d->flags & REFNIC_TXD_CTX))
 		return;
-	va = refnic_dma_map_cached(emu, d->addr, d->len);
+	va = refnic_dma_window_peek(&p->win, d->addr, d->len);
+	if (va == NULL)
+		va = refnic_dma_lookup(p->dma, d->addr, d->len);
 	if (va != NULL)
 		rte_prefetch0(va);
 }
@@ -524,17 +551,32 @@ tx_tso(struct refnic_emu *emu, struct refnic_hw_queue_stats *qs, const struct re
 	return n;
 }
 
+/* The plain frames a pass holds go out, before any other frame does. */
+static inline void
+tx_plain_flush(struct refnic_emu *emu, const struct refnic_plain_frame *pf, unsigned int *np,
+	       struct refnic_rx_batch *batch)
+{
+	if (*np != 0) {
+		refnic_cable_tx_plain(emu, pf, *np, batch);
+		*np = 0;
+	}
+}
+
 unsigned int
 refnic_emu_tx_service(struct refnic_emu *emu, uint16_t qid, uint64_t now,
 		      uint64_t *next_due_tsc)
 {
 	struct refnic_emu_txq *txq = &emu->txq[qid];
-	struct refnic_hw_queue_stats *qs = &emu_stats(emu)->q[qid];
+	struct refnic_hw_stats *st = emu_stats(emu);
+	struct refnic_hw_queue_stats *qs = &st->q[qid];
 	struct refnic_rx_batch batch = { .held = NULL };
 	unsigned int done = 0;
 	const struct refnic_emu_push *push;
 	struct refnic_frame f;
-	uint16_t tail, idx, max_segs;
+	struct refnic_plain_frame pf[TX_PLAIN_BURST];
+	unsigned int np = 0;
+	struct tx_pass p;
+	uint16_t tail, idx;
 	bool malformed, fetched;
 
 	tx_note_doorbells(emu, qid, now);
@@ -559,8 +601,13 @@ refnic_emu_tx_service(struct refnic_emu *emu, uint16_t qid, uint64_t now,
 	if (!fetched && txq->fetch_pending)
 		*next_due_tsc = RTE_MIN(*next_due_tsc, txq->fetch_ready_tsc);
 
+	p = (struct tx_pass){
+		.dma = emu_dma_cache(emu),
+		.mask = txq->size - 1,
+		.tail = tail,
+		.max_segs = refnic_emu_max_tx_segs(emu),
+	};
 	idx = txq->head;
-	max_segs = refnic_emu_max_tx_segs(emu);
 	while (idx != tail && done < TX_BUDGET) {
 		uint16_t start = idx;
 
@@ -568,19 +615,44 @@ refnic_emu_tx_service(struct refnic_emu *emu, uint16_t qid, uint64_t now,
 		push = txq->push_cons == txq->push_prod ? NULL :
 		       refnic_emu_push_front(txq, idx, tail);
 		if (push != NULL) {
-			refnic_emu_push_gather(emu, push, &f, &idx, txq->size - 1, &malformed);
+			tx_plain_flush(emu, pf, &np, &batch);
+			refnic_emu_push_gather(emu, push, &f, &idx, p.mask, &malformed);
 			refnic_emu_push_pop(txq);
-			emu_stats(emu)->tx_push_lines++;
+			st->tx_push_lines++;
 		} else {
+			const struct refnic_tx_desc *d = &txq->ring[idx];
+			uint16_t flags = d->flags, len = d->len;
+			uint64_t addr = d->addr;
+
 			if (!fetched)
 				break;
 			/* The driver wrote these on another core: start the misses early. */
-			rte_prefetch0(&txq->ring[(idx + 4) & (txq->size - 1)]);
-			tx_prefetch_data(emu, txq, (idx + 2) & (txq->size - 1), tail);
-			if (!tx_gather(emu, txq, &idx, tail, max_segs, &f, &malformed))
+			tx_prefetch(txq, &p, idx);
+			/* The common packet: goes with the pass's next ones. */
+			if (likely((flags & TXD_PLAIN_MASK) == REFNIC_TXD_EOP &&
+				   len >= EMU_ETH_HLEN && len <= REFNIC_MAX_FRAME_LEN)) {
+				const uint8_t *va = refnic_dma_window_map(emu, &p.win, addr, len);
+
+				idx = (idx + 1) & p.mask;
+				done++;
+				if (unlikely(va == NULL)) {
+					qs->tx_malformed++;
+					continue;
+				}
+				p.dma_reads++;
+				p.packets++;
+				p.bytes += len;
+				pf[np].data = va;
+				pf[np].len = len;
+				if (++np == TX_PLAIN_BURST)
+					tx_plain_flush(emu, pf, &np, &batch);
+				continue;
+			}
+			tx_plain_flush(emu, pf, &np, &batch);
+			if (!tx_gather(emu, txq, &p, &idx, &f, &malformed))
 				break;
 		}
-		done += (idx - start) & (txq->size - 1);
+		done += (idx - start) & p.mask;
 		/* A plain packet (no offload, TSO or stamp asked) tests once. */
 		if (unlikely(f.offload != 0) && !malformed) {
 			/* What the device lacks it does not do (caps_off=). */
@@ -600,15 +672,19 @@ refnic_emu_tx_service(struct refnic_emu *emu, uint16_t qid, uint64_t now,
 			qs->tx_malformed++;
 			continue;
 		}
-		qs->tx_packets++;
-		qs->tx_bytes += f.len;
+		p.packets++;
+		p.bytes += f.len;
 		/* The time it leaves, for IEEE 1588 (REFNIC_TXD_TSTAMP). */
 		if (unlikely(f.offload & REFNIC_TXD_TSTAMP) && emu_timesync(emu))
 			refnic_emu_ptp_latch(emu->clock, emu->bar0, true,
 					     refnic_emu_clock_now(emu->clock));
 		refnic_cable_tx(emu, &f, &batch);
 	}
+	tx_plain_flush(emu, pf, &np, &batch);
 	refnic_cable_tx_flush(emu, &batch);
+	qs->tx_packets += p.packets;
+	qs->tx_bytes += p.bytes;
+	st->dma_reads += p.dma_reads;
 	/* What the budget left over is fetched already: next pass. */
 	if (fetched)
 		txq->fetch_pending = idx != tail;
@@ -618,7 +694,7 @@ refnic_emu_tx_service(struct refnic_emu *emu, uint16_t qid, uint64_t now,
 		return 0;
 	txq->head = idx;
 	tx_post_completion(emu, txq, idx);
-	emu_stats(emu)->dma_writes++;
+	st->dma_writes++;
 	if (queue_intr_armed(emu, txq->intr, txq->vector, REFNIC_EMU_CAUSE_TX))
 		refnic_emu_intr_fire(emu, txq->vector, REFNIC_EMU_CAUSE_TX, txq_full(txq));
 	return done;
@@ -658,14 +734,22 @@ rxq_unlock(struct refnic_emu_rxq *rxq)
 static void
 rxq_publish(struct refnic_emu_rxq *rxq)
 {
-	uint16_t pub = rxq->pub;
+	uint16_t pub = rxq->pub, head = rxq->head, size = rxq->size;
+	struct refnic_rx_cpl *cq = rxq->cq;
+	uint8_t phase = rxq->pub_phase;
 
-	while (pub != rxq->head) {
-		__atomic_store_n(&rxq->cq[pub].phase, rxq->pub_phase, __ATOMIC_RELEASE);
-		pub = (pub + 1) & (rxq->size - 1);
-		if (pub == 0)
-			rxq->pub_phase ^= REFNIC_PHASE_BIT;
+	/* A run of one phase at a time: up to head, or to the ring's end. */
+	while (pub != head) {
+		uint16_t end = head > pub ? head : size;
+
+		for (; pub != end; pub++)
+			__atomic_store_n(&cq[pub].phase, phase, __ATOMIC_RELEASE);
+		if (pub == size) {
+			pub = 0;
+			phase ^= REFNIC_PHASE_BIT;
+		}
 	}
+	rxq->pub_phase = phase;
 	/*
 	 * Dekker with the arm (refnic_emu_intr_arm), which takes no queue
 	 * lock: it sets the cause armed, then reads pub; this stores pub, then
@@ -714,15 +798,28 @@ refnic_emu_rx_batch_end(struct refnic_rx_batch *b)
 static void
 rx_batch_switch(struct refnic_rx_batch *b, struct refnic_emu *emu, struct refnic_emu_rxq *rxq)
 {
-	if (b->held == rxq)
-		return;
 	rx_batch_queue_end(b);
 	rxq_lock(rxq);
 	b->held = rxq;
 	b->emu = emu;
+	if (b->dev != emu) {
+		b->dev = emu;
+		b->stats = emu_stats(emu);
+		b->win.len = 0;
+	}
+	/* Looked at once a queue a pass: a fault armed meanwhile takes the next. */
+	b->garble = emu_may_garble(emu);
 	/* The far end's port: its queue as its device has it now. */
 	if (unlikely(emu->view_cable != NULL))
 		refnic_shm_view_enter(emu, (uint16_t)(rxq - emu->rxq));
+}
+
+/* The same queue as the frame before: nothing to do (the common case). */
+static __rte_always_inline void
+rx_batch_hold(struct refnic_rx_batch *b, struct refnic_emu *emu, struct refnic_emu_rxq *rxq)
+{
+	if (unlikely(b->held != rxq))
+		rx_batch_switch(b, emu, rxq);
 }
 
 /*
@@ -921,29 +1018,52 @@ rx_flow_classify(struct refnic_emu *emu, const uint8_t *hdr, const struct refnic
 }
 
 /*
- * A buffer two ahead, which the driver last touched on another core; only
- * one it posted (before the taken tail): the descriptors beyond are the
- * driver's, maybe being written.
+ * The buffer two ahead of the head idx, which the driver last touched on
+ * another core; only one it posted (before the taken tail): the
+ * descriptors beyond are the driver's, maybe being written.
  */
 static inline void
-rx_prefetch_buffer(struct refnic_emu *emu, const struct refnic_emu_rxq *rxq, uint16_t idx,
-		   uint16_t tail)
+rx_prefetch_buffer(struct refnic_emu *emu, const struct refnic_emu_rxq *rxq,
+		   const struct refnic_dma_window *win, uint16_t idx, uint16_t tail)
 {
-	const struct refnic_rx_desc *d = &rxq->ring[idx];
+	uint16_t mask = rxq->size - 1;
+	uint64_t iova;
 	void *va;
 
-	if (((idx - rxq->head) & (rxq->size - 1)) >= ((tail - rxq->head) & (rxq->size - 1)))
+	if (((tail - idx) & mask) <= 2)
 		return;
-	va = refnic_dma_map_cached(emu, d->addr, RTE_CACHE_LINE_SIZE);
-
+	iova = rxq->ring[(idx + 2) & mask].addr;
+	va = refnic_dma_window_peek(win, iova, RTE_CACHE_LINE_SIZE);
+	if (va == NULL)
+		va = refnic_dma_map_cached(emu, iova, RTE_CACHE_LINE_SIZE);
 	if (va != NULL)
 		rte_prefetch0_write(va);
 }
 
+/* chunk bytes of f from segment *s at *seg_off into dst, across segments. */
+static __rte_noinline void
+rx_copy_segments(uint8_t *dst, const struct refnic_frame *f, uint32_t chunk, uint16_t *s,
+		 uint32_t *seg_off)
+{
+	uint32_t copied = 0;
+
+	while (copied < chunk) {
+		uint32_t k = RTE_MIN(chunk - copied, f->seg_len[*s] - *seg_off);
+
+		rte_memcpy(dst + copied, f->seg[*s] + *seg_off, k);
+		copied += k;
+		*seg_off += k;
+		if (*seg_off == f->seg_len[*s]) {
+			(*s)++;
+			*seg_off = 0;
+		}
+	}
+}
+
 /* Scatter f into n posted buffers; false on a DMA error (frame dropped). */
-static bool
-rx_scatter(struct refnic_emu *emu, struct refnic_emu_rxq *rxq, const struct refnic_frame *f,
-	   uint16_t n, uint16_t tail, const struct rx_meta *meta)
+static __rte_always_inline bool
+rx_scatter(struct refnic_emu *emu, struct refnic_rx_batch *batch, struct refnic_emu_rxq *rxq,
+	   const struct refnic_frame *f, uint16_t n, uint16_t tail, const struct rx_meta *meta)
 {
 	uint32_t seg_off = 0, left = f->len;
 	uint16_t s = 0, b;
@@ -952,29 +1072,31 @@ rx_scatter(struct refnic_emu *emu, struct refnic_emu_rxq *rxq, const struct refn
 		uint16_t idx = rxq->head;
 		struct refnic_rx_desc d = rxq->ring[idx];
 
-		rte_prefetch0(&rxq->ring[(idx + 4) & (rxq->size - 1)]);
-		rte_prefetch0(&rxq->cq[(idx + 4) & (rxq->size - 1)]);
-		rx_prefetch_buffer(emu, rxq, (idx + 2) & (rxq->size - 1), tail);
+		/* A line holds four of each: the next line, once. */
+		if ((idx & 3) == 0) {
+			rte_prefetch0(&rxq->ring[(idx + 4) & (rxq->size - 1)]);
+			rte_prefetch0(&rxq->cq[(idx + 4) & (rxq->size - 1)]);
+		}
+		rx_prefetch_buffer(emu, rxq, &batch->win, idx, tail);
 		uint32_t chunk = RTE_MIN(left, (uint32_t)d.buf_len);
 		struct refnic_rx_cpl *cpl = &rxq->cq[idx];
-		uint8_t *dst = refnic_dma_map(emu, d.addr, chunk);
-		uint32_t copied = 0;
+		uint8_t *dst = refnic_dma_window_map(emu, &batch->win, d.addr, chunk);
 
 		if (dst == NULL)
 			return false;
-		while (copied < chunk) {
-			uint32_t k = RTE_MIN(chunk - copied, f->seg_len[s] - seg_off);
-
-			rte_memcpy(dst + copied, f->seg[s] + seg_off, k);
-			copied += k;
-			seg_off += k;
+		/* The common frame: in one segment, into one buffer. */
+		if (likely(chunk <= f->seg_len[s] - seg_off)) {
+			rte_memcpy(dst, f->seg[s] + seg_off, chunk);
+			seg_off += chunk;
 			if (seg_off == f->seg_len[s]) {
 				s++;
 				seg_off = 0;
 			}
+		} else {
+			rx_copy_segments(dst, f, chunk, &s, &seg_off);
 		}
 		left -= chunk;
-		emu_stats(emu)->dma_writes += 2;
+		batch->stats->dma_writes += 2;
 
 		cpl->rss_hash = meta->hash;
 		cpl->desc_idx = idx;
@@ -986,7 +1108,7 @@ rx_scatter(struct refnic_emu *emu, struct refnic_emu_rxq *rxq, const struct refn
 			rxq->stamps[idx] = meta->stamp;
 		cpl->vlan_tci = meta->vlan_tci;
 		cpl->ptype = meta->ptype;
-		if (unlikely(emu_may_garble(emu)))
+		if (unlikely(batch->garble))
 			refnic_emu_corrupt_rx_cpl(emu, cpl, rxq->size);
 		/* The phase bit goes out with the batch: refnic_emu_rx_publish(). */
 		rxq->head = (idx + 1) & (rxq->size - 1);
@@ -1016,9 +1138,8 @@ rx_stamp(struct refnic_emu *emu, const struct refnic_emu_rxq *rxq, const uint8_t
 	}
 }
 
-bool
-refnic_emu_rx_frame(struct refnic_emu *emu, const struct refnic_frame *f,
-		    struct refnic_rx_batch *b)
+static __rte_always_inline bool
+rx_frame(struct refnic_emu *emu, const struct refnic_frame *f, struct refnic_rx_batch *b)
 {
 	/* Ethernet, a VLAN tag, IPv6 or IPv4 with options, L4 ports. */
 	uint8_t hdr_copy[EMU_ETH_HLEN + 4 + 60 + 4];
@@ -1090,8 +1211,8 @@ refnic_emu_rx_frame(struct refnic_emu *emu, const struct refnic_frame *f,
 		f = &stripped;
 	}
 	rxq = &emu->rxq[qid];
-	qs = &emu_stats(emu)->q[qid];
-	rx_batch_switch(b, emu, rxq);
+	rx_batch_hold(b, emu, rxq);
+	qs = &b->stats->q[qid];
 	if (!rxq->enabled) {
 		qs->rx_no_buffer++;
 		goto drop;
@@ -1118,7 +1239,7 @@ refnic_emu_rx_frame(struct refnic_emu *emu, const struct refnic_frame *f,
 			qs->rx_missed_while_held++;
 		goto drop;
 	}
-	if (!rx_scatter(emu, rxq, f, n, tail, &meta)) {
+	if (!rx_scatter(emu, b, rxq, f, n, tail, &meta)) {
 		queue_error(emu, false, qid, &rxq->enabled, "RX buffer DMA error");
 		qs->rx_no_buffer++;
 		goto drop;
@@ -1138,4 +1259,33 @@ refnic_emu_rx_frame(struct refnic_emu *emu, const struct refnic_frame *f,
 	return true;
 drop:
 	return false;
+}
+
+bool
+refnic_emu_rx_frame(struct refnic_emu *emu, const struct refnic_frame *f,
+		    struct refnic_rx_batch *b)
+{
+	return rx_frame(emu, f, b);
+}
+
+void
+refnic_emu_rx_plain(struct refnic_emu *emu, const struct refnic_plain_frame *pf,
+		    unsigned int n, struct refnic_rx_batch *b)
+{
+	struct refnic_frame f;
+	unsigned int i;
+
+	/* What rx_frame() reads of a frame in one segment, without offloads. */
+	f.nb_segs = 1;
+	f.offload = 0;
+	f.vlan_tci = 0;
+	f.hdr_lens = 0;
+	f.mss = 0;
+	f.l4_len = 0;
+	for (i = 0; i < n; i++) {
+		f.seg[0] = pf[i].data;
+		f.seg_len[0] = pf[i].len;
+		f.len = pf[i].len;
+		rx_frame(emu, &f, b);
+	}
 }

@@ -16,6 +16,7 @@
 
 #include <rte_spinlock.h>
 
+#include "refnic_emu_dma.h"
 #include "refnic_emu_push.h"
 #include "refnic_hw.h"
 
@@ -99,6 +100,12 @@ struct refnic_rx_batch {
 	/* An shm cable's view of the far end's port, which this pass
 	 * delivers into (it counts in the end's delivering word). */
 	struct refnic_emu *view;
+	/* What frames into dev look up once: its counters (this thread's
+	 * shard) and the last buffer page it wrote to. */
+	struct refnic_emu *dev;
+	struct refnic_hw_stats *stats;
+	struct refnic_dma_window win;
+	bool garble;			/* emu_may_garble() of held's device */
 };
 void refnic_emu_rx_batch_end(struct refnic_rx_batch *b);
 
@@ -124,5 +131,18 @@ _Static_assert(REFNIC_MAX_TSO_SEGS >= REFNIC_MAX_TX_SEGS, "a frame holds any pac
 /* Receive a frame on emu's port; false if dropped (counted by the device). */
 bool refnic_emu_rx_frame(struct refnic_emu *emu, const struct refnic_frame *f,
 			 struct refnic_rx_batch *b);
+
+/*
+ * A plain frame: one segment, no offload asked (the common TX packet). A
+ * TX pass gathers them and hands them over together: one call, one look at
+ * the cable, per burst.
+ */
+struct refnic_plain_frame {
+	const uint8_t *data;
+	uint32_t len;
+};
+/* refnic_emu_rx_frame() of each, in order. */
+void refnic_emu_rx_plain(struct refnic_emu *emu, const struct refnic_plain_frame *pf,
+			 unsigned int n, struct refnic_rx_batch *b);
 
 #endif /* _REFNIC_EMU_QUEUE_H_ */

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include <rte_errno.h>
+#include <rte_memory.h>
 #include <rte_mempool.h>
 
 #include "test_common.h"
@@ -366,6 +367,89 @@ test_bad_iova_is_a_dma_error(void)
 }
 
 /*
+ * One burst of frames in one segment and in two, alternating: the device
+ * sends the plain ones (one segment, no offload) together and the others
+ * one by one, and the peer must get them all in the order they were sent.
+ */
+static int
+test_mixed_burst_keeps_order(void)
+{
+	struct rte_mbuf *tx[TEST_BURST], *rx[TEST_BURST];
+	const uint16_t n = 16;
+	uint16_t i, got;
+	bool ok = true;
+
+	for (i = 0; i < n; i++) {
+		/* Two plain, one chained, ...: runs of plain ones between. */
+		tx[i] = test_make_pkt(&mac_b, 200, i, i % 3 == 2 ? 2 : 1);
+		TEST_ASSERT(tx[i] != NULL, "");
+	}
+	TEST_ASSERT_EQUAL(test_tx_all(port_a, tx, n), n, "");
+	got = test_rx_wait(port_b, rx, n);
+	for (i = 0; i < got; i++) {
+		ok &= test_pkt_matches(rx[i], &mac_b, 200, i);
+		rte_pktmbuf_free(rx[i]);
+	}
+	TEST_ASSERT_EQUAL(got, n, "all arrived");
+	TEST_ASSERT(ok, "in the order sent, intact");
+	return TEST_SUCCESS;
+}
+
+/*
+ * A frame that runs past the end of DPDK's memory is a DMA error even
+ * right after one read from that memory's last page in the same pass: the
+ * device's translation of that page (its DMA window) covers the page, not
+ * what lies beyond it.
+ */
+static int
+test_dma_past_memory_end(void)
+{
+	struct refnic_hw_stats before, after;
+	/* Longer than a push line carries: the device reads them by DMA. */
+	struct rte_mbuf *m[2] = { test_make_pkt(&mac_b, 300, 1, 1),
+				  test_make_pkt(&mac_b, 300, 2, 1) };
+	const struct rte_memseg_list *msl;
+	struct rte_mbuf *rx[4];
+	rte_iova_t good[2];
+	uintptr_t end;
+	uint64_t deadline;
+	uint16_t n;
+
+	TEST_ASSERT(m[0] != NULL && m[1] != NULL, "");
+	msl = rte_mem_virt2memseg_list(m[0]->buf_addr);
+	TEST_ASSERT(msl != NULL, "");
+	if (rte_eal_iova_mode() != RTE_IOVA_VA) {
+		rte_pktmbuf_free_bulk(m, 2);
+		return TEST_SKIPPED;	/* the end's IOVA is its address only then */
+	}
+	end = (uintptr_t)msl->base_va + msl->len;
+	good[0] = m[0]->buf_iova;
+	good[1] = m[1]->buf_iova;
+	/* The first inside the last page, the second 32 bytes short of its end. */
+	m[0]->buf_iova = end - 4096 - m[0]->data_off;
+	m[1]->buf_iova = end - 32 - m[1]->data_off;
+	test_hw_stats(DP_A, &before);
+	TEST_ASSERT_EQUAL(test_tx_all(port_a, m, 2), 2, "");
+	deadline = rte_get_timer_cycles() + TEST_WAIT_S * rte_get_timer_hz();
+	do {
+		test_hw_stats(DP_A, &after);
+	} while (after.q[0].tx_malformed == before.q[0].tx_malformed &&
+		 rte_get_timer_cycles() < deadline);
+	rte_eth_tx_done_cleanup(port_a, 0, 0);
+	m[0]->buf_iova = good[0];
+	m[1]->buf_iova = good[1];
+	/* The first one's bytes are whatever lies there: not asserted on. */
+	n = test_rx_wait_ms(port_b, rx, RTE_DIM(rx), 100);
+	rte_pktmbuf_free_bulk(rx, n);
+	TEST_ASSERT_EQUAL(after.q[0].tx_packets, before.q[0].tx_packets + 1, "the first sent");
+	TEST_ASSERT_EQUAL(after.q[0].tx_malformed, before.q[0].tx_malformed + 1,
+			  "the second dropped");
+	TEST_ASSERT_EQUAL(after.dma_errors, before.dma_errors + 1, "counted as one DMA error");
+	TEST_ASSERT(dp_send_recv(4, 64, 1), "the queue still works");
+	return TEST_SUCCESS;
+}
+
+/*
  * A TX burst that reclaims frees a bounded batch of the mbufs the device is
  * done with (64), not all of them: freeing most of a ring at once makes one
  * burst in many slow and pushes the rings out of the cache.
@@ -510,6 +594,8 @@ const struct unit_test_suite refnic_datapath_suite = {
 		TEST_CASE(test_jumbo_scatter),
 		TEST_CASE(test_jumbo_without_scatter_offload),
 		TEST_CASE(test_bad_iova_is_a_dma_error),
+		TEST_CASE(test_dma_past_memory_end),
+		TEST_CASE(test_mixed_burst_keeps_order),
 		TEST_CASE(test_bad_frames_mid_burst),
 		TEST_CASE(test_tx_reclaim_is_bounded),
 		TEST_CASE(test_tx_max_segs_from_device),
