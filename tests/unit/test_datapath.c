@@ -345,18 +345,15 @@ test_bad_iova_is_a_dma_error(void)
 	/* Longer than a push line carries: the device reads it by DMA either way. */
 	struct rte_mbuf *m = test_make_pkt(&mac_b, 300, 1, 1);
 	rte_iova_t good;
-	uint64_t deadline;
 
 	TEST_ASSERT(m != NULL, "");
 	good = m->buf_iova;
 	m->buf_iova = 0x10000;	/* no DPDK memory there */
 	test_hw_stats(DP_A, &before);
 	TEST_ASSERT_EQUAL(test_tx_all(port_a, &m, 1), 1, "");
-	deadline = rte_get_timer_cycles() + TEST_WAIT_S * rte_get_timer_hz();
-	do {
-		test_hw_stats(DP_A, &after);
-	} while (after.q[0].tx_malformed == before.q[0].tx_malformed &&
-		 rte_get_timer_cycles() < deadline);
+	test_hw_counter_wait(DP_A, offsetof(struct refnic_hw_stats, q[0].tx_malformed),
+			     before.q[0].tx_malformed + 1);
+	test_hw_stats(DP_A, &after);
 	/* Back in the pool, the mbuf must not hand its bad IOVA to later tests. */
 	rte_eth_tx_done_cleanup(port_a, 0, 0);
 	m->buf_iova = good;
@@ -412,7 +409,6 @@ test_dma_past_memory_end(void)
 	struct rte_mbuf *rx[4];
 	rte_iova_t good[2];
 	uintptr_t end;
-	uint64_t deadline;
 	uint16_t n;
 
 	TEST_ASSERT(m[0] != NULL && m[1] != NULL, "");
@@ -430,11 +426,9 @@ test_dma_past_memory_end(void)
 	m[1]->buf_iova = end - 32 - m[1]->data_off;
 	test_hw_stats(DP_A, &before);
 	TEST_ASSERT_EQUAL(test_tx_all(port_a, m, 2), 2, "");
-	deadline = rte_get_timer_cycles() + TEST_WAIT_S * rte_get_timer_hz();
-	do {
-		test_hw_stats(DP_A, &after);
-	} while (after.q[0].tx_malformed == before.q[0].tx_malformed &&
-		 rte_get_timer_cycles() < deadline);
+	test_hw_counter_wait(DP_A, offsetof(struct refnic_hw_stats, q[0].tx_malformed),
+			     before.q[0].tx_malformed + 1);
+	test_hw_stats(DP_A, &after);
 	rte_eth_tx_done_cleanup(port_a, 0, 0);
 	m[0]->buf_iova = good[0];
 	m[1]->buf_iova = good[1];

@@ -472,6 +472,20 @@ test_recovery_retry_keeps_queue_states(void)
 	return recovery_keeps_queue_states(true);
 }
 
+/* The probed pair started, its events logged; then port a's device, with
+ * these faults, fails. */
+static int
+start_then_fail(uint16_t a, uint16_t b, struct rte_ether_addr *mac,
+		const struct refnic_emu_faults *faults)
+{
+	recovery_log_start(a, true);
+	if (test_pair_start(&cp_pair, a, b, mac) != 0)
+		return -1;
+	refnic_emu_set_faults(refnic_emu_lookup(CP_A), faults);
+	refnic_emu_inject_fatal(refnic_emu_lookup(CP_A));
+	return 0;
+}
+
 /*
  * Between the attempts of a recovery the port is still started to the
  * application: two attempts fail in the start (a QUEUE_CREATE the device
@@ -496,11 +510,8 @@ test_recovery_retry_port_stays_started(void)
 	uint16_t a, b;
 
 	TEST_ASSERT_SUCCESS(test_pair_probe(&cp_pair, &a, &b), "");
-	recovery_log_start(a, true);
-	if (test_pair_start(&cp_pair, a, b, &mac) != 0)
+	if (start_then_fail(a, b, &mac, &faults) != 0)
 		goto out;
-	refnic_emu_set_faults(refnic_emu_lookup(CP_A), &faults);
-	refnic_emu_inject_fatal(refnic_emu_lookup(CP_A));
 	/* ethdev says why it refuses, every time: not here. */
 	rte_log_set_level(ethdev_log, RTE_LOG_CRIT);
 	while (__atomic_load_n(&recovery_log.n, __ATOMIC_ACQUIRE) < RTE_DIM(recovered) &&
@@ -542,11 +553,8 @@ test_recovery_failure(void)
 	int ret = TEST_FAILED;
 
 	TEST_ASSERT_SUCCESS(test_pair_probe(&cp_pair, &a, &b), "");
-	recovery_log_start(a, true);
-	if (test_pair_start(&cp_pair, a, b, &mac) != 0)
+	if (start_then_fail(a, b, &mac, &faults) != 0)
 		goto out;
-	refnic_emu_set_faults(refnic_emu_lookup(CP_A), &faults);
-	refnic_emu_inject_fatal(refnic_emu_lookup(CP_A));
 	if (!recovery_log_is(failed, RTE_DIM(failed)))
 		goto out;
 	if (test_xstat(a, "recovery_failures") != 1 || test_xstat(a, "recoveries") != 0) {
