@@ -602,6 +602,7 @@ refnic_emu_tx_service(struct refnic_emu *emu, uint16_t qid, uint64_t now,
 		*next_due_tsc = RTE_MIN(*next_due_tsc, txq->fetch_ready_tsc);
 
 	p = (struct tx_pass){
+		.win = emu_dma_cache(emu)->tx_win,
 		.dma = emu_dma_cache(emu),
 		.mask = txq->size - 1,
 		.tail = tail,
@@ -685,6 +686,7 @@ refnic_emu_tx_service(struct refnic_emu *emu, uint16_t qid, uint64_t now,
 	qs->tx_packets += p.packets;
 	qs->tx_bytes += p.bytes;
 	st->dma_reads += p.dma_reads;
+	p.dma->tx_win = p.win;
 	/* What the budget left over is fetched already: next pass. */
 	if (fetched)
 		txq->fetch_pending = idx != tail;
@@ -783,11 +785,20 @@ rx_batch_queue_end(struct refnic_rx_batch *b)
 	b->held = NULL;
 }
 
-/* The pass ends: its queue, then the receiving device's configuration. */
+/* The batch's window, kept in its device's cache of this thread for the next. */
+static inline void
+rx_batch_win_keep(struct refnic_rx_batch *b)
+{
+	if (b->dev != NULL)
+		emu_dma_cache(b->dev)->rx_win = b->win;
+}
+
+/* The pass ends: its queue, its window, then the receiving device's configuration. */
 void
 refnic_emu_rx_batch_end(struct refnic_rx_batch *b)
 {
 	rx_batch_queue_end(b);
+	rx_batch_win_keep(b);
 	if (b->config != NULL) {
 		rte_rwlock_read_unlock(&b->config->rx_config_lock);
 		b->config = NULL;
@@ -803,9 +814,10 @@ rx_batch_switch(struct refnic_rx_batch *b, struct refnic_emu *emu, struct refnic
 	b->held = rxq;
 	b->emu = emu;
 	if (b->dev != emu) {
+		rx_batch_win_keep(b);
 		b->dev = emu;
 		b->stats = emu_stats(emu);
-		b->win.len = 0;
+		b->win = emu_dma_cache(emu)->rx_win;
 	}
 	/* Looked at once a queue a pass: a fault armed meanwhile takes the next. */
 	b->garble = emu_may_garble(emu);
