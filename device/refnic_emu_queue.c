@@ -37,9 +37,6 @@
 
 #define TX_BUDGET		512	/* descriptors per queue per engine pass */
 #define TX_PLAIN_BURST		32	/* plain frames handed to the cable at once */
-/* A data descriptor that asks nothing but to send its bytes. */
-#define TXD_PLAIN_MASK		(REFNIC_TXD_EOP | REFNIC_TXD_OFFLOADS | REFNIC_TXD_TSO | \
-				 REFNIC_TXD_CTX | REFNIC_TXD_TSTAMP)
 
 /* The rings' prefetches take a line per four entries. */
 _Static_assert(sizeof(struct refnic_tx_desc) * 4 == RTE_CACHE_LINE_SIZE &&
@@ -616,10 +613,21 @@ refnic_emu_tx_service(struct refnic_emu *emu, uint16_t qid, uint64_t now,
 		push = txq->push_cons == txq->push_prod ? NULL :
 		       refnic_emu_push_front(txq, idx, tail);
 		if (push != NULL) {
+			st->tx_push_lines++;
+			/* A lone plain packet all in its line: with the pass's plain
+			 * ones (the line stays put: new ones wait for this lock). */
+			if (likely(refnic_emu_push_plain(push, &pf[np], &idx, p.mask))) {
+				refnic_emu_push_pop(txq);
+				done++;
+				p.packets++;
+				p.bytes += pf[np].len;
+				if (++np == TX_PLAIN_BURST)
+					tx_plain_flush(emu, pf, &np, &batch);
+				continue;
+			}
 			tx_plain_flush(emu, pf, &np, &batch);
 			refnic_emu_push_gather(emu, push, &f, &idx, p.mask, &malformed);
 			refnic_emu_push_pop(txq);
-			st->tx_push_lines++;
 		} else {
 			const struct refnic_tx_desc *d = &txq->ring[idx];
 			uint16_t flags = d->flags, len = d->len;
@@ -630,7 +638,7 @@ refnic_emu_tx_service(struct refnic_emu *emu, uint16_t qid, uint64_t now,
 			/* The driver wrote these on another core: start the misses early. */
 			tx_prefetch(txq, &p, idx);
 			/* The common packet: goes with the pass's next ones. */
-			if (likely((flags & TXD_PLAIN_MASK) == REFNIC_TXD_EOP &&
+			if (likely((flags & REFNIC_TXD_PLAIN_MASK) == REFNIC_TXD_EOP &&
 				   len >= EMU_ETH_HLEN && len <= REFNIC_MAX_FRAME_LEN)) {
 				const uint8_t *va = refnic_dma_window_map(emu, &p.win, addr, len);
 
