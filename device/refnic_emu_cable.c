@@ -223,7 +223,7 @@ void
 refnic_cable_tx_plain(struct refnic_emu *emu, const struct refnic_plain_frame *pf,
 		      unsigned int n, struct refnic_rx_batch *b)
 {
-	struct refnic_frame f = { .nb_segs = 1 };
+	struct refnic_frame f;
 	struct refnic_emu *peer;
 	unsigned int i;
 
@@ -236,6 +236,14 @@ refnic_cable_tx_plain(struct refnic_emu *emu, const struct refnic_plain_frame *p
 			refnic_emu_rx_plain(peer, pf, n, b);
 		return;
 	}
+	/* Field by field: an initializer cleared the whole frame (its segment
+	 * arrays, over a kilobyte) at every call, one frame or 32. */
+	f.nb_segs = 1;
+	f.offload = 0;
+	f.vlan_tci = 0;
+	f.hdr_lens = 0;
+	f.mss = 0;
+	f.l4_len = 0;
 	for (i = 0; i < n; i++) {
 		f.seg[0] = pf[i].data;
 		f.seg_len[0] = pf[i].len;

@@ -17,16 +17,6 @@
 
 struct refnic_emu;
 
-/* Host memory the device may reach: DPDK memseg lists, and recent IOVA pages. */
-#define REFNIC_DMA_MAX_RANGES		32
-#define REFNIC_DMA_PAGE_CACHE		64
-struct refnic_dma_cache {
-	bool iova_is_va;
-	uint16_t nb_ranges;
-	struct { uintptr_t start, end; } range[REFNIC_DMA_MAX_RANGES];
-	struct { uint64_t iova; uintptr_t va; uint64_t len; } page[REFNIC_DMA_PAGE_CACHE];
-};
-
 /*
  * The translation a pass used last, copied from the cache: valid as long
  * as the cache's entry (pages are never taken out of it). Per device: an
@@ -36,6 +26,21 @@ struct refnic_dma_window {
 	uint64_t iova;
 	uint64_t len;
 	uintptr_t va;
+};
+
+/* Host memory the device may reach: DPDK memseg lists, and recent IOVA pages. */
+#define REFNIC_DMA_MAX_RANGES		32
+#define REFNIC_DMA_PAGE_CACHE		64
+struct refnic_dma_cache {
+	bool iova_is_va;
+	uint16_t nb_ranges;
+	struct { uintptr_t start, end; } range[REFNIC_DMA_MAX_RANGES];
+	struct { uint64_t iova; uintptr_t va; uint64_t len; } page[REFNIC_DMA_PAGE_CACHE];
+	/* The windows this thread's last TX pass read from and its last RX
+	 * delivery wrote to, kept for the next: a mempool's buffers stay on a
+	 * page, and filling the window anew each pass was a one-frame pass's
+	 * largest set-up cost. */
+	struct refnic_dma_window tx_win, rx_win;
 };
 
 void refnic_dma_init(struct refnic_emu *emu);

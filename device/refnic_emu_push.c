@@ -161,6 +161,27 @@ refnic_emu_push_pop(struct refnic_emu_txq *txq)
 }
 
 /*
+ * The common line: one descriptor asking nothing but EOP, the whole packet
+ * inline, of a frame's size. What refnic_emu_push_gather() would make of
+ * it, a one-segment frame without offloads, as a plain frame.
+ */
+bool
+refnic_emu_push_plain(const struct refnic_emu_push *p, struct refnic_plain_frame *pf,
+		      uint16_t *next, uint16_t mask)
+{
+	const struct refnic_push_hdr *h = (const void *)p->line;
+	const struct refnic_tx_desc *d = (const void *)(p->line + sizeof(*h));
+
+	if (h->nb_desc != 1 || (d->flags & REFNIC_TXD_PLAIN_MASK) != REFNIC_TXD_EOP ||
+	    d->len != h->inline_len || d->len < EMU_ETH_HLEN || d->len > REFNIC_MAX_FRAME_LEN)
+		return false;
+	pf->data = (const uint8_t *)(d + 1);
+	pf->len = d->len;
+	*next = (p->start + 1) & mask;
+	return true;
+}
+
+/*
  * The packet of a push line: its first inline_len bytes from the line, the
  * rest by DMA from its descriptors (which the line carries: no fetch).
  */

@@ -52,6 +52,11 @@ void refnic_emu_push_pop(struct refnic_emu_txq *txq);
 void refnic_emu_push_gather(struct refnic_emu *emu, const struct refnic_emu_push *p,
 			    struct refnic_frame *f, uint16_t *next, uint16_t mask,
 			    bool *malformed);
+struct refnic_plain_frame;
+/* A line whose one plain descriptor's packet is all inline, as a plain
+ * frame (its data in the line); false for any other line. */
+bool refnic_emu_push_plain(const struct refnic_emu_push *p, struct refnic_plain_frame *pf,
+			   uint16_t *next, uint16_t mask);
 uint16_t refnic_emu_admin_push_check(struct refnic_emu *emu, uint32_t qid, uint32_t *result);
 
 #endif /* _REFNIC_EMU_PUSH_H_ */

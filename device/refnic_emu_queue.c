@@ -37,9 +37,6 @@
 
 #define TX_BUDGET		512	/* descriptors per queue per engine pass */
 #define TX_PLAIN_BURST		32	/* plain frames handed to the cable at once */
-/* A data descriptor that asks nothing but to send its bytes. */
-#define TXD_PLAIN_MASK		(REFNIC_TXD_EOP | REFNIC_TXD_OFFLOADS | REFNIC_TXD_TSO | \
-				 REFNIC_TXD_CTX | REFNIC_TXD_TSTAMP)
 
 /* The rings' prefetches take a line per four entries. */
 _Static_assert(sizeof(struct refnic_tx_desc) * 4 == RTE_CACHE_LINE_SIZE &&
@@ -602,6 +599,7 @@ refnic_emu_tx_service(struct refnic_emu *emu, uint16_t qid, uint64_t now,
 		*next_due_tsc = RTE_MIN(*next_due_tsc, txq->fetch_ready_tsc);
 
 	p = (struct tx_pass){
+		.win = emu_dma_cache(emu)->tx_win,
 		.dma = emu_dma_cache(emu),
 		.mask = txq->size - 1,
 		.tail = tail,
@@ -615,10 +613,21 @@ refnic_emu_tx_service(struct refnic_emu *emu, uint16_t qid, uint64_t now,
 		push = txq->push_cons == txq->push_prod ? NULL :
 		       refnic_emu_push_front(txq, idx, tail);
 		if (push != NULL) {
+			st->tx_push_lines++;
+			/* A lone plain packet all in its line: with the pass's plain
+			 * ones (the line stays put: new ones wait for this lock). */
+			if (likely(refnic_emu_push_plain(push, &pf[np], &idx, p.mask))) {
+				refnic_emu_push_pop(txq);
+				done++;
+				p.packets++;
+				p.bytes += pf[np].len;
+				if (++np == TX_PLAIN_BURST)
+					tx_plain_flush(emu, pf, &np, &batch);
+				continue;
+			}
 			tx_plain_flush(emu, pf, &np, &batch);
 			refnic_emu_push_gather(emu, push, &f, &idx, p.mask, &malformed);
 			refnic_emu_push_pop(txq);
-			st->tx_push_lines++;
 		} else {
 			const struct refnic_tx_desc *d = &txq->ring[idx];
 			uint16_t flags = d->flags, len = d->len;
@@ -629,7 +638,7 @@ refnic_emu_tx_service(struct refnic_emu *emu, uint16_t qid, uint64_t now,
 			/* The driver wrote these on another core: start the misses early. */
 			tx_prefetch(txq, &p, idx);
 			/* The common packet: goes with the pass's next ones. */
-			if (likely((flags & TXD_PLAIN_MASK) == REFNIC_TXD_EOP &&
+			if (likely((flags & REFNIC_TXD_PLAIN_MASK) == REFNIC_TXD_EOP &&
 				   len >= EMU_ETH_HLEN && len <= REFNIC_MAX_FRAME_LEN)) {
 				const uint8_t *va = refnic_dma_window_map(emu, &p.win, addr, len);
 
@@ -685,6 +694,7 @@ refnic_emu_tx_service(struct refnic_emu *emu, uint16_t qid, uint64_t now,
 	qs->tx_packets += p.packets;
 	qs->tx_bytes += p.bytes;
 	st->dma_reads += p.dma_reads;
+	p.dma->tx_win = p.win;
 	/* What the budget left over is fetched already: next pass. */
 	if (fetched)
 		txq->fetch_pending = idx != tail;
@@ -783,11 +793,20 @@ rx_batch_queue_end(struct refnic_rx_batch *b)
 	b->held = NULL;
 }
 
-/* The pass ends: its queue, then the receiving device's configuration. */
+/* The batch's window, kept in its device's cache of this thread for the next. */
+static inline void
+rx_batch_win_keep(struct refnic_rx_batch *b)
+{
+	if (b->dev != NULL)
+		emu_dma_cache(b->dev)->rx_win = b->win;
+}
+
+/* The pass ends: its queue, its window, then the receiving device's configuration. */
 void
 refnic_emu_rx_batch_end(struct refnic_rx_batch *b)
 {
 	rx_batch_queue_end(b);
+	rx_batch_win_keep(b);
 	if (b->config != NULL) {
 		rte_rwlock_read_unlock(&b->config->rx_config_lock);
 		b->config = NULL;
@@ -803,9 +822,10 @@ rx_batch_switch(struct refnic_rx_batch *b, struct refnic_emu *emu, struct refnic
 	b->held = rxq;
 	b->emu = emu;
 	if (b->dev != emu) {
+		rx_batch_win_keep(b);
 		b->dev = emu;
 		b->stats = emu_stats(emu);
-		b->win.len = 0;
+		b->win = emu_dma_cache(emu)->rx_win;
 	}
 	/* Looked at once a queue a pass: a fault armed meanwhile takes the next. */
 	b->garble = emu_may_garble(emu);

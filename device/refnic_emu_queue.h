@@ -127,6 +127,9 @@ _Static_assert(REFNIC_MAX_TSO_SEGS >= REFNIC_MAX_TX_SEGS, "a frame holds any pac
 #define REFNIC_TXD_OFFLOADS	(REFNIC_TXD_IP_CSUM | REFNIC_TXD_L4_CSUM_TCP | \
 				 REFNIC_TXD_L4_CSUM_UDP | REFNIC_TXD_VLAN_INSERT | \
 				 REFNIC_TXD_TSO)
+/* A data descriptor that asks nothing but to send its bytes. */
+#define REFNIC_TXD_PLAIN_MASK	(REFNIC_TXD_EOP | REFNIC_TXD_OFFLOADS | REFNIC_TXD_TSO | \
+				 REFNIC_TXD_CTX | REFNIC_TXD_TSTAMP)
 
 /* Receive a frame on emu's port; false if dropped (counted by the device). */
 bool refnic_emu_rx_frame(struct refnic_emu *emu, const struct refnic_frame *f,

@@ -96,14 +96,29 @@ refnic_reg_write64(struct refnic_hw *hw, uint32_t off_lo, uint64_t val)
  * the line as one store of len bytes (how the platform carries it is the
  * device's model: bursts when WC, one transaction per 8 bytes when not).
  */
+static inline volatile uint64_t *
+refnic_push_line_begin(struct refnic_hw *hw, uint32_t off)
+{
+	rte_io_wmb();
+	return (volatile uint64_t *)(hw->bar0 + off);
+}
+
+/* The line's len bytes are stored: the fence, then the trap. */
+static inline void
+refnic_push_line_end(struct refnic_hw *hw, uint32_t off, uint32_t len)
+{
+	rte_wmb();
+	if (hw->trap != NULL)
+		hw->trap(hw->trap_ctx, off, len);
+}
+
 static inline void
 refnic_push_write(struct refnic_hw *hw, uint32_t off, const void *src, uint32_t len)
 {
-	volatile uint64_t *dst = (volatile uint64_t *)(hw->bar0 + off);
+	volatile uint64_t *dst = refnic_push_line_begin(hw, off);
 	uint64_t word;
 	uint32_t i;
 
-	rte_io_wmb();
 	for (i = 0; i < len / 8; i++) {
 		/* By memcpy: the line was written as a header and descriptors,
 		 * and read through uint64_t clang -O2 may load it before those
@@ -111,9 +126,7 @@ refnic_push_write(struct refnic_hw *hw, uint32_t off, const void *src, uint32_t 
 		memcpy(&word, (const uint8_t *)src + i * 8, sizeof(word));
 		rte_write64_relaxed(word, &dst[i]);
 	}
-	rte_wmb();
-	if (hw->trap != NULL)
-		hw->trap(hw->trap_ctx, off, len);
+	refnic_push_line_end(hw, off, len);
 }
 
 #endif /* _REFNIC_BAR_H_ */

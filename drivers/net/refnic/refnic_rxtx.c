@@ -204,15 +204,19 @@ refnic_rx_buf_offset(struct rte_mempool *mp)
 static inline void
 rx_post(struct refnic_rx_queue *rxq, uint16_t tail, uint16_t n)
 {
+	/* In locals: the descriptor stores could alias the queue's fields,
+	 * which the compiler then reloaded for every buffer. */
+	struct rte_mbuf **sw = &rxq->sw_ring[tail];
+	struct refnic_rx_desc *d = &rxq->ring[tail];
 	uint32_t off = rxq->buf_offset;
-	uint16_t i;
+	uint16_t buf_size = rxq->buf_size, i;
 
-	for (i = 0; i < n; i++, tail++) {
-		struct rte_mbuf *m = rxq->sw_ring[tail];
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = sw[i];
 
-		rxq->ring[tail].addr = likely(off != 0) ? (uintptr_t)m + off :
-				       rte_mbuf_iova_get(m) + RTE_PKTMBUF_HEADROOM;
-		rxq->ring[tail].buf_len = rxq->buf_size;
+		d[i].addr = likely(off != 0) ? (uintptr_t)m + off :
+			    rte_mbuf_iova_get(m) + RTE_PKTMBUF_HEADROOM;
+		d[i].buf_len = buf_size;
 	}
 }
 
@@ -392,8 +396,10 @@ void
 refnic_tx_free_range(struct refnic_tx_queue *txq, uint16_t head)
 {
 	bool fast = txq->offloads & RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE;
-	uint16_t i, n = (head - txq->clean) & txq->mask;
+	uint16_t i = txq->clean, n = (head - txq->clean) & txq->mask;
+	struct rte_mbuf **sw = txq->sw_ring;
 	struct rte_mbuf *bulk[TX_FREE_BULK];
+	struct rte_mempool *mp = NULL;	/* bulk's pool */
 	unsigned int nb_bulk = 0;
 
 	if (n == 0)
@@ -403,29 +409,37 @@ refnic_tx_free_range(struct refnic_tx_queue *txq, uint16_t head)
 		goto done;
 	}
 	txq->slow_free_left -= RTE_MIN(txq->slow_free_left, n);
-	for (i = txq->clean; i != head; i = (i + 1) & txq->mask) {
-		struct rte_mbuf *m = txq->sw_ring[i];
+	while (i != head) {
+		/* A run without the ring's wrap in it: no mask per mbuf. */
+		uint16_t end = head > i ? head : txq->size;
 
-		if (unlikely(m == NULL))
-			continue;	/* a TSO context descriptor */
-		txq->sw_ring[i] = NULL;
-		if (!fast) {
-			/* Last reference gone (and detached): back to the pool in bulk. */
-			m = rte_pktmbuf_prefree_seg(m);
-			if (m == NULL)
-				continue;
-		} else if (m->next != NULL || m->nb_segs != 1) {
-			/* Fast free: one pool, refcnt 1, direct mbufs, as the app
-			 * promised; a pool takes back only unchained mbufs. */
-			m->next = NULL;
-			m->nb_segs = 1;
+		for (; i != end; i++) {
+			struct rte_mbuf *m = sw[i];
+
+			if (unlikely(m == NULL))
+				continue;	/* a TSO context descriptor */
+			sw[i] = NULL;
+			if (!fast) {
+				/* Last reference gone (and detached): back to the
+				 * pool in bulk. */
+				m = rte_pktmbuf_prefree_seg(m);
+				if (m == NULL)
+					continue;
+			} else if (m->next != NULL || m->nb_segs != 1) {
+				/* Fast free: one pool, refcnt 1, direct mbufs, as
+				 * the app promised; a pool takes back only
+				 * unchained mbufs. */
+				m->next = NULL;
+				m->nb_segs = 1;
+			}
+			if (unlikely(m->pool != mp || nb_bulk == TX_FREE_BULK)) {
+				tx_free_bulk(bulk, nb_bulk);
+				nb_bulk = 0;
+				mp = m->pool;
+			}
+			bulk[nb_bulk++] = m;
 		}
-		if (nb_bulk == TX_FREE_BULK ||
-		    (nb_bulk != 0 && m->pool != bulk[0]->pool)) {
-			tx_free_bulk(bulk, nb_bulk);
-			nb_bulk = 0;
-		}
-		bulk[nb_bulk++] = m;
+		i &= txq->mask;
 	}
 	tx_free_bulk(bulk, nb_bulk);
 done:
