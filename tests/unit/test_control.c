@@ -29,12 +29,14 @@ static const struct test_pair_conf cp_pair = { .name_a = CP_A, .name_b = CP_B };
  * once, then one after each wait of waited / 8 us (at least 1, at most
  * 1000), in whole microseconds as the driver counts them, and the last.
  * Any real wait is at least as long as its step, so a driver that follows
- * the policy polls no more often than this.
+ * the policy polls no more often than this. due_us: the device stated the
+ * command's latency (admin_due), and the driver polls once at that time
+ * and not before, then goes on from there.
  */
 static double
-backoff_polls(double wait_us)
+backoff_polls(double due_us, double wait_us)
 {
-	uint64_t waited = 0, polls = 1;
+	uint64_t waited = due_us, polls = due_us > 0 ? 2 : 1;
 
 	while (waited < wait_us) {
 		waited += RTE_MAX(UINT64_C(1), RTE_MIN(waited / 8, UINT64_C(1000)));
@@ -42,11 +44,6 @@ backoff_polls(double wait_us)
 	}
 	return polls + 1;
 }
-
-/* Backoff on a device that states when a command completes (admin_due):
- * a poll at the store, one at the stated time, and a late completion's few
- * more when the machine is busy. */
-#define POLLS_WHEN_DUE	6.0
 
 /*
  * Polls per admin command stay within what each policy allows for the time
@@ -69,10 +66,10 @@ test_poll_policies_bounded(void)
 	unsigned int i, k;
 
 	for (i = 0; i < RTE_DIM(policies); i++) {
-		uint64_t cmds, polls, cmds0, polls0, start, elapsed_us;
+		uint64_t cmds, polls, cmds0, polls0, start, elapsed_us, charged_us;
 		struct refnic_hw_stats hw;
 		struct rte_eth_stats st;
-		double per_cmd, bound;
+		double per_cmd, bound, due_us;
 		uint16_t port;
 
 		snprintf(args, sizeof(args), "profile=baremetal,admin_latency_pct=2000,%s",
@@ -82,6 +79,7 @@ test_poll_policies_bounded(void)
 		polls0 = test_xstat(port, "admin_polls");
 		test_hw_stats(CP_A, &hw);
 		cmds0 = hw.admin_commands;
+		charged_us = hw.control_latency_us;
 		/* rte_eth_stats_get(): one STATS_GET each, nothing else waited on. */
 		start = rte_get_timer_cycles();
 		for (k = 0; k < POLL_TIMED_CMDS; k++)
@@ -89,6 +87,8 @@ test_poll_policies_bounded(void)
 		elapsed_us = (rte_get_timer_cycles() - start) * 1000000 / rte_get_timer_hz();
 		test_hw_stats(CP_A, &hw);
 		cmds = hw.admin_commands - cmds0;
+		/* What each STATS_GET took on the device: the time it states. */
+		due_us = (double)(hw.control_latency_us - charged_us) / RTE_MAX(cmds, UINT64_C(1));
 		polls = test_xstat(port, "admin_polls") - polls0;
 		test_port_destroy(CP_A);
 		TEST_ASSERT_EQUAL(cmds, POLL_TIMED_CMDS, "%s: the device completed %" PRIu64
@@ -99,9 +99,9 @@ test_poll_policies_bounded(void)
 			    args, polls, cmds);
 		per_cmd = (double)elapsed_us / (cmds - 1);
 		if (i == 0)
-			bound = POLLS_WHEN_DUE;
+			bound = backoff_polls(due_us, per_cmd);
 		else if (policies[i].max_us == 0)
-			bound = backoff_polls(per_cmd);
+			bound = backoff_polls(0, per_cmd);
 		else if (policies[i].min_us == policies[i].max_us)
 			bound = 2 + per_cmd / policies[i].min_us;
 		else
