@@ -392,8 +392,13 @@ refnic_emu_admin_trap(struct refnic_emu *emu)
 
 	if (!emu_has_cap(emu, REFNIC_CAP_ADMIN_DUE) || !refnic_engine_borrow_first())
 		return true;
-	if (emu_state(emu) == REFNIC_STATE_READY)
+	/* The driver's stores take effect in its order: an event queue it
+	 * enabled before this command is latched before the command runs
+	 * (else a link event the command brings would find none). */
+	if (emu_state(emu) == REFNIC_STATE_READY) {
+		refnic_emu_aeq_service(emu);
 		refnic_emu_admin_service(emu, rte_get_tsc_cycles(), &next_due_tsc);
+	}
 	engine_work = emu_state(emu) != REFNIC_STATE_READY || emu->aq.busy;
 	refnic_engine_return_first();
 	return engine_work;

@@ -537,11 +537,14 @@ test_admin_due(void)
 static void
 bench_aeq_enable(void)
 {
+	/* The engine dozing (idle 2 ms and more), a kick takes it a while: only
+	 * the device's keeping the stores' order latches the ring in time. */
+	rte_delay_us_sleep(5000);
 	bench_write(REFNIC_REG_AEQ_BASE_LO, (uint32_t)bench_iova(OFF_AEQ));
 	bench_write(REFNIC_REG_AEQ_BASE_HI, (uint32_t)(bench_iova(OFF_AEQ) >> 32));
 	bench_write(REFNIC_REG_AEQ_DEPTH, BENCH_AEQ_DEPTH);
 	bench_write(REFNIC_REG_AEQ_CTRL, REFNIC_AEQ_CTRL_ENABLE);
-	/* The device latches the ring when it serves the store: a NOP behind it. */
+	/* The ring is latched before a command stored after it runs: a NOP. */
 	bench_cmd_value(REFNIC_ADMIN_NOP, 0, NULL);
 }
 
