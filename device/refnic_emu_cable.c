@@ -236,18 +236,9 @@ refnic_cable_tx_plain(struct refnic_emu *emu, const struct refnic_plain_frame *p
 			refnic_emu_rx_plain(peer, pf, n, b);
 		return;
 	}
-	/* Field by field: an initializer cleared the whole frame (its segment
-	 * arrays, over a kilobyte) at every call, one frame or 32. */
-	f.nb_segs = 1;
-	f.offload = 0;
-	f.vlan_tci = 0;
-	f.hdr_lens = 0;
-	f.mss = 0;
-	f.l4_len = 0;
+	refnic_frame_plain_init(&f);
 	for (i = 0; i < n; i++) {
-		f.seg[0] = pf[i].data;
-		f.seg_len[0] = pf[i].len;
-		f.len = pf[i].len;
+		refnic_frame_plain_set(&f, &pf[i]);
 		refnic_cable_tx(emu, &f, b);
 	}
 }

@@ -1295,17 +1295,9 @@ refnic_emu_rx_plain(struct refnic_emu *emu, const struct refnic_plain_frame *pf,
 	struct refnic_frame f;
 	unsigned int i;
 
-	/* What rx_frame() reads of a frame in one segment, without offloads. */
-	f.nb_segs = 1;
-	f.offload = 0;
-	f.vlan_tci = 0;
-	f.hdr_lens = 0;
-	f.mss = 0;
-	f.l4_len = 0;
+	refnic_frame_plain_init(&f);
 	for (i = 0; i < n; i++) {
-		f.seg[0] = pf[i].data;
-		f.seg_len[0] = pf[i].len;
-		f.len = pf[i].len;
+		refnic_frame_plain_set(&f, &pf[i]);
 		rx_frame(emu, &f, b);
 	}
 }

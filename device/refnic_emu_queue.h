@@ -144,6 +144,29 @@ struct refnic_plain_frame {
 	const uint8_t *data;
 	uint32_t len;
 };
+
+/* f as a plain frame: the fields a frame of one segment without offloads
+ * reads, set one by one (an initializer clears the segment arrays, over a
+ * kilobyte, at every call); then refnic_frame_plain_set() per frame. */
+static inline void
+refnic_frame_plain_init(struct refnic_frame *f)
+{
+	f->nb_segs = 1;
+	f->offload = 0;
+	f->vlan_tci = 0;
+	f->hdr_lens = 0;
+	f->mss = 0;
+	f->l4_len = 0;
+}
+
+static inline void
+refnic_frame_plain_set(struct refnic_frame *f, const struct refnic_plain_frame *pf)
+{
+	f->seg[0] = pf->data;
+	f->seg_len[0] = pf->len;
+	f->len = pf->len;
+}
+
 /* refnic_emu_rx_frame() of each, in order. */
 void refnic_emu_rx_plain(struct refnic_emu *emu, const struct refnic_plain_frame *pf,
 			 unsigned int n, struct refnic_rx_batch *b);
