@@ -304,6 +304,7 @@ refnic_tx_queue_hw_start(struct rte_eth_dev *dev, struct refnic_tx_queue *txq)
 	txq->cq_head = 0;
 	txq->hw_head = 0;
 	txq->nb_free = txq->mask;
+	txq->fast_pool = NULL;	/* the application may send from another pool now */
 	txq->phase = REFNIC_PHASE_BIT;
 	/* The bursts read it lock-free (refnic_burst_enter()). */
 	__atomic_store_n(&txq->broken, false, __ATOMIC_RELAXED);

@@ -183,6 +183,7 @@ struct refnic_tx_queue {
 	uint16_t slow_free_left;	/* descriptors to free one by one before the
 					 * vector burst frees in bulk again: chains
 					 * may be among them */
+	struct rte_mempool *fast_pool;	/* fast free's one pool, learnt at its first */
 	const struct rte_memzone *mz;
 } __rte_cache_aligned;
 
@@ -265,7 +266,7 @@ void refnic_rx_ol_flags_tbl_init(struct refnic_rx_queue *rxq);
 uint32_t refnic_rx_buf_offset(struct rte_mempool *mp);
 extern uint32_t refnic_rx_ptype_tbl[256];
 uint64_t refnic_rx_mbuf_initializer(uint16_t port_id);
-void refnic_tx_reclaim(struct refnic_tx_queue *txq);
+void refnic_tx_reclaim(struct refnic_tx_queue *txq, uint16_t want);
 
 /* refnic_wc.c: push a one-packet burst (its doorbell). */
 void refnic_tx_push(struct refnic_hw *hw, struct refnic_tx_queue *txq,

@@ -226,7 +226,7 @@ refnic_xmit_pkts_vec(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 		return 0;
 	tail = txq->tail;
 	if (txq->nb_free < txq->free_thresh)
-		refnic_tx_reclaim(txq);
+		refnic_tx_reclaim(txq, nb_pkts);
 	room = RTE_MIN(nb_pkts, txq->nb_free);
 	while (n < room) {
 		struct rte_mbuf *m = pkts[n];
