@@ -37,6 +37,7 @@
 
 #define TX_BUDGET		512	/* descriptors per queue per engine pass */
 #define TX_PLAIN_BURST		32	/* plain frames handed to the cable at once */
+#define RX_PUBLISH_EVERY	16	/* RX completions made visible at once, at most */
 
 /* The rings' prefetches take a line per four entries. */
 _Static_assert(sizeof(struct refnic_tx_desc) * 4 == RTE_CACHE_LINE_SIZE &&
@@ -737,9 +738,10 @@ rxq_unlock(struct refnic_emu_rxq *rxq)
 }
 
 /*
- * Completions of a batch are written first and made visible together: the
- * driver polls the line the device writes, so publishing entry by entry
- * would hand the line back and forth once per frame instead of once.
+ * Completions are written first and made visible in runs (a batch's, or
+ * RX_PUBLISH_EVERY of them): the driver polls the line the device writes,
+ * so publishing entry by entry would hand the line back and forth once per
+ * frame instead of once per run.
  */
 static void
 rxq_publish(struct refnic_emu_rxq *rxq)
@@ -775,20 +777,20 @@ static void
 rx_batch_queue_end(struct refnic_rx_batch *b)
 {
 	struct refnic_emu_rxq *rxq = b->held;
+	uint16_t qid;
 
 	if (rxq == NULL)
 		return;
-	if (rxq->pub != rxq->head) {
+	qid = (uint16_t)(rxq - b->emu->rxq);
+	if (rxq->pub != rxq->head)
 		rxq_publish(rxq);
-		if (unlikely(b->emu->view_cable != NULL))
-			refnic_shm_view_leave(b->emu, (uint16_t)(rxq - b->emu->rxq));
-		if (queue_intr_armed(b->emu, rxq->intr, rxq->vector, REFNIC_EMU_CAUSE_RX))
-			refnic_emu_intr_fire(b->emu, rxq->vector, REFNIC_EMU_CAUSE_RX,
-					     refnic_emu_rxq_full(b->emu,
-								 (uint16_t)(rxq - b->emu->rxq)));
-	} else if (unlikely(b->emu->view_cable != NULL)) {
-		refnic_shm_view_leave(b->emu, (uint16_t)(rxq - b->emu->rxq));
-	}
+	if (unlikely(b->emu->view_cable != NULL))
+		refnic_shm_view_leave(b->emu, qid);
+	/* Frames came (published during the batch or just now). */
+	if (rxq->pub != b->pub_start &&
+	    queue_intr_armed(b->emu, rxq->intr, rxq->vector, REFNIC_EMU_CAUSE_RX))
+		refnic_emu_intr_fire(b->emu, rxq->vector, REFNIC_EMU_CAUSE_RX,
+				     refnic_emu_rxq_full(b->emu, qid));
 	rxq_unlock(rxq);
 	b->held = NULL;
 }
@@ -821,6 +823,7 @@ rx_batch_switch(struct refnic_rx_batch *b, struct refnic_emu *emu, struct refnic
 	rxq_lock(rxq);
 	b->held = rxq;
 	b->emu = emu;
+	b->pub_start = rxq->pub;
 	if (b->dev != emu) {
 		rx_batch_win_keep(b);
 		b->dev = emu;
@@ -1266,6 +1269,11 @@ rx_frame(struct refnic_emu *emu, const struct refnic_frame *f, struct refnic_rx_
 	}
 	qs->rx_packets++;
 	qs->rx_bytes += f->len;
+	/* A receiver polling on another core starts on the first frames
+	 * while this pass writes the rest: two lcores on a cable then work
+	 * side by side instead of taking turns burst by burst. */
+	if (((rxq->head - rxq->pub) & (rxq->size - 1)) >= RX_PUBLISH_EVERY)
+		rxq_publish(rxq);
 	/* Half the ring taken while the driver sleeps: a held interrupt goes
 	 * now, mid-batch, not when the pass ends, by which time a long pass
 	 * may have filled the ring while the interrupt was held. (A far end's

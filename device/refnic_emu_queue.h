@@ -94,7 +94,9 @@ void refnic_emu_queue_fail(struct refnic_emu *emu, bool tx, uint16_t qid, const 
  * per batch, not per frame: the lock alone was half the per-frame cost.
  */
 struct refnic_rx_batch {
-	struct refnic_emu_rxq *held;	/* locked, completions not yet published */
+	struct refnic_emu_rxq *held;	/* locked; completions published every
+					 * RX_PUBLISH_EVERY frames and at the end */
+	uint16_t pub_start;		/* held's published index when taken */
 	struct refnic_emu *emu;		/* held's device */
 	struct refnic_emu *config;	/* its rx_config_lock read-locked */
 	/* An shm cable's view of the far end's port, which this pass
