@@ -777,20 +777,18 @@ static void
 rx_batch_queue_end(struct refnic_rx_batch *b)
 {
 	struct refnic_emu_rxq *rxq = b->held;
-	uint16_t qid;
 
 	if (rxq == NULL)
 		return;
-	qid = (uint16_t)(rxq - b->emu->rxq);
 	if (rxq->pub != rxq->head)
 		rxq_publish(rxq);
 	if (unlikely(b->emu->view_cable != NULL))
-		refnic_shm_view_leave(b->emu, qid);
-	/* Frames came (published during the batch or just now). */
+		refnic_shm_view_leave(b->emu, (uint16_t)(rxq - b->emu->rxq));
+	/* Frames came, published during the batch or just now. */
 	if (rxq->pub != b->pub_start &&
 	    queue_intr_armed(b->emu, rxq->intr, rxq->vector, REFNIC_EMU_CAUSE_RX))
 		refnic_emu_intr_fire(b->emu, rxq->vector, REFNIC_EMU_CAUSE_RX,
-				     refnic_emu_rxq_full(b->emu, qid));
+				     refnic_emu_rxq_full(b->emu, (uint16_t)(rxq - b->emu->rxq)));
 	rxq_unlock(rxq);
 	b->held = NULL;
 }
@@ -824,6 +822,7 @@ rx_batch_switch(struct refnic_rx_batch *b, struct refnic_emu *emu, struct refnic
 	b->held = rxq;
 	b->emu = emu;
 	b->pub_start = rxq->pub;
+	b->pub_due = (rxq->pub + RX_PUBLISH_EVERY) & (rxq->size - 1);
 	if (b->dev != emu) {
 		rx_batch_win_keep(b);
 		b->dev = emu;
@@ -1272,8 +1271,10 @@ rx_frame(struct refnic_emu *emu, const struct refnic_frame *f, struct refnic_rx_
 	/* A receiver polling on another core starts on the first frames
 	 * while this pass writes the rest: two lcores on a cable then work
 	 * side by side instead of taking turns burst by burst. */
-	if (((rxq->head - rxq->pub) & (rxq->size - 1)) >= RX_PUBLISH_EVERY)
+	if (unlikely(rxq->head == b->pub_due)) {
 		rxq_publish(rxq);
+		b->pub_due = (rxq->head + RX_PUBLISH_EVERY) & (rxq->size - 1);
+	}
 	/* Half the ring taken while the driver sleeps: a held interrupt goes
 	 * now, mid-batch, not when the pass ends, by which time a long pass
 	 * may have filled the ring while the interrupt was held. (A far end's

@@ -97,6 +97,7 @@ struct refnic_rx_batch {
 	struct refnic_emu_rxq *held;	/* locked; completions published every
 					 * RX_PUBLISH_EVERY frames and at the end */
 	uint16_t pub_start;		/* held's published index when taken */
+	uint16_t pub_due;		/* its head at which to publish next */
 	struct refnic_emu *emu;		/* held's device */
 	struct refnic_emu *config;	/* its rx_config_lock read-locked */
 	/* An shm cable's view of the far end's port, which this pass
