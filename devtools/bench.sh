@@ -14,7 +14,9 @@
 #       refnic pair vs memif pair vs vhost-user + virtio-user vs net_null
 #       pair; tail writes per packet
 #       and engine CPU. Default 5 s x 3 rounds; refnic with the defaults,
-#       exec=thread and profile=baremetal, or with the devargs given.
+#       exec=thread and profile=baremetal, or with the devargs given. An
+#       argument ending in .so is another build of the PMD, run with the
+#       defaults in the same rounds ("other build N"), to compare builds.
 #   ./devtools/bench.sh latency [COUNT] [ROUNDS] [PROFILE] [SIZE]
 #       refnic-pingpong round trips, role both, one lcore, one probe in
 #       flight: refnic pair (its engine on the other core) vs memif pair
@@ -125,8 +127,18 @@ init)
 throughput)
 	REFNIC_PMD=$(refnic_stage_pmd)
 	export REFNIC_PMD
-	echo "# ./devtools/bench.sh throughput $* ($(date -u +%Y-%m-%d), $(nproc) cores)"
-	python3 "$REFNIC_TOP/tests/bench/throughput.py" "$@"
+	echo "# ./devtools/bench.sh throughput $* ($(date -u '+%Y-%m-%d %H:%M'), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg))"
+	configs=()
+	for config in "$@"; do
+		if [[ $config == *.so ]]; then
+			# Staged too: EAL refuses a plugin under a world-writable directory.
+			d=$(dirname "$REFNIC_PMD")/throughput${#configs[@]}
+			install -D -m 755 "$config" "$d/librte_net_refnic.so"
+			config=pmd=$d/librte_net_refnic.so
+		fi
+		configs+=("$config")
+	done
+	python3 "$REFNIC_TOP/tests/bench/throughput.py" "${configs[@]}"
 	;;
 latency)
 	export REFNIC_BUILD

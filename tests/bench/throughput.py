@@ -34,21 +34,28 @@ DEFAULT_CONFIGS = ["", "exec=thread", "profile=baremetal"]
 def systems(configs):
     sock = "/run/refnic-bench-memif-%d.sock" % os.getpid()
     out = []
+    pair = ["net_refnic0,cable=bench", "net_refnic1,cable=bench"]
+    others = 0
     for config in configs:
+        if config.startswith("pmd="):
+            # Another build of the PMD (staged by bench.sh), with the defaults.
+            others += 1
+            out.append(("refnic (defaults), other build %d" % others, pair, [], None,
+                        config[len("pmd="):]))
+            continue
         # "DEVARGS [--burst=N ...]": testpmd options may follow the devargs.
         devargs, *options = config.split(" ") if config else [""]
         extra = "," + devargs if devargs else ""
         out.append(("refnic " + config if config else "refnic (defaults)",
-                    ["net_refnic0,cable=bench" + extra, "net_refnic1,cable=bench" + extra],
-                    options))
+                    [v + extra for v in pair], options, None, None))
     vhost_sock = "/run/refnic-bench-vhost-%d.sock" % os.getpid()
     return out + [
         ("memif", ["net_memif0,role=server,socket=" + sock,
-                   "net_memif1,role=client,socket=" + sock], None),
+                   "net_memif1,role=client,socket=" + sock], None, None, None),
         # virtio_user connects to the vhost-user server once that listens.
         ("vhost-user", ["net_vhost0,iface=%s,queues=1" % vhost_sock], None,
-         "virtio_user0,path=%s,queues=1" % vhost_sock),
-        ("null", ["net_null0", "net_null1"], None),
+         "virtio_user0,path=%s,queues=1" % vhost_sock, None),
+        ("null", ["net_null0", "net_null1"], None, None, None),
     ]
 
 
@@ -74,11 +81,12 @@ def median_of(runs, key, idx=None):
     return statistics.median(vals) if vals else None
 
 
-def measure(vdevs, options, seconds, attach=None):
+def measure(vdevs, options, seconds, attach=None, plugin=None):
     """options: testpmd options for a refnic system, None for the others;
-    attach: a second port's devargs, attached once testpmd runs."""
+    attach: a second port's devargs, attached once testpmd runs; plugin:
+    the PMD to load instead of this build's."""
     is_refnic = options is not None
-    plugins = None if is_refnic else []
+    plugins = [plugin] if plugin else None if is_refnic else []
     with TestPmd(vdevs, plugins=plugins,
                  testpmd_args=["--total-num-mbufs=16384"] + (options or [])) as tp:
         if attach:
@@ -111,10 +119,12 @@ def main():
     seconds = float(sys.argv[1]) if len(sys.argv) > 1 else 5
     rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 3
     configs = sys.argv[3:] or DEFAULT_CONFIGS
+    if all(c.startswith("pmd=") for c in configs):
+        configs = [""] + configs    # other builds beside this one's defaults
     results = {system[0]: [] for system in systems(configs)}
     for _ in range(rounds):         # interleaved: drift falls on all alike
-        for name, vdevs, options, *attach in systems(configs):
-            results[name].append(measure(vdevs, options, seconds, *attach))
+        for name, vdevs, options, attach, plugin in systems(configs):
+            results[name].append(measure(vdevs, options, seconds, attach, plugin))
 
     def med(name, key, idx=None):
         return median_of(results[name], key, idx)
