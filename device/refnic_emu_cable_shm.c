@@ -226,6 +226,8 @@ shm_tx(struct refnic_cable *c, struct refnic_emu *emu, const struct refnic_frame
 	}
 	/* The far end's device counts what it does not take. */
 	refnic_emu_rx_frame(b->view, f, b);
+	/* Its lcore polls on another core: it need not wait for the pass. */
+	refnic_emu_rx_batch_publish(b);
 }
 
 static void

@@ -572,21 +572,29 @@ refnic_shm_view_enter(struct refnic_emu *view, uint16_t qid)
 	view->rxdb[qid].taken = __atomic_load_n(&q->tail, __ATOMIC_ACQUIRE);
 }
 
-/* Done with queue qid: where delivery stands into the file, then out. The
- * published index goes first and whole (seq_cst): the far end's arm reads it. */
+/* Where delivery into queue qid stands, into the file. The published index
+ * goes last and whole (seq_cst): the far end's arm reads it. */
+void
+refnic_shm_view_publish(struct refnic_emu *view, uint16_t qid)
+{
+	struct shm_rxq *q = &view_shm(view)->peer_port->q[qid];
+	const struct refnic_emu_rxq *rxq = &view->rxq[qid];
+
+	__atomic_store_n(&q->head, rxq->head, __ATOMIC_RELAXED);
+	__atomic_store_n(&q->phase, rxq->pub_phase, __ATOMIC_RELAXED);
+	__atomic_store_n(&q->pub, rxq->pub, __ATOMIC_SEQ_CST);
+}
+
+/* Done with queue qid: where delivery stands into the file, then out. */
 void
 refnic_shm_view_leave(struct refnic_emu *view, uint16_t qid)
 {
 	struct shm_view *sv = view_of(view);
-	struct shm_rxq *q = &view_shm(view)->peer_port->q[qid];
-	const struct refnic_emu_rxq *rxq = &view->rxq[qid];
 
 	if (!sv->q_busy[qid])
 		return;
-	__atomic_store_n(&q->head, rxq->head, __ATOMIC_RELAXED);
-	__atomic_store_n(&q->phase, rxq->pub_phase, __ATOMIC_RELAXED);
-	__atomic_store_n(&q->pub, rxq->pub, __ATOMIC_SEQ_CST);
-	__atomic_store_n(&q->busy, 0, __ATOMIC_RELEASE);
+	refnic_shm_view_publish(view, qid);
+	__atomic_store_n(&view_shm(view)->peer_port->q[qid].busy, 0, __ATOMIC_RELEASE);
 	sv->q_busy[qid] = false;
 }
 

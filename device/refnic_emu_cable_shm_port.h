@@ -36,6 +36,8 @@ void refnic_shm_stats_clear(struct refnic_emu *emu);
  * the far end's queue stopped on an error this process found. */
 void refnic_shm_view_enter(struct refnic_emu *view, uint16_t qid);
 void refnic_shm_view_leave(struct refnic_emu *view, uint16_t qid);
+/* Where delivery stands, into the file, in the middle of a pass (entered). */
+void refnic_shm_view_publish(struct refnic_emu *view, uint16_t qid);
 void refnic_shm_view_queue_error(struct refnic_emu *view, uint16_t qid);
 /* DMA into the far end's memory, and the cache line that keeps it. */
 void *refnic_shm_view_dma(struct refnic_emu *view, uint64_t iova, uint64_t len);

@@ -37,7 +37,7 @@
 
 #define TX_BUDGET		512	/* descriptors per queue per engine pass */
 #define TX_PLAIN_BURST		32	/* plain frames handed to the cable at once */
-#define RX_PUBLISH_EVERY	16	/* RX completions made visible at once, at most */
+#define RX_PUBLISH_EVERY	16	/* RX completions a far end waits for, at most */
 
 /* The rings' prefetches take a line per four entries. */
 _Static_assert(sizeof(struct refnic_tx_desc) * 4 == RTE_CACHE_LINE_SIZE &&
@@ -780,17 +780,41 @@ rx_batch_queue_end(struct refnic_rx_batch *b)
 
 	if (rxq == NULL)
 		return;
-	if (rxq->pub != rxq->head)
+	/* Frames came: left to publish, or published in the middle. */
+	if (rxq->pub != rxq->head || unlikely(b->published)) {
 		rxq_publish(rxq);
-	if (unlikely(b->emu->view_cable != NULL))
+		if (unlikely(b->emu->view_cable != NULL))
+			refnic_shm_view_leave(b->emu, (uint16_t)(rxq - b->emu->rxq));
+		if (queue_intr_armed(b->emu, rxq->intr, rxq->vector, REFNIC_EMU_CAUSE_RX))
+			refnic_emu_intr_fire(b->emu, rxq->vector, REFNIC_EMU_CAUSE_RX,
+					     refnic_emu_rxq_full(b->emu,
+								 (uint16_t)(rxq - b->emu->rxq)));
+	} else if (unlikely(b->emu->view_cable != NULL)) {
 		refnic_shm_view_leave(b->emu, (uint16_t)(rxq - b->emu->rxq));
-	/* Frames came, published during the batch or just now. */
-	if (rxq->pub != b->pub_start &&
-	    queue_intr_armed(b->emu, rxq->intr, rxq->vector, REFNIC_EMU_CAUSE_RX))
-		refnic_emu_intr_fire(b->emu, rxq->vector, REFNIC_EMU_CAUSE_RX,
-				     refnic_emu_rxq_full(b->emu, (uint16_t)(rxq - b->emu->rxq)));
+	}
 	rxq_unlock(rxq);
 	b->held = NULL;
+}
+
+/*
+ * The held queue's completions out now if RX_PUBLISH_EVERY wait, for a
+ * receiver that polls on another core (a far end over shm): it starts on
+ * the first frames while the pass writes the rest, and two lcores on a
+ * cable work side by side instead of taking turns burst by burst. The
+ * interrupt waits for the batch's end.
+ */
+void
+refnic_emu_rx_batch_publish(struct refnic_rx_batch *b)
+{
+	struct refnic_emu_rxq *rxq = b->held;
+
+	if (rxq != NULL && ((rxq->head - rxq->pub) & (rxq->size - 1)) >= RX_PUBLISH_EVERY) {
+		rxq_publish(rxq);
+		/* The far end's arm reads the file's index: no spurious wake. */
+		if (b->emu->view_cable != NULL)
+			refnic_shm_view_publish(b->emu, (uint16_t)(rxq - b->emu->rxq));
+		b->published = true;
+	}
 }
 
 /* The batch's window, kept in its device's cache of this thread for the next. */
@@ -821,8 +845,7 @@ rx_batch_switch(struct refnic_rx_batch *b, struct refnic_emu *emu, struct refnic
 	rxq_lock(rxq);
 	b->held = rxq;
 	b->emu = emu;
-	b->pub_start = rxq->pub;
-	b->pub_due = (rxq->pub + RX_PUBLISH_EVERY) & (rxq->size - 1);
+	b->published = false;
 	if (b->dev != emu) {
 		rx_batch_win_keep(b);
 		b->dev = emu;
@@ -1268,13 +1291,6 @@ rx_frame(struct refnic_emu *emu, const struct refnic_frame *f, struct refnic_rx_
 	}
 	qs->rx_packets++;
 	qs->rx_bytes += f->len;
-	/* A receiver polling on another core starts on the first frames
-	 * while this pass writes the rest: two lcores on a cable then work
-	 * side by side instead of taking turns burst by burst. */
-	if (unlikely(rxq->head == b->pub_due)) {
-		rxq_publish(rxq);
-		b->pub_due = (rxq->head + RX_PUBLISH_EVERY) & (rxq->size - 1);
-	}
 	/* Half the ring taken while the driver sleeps: a held interrupt goes
 	 * now, mid-batch, not when the pass ends, by which time a long pass
 	 * may have filled the ring while the interrupt was held. (A far end's

@@ -94,10 +94,9 @@ void refnic_emu_queue_fail(struct refnic_emu *emu, bool tx, uint16_t qid, const 
  * per batch, not per frame: the lock alone was half the per-frame cost.
  */
 struct refnic_rx_batch {
-	struct refnic_emu_rxq *held;	/* locked; completions published every
-					 * RX_PUBLISH_EVERY frames and at the end */
-	uint16_t pub_start;		/* held's published index when taken */
-	uint16_t pub_due;		/* its head at which to publish next */
+	struct refnic_emu_rxq *held;	/* locked; completions published at the
+					 * end (or refnic_emu_rx_batch_publish) */
+	bool published;			/* some of held's, in the middle */
 	struct refnic_emu *emu;		/* held's device */
 	struct refnic_emu *config;	/* its rx_config_lock read-locked */
 	/* An shm cable's view of the far end's port, which this pass
@@ -111,6 +110,8 @@ struct refnic_rx_batch {
 	bool garble;			/* emu_may_garble() of held's device */
 };
 void refnic_emu_rx_batch_end(struct refnic_rx_batch *b);
+/* Publish the held queue's completions in the middle, once enough wait. */
+void refnic_emu_rx_batch_publish(struct refnic_rx_batch *b);
 
 /* A frame in flight between two devices: the segments of a TX packet. */
 struct refnic_frame {
