@@ -395,26 +395,30 @@ engine_cable_doze_end(void)
 		refnic_cable_doze_end(emu);
 }
 
-/* Engine k sleeps until kicked or until next_due_tsc; called with its lock held. */
-static void
+/*
+ * Engine k sleeps until kicked or until next_due_tsc; called with its lock
+ * held. Returns false if it slept its whole time, with nothing to wake it.
+ */
+static bool
 engine_doze(unsigned int k, uint64_t now, uint64_t next_due_tsc)
 {
 	uint64_t wait_us = ENGINE_MAX_DOZE_US;
 	struct pollfd pfd[1 + ENGINE_MAX_CABLE_FDS] = {
 		{ .fd = engines[k].kick_fd, .events = POLLIN },
 	};
+	bool woken = true;
 	struct timespec ts;
 	eventfd_t drain;
 	int nb_cable_fds = 0;
 
 	if (next_due_tsc != UINT64_MAX) {
 		if (next_due_tsc <= now)
-			return;
+			return true;
 		wait_us = RTE_MIN(wait_us,
 				  (next_due_tsc - now) * 1000000 / rte_get_tsc_hz());
 		if (wait_us < (engines_share_cpu_get() ? ENGINE_SHARED_MIN_DOZE_US :
 						   ENGINE_MIN_DOZE_US))
-			return;
+			return true;
 	}
 	/* Dekker with the BAR accessor: it bumps write_seq then reads dozing. */
 	engine_set_dozing(k, true);
@@ -425,13 +429,15 @@ engine_doze(unsigned int k, uint64_t now, uint64_t next_due_tsc)
 		ts.tv_sec = wait_us / 1000000;
 		ts.tv_nsec = (wait_us % 1000000) * 1000;
 		pthread_mutex_unlock(&engines[k].mutex);
-		if (ppoll(pfd, 1 + nb_cable_fds, &ts, NULL) > 0 && (pfd[0].revents & POLLIN))
+		woken = ppoll(pfd, 1 + nb_cable_fds, &ts, NULL) != 0;
+		if (woken && (pfd[0].revents & POLLIN))
 			eventfd_read(engines[k].kick_fd, &drain);
 		pthread_mutex_lock(&engines[k].mutex);
 	}
 	if (k == 0)
 		engine_cable_doze_end();
 	engine_set_dozing(k, false);
+	return woken;
 }
 
 static void *
@@ -452,8 +458,8 @@ engine_main(void *arg)
 	while (!engine_stop) {
 		uint64_t next_due_tsc = UINT64_MAX;
 		uint64_t now = rte_get_tsc_cycles();
-		/* Idle since the last work, dozes included (a doze restarts
-		 * the polling window, not the idle time). */
+		/* Idle since the last work, dozes included (a doze that is
+		 * woken restarts the polling window, not the idle time). */
 		bool settled = now - last_busy >= settle_tsc;
 		unsigned int work = 0;
 		struct refnic_emu *emu;
@@ -474,8 +480,12 @@ engine_main(void *arg)
 		if (now - last_work < (engines_share_cpu_get() ? ENGINE_SHARED_IDLE_POLL_US :
 				       ENGINE_IDLE_POLL_US) * us_tsc) {
 			rte_pause();
-		} else {
-			engine_doze(k, now, next_due_tsc);
+		} else if (engine_doze(k, now, next_due_tsc)) {
+			/* Kicked, or due soon: work is coming, poll for it. A doze
+			 * that ran out with nothing to do does not: polling then
+			 * for ENGINE_IDLE_POLL_US after each ENGINE_MAX_DOZE_US
+			 * took that share of a CPU an lcore may poll on (another
+			 * process's), and slowed the round trips meanwhile. */
 			last_work = rte_get_tsc_cycles();
 		}
 	}
