@@ -17,12 +17,14 @@
 #       exec=thread and profile=baremetal, or with the devargs given. An
 #       argument ending in .so is another build of the PMD, run with the
 #       defaults in the same rounds ("other build N"), to compare builds.
-#   ./devtools/bench.sh latency [COUNT] [ROUNDS] [PROFILE] [SIZE]
+#   ./devtools/bench.sh latency [COUNT] [ROUNDS] [PROFILE] [SIZE] [OTHER_PMD]
 #       refnic-pingpong round trips, role both, one lcore, one probe in
 #       flight: refnic pair (its engine on the other core) vs memif pair
 #       (and memif with its server in a second process on the other core);
 #       p50 to max, refnic's p99 over memif's, one JSON line per system.
 #       Default 100000 samples x 3 rounds, the default profile, 64 B.
+#       OTHER_PMD (a fifth argument, after SIZE): another build of the PMD,
+#       as the row refnic-other (one process), to compare builds.
 #   ./devtools/bench.sh intr [SECONDS] [PROFILE] [STATIC_US] [RATES] [MODES]
 #       an interrupt-driven receiver (l3fwd-power's loop) at low, medium,
 #       high and unpaced offered rates, moderation off, static (STATIC_US)
@@ -143,7 +145,15 @@ throughput)
 latency)
 	export REFNIC_BUILD
 	echo "# ./devtools/bench.sh latency $* ($(date -u '+%Y-%m-%d %H:%M'), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg))"
-	python3 "$REFNIC_TOP/tests/bench/latency.py" "$@"
+	args=("$@")
+	if [ -n "${5:-}" ]; then
+		# refnic-pingpong loads the PMD it was linked with, or the one
+		# LD_LIBRARY_PATH names first.
+		d=$(dirname "$(refnic_stage_pmd)")/latency-other
+		install -D -m 755 "$5" "$d/librte_net_refnic.so"
+		args[4]=$d
+	fi
+	python3 "$REFNIC_TOP/tests/bench/latency.py" "${args[@]}"
 	;;
 intr)
 	echo "# ./devtools/bench.sh intr $* ($(date -u '+%Y-%m-%d %H:%M'), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg))"

@@ -10,7 +10,11 @@ and engine, so it shows what crossing between them costs any design. The
 fourth, refnic-2p, is refnic in that layout: a cable=shm between the two
 processes, each lcore's TX doorbell delivering into the other's rings.
 
-    latency.py [COUNT] [ROUNDS] [PROFILE] [SIZE]
+    latency.py [COUNT] [ROUNDS] [PROFILE] [SIZE] [OTHER_PMD_DIR]
+
+OTHER_PMD_DIR: a directory holding another build's librte_net_refnic.so,
+which refnic-pingpong then loads (LD_LIBRARY_PATH) for a row refnic-other,
+the pair in one process, to compare builds in the same rounds.
 
 Percentiles come from the rounds' histograms added up (refnic-pingpong's
 --csv buckets: 16 per power of two), read the way the app reads its own:
@@ -40,11 +44,11 @@ def app():
     return path
 
 
-def systems(profile):
+def systems(profile, other):
     sock = "/run/refnic-bench-lat-%d.sock" % os.getpid()
-    return [
-        ("refnic", ["net_refnic0,cable=lat" + (",profile=" + profile if profile else ""),
-                    "net_refnic1,cable=lat" + (",profile=" + profile if profile else "")], None),
+    pair = ["net_refnic0,cable=lat" + (",profile=" + profile if profile else ""),
+            "net_refnic1,cable=lat" + (",profile=" + profile if profile else "")]
+    return [("refnic", pair, None)] + ([("refnic-other", pair, None)] if other else []) + [
         ("memif", ["net_memif0,role=server,socket=" + sock,
                    "net_memif1,role=client,socket=" + sock], sock),
         ("memif-2p", ["net_memif0,role=client,socket=" + sock,
@@ -93,8 +97,9 @@ def steal_ticks():
     return int(fields[7]), sum(int(x) for x in fields)
 
 
-def measure(name, vdevs, sock, count, size, tmp):
+def measure(name, vdevs, sock, count, size, tmp, other):
     prefix = "lat%d_%s" % (os.getpid(), name)
+    env = dict(os.environ, LD_LIBRARY_PATH=other) if name == "refnic-other" else None
     path = os.path.join(tmp, name + ".csv")
     srv = None
     if name.endswith("-2p"):
@@ -106,7 +111,7 @@ def measure(name, vdevs, sock, count, size, tmp):
              "--timeout-ms", "1000", "--json", "--csv", path]
     s0 = steal_ticks()
     try:
-        p = subprocess.run(argv, capture_output=True, text=True, timeout=600)
+        p = subprocess.run(argv, capture_output=True, text=True, timeout=600, env=env)
     finally:
         if srv is not None:
             srv.send_signal(signal.SIGINT)
@@ -159,11 +164,12 @@ def main():
     rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 3
     profile = sys.argv[3] if len(sys.argv) > 3 else ""     # "": the defaults
     size = int(sys.argv[4]) if len(sys.argv) > 4 else 64
-    results = {name: [] for name, _, _ in systems(profile)}
+    other = sys.argv[5] if len(sys.argv) > 5 else None
+    results = {name: [] for name, _, _ in systems(profile, other)}
     with tempfile.TemporaryDirectory() as tmp:
         for _ in range(rounds):     # interleaved: drift falls on all alike
-            for name, vdevs, sock in systems(profile):
-                results[name].append(measure(name, vdevs, sock, count, size, tmp))
+            for name, vdevs, sock in systems(profile, other):
+                results[name].append(measure(name, vdevs, sock, count, size, tmp, other))
     m = {name: merged(rs) for name, rs in results.items()}
     print("| system | samples | p50 us | p90 us | p99 us | p99.9 us | max us | "
           "p50 per round us | p99 per round us | p99 vs memif | VM steal |")
@@ -178,7 +184,7 @@ def main():
             s["p99_ns"] / m["memif"]["p99_ns"],
             100 * sum(r["steal"] for r in rs) / len(rs)))
     for name, rs in results.items():
-        line = {"system": name, "profile": profile if name == "refnic" else None,
+        line = {"system": name, "profile": profile if name.startswith("refnic") else None,
                 "rounds": rounds, "count": count, "size": size}
         line.update(m[name])
         line["mean_ns"] = round(line["mean_ns"], 1)
