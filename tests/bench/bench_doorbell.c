@@ -38,6 +38,7 @@
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 
+#include "../xstat.h"
 #include "refnic_emu.h"
 
 #define PORT_A		"net_refnic_dbb0"
@@ -103,16 +104,6 @@ intr_thread_cpu_ns(void)
 	return ns;
 }
 
-static uint64_t
-xstat(uint16_t port, const char *name)
-{
-	uint64_t id, v = 0;
-
-	if (rte_eth_xstats_get_id_by_name(port, name, &id) == 0)
-		rte_eth_xstats_get_by_id(port, &id, &v, 1);
-	return v;
-}
-
 static int
 port_up(const char *name, const char *args, uint16_t nb_q, uint16_t ring, uint16_t *port)
 {
@@ -169,9 +160,10 @@ pair_down(struct result *r)
 {
 	/* Summed over the runs of a result (throughput, then ping-pong). */
 	r->dropped += missed(PORT_A) + missed(PORT_B);
-	r->recoveries += xstat(port_a, "missed_doorbell_recoveries") +
-			 xstat(port_b, "missed_doorbell_recoveries");
-	r->checks += xstat(port_a, "doorbell_checks") + xstat(port_b, "doorbell_checks");
+	r->recoveries += refnic_xstat(port_a, "missed_doorbell_recoveries", 0) +
+			 refnic_xstat(port_b, "missed_doorbell_recoveries", 0);
+	r->checks += refnic_xstat(port_a, "doorbell_checks", 0) +
+		     refnic_xstat(port_b, "doorbell_checks", 0);
 	rte_vdev_uninit(PORT_A);
 	rte_vdev_uninit(PORT_B);
 }

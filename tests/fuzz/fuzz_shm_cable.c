@@ -40,6 +40,7 @@
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 
+#include "../xstat.h"
 #include "refnic_emu_cable_shm.h"
 #include "refnic_emu.h"
 
@@ -252,16 +253,6 @@ scribble_p_port(struct input *in, uint32_t flags)
 		take_bytes(in, &port->intr, RTE_MIN(sizeof(port->intr), (size_t)64));
 }
 
-static uint64_t
-xstat(uint16_t port, const char *name)
-{
-	uint64_t id, v = 0;
-
-	if (rte_eth_xstats_get_id_by_name(port, name, &id) == 0)
-		rte_eth_xstats_get_by_id(port, &id, &v, 1);
-	return v;
-}
-
 /* What the next one to read a failure needs: where delivery stands. */
 static void
 report_stall(bool to_r, bool to_p)
@@ -284,7 +275,7 @@ report_stall(bool to_r, bool to_p)
 		rte_eth_link_get_nowait(port, &link);
 		fprintf(stderr, "  %s: link %s", k == 0 ? "R" : "P", link.link_status ? "up" : "down");
 		for (i = 0; i < RTE_DIM(names); i++)
-			fprintf(stderr, ", %s %" PRIu64, names[i], xstat(port, names[i]));
+			fprintf(stderr, ", %s %" PRIu64, names[i], refnic_xstat(port, names[i], 0));
 		fprintf(stderr, "\n");
 	}
 }

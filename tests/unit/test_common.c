@@ -14,6 +14,7 @@
 #include <rte_tcp.h>
 #include <rte_udp.h>
 
+#include "../xstat.h"
 #include "test_common.h"
 
 struct rte_mempool *test_pool;
@@ -183,11 +184,7 @@ test_hw_stats(const char *name, struct refnic_hw_stats *stats)
 uint64_t
 test_xstat(uint16_t port_id, const char *name)
 {
-	uint64_t id, value = UINT64_MAX;
-
-	if (rte_eth_xstats_get_id_by_name(port_id, name, &id) == 0)
-		rte_eth_xstats_get_by_id(port_id, &id, &value, 1);
-	return value;
+	return refnic_xstat(port_id, name, UINT64_MAX);
 }
 
 static uint8_t
