@@ -30,6 +30,17 @@
  * with the other CPU busy, 21 ms was seen; a check that fired only once a
  * second, or not at all, is what this catches. */
 #define DB_LATE_MS	100
+/* Re-rings beyond the misses an inline run may see: preemptions. */
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define DB_TSAN
+#endif
+#endif
+#if defined(__SANITIZE_THREAD__) || defined(DB_TSAN)
+#define DB_INLINE_LATE	6
+#else
+#define DB_INLINE_LATE	2
+#endif
 
 /* The device settings each test runs under: inline, engine, engine + fetch.
  * wc=off: the frames go one by one, and a lone packet on a push port rings
@@ -196,11 +207,13 @@ test_db_check_recovers(void)
 		       r.missed, r.late_max_us);
 		/* Inline, no doorbell is late but a missed one, unless the
 		 * sending thread is preempted between its tail and its store
-		 * for two check runs (seen once on a loaded machine). */
+		 * for two check runs (seen once on a loaded machine; and
+		 * under ThreadSanitizer, whose every store is instrumented:
+		 * 65 re-rings for 62 misses once in three CI runs). */
 		if (strstr(args, "inline") != NULL)
-			TEST_ASSERT(r.tx_recoveries <= r.missed + 2, "%s: inline, %" PRIu64
-				    " re-rings for %u missed doorbells", args, r.tx_recoveries,
-				    r.missed);
+			TEST_ASSERT(r.tx_recoveries <= r.missed + DB_INLINE_LATE, "%s: inline, %"
+				    PRIu64 " re-rings for %u missed doorbells", args,
+				    r.tx_recoveries, r.missed);
 	}
 	return TEST_SUCCESS;
 }
