@@ -110,6 +110,15 @@ source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 
 usage() { sed -n "3,$(($(grep -n '^set -euo pipefail' "$0" | cut -d: -f1) - 1))p" "$0"; exit 2; }
 
+# Another build of the PMD, staged beside this build's as SUBDIR/: EAL
+# refuses a plugin under a world-writable directory. Prints its path.
+stage_other_pmd() { # PATH SUBDIR
+	local d
+	d=$(dirname "$(refnic_stage_pmd)")/$2
+	install -D -m 755 "$1" "$d/librte_net_refnic.so" || die "cannot stage $1"
+	echo "$d/librte_net_refnic.so"
+}
+
 scenario=${1:-}
 [ -n "$scenario" ] || usage
 shift
@@ -133,10 +142,7 @@ throughput)
 	configs=()
 	for config in "$@"; do
 		if [[ $config == *.so ]]; then
-			# Staged too: EAL refuses a plugin under a world-writable directory.
-			d=$(dirname "$REFNIC_PMD")/throughput${#configs[@]}
-			install -D -m 755 "$config" "$d/librte_net_refnic.so"
-			config=pmd=$d/librte_net_refnic.so
+			config=pmd=$(stage_other_pmd "$config" throughput${#configs[@]})
 		fi
 		configs+=("$config")
 	done
@@ -148,10 +154,8 @@ latency)
 	args=("$@")
 	if [ -n "${5:-}" ]; then
 		# refnic-pingpong loads the PMD it was linked with, or the one
-		# LD_LIBRARY_PATH names first.
-		d=$(dirname "$(refnic_stage_pmd)")/latency-other
-		install -D -m 755 "$5" "$d/librte_net_refnic.so"
-		args[4]=$d
+		# LD_LIBRARY_PATH names first: the fifth argument, a directory.
+		args[4]=$(dirname "$(stage_other_pmd "$5" latency-other)")
 	fi
 	python3 "$REFNIC_TOP/tests/bench/latency.py" "${args[@]}"
 	;;
@@ -188,9 +192,7 @@ pmdperf)
 	pmd=$(refnic_stage_pmd)
 	other=${2:-}
 	if [ -n "$other" ]; then
-		# Staged too: EAL refuses a plugin under a world-writable directory.
-		install -D -m 755 "$other" "$(dirname "$pmd")/other/librte_net_refnic.so"
-		other=$(dirname "$pmd")/other/librte_net_refnic.so
+		other=$(stage_other_pmd "$other" other)
 	fi
 	echo "# ./devtools/bench.sh pmdperf $* ($(date -u '+%Y-%m-%d %H:%M'), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg))"
 	ports=("net_refnic0" "net_refnic0,exec=thread" "net_refnic0,profile=baremetal" "net_null0")
@@ -248,10 +250,7 @@ insns)
 	count=${1:-100000}
 	builds=("$(refnic_stage_pmd)") labels=("this build")
 	for other in "${@:2}"; do
-		# Staged too: EAL refuses a plugin under a world-writable directory.
-		d=$(dirname "${builds[0]}")/insns${#builds[@]}
-		install -D -m 755 "$other" "$d/librte_net_refnic.so"
-		builds+=("$d/librte_net_refnic.so") labels+=("$other")
+		builds+=("$(stage_other_pmd "$other" insns${#builds[@]})") labels+=("$other")
 	done
 	echo "# ./devtools/bench.sh insns $* ($(date -u '+%Y-%m-%d %H:%M'))"
 	out=$(mktemp -d)
