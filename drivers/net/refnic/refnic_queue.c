@@ -272,6 +272,7 @@ refnic_rx_queue_hw_start(struct rte_eth_dev *dev, struct refnic_rx_queue *rxq)
 	rxq->next = 0;
 	rxq->tail = 0;
 	rxq->phase = REFNIC_PHASE_BIT;
+	rxq->lap_flip = REFNIC_PHASE_BIT;
 	/* The bursts read it lock-free (refnic_burst_enter()). */
 	__atomic_store_n(&rxq->broken, false, __ATOMIC_RELAXED);
 	__atomic_store_n(&rxq->started, false, __ATOMIC_RELEASE);

@@ -307,7 +307,7 @@ refnic_rx_scalar(struct refnic_rx_queue *rxq, struct rte_mbuf **pkts, uint16_t n
 		rxq->sw_ring[next] = NULL;
 		next = (next + 1) & rxq->mask;
 		if (next == 0)
-			phase ^= REFNIC_PHASE_BIT;
+			phase ^= rxq->lap_flip;
 		rte_prefetch0(&rxq->cq[next]);
 		/* A few ahead: untouched since posted (NULL past the tail). */
 		rte_prefetch0_write(rxq->sw_ring[(next + 3) & rxq->mask]);
@@ -556,7 +556,7 @@ rx_offset_done(const struct refnic_rx_queue *rxq, uint16_t offset)
 	uint8_t phase = rxq->phase;
 
 	if (rxq->next + offset >= rxq->size)
-		phase ^= REFNIC_PHASE_BIT;	/* past the ring's end: next lap */
+		phase ^= rxq->lap_flip;	/* past the ring's end: next lap */
 	return cpl_ready(&rxq->cq[(rxq->next + offset) & rxq->mask].phase, phase);
 }
 

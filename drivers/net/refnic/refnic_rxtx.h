@@ -119,6 +119,8 @@ struct refnic_rx_queue {
 	uint32_t buf_offset;		/* data's offset from the mbuf, where its
 					 * IOVA is its address; else 0 */
 	uint8_t phase;			/* expected completion phase */
+	uint8_t lap_flip;		/* phase's change at each wrap: REFNIC_PHASE_BIT
+					 * (completion ring), 0 (written back: DD) */
 	bool broken;			/* device wrote garbage; stop reading */
 	bool started;			/* created on the device */
 	bool deferred_start;		/* not started with the port */

@@ -183,7 +183,7 @@ refnic_recv_pkts_vec(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 		posted -= VEC;
 		next = (next + VEC) & rxq->mask;
 		if (next == 0)	/* both read by the doorbell check: stored whole */
-			__atomic_store_n(&rxq->phase, rxq->phase ^ REFNIC_PHASE_BIT,
+			__atomic_store_n(&rxq->phase, rxq->phase ^ rxq->lap_flip,
 					 __ATOMIC_RELAXED);
 		__atomic_store_n(&rxq->next, next, __ATOMIC_RELAXED);
 	}
