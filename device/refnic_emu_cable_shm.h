@@ -31,7 +31,8 @@
 #define REFNIC_SHM_PATH_FMT	"/refnic-cable-%s"	/* shm_open name */
 
 #define SHM_MAGIC		0x52464e53	/* "RFNS" */
-#define SHM_VERSION		4	/* 3: the flow table; 4: RX stamps */
+#define SHM_VERSION		5	/* 3: the flow table; 4: RX stamps;
+					 * 5: RX write-back */
 
 /* How a port judges the frames it receives; rx's, under seq (odd: changing). */
 struct shm_rx_config {
@@ -64,8 +65,9 @@ struct shm_rxq {
 	uint16_t vector;
 	uint16_t intr;
 	uint16_t stamps;		/* REFNIC_QCREATE_RX_TSTAMP: a stamp per
-					 * completion, after them (1.4) */
-	uint16_t rsvd0;
+					 * completion (1.4) */
+	uint16_t wb;			/* REFNIC_QCREATE_RX_WB: completions
+					 * written into the descriptors (1.6) */
 	uint32_t mem_gen;		/* the memory table its buffers need */
 	uint64_t ring_iova;
 	uint64_t cq_iova;

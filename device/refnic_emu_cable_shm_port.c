@@ -238,6 +238,7 @@ refnic_shm_rxq_publish(struct refnic_emu *emu, uint16_t qid)
 	q->vector = rxq->vector;
 	q->intr = rxq->intr;
 	q->stamps = rxq->stamps != NULL;
+	q->wb = rxq->lap_flip == 0;
 	q->mem_gen = sc->port->mem_gen;
 	q->ring_iova = rxq->ring_iova;
 	q->cq_iova = rxq->cq_iova;
@@ -490,6 +491,9 @@ view_rxq_sync(struct shm_view *sv, const struct shm_rxq *q, uint16_t qid, uint32
 	uint64_t ring_iova = q->ring_iova, cq_iova = q->cq_iova;
 	uint32_t mem_gen = q->mem_gen;
 	uint8_t phase = q->phase;
+	bool wb = q->wb != 0, stamped;
+	uint64_t cq_len;
+	void *cq_area;
 
 	rxq->enabled = false;
 	if (!q->enabled) {
@@ -510,21 +514,19 @@ view_rxq_sync(struct shm_view *sv, const struct shm_rxq *q, uint16_t qid, uint32
 	}
 	rxq->ring = refnic_shm_view_map(sv, ring_iova, (uint64_t)size * sizeof(*rxq->ring),
 					NULL, NULL);
-	/* Stamped: a stamp per completion after them, the receiver's clock
-	 * (the view's, mapped from the far end's BAR memzone) writes them. */
-	rxq->cq = refnic_shm_view_map(sv, cq_iova, (uint64_t)size *
-				      (sizeof(*rxq->cq) + (q->stamps && v->clock != NULL ?
-							   sizeof(*rxq->stamps) : 0)),
-				      NULL, NULL);
-	rxq->stamps = rxq->cq != NULL && q->stamps && v->clock != NULL ?
-		      (uint64_t *)(rxq->cq + size) : NULL;
-	if (rxq->ring == NULL || rxq->cq == NULL) {
+	/* Stamped: the receiver's clock (the view's, mapped from the far
+	 * end's BAR memzone) writes them. */
+	stamped = q->stamps && v->clock != NULL;
+	cq_len = refnic_emu_rxq_cq_len(size, wb, stamped);
+	cq_area = cq_len != 0 ? refnic_shm_view_map(sv, cq_iova, cq_len, NULL, NULL) : NULL;
+	if (rxq->ring == NULL || (cq_len != 0 && cq_area == NULL)) {
 		emu_stats(v)->dma_errors++;
 		EMU_LOG(ERR, "%s: RX queue %u rings outside the memory it handed over",
 			v->name, qid);
 		return;
 	}
 	rxq->size = size;
+	refnic_emu_rxq_layout(rxq, cq_area, wb, stamped);
 	rxq->buf_size = q->buf_size;
 	rxq->intr = q->intr != 0;
 	rxq->vector = q->vector;

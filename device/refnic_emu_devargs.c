@@ -446,6 +446,7 @@ static const struct {
 	{ "fault_report", REFNIC_CAP_FAULT_REPORT },
 	{ "stats_dma", REFNIC_CAP_STATS_DMA },
 	{ "admin_due", REFNIC_CAP_ADMIN_DUE },	/* (1.5) */
+	{ "rx_wb", REFNIC_CAP_RX_WB },		/* (1.6) */
 };
 
 /* caps_off=<cap>[+<cap>...]: a device model without those features */

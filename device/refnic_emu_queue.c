@@ -124,6 +124,28 @@ queue_rings_map(struct refnic_emu *emu, const struct refnic_admin_queue_create *
 	return *ring != NULL && *cq != NULL ? 0 : -EFAULT;
 }
 
+/* A new RX queue's descriptors, and its completions and stamps where its
+ * format puts them (refnic_hw.h). */
+static int
+rxq_rings_map(struct refnic_emu *emu, struct refnic_emu_rxq *rxq,
+	      const struct refnic_admin_queue_create *qc)
+{
+	bool wb = qc->flags & REFNIC_QCREATE_RX_WB;
+	bool stamped = qc->flags & REFNIC_QCREATE_RX_TSTAMP;
+	uint64_t cq_len = refnic_emu_rxq_cq_len(qc->ring_size, wb, stamped);
+	void *cq_area = NULL;
+
+	rxq->ring = refnic_dma_map(emu, qc->ring_iova,
+				   (uint64_t)qc->ring_size * sizeof(*rxq->ring));
+	if (cq_len != 0)
+		cq_area = refnic_dma_map(emu, qc->cq_iova, cq_len);
+	if (rxq->ring == NULL || (cq_len != 0 && cq_area == NULL))
+		return -EFAULT;
+	rxq->size = qc->ring_size;
+	refnic_emu_rxq_layout(rxq, cq_area, wb, stamped);
+	return 0;
+}
+
 /* Mirror the new queue in its registers; returns TAIL's write count, from
  * which its doorbells are counted. */
 static uint32_t
@@ -178,19 +200,15 @@ refnic_emu_queue_create(struct refnic_emu *emu, const struct refnic_admin_queue_
 			return -EBUSY;
 		if (qc->rx_buf_size < REFNIC_MIN_RX_BUF_SIZE)
 			return -EINVAL;
-		/* Stamps need the clock (caps_off=rx_tstamp: refused). */
-		if ((qc->flags & REFNIC_QCREATE_RX_TSTAMP) &&
-		    !emu_has_cap(emu, REFNIC_CAP_RX_TSTAMP))
+		/* Stamps need the clock (caps_off=rx_tstamp: refused), write-back
+		 * its capability. */
+		if (((qc->flags & REFNIC_QCREATE_RX_TSTAMP) &&
+		     !emu_has_cap(emu, REFNIC_CAP_RX_TSTAMP)) ||
+		    ((qc->flags & REFNIC_QCREATE_RX_WB) && !emu_has_cap(emu, REFNIC_CAP_RX_WB)))
 			return -ENOTSUP;
 		QUEUE_CLEAR(rxq);
-		/* With stamps, the completion area ends with one per entry. */
-		if (queue_rings_map(emu, qc, sizeof(*rxq->ring),
-				    sizeof(*rxq->cq) + ((qc->flags & REFNIC_QCREATE_RX_TSTAMP) ?
-							sizeof(*rxq->stamps) : 0),
-				    (void **)&rxq->ring, (void **)&rxq->cq) != 0)
+		if (rxq_rings_map(emu, rxq, qc) != 0)
 			return -EFAULT;
-		if (qc->flags & REFNIC_QCREATE_RX_TSTAMP)
-			rxq->stamps = (uint64_t *)(rxq->cq + size);
 		rxq->size = size;
 		rxq->buf_size = qc->rx_buf_size;
 		rxq->intr = qc->flags & REFNIC_QCREATE_INTR;
@@ -758,7 +776,7 @@ rxq_publish(struct refnic_emu_rxq *rxq)
 			__atomic_store_n(&cq[pub].phase, phase, __ATOMIC_RELEASE);
 		if (pub == size) {
 			pub = 0;
-			phase ^= REFNIC_PHASE_BIT;
+			phase ^= rxq->lap_flip;
 		}
 	}
 	rxq->pub_phase = phase;
@@ -1117,6 +1135,10 @@ rx_scatter(struct refnic_emu *emu, struct refnic_rx_batch *batch, struct refnic_
 		uint16_t idx = rxq->head;
 		struct refnic_rx_desc d = rxq->ring[idx];
 
+		/* Read before its completion may be written over it (write-back):
+		 * the two types do not alias for the compiler. */
+		rte_compiler_barrier();
+
 		/* A line holds four of each: the next line, once. */
 		if ((idx & 3) == 0) {
 			rte_prefetch0(&rxq->ring[(idx + 4) & (rxq->size - 1)]);
@@ -1158,7 +1180,7 @@ rx_scatter(struct refnic_emu *emu, struct refnic_rx_batch *batch, struct refnic_
 		/* The phase bit goes out with the batch: refnic_emu_rx_publish(). */
 		rxq->head = (idx + 1) & (rxq->size - 1);
 		if (rxq->head == 0)
-			rxq->cq_phase ^= REFNIC_PHASE_BIT;
+			rxq->cq_phase ^= rxq->lap_flip;
 	}
 	return true;
 }

@@ -55,14 +55,36 @@ struct refnic_emu_rxq {
 	uint8_t cq_phase;		/* phase of the entry at head */
 	uint16_t pub;			/* first completion not yet published */
 	uint8_t pub_phase;
+	uint8_t lap_flip;		/* the phase's change at a wrap: REFNIC_PHASE_BIT,
+					 * or 0 written back (a done bit) */
 	uint32_t db_seen;
 	uint64_t ring_iova, cq_iova;	/* as created: an shm port publishes them */
 	struct refnic_rx_desc *ring;
-	struct refnic_rx_cpl *cq;	/* slot i completes descriptor i */
+	struct refnic_rx_cpl *cq;	/* slot i completes descriptor i: ring
+					 * itself with REFNIC_QCREATE_RX_WB */
 	bool intr;			/* REFNIC_QCREATE_INTR: may be armed */
 	uint16_t vector;
-	uint64_t *stamps;		/* REFNIC_QCREATE_RX_TSTAMP: after cq; or NULL */
+	uint64_t *stamps;		/* REFNIC_QCREATE_RX_TSTAMP, or NULL */
 };
+
+/* Bytes at an RX queue's cq_iova: its completions, unless they are written
+ * back into the descriptors, then its stamps, if it has them. */
+static inline uint64_t
+refnic_emu_rxq_cq_len(uint16_t size, bool wb, bool stamped)
+{
+	return (uint64_t)size * ((wb ? 0 : sizeof(struct refnic_rx_cpl)) +
+				 (stamped ? sizeof(uint64_t) : 0));
+}
+
+/* Where an RX queue of size entries, its ring mapped, completes and stamps
+ * (cq_area: cq_iova mapped, refnic_emu_rxq_cq_len() bytes), and its phases. */
+static inline void
+refnic_emu_rxq_layout(struct refnic_emu_rxq *rxq, void *cq_area, bool wb, bool stamped)
+{
+	rxq->cq = wb ? (struct refnic_rx_cpl *)rxq->ring : cq_area;
+	rxq->stamps = !stamped ? NULL : wb ? cq_area : (uint64_t *)(rxq->cq + rxq->size);
+	rxq->lap_flip = wb ? 0 : REFNIC_PHASE_BIT;
+}
 
 void refnic_emu_queues_reset(struct refnic_emu *emu);
 int refnic_emu_queue_create(struct refnic_emu *emu,

@@ -145,7 +145,7 @@ if [ ${#filters[@]} -eq 0 ]; then
 		run_suite unit-tsan "${tsan[@]}" -l 0 -- \
 			${REFNIC_TSAN_SUITES:-probe datapath lifecycle control recovery rss_filters \
 			queues offload cables exec intr hostile doorbell wc config faultseq vector \
-			flow tso timesync caps}
+			flow tso timesync caps rx_format}
 		run_suite unit-tsan-engines-in-parallel "${tsan[@]}" --lcores '0@(0-1)' -- engines
 		run_suite unit-tsan-stress-soak env REFNIC_STRESS_S=2 "${tsan[@]}" \
 			--lcores '(0-3)@(0-1)' -- stress soak
@@ -159,11 +159,13 @@ if [ ${#filters[@]} -eq 0 ]; then
 		--no-huge -m 512 --no-pci --no-shconf --no-telemetry --lcores '0@(0-1)' \
 		--log-level='pmd.net.refnic.*:error' -- doorbell
 	# The data-path suites once more under each other setting a user may
-	# choose: the scalar bursts (the vector ones run by default), where
-	# device work runs, and what the platform costs. (baremetal pushes
-	# one-packet bursts, vm rings and fetches: each also the other way
-	# round, forced by wc=.)
-	for devargs in simd=scalar profile=ideal,exec=thread profile=vm profile=vm,exec=thread \
+	# choose: the scalar bursts (the vector ones run by default), RX
+	# completions in a ring (written back by default), where device work
+	# runs, and what the platform costs. (baremetal pushes one-packet
+	# bursts, vm rings and fetches: each also the other way round, forced
+	# by wc=.)
+	for devargs in simd=scalar rx_wb=off rx_wb=off,simd=scalar profile=ideal,exec=thread \
+		       profile=vm profile=vm,exec=thread \
 		       profile=baremetal profile=baremetal,wc=off profile=vm,wc=on; do
 		run_suite "unit-data-path-$devargs" env REFNIC_TEST_DEVARGS="$devargs" \
 			timeout 600 "$REFNIC_BUILD/tests/refnic-unit-test" -- datapath offload queues intr tso timesync

@@ -9,7 +9,8 @@
  * the phase bit stays the device's, so the PMD takes them for real). The
  * input's first byte says whether port A is reset first (bit 7: IDENTIFY
  * and the counters' baseline from the input); then each input drives a
- * little traffic, a stats read and an RSS read over a refnic pair;
+ * little traffic, a stats read and an RSS read over a refnic pair (both
+ * ways: A's RX completions go to a ring, B's are written back);
  * then the device behaves again, and the port must carry a frame again:
  * by itself (proactive recovery) or after rte_eth_dev_reset(). Nothing may
  * crash or reach outside its rings (ASan, UBSan); a port that a healthy
@@ -40,7 +41,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static struct rte_mempool *pool;
 static uint16_t port_a, port_b;
-static struct rte_ether_addr mac_b;
+static struct rte_ether_addr mac_a, mac_b;
 
 /* The input, consumed entry by entry: a byte says whether to overwrite the
  * next entry, and which kinds may be (REFNIC_EMU_CORRUPT_* bits); the
@@ -85,7 +86,7 @@ port_start(uint16_t port)
 }
 
 static void
-send_frames(unsigned int n)
+send_frames_to(uint16_t from, const struct rte_ether_addr *to, unsigned int n)
 {
 	struct rte_mbuf *m[FZ_BURST];
 	unsigned int i, sent;
@@ -97,25 +98,37 @@ send_frames(unsigned int n)
 		struct rte_ether_hdr *eh = rte_pktmbuf_mtod(m[i], struct rte_ether_hdr *);
 
 		memset(eh, 0, 64);
-		eh->dst_addr = mac_b;
+		eh->dst_addr = *to;
 		eh->ether_type = rte_cpu_to_be_16(0x88b5);
 		m[i]->data_len = m[i]->pkt_len = 64 + i * 100;
 	}
-	sent = rte_eth_tx_burst(port_a, 0, m, n);
+	sent = rte_eth_tx_burst(from, 0, m, n);
 	rte_pktmbuf_free_bulk(m + sent, n - sent);
+}
+
+static void
+send_frames(unsigned int n)
+{
+	send_frames_to(port_a, &mac_b, n);
+}
+
+static unsigned int
+receive_on(uint16_t port)
+{
+	struct rte_mbuf *m[FZ_BURST];
+	unsigned int got = 0, n;
+
+	while ((n = rte_eth_rx_burst(port, 0, m, FZ_BURST)) != 0) {
+		got += n;
+		rte_pktmbuf_free_bulk(m, n);
+	}
+	return got;
 }
 
 static unsigned int
 receive(void)
 {
-	struct rte_mbuf *m[FZ_BURST];
-	unsigned int got = 0, n;
-
-	while ((n = rte_eth_rx_burst(port_b, 0, m, FZ_BURST)) != 0) {
-		got += n;
-		rte_pktmbuf_free_bulk(m, n);
-	}
-	return got;
+	return receive_on(port_b);
 }
 
 /* Set when a port will not come back by itself: it asked the application
@@ -164,12 +177,13 @@ LLVMFuzzerInitialize(int *argc __rte_unused, char ***argv)
 	pool = rte_pktmbuf_pool_create("fuzz", 4095, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
 				       SOCKET_ID_ANY);
 	if (pool == NULL ||
-	    rte_vdev_init(FZ_A, "cable=fz,profile=ideal,itr=off") != 0 ||
+	    /* A's RX completions in a ring, B's written back: both formats. */
+	    rte_vdev_init(FZ_A, "cable=fz,profile=ideal,itr=off,rx_wb=off") != 0 ||
 	    rte_vdev_init(FZ_B, "cable=fz,profile=ideal,itr=off") != 0 ||
 	    rte_eth_dev_get_port_by_name(FZ_A, &port_a) != 0 ||
 	    rte_eth_dev_get_port_by_name(FZ_B, &port_b) != 0 ||
 	    port_start(port_a) != 0 || port_start(port_b) != 0 ||
-	    rte_eth_macaddr_get(port_b, &mac_b) != 0)
+	    rte_eth_macaddr_get(port_a, &mac_a) != 0 || rte_eth_macaddr_get(port_b, &mac_b) != 0)
 		abort();
 	if (rte_eth_dev_callback_register(RTE_ETH_ALL, RTE_ETH_EVENT_INTR_RESET,
 					  on_intr_reset, NULL) != 0)
@@ -202,7 +216,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	for (round = 0; round < 4 && in_left != 0; round++) {
 		send_frames(FZ_BURST);
+		send_frames_to(port_b, &mac_a, FZ_BURST / 2);
 		receive();
+		receive_on(port_a);
 		rte_eth_tx_done_cleanup(port_a, 0, 0);
 		rte_eth_stats_get(port_a, &st);		/* an admin exchange each */
 		rte_eth_stats_get(port_b, &st);

@@ -43,6 +43,7 @@ extern const struct unit_test_suite refnic_flow_suite;
 extern const struct unit_test_suite refnic_tso_suite;
 extern const struct unit_test_suite refnic_timesync_suite;
 extern const struct unit_test_suite refnic_caps_suite;
+extern const struct unit_test_suite refnic_rx_format_suite;
 
 static const struct unit_test_suite *suites[] = {
 	&refnic_probe_suite,
@@ -69,6 +70,7 @@ static const struct unit_test_suite *suites[] = {
 	&refnic_tso_suite,
 	&refnic_timesync_suite,
 	&refnic_caps_suite,
+	&refnic_rx_format_suite,
 };
 
 static bool

@@ -33,6 +33,7 @@ const char * const refnic_devargs_keys[] = {
 	REFNIC_ARG_DOORBELL_CHECK_US,
 	REFNIC_ARG_WC,
 	REFNIC_ARG_SIMD,
+	REFNIC_ARG_RX_WB,
 	NULL
 };
 
@@ -58,6 +59,12 @@ static const char * const simd_mode_names[] = {
 	[REFNIC_SIMD_AUTO] = "auto",
 	[REFNIC_SIMD_SCALAR] = "scalar",
 	[REFNIC_SIMD_SSE] = "sse",
+};
+
+static const char * const rx_wb_mode_names[] = {
+	[REFNIC_RX_WB_AUTO] = "auto",
+	[REFNIC_RX_WB_ON] = "on",
+	[REFNIC_RX_WB_OFF] = "off",
 };
 
 /* Strict decimal: digits only, no sign, no trailing junk, within [min, max]. */
@@ -244,9 +251,11 @@ parse_db_check(const struct rte_kvargs *kvlist, struct refnic_db_check_conf *c)
 int
 refnic_devargs_parse(const struct rte_kvargs *kvlist, struct refnic_devargs *out)
 {
-	unsigned int wc = REFNIC_WC_AUTO, simd = REFNIC_SIMD_AUTO;
+	unsigned int wc = REFNIC_WC_AUTO, simd = REFNIC_SIMD_AUTO, rx_wb = REFNIC_RX_WB_AUTO;
 	struct enum_arg wc_arg = { wc_mode_names, RTE_DIM(wc_mode_names),
 				   "auto, on or off", &wc };
+	struct enum_arg rx_wb_arg = { rx_wb_mode_names, RTE_DIM(rx_wb_mode_names),
+				      "auto, on or off", &rx_wb };
 	struct enum_arg simd_arg = { simd_mode_names, RTE_DIM(simd_mode_names),
 				     "auto, scalar or sse", &simd };
 
@@ -261,10 +270,12 @@ refnic_devargs_parse(const struct rte_kvargs *kvlist, struct refnic_devargs *out
 		return 0;
 	if (rte_kvargs_process(kvlist, REFNIC_ARG_ADMIN_POLL, handle_admin_poll, out) != 0 ||
 	    rte_kvargs_process(kvlist, REFNIC_ARG_WC, handle_enum, &wc_arg) != 0 ||
-	    rte_kvargs_process(kvlist, REFNIC_ARG_SIMD, handle_enum, &simd_arg) != 0)
+	    rte_kvargs_process(kvlist, REFNIC_ARG_SIMD, handle_enum, &simd_arg) != 0 ||
+	    rte_kvargs_process(kvlist, REFNIC_ARG_RX_WB, handle_enum, &rx_wb_arg) != 0)
 		return -EINVAL;
 	out->wc = wc;
 	out->simd = simd;
+	out->rx_wb = rx_wb;
 	if (parse_itr(kvlist, &out->itr) != 0)
 		return -EINVAL;
 	return parse_db_check(kvlist, &out->db_check);
@@ -294,6 +305,12 @@ const char *
 refnic_simd_mode_name(enum refnic_simd_mode mode)
 {
 	return mode < RTE_DIM(simd_mode_names) ? simd_mode_names[mode] : "?";
+}
+
+const char *
+refnic_rx_wb_mode_name(enum refnic_rx_wb_mode mode)
+{
+	return mode < RTE_DIM(rx_wb_mode_names) ? rx_wb_mode_names[mode] : "?";
 }
 
 int

@@ -24,6 +24,7 @@
 #define REFNIC_ARG_DOORBELL_CHECK_US	"doorbell_check_us"
 #define REFNIC_ARG_WC			"wc"
 #define REFNIC_ARG_SIMD			"simd"
+#define REFNIC_ARG_RX_WB		"rx_wb"
 
 /*
  * Error lines quote at most REFNIC_ARG_QUOTE_LEN characters of a value
@@ -109,12 +110,20 @@ enum refnic_simd_mode {
 	REFNIC_SIMD_SSE,		/* the SSE4.2 bursts, whatever EAL's max */
 };
 
+/* Where RX completions go (refnic_hw.h, REFNIC_QCREATE_RX_WB). */
+enum refnic_rx_wb_mode {
+	REFNIC_RX_WB_AUTO,		/* written back where the device can */
+	REFNIC_RX_WB_ON,		/* written back; a start fails without it */
+	REFNIC_RX_WB_OFF,		/* the completion ring */
+};
+
 struct refnic_devargs {
 	struct refnic_poll_policy admin_poll;
 	struct refnic_itr_conf itr;
 	struct refnic_db_check_conf db_check;
 	enum refnic_wc_mode wc;
 	enum refnic_simd_mode simd;
+	enum refnic_rx_wb_mode rx_wb;
 };
 
 /* NULL-terminated. */
@@ -128,12 +137,14 @@ int refnic_itr_mode_format(enum refnic_itr_mode mode, char *buf, size_t len);
 int refnic_db_check_mode_format(enum refnic_db_check_mode mode, char *buf, size_t len);
 const char *refnic_wc_mode_name(enum refnic_wc_mode mode);
 const char *refnic_simd_mode_name(enum refnic_simd_mode mode);
+const char *refnic_rx_wb_mode_name(enum refnic_rx_wb_mode mode);
 
 #define REFNIC_DRV_PARAM_STRING \
 	REFNIC_ARG_ADMIN_POLL "=backoff|fixed:<us>|exp:<min_us>:<max_us> " \
 	REFNIC_ARG_ITR "=adaptive|static|off " \
 	REFNIC_ARG_RX_ITR_US "=<0-10000> " \
 	REFNIC_ARG_TX_ITR_US "=<0-10000> " \
+	REFNIC_ARG_RX_WB "=auto|on|off " \
 	REFNIC_ARG_DOORBELL_CHECK "=auto|on|off " \
 	REFNIC_ARG_DOORBELL_CHECK_US "=<100-1000000> " \
 	REFNIC_ARG_WC "=auto|on|off " \

@@ -77,6 +77,7 @@ state_devargs(const struct rte_eth_dev *dev, const struct refnic_adapter *ad,
 	s->str(s, REFNIC_ARG_ITR, buf);
 	s->u64(s, REFNIC_ARG_RX_ITR_US, a->itr.rx_us);
 	s->u64(s, REFNIC_ARG_TX_ITR_US, a->itr.tx_us);
+	s->str(s, REFNIC_ARG_RX_WB, refnic_rx_wb_mode_name(a->rx_wb));
 	refnic_db_check_mode_format(a->db_check.mode, buf, sizeof(buf));
 	s->str(s, REFNIC_ARG_DOORBELL_CHECK, buf);
 	s->u64(s, REFNIC_ARG_DOORBELL_CHECK_US, a->db_check.deadline_us);
@@ -170,6 +171,7 @@ state_rxq(struct rte_eth_dev *dev, uint16_t q, struct refnic_state_sink *s)
 			 rxq->size);
 	s->u64(s, "next", rxq->next);
 	s->u64(s, "tail", rxq->tail);
+	s->str(s, "completions", rxq->lap_flip == 0 ? "written back" : "ring");
 	s->u64(s, "phase", rxq->phase);
 	s->u64(s, "free_thresh", rxq->free_thresh);
 	s->u64(s, "buf_size", rxq->buf_size);

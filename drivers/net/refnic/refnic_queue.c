@@ -261,24 +261,68 @@ queue_destroy(struct refnic_adapter *ad, uint8_t type, uint16_t qid)
 	return refnic_admin_exec(ad, &cmd, NULL);
 }
 
+/*
+ * Completions written back into the descriptors, or a ring of their own
+ * (refnic_hw.h): rx_wb=, where the device can. Written back, the queue
+ * touches one ring instead of two (doc/guides/nics/perf.md).
+ */
+static int
+rx_wb_choose(struct rte_eth_dev *dev, const struct refnic_rx_queue *rxq, bool *wb)
+{
+	const struct refnic_adapter *ad = refnic_adapter(dev);
+	bool can = ad->ident.caps & REFNIC_CAP_RX_WB;
+
+	*wb = false;
+	switch (ad->args.rx_wb) {
+	case REFNIC_RX_WB_ON:
+		if (!can) {
+			PMD_DRV_LOG(ERR, "port %u RX queue %u: %s=on, but the device does not "
+				    "write completions back (no REFNIC_CAP_RX_WB)",
+				    dev->data->port_id, rxq->qid, REFNIC_ARG_RX_WB);
+			return -ENOTSUP;
+		}
+		*wb = true;
+		return 0;
+	case REFNIC_RX_WB_OFF:
+		return 0;
+	default:
+		*wb = can;
+		return 0;
+	}
+}
+
 int
 refnic_rx_queue_hw_start(struct rte_eth_dev *dev, struct refnic_rx_queue *rxq)
 {
 	struct refnic_adapter *ad = refnic_adapter(dev);
+	/* The memzone: descriptors, a completion ring's room, stamps. */
+	size_t ring_len = rxq->size * sizeof(*rxq->ring);
+	size_t cq_len = rxq->size * sizeof(*rxq->cq);
+	rte_iova_t cq_iova = rxq->mz->iova + ring_len;
+	uint16_t flags = rxq->stamps != NULL ? REFNIC_QCREATE_RX_TSTAMP : 0;
+	bool wb;
 	int ret;
 
-	memset(rxq->cq, 0, rxq->size * (sizeof(*rxq->cq) +
-					(rxq->stamps != NULL ? sizeof(*rxq->stamps) : 0)));
+	ret = rx_wb_choose(dev, rxq, &wb);
+	if (ret != 0)
+		return ret;
+	/* Written back: no slot says done before the device writes it. */
+	memset(rxq->mz->addr, 0, ring_len + cq_len +
+	       (rxq->stamps != NULL ? rxq->size * sizeof(*rxq->stamps) : 0));
+	rxq->cq = wb ? (struct refnic_rx_cpl *)rxq->ring : RTE_PTR_ADD(rxq->mz->addr, ring_len);
+	rxq->lap_flip = wb ? 0 : REFNIC_PHASE_BIT;
+	if (wb) {
+		flags |= REFNIC_QCREATE_RX_WB;
+		cq_iova += cq_len;	/* the stamps, if any */
+	}
 	rxq->next = 0;
 	rxq->tail = 0;
 	rxq->phase = REFNIC_PHASE_BIT;
-	rxq->lap_flip = REFNIC_PHASE_BIT;
 	/* The bursts read it lock-free (refnic_burst_enter()). */
 	__atomic_store_n(&rxq->broken, false, __ATOMIC_RELAXED);
 	__atomic_store_n(&rxq->started, false, __ATOMIC_RELEASE);
 	ret = queue_create(dev, REFNIC_QTYPE_RX, rxq->qid, rxq->size, rxq->mz->iova,
-			   rxq->mz->iova + rxq->size * sizeof(*rxq->ring), rxq->buf_size,
-			   rxq->stamps != NULL ? REFNIC_QCREATE_RX_TSTAMP : 0);
+			   cq_iova, rxq->buf_size, flags);
 	if (ret != 0)
 		return ret;
 	if (refnic_rx_refill(rxq) == 0) {

@@ -217,7 +217,11 @@ rx_post(struct refnic_rx_queue *rxq, uint16_t tail, uint16_t n)
 
 		d[i].addr = likely(off != 0) ? (uintptr_t)m + off :
 			    rte_mbuf_iova_get(m) + RTE_PKTMBUF_HEADROOM;
+		/* rsvd too: a written-back completion's done byte is there. */
 		d[i].buf_len = buf_size;
+		d[i].rsvd[0] = 0;
+		d[i].rsvd[1] = 0;
+		d[i].rsvd[2] = 0;
 	}
 }
 
@@ -291,6 +295,10 @@ refnic_rx_scalar(struct refnic_rx_queue *rxq, struct rte_mbuf **pkts, uint16_t n
 		desc_idx = cpl->desc_idx;
 		if (unlikely(desc_idx != next || next == rxq->tail ||
 			     len == 0 || len > rxq->buf_size)) {
+			/* Written back, a slot not posted again still holds its
+			 * last lap's completion: nothing to read there. */
+			if (next == rxq->tail && rxq->lap_flip == 0)
+				break;
 			rx_bad_completion(rxq, desc_idx, len);
 			break;
 		}

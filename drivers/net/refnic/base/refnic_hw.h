@@ -31,13 +31,14 @@
 
 #define REFNIC_HW_MAGIC			0x434e4652u /* "RFNC" */
 #define REFNIC_HW_VERSION_MAJOR		1
-#define REFNIC_HW_VERSION_MINOR		5	/* 1.1: REFNIC_Q_RERING; 1.2: the push
+#define REFNIC_HW_VERSION_MINOR		6	/* 1.1: REFNIC_Q_RERING; 1.2: the push
 						 * line format, REFNIC_REG_PUSH_INFO,
 						 * REFNIC_ADMIN_PUSH_CHECK; 1.3:
 						 * REFNIC_CAP_RX_PTYPE, flows; 1.4:
 						 * REFNIC_CAP_TSO, the device clock,
 						 * RX stamps, IEEE 1588; 1.5:
-						 * REFNIC_CAP_ADMIN_DUE */
+						 * REFNIC_CAP_ADMIN_DUE; 1.6:
+						 * REFNIC_CAP_RX_WB */
 #define REFNIC_HW_VERSION(maj, min)	(((uint32_t)(maj) << 16) | (min))
 
 /* ---------------------------------------------------------------------------
@@ -323,6 +324,9 @@ refnic_hw_state_name(unsigned int state)
 							 * the AQ_TAIL store, its latency
 							 * counted from there and stated in
 							 * REFNIC_REG_AQ_DUE_US */
+#define REFNIC_CAP_RX_WB		(1ull << 22)	/* (1.6) RX completions written
+							 * back into the descriptors
+							 * (REFNIC_QCREATE_RX_WB) */
 
 /*
  * Features the driver turns on with REFNIC_ADMIN_SET_FEATURES (value: the
@@ -416,10 +420,25 @@ struct refnic_tx_cpl {
 struct refnic_rx_desc {
 	uint64_t addr;		/* IOVA of the buffer */
 	uint16_t buf_len;	/* usable bytes at addr */
-	uint16_t rsvd[3];
+	uint16_t rsvd[3];	/* 0: with REFNIC_QCREATE_RX_WB, the last byte
+				 * is where the completion's phase goes */
 };
 
-/* RX completion: one per used buffer, in descriptor order. */
+/*
+ * RX completion: one per used buffer, in descriptor order. Two formats, a
+ * queue's choice at QUEUE_CREATE:
+ *  - a completion ring (the default): entry i at cq_iova completes
+ *    descriptor i; its phase bit is the lap's (starts at 1, flips on every
+ *    wrap), as in every other ring here;
+ *  - (1.6) written back (REFNIC_QCREATE_RX_WB, with REFNIC_CAP_RX_WB): the
+ *    device writes the completion over descriptor i itself, in the same
+ *    layout, after it has read the descriptor and the buffer is filled, and
+ *    its phase byte (the descriptor's last) last, always 1: a done bit, as
+ *    i40e's DD. The driver posts every descriptor with that byte 0 (all of
+ *    rsvd), so a slot is done when the byte reads 1; a slot that was
+ *    completed and not posted again still reads 1, so the driver reads no
+ *    slot at or past its tail. The queue touches one ring instead of two.
+ */
 struct refnic_rx_cpl {
 	uint32_t rss_hash;	/* with REFNIC_RXC_RSS_VALID */
 	uint16_t desc_idx;	/* the descriptor this buffer came from */
@@ -582,6 +601,13 @@ struct refnic_admin_queue_create {
  * (ice's flex descriptors and mlx5's CQEs grow the entry instead).
  */
 #define REFNIC_QCREATE_RX_TSTAMP	0x0002u
+/*
+ * (1.6) RX, with REFNIC_CAP_RX_WB: completions are written back into the
+ * descriptors (struct refnic_rx_cpl above). cq_iova then holds only the
+ * ring_size stamps if REFNIC_QCREATE_RX_TSTAMP is set, and is not read
+ * otherwise.
+ */
+#define REFNIC_QCREATE_RX_WB		0x0004u
 
 /* REFNIC_ADMIN_FLOW_ADD, _DEL, _QUERY (1.3): the slot, and ADD's and QUERY's data. */
 struct refnic_admin_flow {
