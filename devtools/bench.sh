@@ -95,15 +95,17 @@
 #       per packet (median of the rounds, which interleave the ports) and the
 #       ratio to net_null. OTHER_PMD: another build of the PMD (a path), run
 #       with the defaults in the same rounds, to compare builds. Default 3.
-#   ./devtools/bench.sh insns [COUNT] [OTHER_PMD...]
-#       instructions per packet, which the machine's load does not change:
-#       callgrind counts inside the ethdev burst calls (the inline device
-#       work included) while refnic-bench-insns loops 60 B frames, COUNT and
-#       2 x COUNT of them; the difference over COUNT. With 256 frames in
+#   ./devtools/bench.sh insns [COUNT] [OTHER_PMD|DEVARGS...]
+#       instructions and simulated L1 data cache misses per packet, which
+#       the machine's load does not change: callgrind counts inside the
+#       ethdev burst calls (the inline device work included) while
+#       refnic-bench-insns loops 60 B frames, COUNT and 2 x COUNT of them;
+#       the difference over COUNT. With 256 frames in
 #       flight (bursts of 32) and with one: on a refnic loopback port with
 #       the defaults, a refnic pair on one cable, a memif pair and net_null.
 #       OTHER_PMD: other builds of the PMD (paths), counted the same way on
-#       the loopback. Needs valgrind. Default 100000.
+#       the loopback; an argument not ending in .so is devargs for this
+#       build's loopback (e.g. rx_wb=off). Needs valgrind. Default 100000.
 set -euo pipefail
 
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
@@ -248,48 +250,61 @@ timesync)
 insns)
 	command -v valgrind >/dev/null || die "insns needs valgrind"
 	count=${1:-100000}
-	builds=("$(refnic_stage_pmd)") labels=("this build")
+	builds=("$(refnic_stage_pmd)") labels=("this build") devargs=("")
 	for other in "${@:2}"; do
-		builds+=("$(stage_other_pmd "$other" insns${#builds[@]})") labels+=("$other")
+		if [[ $other == *.so ]]; then
+			builds+=("$(stage_other_pmd "$other" insns${#builds[@]})") devargs+=("")
+		else
+			builds+=("${builds[0]}") devargs+=(",$other")
+		fi
+		labels+=("$other")
 	done
 	echo "# ./devtools/bench.sh insns $* ($(date -u '+%Y-%m-%d %H:%M'))"
 	out=$(mktemp -d)
 	sock=/run/refnic-insns-$$.sock
-	insns_run() { # COUNT PRIME EAL-ARGS...: instructions inside the bursts, 0 if no run went
+	insns_run() { # COUNT PRIME EAL-ARGS...: instructions and L1 data misses inside the bursts
 		local n=$1 prime=$2 i
 		shift 2
 		# The probe waits for the device in wall-clock time, which valgrind
 		# on a loaded machine may miss: tried again.
 		for i in 1 2 3 4 5 6 7 8 9 10; do
 			rm -f "$sock"
-			valgrind --tool=callgrind --callgrind-out-file="$out/cg" \
+			valgrind --tool=callgrind --cache-sim=yes --callgrind-out-file="$out/cg" \
 				--toggle-collect='bench_rx*' --toggle-collect='bench_tx*' \
 				"$REFNIC_BUILD/tests/refnic-bench-insns" -l 0 --no-huge -m 512 --no-pci \
 				--no-telemetry --file-prefix="insns$$" "$@" -- "$n" "$prime" \
 				>"$out/log" 2>&1 && break
 		done
-		[ "$i" -lt 10 ] || grep -q received "$out/log" || { echo 0; return; }
-		sed -n 's/^summary: //p' "$out/cg"
+		[ "$i" -lt 10 ] || grep -q received "$out/log" || { echo "0 0"; return; }
+		# Events Ir Dr Dw I1mr D1mr D1mw ...: Ir, and D1mr + D1mw.
+		sed -n 's/^summary: //p' "$out/cg" | awk '{ print $1, $5 + $6 }'
 	}
-	per_packet() { # PRIME EAL-ARGS...: (run at 2 x COUNT - run at COUNT) / COUNT
+	per_packet() { # PRIME EAL-ARGS...: (run at 2 x COUNT - run at COUNT) / COUNT, as
+		# "instructions | L1 data misses"
 		local one two
 		one=$(insns_run "$count" "$@")
 		two=$(insns_run $((2 * count)) "$@")
 		awk -v a="$one" -v b="$two" -v n="$count" 'BEGIN {
-			if (a == 0 || b == 0) printf "no run"; else printf "%.1f", (b - a) / n }'
+			split(a, x, " "); split(b, y, " ")
+			if (x[1] == 0 || y[1] == 0) printf "no run | no run"
+			else printf "%.1f | %.2f", (y[1] - x[1]) / n, (y[2] - x[2]) / n }'
 	}
-	echo "| system | instructions per packet, 256 in flight (bursts of 32) | one in flight |"
-	echo "| --- | ---: | ---: |"
+	# L1 data misses: callgrind's simulation of this CPU's L1D, one thread
+	# (the device inline): the cache lines the rings, buffers and mbufs
+	# of a packet take, not what crossing cores adds to them.
+	echo "| system | instructions per packet, 256 in flight (bursts of 32) | L1D misses per packet, 256 in flight | one in flight | L1D misses, one in flight |"
+	echo "| --- | ---: | ---: | ---: | ---: |"
 	for i in "${!builds[@]}"; do
 		echo "| refnic loopback, \`${labels[$i]}\` | $(per_packet 256 -d "${builds[$i]}" \
-			--vdev net_refnic0) | $(per_packet 1 -d "${builds[$i]}" --vdev net_refnic0) |"
+			--vdev "net_refnic0${devargs[$i]}") | $(per_packet 1 -d "${builds[$i]}" \
+			--vdev "net_refnic0${devargs[$i]}") |"
 	done
 	pair=(-d "${builds[0]}" --vdev net_refnic0,cable=insns --vdev net_refnic1,cable=insns)
 	echo "| refnic pair on one cable | $(per_packet 256 "${pair[@]}") | $(per_packet 1 "${pair[@]}") |"
 	pair=(--vdev "net_memif0,role=server,socket=$sock" --vdev "net_memif1,role=client,socket=$sock")
 	echo "| memif pair | $(per_packet 256 "${pair[@]}") | $(per_packet 1 "${pair[@]}") |"
 	# net_null receives a whole burst at every poll, in flight or not.
-	echo "| net_null | $(per_packet 256 --vdev net_null0) | |"
+	echo "| net_null | $(per_packet 256 --vdev net_null0) | | |"
 	rm -rf "$out" "$sock"
 	;;
 mp)
