@@ -300,5 +300,10 @@ bool refnic_tx_burst_is_vec(const struct rte_eth_dev *dev);
 uint16_t refnic_recv_pkts_vec(void *rxq, struct rte_mbuf **pkts, uint16_t nb_pkts);
 uint16_t refnic_xmit_pkts_vec(void *txq, struct rte_mbuf **pkts, uint16_t nb_pkts);
 bool refnic_vec_usable(void);
+bool refnic_vec_avx2_usable(void);
+
+/* refnic_rxtx_vec_avx2.c: AVX2 bursts, 8 completions or 2 descriptors a step. */
+uint16_t refnic_recv_pkts_vec_avx2(void *rxq, struct rte_mbuf **pkts, uint16_t nb_pkts);
+uint16_t refnic_xmit_pkts_vec_avx2(void *txq, struct rte_mbuf **pkts, uint16_t nb_pkts);
 
 #endif /* _REFNIC_RXTX_H_ */

@@ -36,6 +36,15 @@ refnic_vec_usable(void)
 	       rte_vect_get_max_simd_bitwidth() >= RTE_VECT_SIMD_128;
 }
 
+/* The AVX2 bursts (refnic_rxtx_vec_avx2.c): the CPU has AVX2 and EAL
+ * allows 256 bits (its default on x86, unless --force-max-simd-bitwidth). */
+bool
+refnic_vec_avx2_usable(void)
+{
+	return rte_cpu_get_flag_enabled(RTE_CPUFLAG_AVX2) == 1 &&
+	       rte_vect_get_max_simd_bitwidth() >= RTE_VECT_SIMD_256;
+}
+
 uint16_t
 refnic_recv_pkts_vec(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 {
@@ -44,13 +53,8 @@ refnic_recv_pkts_vec(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 	uint32_t ptype_mask;
 	uint64_t bytes = 0;
 
-	/* The queue's state is read once inside only (a recovery resets it). */
-	if (unlikely(!refnic_burst_enter(&rxq->in_burst, &rxq->started, &rxq->broken,
-					&rxq->held)))
+	if (unlikely(!refnic_rx_vec_enter(rxq, &next, &posted, &ptype_mask)))
 		return 0;
-	ptype_mask = __atomic_load_n(&rxq->ptype_mask, __ATOMIC_RELAXED);
-	next = rxq->next;
-	posted = (rxq->tail - next) & rxq->mask;
 	nb_rx = refnic_rx_vec_steps4(rxq, pkts, 0, nb_pkts, &next, &posted, ptype_mask, &bytes);
 	return refnic_rx_vec_finish(rxq, pkts, nb_rx, nb_pkts, bytes);
 }
@@ -62,9 +66,8 @@ refnic_xmit_pkts_vec(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 	uint16_t tail, n = 0, room;
 	uint64_t bytes = 0;
 
-	if (unlikely(!refnic_tx_vec_enter(txq, nb_pkts, &room)))
+	if (unlikely(!refnic_tx_vec_enter(txq, nb_pkts, &tail, &room)))
 		return 0;
-	tail = txq->tail;
 	while (n < room && likely(refnic_tx_vec_simple(pkts[n])))
 		refnic_tx_vec_one(txq, pkts[n++], &tail, &bytes);
 	return refnic_tx_vec_finish(txq, pkts, n, nb_pkts, tail, bytes);

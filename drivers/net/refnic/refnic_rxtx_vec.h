@@ -198,6 +198,21 @@ refnic_rx_vec_steps4(struct refnic_rx_queue *rxq, struct rte_mbuf **pkts, uint16
 	return nb_rx;
 }
 
+/* Into a vector RX burst: the queue's state, read once inside only (a
+ * recovery resets it). */
+static __rte_always_inline bool
+refnic_rx_vec_enter(struct refnic_rx_queue *rxq, uint16_t *next, uint16_t *posted,
+		    uint32_t *ptype_mask)
+{
+	if (unlikely(!refnic_burst_enter(&rxq->in_burst, &rxq->started, &rxq->broken,
+					&rxq->held)))
+		return false;
+	*ptype_mask = __atomic_load_n(&rxq->ptype_mask, __ATOMIC_RELAXED);
+	*next = rxq->next;
+	*posted = (rxq->tail - *next) & rxq->mask;
+	return true;
+}
+
 /*
  * The end of a vector RX burst that took nb_rx frames itself: count them,
  * hand the rest to the scalar core (fewer than a step, a wrap, scatter,
@@ -244,13 +259,16 @@ refnic_tx_vec_one(struct refnic_tx_queue *txq, struct rte_mbuf *m, uint16_t *tai
 	*bytes += m->data_len;
 }
 
-/* Into a vector TX burst: reclaim if due; how many packets fit (*room). */
+/* Into a vector TX burst: reclaim if due; where to write (*tail) and how
+ * many packets fit (*room). */
 static __rte_always_inline bool
-refnic_tx_vec_enter(struct refnic_tx_queue *txq, uint16_t nb_pkts, uint16_t *room)
+refnic_tx_vec_enter(struct refnic_tx_queue *txq, uint16_t nb_pkts, uint16_t *tail,
+		    uint16_t *room)
 {
 	if (unlikely(!refnic_burst_enter(&txq->in_burst, &txq->started, &txq->broken,
 					&txq->held)))
 		return false;
+	*tail = txq->tail;
 	if (txq->nb_free < txq->free_thresh)
 		refnic_tx_reclaim(txq, nb_pkts);
 	*room = RTE_MIN(nb_pkts, txq->nb_free);
