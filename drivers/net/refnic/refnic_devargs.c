@@ -58,6 +58,7 @@ static const char * const simd_mode_names[] = {
 	[REFNIC_SIMD_AUTO] = "auto",
 	[REFNIC_SIMD_SCALAR] = "scalar",
 	[REFNIC_SIMD_SSE] = "sse",
+	[REFNIC_SIMD_AVX2] = "avx2",
 };
 
 /* Strict decimal: digits only, no sign, no trailing junk, within [min, max]. */
@@ -248,7 +249,7 @@ refnic_devargs_parse(const struct rte_kvargs *kvlist, struct refnic_devargs *out
 	struct enum_arg wc_arg = { wc_mode_names, RTE_DIM(wc_mode_names),
 				   "auto, on or off", &wc };
 	struct enum_arg simd_arg = { simd_mode_names, RTE_DIM(simd_mode_names),
-				     "auto, scalar or sse", &simd };
+				     "auto, scalar, sse or avx2", &simd };
 
 	memset(out, 0, sizeof(*out));
 	out->admin_poll.mode = REFNIC_POLL_BACKOFF;

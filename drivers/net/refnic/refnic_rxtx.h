@@ -295,6 +295,9 @@ void refnic_burst_select(struct rte_eth_dev *dev);
 bool refnic_burst_is_ours(const struct rte_eth_dev *dev);
 bool refnic_rx_burst_is_vec(const struct rte_eth_dev *dev);
 bool refnic_tx_burst_is_vec(const struct rte_eth_dev *dev);
+/* "Scalar", "Vector SSE", "Vector AVX2"; NULL: not refnic's. */
+const char *refnic_rx_burst_name(const struct rte_eth_dev *dev);
+const char *refnic_tx_burst_name(const struct rte_eth_dev *dev);
 
 /* refnic_rxtx_vec.c: SSE bursts, 4 completions or packets at a time. */
 uint16_t refnic_recv_pkts_vec(void *rxq, struct rte_mbuf **pkts, uint16_t nb_pkts);
