@@ -13,9 +13,12 @@
  * then the device behaves again, and the port must carry a frame again:
  * by itself (proactive recovery) or after rte_eth_dev_reset(). Nothing may
  * crash or reach outside its rings (ASan, UBSan); a port that a healthy
- * device cannot bring back is a finding (abort). The ports run the vector
- * bursts (the default here), which hand any completion they do not take
- * whole to the scalar core: both see the garbage.
+ * device cannot bring back is a finding (abort). Two pairs run the vector
+ * bursts, one AVX2 (where the CPU has it) and one SSE; the first byte's
+ * bit 6 picks the pair, its low four bits B's RX burst size (4 to 19: an
+ * AVX2 step of eight, the SSE step of four, the scalar rest). The vector
+ * bursts hand any completion they do not take whole to the scalar core:
+ * all see the garbage.
  */
 
 #include <stdint.h>
@@ -29,17 +32,26 @@
 
 #include "refnic_emu.h"
 
-#define FZ_A		"net_refnic_fza"
-#define FZ_B		"net_refnic_fzb"
 #define FZ_RING		64
 #define FZ_BURST	8
+#define FZ_RX_BURST_MAX	19
 #define FZ_WAIT_MS	2000	/* a recovery takes tens of ms */
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static struct rte_mempool *pool;
-static uint16_t port_a, port_b;
+
+/* The pairs, by simd=; each input drives one (port_a to port_b). */
+static const struct {
+	const char *a, *b, *args;
+} pairs[] = {
+	{ "net_refnic_fza", "net_refnic_fzb", "cable=fz,profile=ideal,itr=off,simd=avx2" },
+	{ "net_refnic_fzc", "net_refnic_fzd", "cable=fz2,profile=ideal,itr=off,simd=sse" },
+};
+static uint16_t pair_ports[RTE_DIM(pairs)][2];
+static struct rte_ether_addr pair_macs[RTE_DIM(pairs)];
+static uint16_t port_a, port_b, rx_burst;
 static struct rte_ether_addr mac_b;
 
 /* The input, consumed entry by entry: a byte says whether to overwrite the
@@ -108,10 +120,13 @@ send_frames(unsigned int n)
 static unsigned int
 receive(void)
 {
-	struct rte_mbuf *m[FZ_BURST];
+	struct rte_mbuf *buf[FZ_RX_BURST_MAX];
+	/* The burst's array ends where buf does: a store past nb_pkts is
+	 * ASan's to see. */
+	struct rte_mbuf **m = buf + FZ_RX_BURST_MAX - rx_burst;
 	unsigned int got = 0, n;
 
-	while ((n = rte_eth_rx_burst(port_b, 0, m, FZ_BURST)) != 0) {
+	while ((n = rte_eth_rx_burst(port_b, 0, m, rx_burst)) != 0) {
 		got += n;
 		rte_pktmbuf_free_bulk(m, n);
 	}
@@ -158,24 +173,28 @@ LLVMFuzzerInitialize(int *argc __rte_unused, char ***argv)
 {
 	char *eal[] = { (*argv)[0], "--no-huge", "-m", "512", "--no-pci", "--no-shconf",
 			"--no-telemetry", "-l", "0", "--log-level=*:emerg", NULL };
+	unsigned int i;
 
 	if (rte_eal_init(RTE_DIM(eal) - 1, eal) < 0)
 		abort();
 	pool = rte_pktmbuf_pool_create("fuzz", 4095, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
 				       SOCKET_ID_ANY);
-	if (pool == NULL ||
-	    rte_vdev_init(FZ_A, "cable=fz,profile=ideal,itr=off") != 0 ||
-	    rte_vdev_init(FZ_B, "cable=fz,profile=ideal,itr=off") != 0 ||
-	    rte_eth_dev_get_port_by_name(FZ_A, &port_a) != 0 ||
-	    rte_eth_dev_get_port_by_name(FZ_B, &port_b) != 0 ||
-	    port_start(port_a) != 0 || port_start(port_b) != 0 ||
-	    rte_eth_macaddr_get(port_b, &mac_b) != 0)
+	if (pool == NULL)
 		abort();
+	for (i = 0; i < RTE_DIM(pairs); i++) {
+		if (rte_vdev_init(pairs[i].a, pairs[i].args) != 0 ||
+		    rte_vdev_init(pairs[i].b, pairs[i].args) != 0 ||
+		    rte_eth_dev_get_port_by_name(pairs[i].a, &pair_ports[i][0]) != 0 ||
+		    rte_eth_dev_get_port_by_name(pairs[i].b, &pair_ports[i][1]) != 0 ||
+		    port_start(pair_ports[i][0]) != 0 || port_start(pair_ports[i][1]) != 0 ||
+		    rte_eth_macaddr_get(pair_ports[i][1], &pair_macs[i]) != 0)
+			abort();
+		refnic_emu_set_tamper(refnic_emu_lookup(pairs[i].a), tamper, NULL);
+		refnic_emu_set_tamper(refnic_emu_lookup(pairs[i].b), tamper, NULL);
+	}
 	if (rte_eth_dev_callback_register(RTE_ETH_ALL, RTE_ETH_EVENT_INTR_RESET,
 					  on_intr_reset, NULL) != 0)
 		abort();
-	refnic_emu_set_tamper(refnic_emu_lookup(FZ_A), tamper, NULL);
-	refnic_emu_set_tamper(refnic_emu_lookup(FZ_B), tamper, NULL);
 	return 0;
 }
 
@@ -189,6 +208,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size == 0)
 		return 0;
+	i = (data[0] >> 6) & 1;
+	port_a = pair_ports[i][0];
+	port_b = pair_ports[i][1];
+	mac_b = pair_macs[i];
+	rx_burst = 4 + (data[0] & 0xf);
 	__atomic_store_n(&reset_asked, false, __ATOMIC_RELAXED);
 	in_data = data + 1;
 	in_left = size - 1;
