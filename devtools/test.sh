@@ -159,13 +159,13 @@ if [ ${#filters[@]} -eq 0 ]; then
 		--no-huge -m 512 --no-pci --no-shconf --no-telemetry --lcores '0@(0-1)' \
 		--log-level='pmd.net.refnic.*:error' -- doorbell
 	# The data-path suites once more under each other setting a user may
-	# choose: the scalar bursts (the vector ones run by default), RX
-	# completions in a ring (written back by default), where device work
-	# runs, and what the platform costs. (baremetal pushes one-packet
-	# bursts, vm rings and fetches: each also the other way round, forced
-	# by wc=.)
-	for devargs in simd=scalar rx_wb=off rx_wb=off,simd=scalar profile=ideal,exec=thread \
-		       profile=vm profile=vm,exec=thread \
+	# choose: the scalar and the SSE bursts (the AVX2 ones run by default
+	# where the CPU has AVX2, else SSE), RX completions in a ring (written
+	# back by default), where device work runs, and what the platform
+	# costs. (baremetal pushes one-packet bursts, vm rings and fetches:
+	# each also the other way round, forced by wc=.)
+	for devargs in simd=scalar simd=sse rx_wb=off rx_wb=off,simd=scalar \
+		       profile=ideal,exec=thread profile=vm profile=vm,exec=thread \
 		       profile=baremetal profile=baremetal,wc=off profile=vm,wc=on; do
 		run_suite "unit-data-path-$devargs" env REFNIC_TEST_DEVARGS="$devargs" \
 			timeout 600 "$REFNIC_BUILD/tests/refnic-unit-test" -- datapath offload queues intr tso timesync

@@ -9,14 +9,17 @@
  * the phase bit stays the device's, so the PMD takes them for real). The
  * input's first byte says whether port A is reset first (bit 7: IDENTIFY
  * and the counters' baseline from the input); then each input drives a
- * little traffic, a stats read and an RSS read over a refnic pair (both
- * ways: A's RX completions go to a ring, B's are written back);
+ * little traffic, a stats read and an RSS read over a refnic pair;
  * then the device behaves again, and the port must carry a frame again:
  * by itself (proactive recovery) or after rte_eth_dev_reset(). Nothing may
  * crash or reach outside its rings (ASan, UBSan); a port that a healthy
- * device cannot bring back is a finding (abort). The ports run the vector
- * bursts (the default here), which hand any completion they do not take
- * whole to the scalar core: both see the garbage.
+ * device cannot bring back is a finding (abort). Two pairs run the vector
+ * bursts, one AVX2 (where the CPU has it) with its RX completions written
+ * back, one SSE with them in a ring (rx_wb=off); the first byte's
+ * bit 6 picks the pair, its low four bits B's RX burst size (4 to 19: an
+ * AVX2 step of eight, the SSE step of four, the scalar rest). The vector
+ * bursts hand any completion they do not take whole to the scalar core:
+ * all see the garbage.
  */
 
 #include <stdint.h>
@@ -30,18 +33,28 @@
 
 #include "refnic_emu.h"
 
-#define FZ_A		"net_refnic_fza"
-#define FZ_B		"net_refnic_fzb"
 #define FZ_RING		64
 #define FZ_BURST	8
+#define FZ_RX_BURST_MAX	19
 #define FZ_WAIT_MS	2000	/* a recovery takes tens of ms */
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static struct rte_mempool *pool;
-static uint16_t port_a, port_b;
-static struct rte_ether_addr mac_a, mac_b;
+
+/* The pairs, by simd=; each input drives one (port_a to port_b). */
+static const struct {
+	const char *a, *b, *args;
+} pairs[] = {
+	{ "net_refnic_fza", "net_refnic_fzb", "cable=fz,profile=ideal,itr=off,simd=avx2" },
+	{ "net_refnic_fzc", "net_refnic_fzd",
+	  "cable=fz2,profile=ideal,itr=off,simd=sse,rx_wb=off" },
+};
+static uint16_t pair_ports[RTE_DIM(pairs)][2];
+static struct rte_ether_addr pair_macs[RTE_DIM(pairs)];
+static uint16_t port_a, port_b, rx_burst;
+static struct rte_ether_addr mac_b;
 
 /* The input, consumed entry by entry: a byte says whether to overwrite the
  * next entry, and which kinds may be (REFNIC_EMU_CORRUPT_* bits); the
@@ -86,7 +99,7 @@ port_start(uint16_t port)
 }
 
 static void
-send_frames_to(uint16_t from, const struct rte_ether_addr *to, unsigned int n)
+send_frames(unsigned int n)
 {
 	struct rte_mbuf *m[FZ_BURST];
 	unsigned int i, sent;
@@ -98,37 +111,28 @@ send_frames_to(uint16_t from, const struct rte_ether_addr *to, unsigned int n)
 		struct rte_ether_hdr *eh = rte_pktmbuf_mtod(m[i], struct rte_ether_hdr *);
 
 		memset(eh, 0, 64);
-		eh->dst_addr = *to;
+		eh->dst_addr = mac_b;
 		eh->ether_type = rte_cpu_to_be_16(0x88b5);
 		m[i]->data_len = m[i]->pkt_len = 64 + i * 100;
 	}
-	sent = rte_eth_tx_burst(from, 0, m, n);
+	sent = rte_eth_tx_burst(port_a, 0, m, n);
 	rte_pktmbuf_free_bulk(m + sent, n - sent);
-}
-
-static void
-send_frames(unsigned int n)
-{
-	send_frames_to(port_a, &mac_b, n);
-}
-
-static unsigned int
-receive_on(uint16_t port)
-{
-	struct rte_mbuf *m[FZ_BURST];
-	unsigned int got = 0, n;
-
-	while ((n = rte_eth_rx_burst(port, 0, m, FZ_BURST)) != 0) {
-		got += n;
-		rte_pktmbuf_free_bulk(m, n);
-	}
-	return got;
 }
 
 static unsigned int
 receive(void)
 {
-	return receive_on(port_b);
+	struct rte_mbuf *buf[FZ_RX_BURST_MAX];
+	/* The burst's array ends where buf does: a store past nb_pkts is
+	 * ASan's to see. */
+	struct rte_mbuf **m = buf + FZ_RX_BURST_MAX - rx_burst;
+	unsigned int got = 0, n;
+
+	while ((n = rte_eth_rx_burst(port_b, 0, m, rx_burst)) != 0) {
+		got += n;
+		rte_pktmbuf_free_bulk(m, n);
+	}
+	return got;
 }
 
 /* Set when a port will not come back by itself: it asked the application
@@ -171,25 +175,28 @@ LLVMFuzzerInitialize(int *argc __rte_unused, char ***argv)
 {
 	char *eal[] = { (*argv)[0], "--no-huge", "-m", "512", "--no-pci", "--no-shconf",
 			"--no-telemetry", "-l", "0", "--log-level=*:emerg", NULL };
+	unsigned int i;
 
 	if (rte_eal_init(RTE_DIM(eal) - 1, eal) < 0)
 		abort();
 	pool = rte_pktmbuf_pool_create("fuzz", 4095, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
 				       SOCKET_ID_ANY);
-	if (pool == NULL ||
-	    /* A's RX completions in a ring, B's written back: both formats. */
-	    rte_vdev_init(FZ_A, "cable=fz,profile=ideal,itr=off,rx_wb=off") != 0 ||
-	    rte_vdev_init(FZ_B, "cable=fz,profile=ideal,itr=off") != 0 ||
-	    rte_eth_dev_get_port_by_name(FZ_A, &port_a) != 0 ||
-	    rte_eth_dev_get_port_by_name(FZ_B, &port_b) != 0 ||
-	    port_start(port_a) != 0 || port_start(port_b) != 0 ||
-	    rte_eth_macaddr_get(port_a, &mac_a) != 0 || rte_eth_macaddr_get(port_b, &mac_b) != 0)
+	if (pool == NULL)
 		abort();
+	for (i = 0; i < RTE_DIM(pairs); i++) {
+		if (rte_vdev_init(pairs[i].a, pairs[i].args) != 0 ||
+		    rte_vdev_init(pairs[i].b, pairs[i].args) != 0 ||
+		    rte_eth_dev_get_port_by_name(pairs[i].a, &pair_ports[i][0]) != 0 ||
+		    rte_eth_dev_get_port_by_name(pairs[i].b, &pair_ports[i][1]) != 0 ||
+		    port_start(pair_ports[i][0]) != 0 || port_start(pair_ports[i][1]) != 0 ||
+		    rte_eth_macaddr_get(pair_ports[i][1], &pair_macs[i]) != 0)
+			abort();
+		refnic_emu_set_tamper(refnic_emu_lookup(pairs[i].a), tamper, NULL);
+		refnic_emu_set_tamper(refnic_emu_lookup(pairs[i].b), tamper, NULL);
+	}
 	if (rte_eth_dev_callback_register(RTE_ETH_ALL, RTE_ETH_EVENT_INTR_RESET,
 					  on_intr_reset, NULL) != 0)
 		abort();
-	refnic_emu_set_tamper(refnic_emu_lookup(FZ_A), tamper, NULL);
-	refnic_emu_set_tamper(refnic_emu_lookup(FZ_B), tamper, NULL);
 	return 0;
 }
 
@@ -203,6 +210,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size == 0)
 		return 0;
+	i = (data[0] >> 6) & 1;
+	port_a = pair_ports[i][0];
+	port_b = pair_ports[i][1];
+	mac_b = pair_macs[i];
+	rx_burst = 4 + (data[0] & 0xf);
 	__atomic_store_n(&reset_asked, false, __ATOMIC_RELAXED);
 	in_data = data + 1;
 	in_left = size - 1;
@@ -216,9 +228,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	for (round = 0; round < 4 && in_left != 0; round++) {
 		send_frames(FZ_BURST);
-		send_frames_to(port_b, &mac_a, FZ_BURST / 2);
 		receive();
-		receive_on(port_a);
 		rte_eth_tx_done_cleanup(port_a, 0, 0);
 		rte_eth_stats_get(port_a, &st);		/* an admin exchange each */
 		rte_eth_stats_get(port_b, &st);

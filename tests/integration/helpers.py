@@ -44,6 +44,18 @@ def refnic(vdevs=PAIR, testpmd_args=()):
 BURST = 32                      # testpmd's default burst, what tx_first sends per port
 
 
+def cpu_has(flag):
+    """Does this machine's CPU list flag (avx2, sse4_2) in /proc/cpuinfo?"""
+    with open("/proc/cpuinfo") as f:
+        return any(flag in line.split() for line in f if line.startswith("flags"))
+
+
+def default_vector():
+    """The bursts simd=auto runs here, with EAL's SIMD limit at its x86
+    default of 256 bits: AVX2 where the CPU has it, else SSE."""
+    return "Vector AVX2" if cpu_has("avx2") else "Vector SSE"
+
+
 def delivered(fwd, peers):
     """Every packet a port sent was received, or counted missed, by its peer."""
     return all(fwd[tx]["TX-packets"] == fwd[rx]["RX-packets"] + fwd[rx]["RX-dropped"]

@@ -6,7 +6,9 @@ dpdk-telemetry.py) and the burst mode testpmd shows per queue.
 import re
 import time
 
-from helpers import PAIR_PEERS, dump_priv, run_traffic
+import pytest
+
+from helpers import PAIR_PEERS, cpu_has, default_vector, dump_priv, run_traffic
 
 RING = 512      # testpmd's default descriptors per queue on refnic
 
@@ -60,23 +62,25 @@ def burst_mode(tp, kind, port, q):
 
 
 def test_burst_mode_per_queue(pair):
-    """The defaults run the vector bursts here (an x86 CPU with SSE4.2, EAL's
-    SIMD limit at its default); testpmd shows them per queue."""
+    """The defaults run the vector bursts here (an x86 CPU, AVX2 where it
+    has it, EAL's SIMD limit at its default); testpmd shows them per queue."""
     tp = pair
-    assert burst_mode(tp, "rxq", 0, 0) == "Vector SSE"
+    vec = default_vector()
+    assert burst_mode(tp, "rxq", 0, 0) == vec
     # profile=ideal (the default) maps the push window write-combining.
-    assert burst_mode(tp, "txq", 0, 0) == "Vector SSE, WC push"
+    assert burst_mode(tp, "txq", 0, 0) == vec + ", WC push"
     tp.cmd("port stop 0", check=True)
     tp.cmd("port config 0 rx_offload scatter on", check=True)
     tp.cmd("port start 0", check=True)
-    assert burst_mode(tp, "rxq", 0, 0) == "Vector SSE Scattered"
-    assert burst_mode(tp, "rxq", 1, 0) == "Vector SSE"
+    assert burst_mode(tp, "rxq", 0, 0) == vec + " Scattered"
+    assert burst_mode(tp, "rxq", 1, 0) == vec
 
 
 def test_burst_choice_follows_simd_and_eal(refnic_testpmd):
     """simd=scalar runs the scalar bursts; EAL's --force-max-simd-bitwidth=64
-    does too, unless simd=sse asks for the vector ones anyway."""
-    tp = refnic_testpmd(["net_refnic0,simd=scalar", "net_refnic1", "net_refnic2,simd=sse"],
+    does too, unless simd=sse or simd=avx2 asks for the vector ones anyway."""
+    tp = refnic_testpmd(["net_refnic0,simd=scalar", "net_refnic1", "net_refnic2,simd=sse",
+                         "net_refnic3,simd=avx2"],
                         eal_args=["--force-max-simd-bitwidth=64"])
     assert burst_mode(tp, "rxq", 0, 0) == "Scalar"
     assert burst_mode(tp, "txq", 0, 0) == "Scalar, WC push"
@@ -84,6 +88,21 @@ def test_burst_choice_follows_simd_and_eal(refnic_testpmd):
     assert burst_mode(tp, "txq", 1, 0) == "Scalar, WC push"
     assert burst_mode(tp, "rxq", 2, 0) == "Vector SSE"
     assert burst_mode(tp, "txq", 2, 0) == "Vector SSE, WC push"
+    # simd=avx2 on a CPU without AVX2 gets what simd=sse would.
+    assert burst_mode(tp, "rxq", 3, 0) == default_vector()
+    assert burst_mode(tp, "txq", 3, 0) == default_vector() + ", WC push"
+
+
+@pytest.mark.skipif(not cpu_has("avx2"), reason="the CPU has no AVX2")
+def test_burst_choice_at_128_bits(refnic_testpmd):
+    """--force-max-simd-bitwidth=128 keeps simd=auto to SSE; simd=avx2
+    takes AVX2 anyway."""
+    tp = refnic_testpmd(["net_refnic0", "net_refnic1,simd=avx2"],
+                        eal_args=["--force-max-simd-bitwidth=128"])
+    assert burst_mode(tp, "rxq", 0, 0) == "Vector SSE"
+    assert burst_mode(tp, "txq", 0, 0) == "Vector SSE, WC push"
+    assert burst_mode(tp, "rxq", 1, 0) == "Vector AVX2"
+    assert burst_mode(tp, "txq", 1, 0) == "Vector AVX2, WC push"
 
 
 def test_tx_path_per_platform(refnic_testpmd):

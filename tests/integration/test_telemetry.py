@@ -7,7 +7,8 @@ commands, the driver's /refnic/ports and /refnic/port,<id>, and the device's
 import glob
 import re
 
-from helpers import BURST, PAIR, PAIR_PEERS, dump_priv, run_traffic, telemetry
+from helpers import (BURST, PAIR, PAIR_PEERS, default_vector, dump_priv, run_traffic,
+                     telemetry)
 
 
 def test_ethdev_telemetry_on_refnic_ports(refnic_testpmd):
@@ -59,7 +60,8 @@ def test_refnic_port_devargs_moderation_and_doorbells(refnic_testpmd):
     assert p0["port"]["state"] == "ok" and p0["device"]["link"] == "up", p0
     assert p0["port"]["rx_queues"] == 1 and p0["port"]["tx_queues"] == 1, p0
     # profile=ideal maps the push window write-combining: wc=auto pushes.
-    assert p0["txq0"]["path"] == "Vector SSE, WC push" and p0["rxq0"]["state"] == "started", p0
+    assert p0["txq0"]["path"] == default_vector() + ", WC push", p0
+    assert p0["rxq0"]["state"] == "started", p0
     assert p0["port"]["tx_path"] == "push" and p0["devargs"]["wc"] == "auto", p0
 
     tx_before, rx_before = p0["txq0"]["doorbell_writes"], p0["rxq0"]["doorbell_writes"]

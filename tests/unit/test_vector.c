@@ -3,19 +3,24 @@
  */
 
 /*
- * The vector bursts against the scalar ones: two pairs of ports, one with
- * simd=scalar and one with simd=sse, given the same frames in the same
- * bursts, must deliver the same frames (bytes, segments, lengths, ol_flags,
- * packet types, RSS hashes, stripped tags, queues) and count the same in
- * every data-path xstat. Over ring sizes 64 to 4096, bursts of 1 to 64, ring
- * wraps, RX and TX offloads, multi-segment and jumbo (scattered) frames,
- * which the vector bursts hand to their scalar cores.
+ * The vector bursts against the scalar ones: a pair of ports with
+ * simd=scalar, then one with simd=sse and one with simd=avx2 (where the CPU
+ * has AVX2), given the same frames in the same bursts, must deliver the
+ * same frames (bytes, segments, lengths, ol_flags, packet types, RSS
+ * hashes, stripped tags, queues) and count the same in every data-path
+ * xstat. Over ring sizes 64 to 4096, bursts of 1 to 64 (AVX2's eight-wide
+ * steps, its SSE fallback for four to seven, the scalar rest), ring wraps,
+ * RX and TX offloads, multi-segment and jumbo (scattered) frames, which the
+ * vector bursts hand to their scalar cores. And which bursts a port runs,
+ * by simd= and EAL's SIMD limit.
  */
 
 #include <inttypes.h>
 
+#include <rte_cpuflags.h>
 #include <rte_hash_crc.h>
 #include <rte_ip.h>
+#include <rte_vect.h>
 
 #include "test_common.h"
 
@@ -50,6 +55,7 @@ struct vec_case {
 	uint64_t rx_ol;
 	uint64_t tx_ol;
 	uint16_t mtu;		/* 9000: jumbo frames in 2 KiB buffers, scattered */
+	uint16_t rx_burst;	/* 0: burst; smaller, a backlog builds up */
 };
 
 #define XSTATS_MAX	512
@@ -173,7 +179,8 @@ vec_record(struct seen *s, uint16_t queue, const struct rte_mbuf *m)
 
 /*
  * n frames a to b in bursts of c->burst (TX queue by frame), received in
- * bursts of c->burst from every RX queue in turn; what b saw into seen.
+ * bursts of c->rx_burst (0: c->burst) from every RX queue in turn; what b
+ * saw into seen.
  * Returns the count seen.
  */
 static uint32_t
@@ -184,6 +191,7 @@ vec_run(uint16_t a, uint16_t b, const struct vec_case *c, uint32_t n, struct see
 	uint32_t sent = 0, got = 0, idle = 0;
 	/* Frames in flight at most: a jumbo frame takes 5 RX buffers. */
 	uint32_t window = c->mtu > RTE_ETHER_MTU ? c->ring / 8 : c->ring / 2;
+	uint16_t rx_burst = c->rx_burst != 0 ? c->rx_burst : c->burst;
 	uint16_t i, k, q;
 
 	rte_eth_macaddr_get(b, &mac);
@@ -211,7 +219,12 @@ vec_run(uint16_t a, uint16_t b, const struct vec_case *c, uint32_t n, struct see
 			moved = k > 0;
 		}
 		for (q = 0; q < NB_QUEUES; q++) {
-			k = rte_eth_rx_burst(b, q, rx, c->burst);
+			k = rte_eth_rx_burst(b, q, rx, rx_burst);
+			if (k > rx_burst) {	/* it wrote past what it was given */
+				printf("    rx burst of %u returned %u\n", rx_burst, k);
+				rte_pktmbuf_free_bulk(rx, RTE_MIN(k, (uint16_t)RTE_DIM(rx)));
+				return got;
+			}
 			for (i = 0; i < k; i++) {
 				if (got < n)
 					vec_record(&seen[got++], q, rx[i]);
@@ -292,31 +305,51 @@ vec_xstats_equal(const struct vec_case *c, const char *port, const uint64_t *vs,
 	return TEST_SUCCESS;
 }
 
+/* The vector bursts, each where the CPU has what it needs. */
+static const struct {
+	const char *simd;
+	const char *mode;
+	enum rte_cpu_flag_t flag;
+} vec_modes[] = {
+	{ "sse", "Vector SSE", RTE_CPUFLAG_SSE4_2 },
+	{ "avx2", "Vector AVX2", RTE_CPUFLAG_AVX2 },
+};
+
 static int
 vec_case_run(const struct vec_case *c)
 {
 	static uint64_t sa[XSTATS_MAX], sb[XSTATS_MAX], va[XSTATS_MAX], vb[XSTATS_MAX];
 	uint32_t n = RTE_MIN(3u * c->ring + 7, (uint32_t)MAX_FRAMES), i;
+	unsigned int m;
 	int ns = 0, nv = 0;
 
 	TEST_ASSERT_SUCCESS(vec_pair_run(c, "scalar", "Scalar", n, seen_scalar, sa, sb, &ns),
 			    "ring %u burst %u: the scalar pair", c->ring, c->burst);
-	TEST_ASSERT_SUCCESS(vec_pair_run(c, "sse", "Vector SSE", n, seen_vector, va, vb, &nv),
-			    "ring %u burst %u: the vector pair", c->ring, c->burst);
-	TEST_ASSERT_EQUAL(ns, nv, "xstats counts");
-	if (vec_xstats_equal(c, "a", sa, va, ns) != TEST_SUCCESS ||
-	    vec_xstats_equal(c, "b", sb, vb, ns) != TEST_SUCCESS)
-		return TEST_FAILED;
-	for (i = 0; i < n; i++)
-		TEST_ASSERT(memcmp(&seen_scalar[i], &seen_vector[i], sizeof(seen_scalar[i])) == 0,
-			    "ring %u burst %u rx %x tx %x: frame %u differs (queue %u/%u, len "
-			    "%u/%u, segs %u/%u, ol_flags %" PRIx64 "/%" PRIx64 ", type %x/%x)",
-			    c->ring, c->burst, (unsigned int)c->rx_ol, (unsigned int)c->tx_ol, i,
-			    seen_scalar[i].queue, seen_vector[i].queue, seen_scalar[i].pkt_len,
-			    seen_vector[i].pkt_len, seen_scalar[i].nb_segs,
-			    seen_vector[i].nb_segs, seen_scalar[i].ol_flags,
-			    seen_vector[i].ol_flags, seen_scalar[i].packet_type,
-			    seen_vector[i].packet_type);
+	for (m = 0; m < RTE_DIM(vec_modes); m++) {
+		const char *mode = vec_modes[m].mode;
+
+		if (rte_cpu_get_flag_enabled(vec_modes[m].flag) != 1)
+			continue;
+		TEST_ASSERT_SUCCESS(vec_pair_run(c, vec_modes[m].simd, mode, n, seen_vector,
+						 va, vb, &nv),
+				    "ring %u burst %u: the %s pair", c->ring, c->burst, mode);
+		TEST_ASSERT_EQUAL(ns, nv, "%s: xstats counts", mode);
+		if (vec_xstats_equal(c, "a", sa, va, ns) != TEST_SUCCESS ||
+		    vec_xstats_equal(c, "b", sb, vb, ns) != TEST_SUCCESS)
+			return TEST_FAILED;
+		for (i = 0; i < n; i++)
+			TEST_ASSERT(memcmp(&seen_scalar[i], &seen_vector[i],
+					   sizeof(seen_scalar[i])) == 0,
+				    "%s ring %u burst %u rx %x tx %x: frame %u differs (queue "
+				    "%u/%u, len %u/%u, segs %u/%u, ol_flags %" PRIx64 "/%" PRIx64
+				    ", type %x/%x)", mode, c->ring, c->burst,
+				    (unsigned int)c->rx_ol, (unsigned int)c->tx_ol, i,
+				    seen_scalar[i].queue, seen_vector[i].queue,
+				    seen_scalar[i].pkt_len, seen_vector[i].pkt_len,
+				    seen_scalar[i].nb_segs, seen_vector[i].nb_segs,
+				    seen_scalar[i].ol_flags, seen_vector[i].ol_flags,
+				    seen_scalar[i].packet_type, seen_vector[i].packet_type);
+	}
 	return TEST_SUCCESS;
 }
 
@@ -324,22 +357,237 @@ static int
 test_vector_matches_scalar(void)
 {
 	static const struct vec_case cases[] = {
-		{ 64, 1, 0, 0, RTE_ETHER_MTU },
-		{ 64, 4, ALL_RX_OL, ALL_TX_OL, RTE_ETHER_MTU },
-		{ 64, 7, RTE_ETH_RX_OFFLOAD_RSS_HASH, 0, RTE_ETHER_MTU },
-		{ 256, 32, 0, 0, RTE_ETHER_MTU },
-		{ 256, 3, RTE_ETH_RX_OFFLOAD_CHECKSUM, ALL_TX_OL, RTE_ETHER_MTU },
-		{ 512, 64, RTE_ETH_RX_OFFLOAD_VLAN_STRIP, ALL_TX_OL, RTE_ETHER_MTU },
-		{ 1024, 32, ALL_RX_OL, ALL_TX_OL, 9000 },
-		{ 1024, 5, 0, ALL_TX_OL, 9000 },
-		{ 4096, 64, ALL_RX_OL, 0, RTE_ETHER_MTU },
-		{ 4096, 1, 0, 0, RTE_ETHER_MTU },
+		{ 64, 1, 0, 0, RTE_ETHER_MTU, 0 },
+		{ 64, 4, ALL_RX_OL, ALL_TX_OL, RTE_ETHER_MTU, 0 },
+		{ 64, 7, RTE_ETH_RX_OFFLOAD_RSS_HASH, 0, RTE_ETHER_MTU, 0 },
+		{ 256, 32, 0, 0, RTE_ETHER_MTU, 0 },
+		{ 256, 3, RTE_ETH_RX_OFFLOAD_CHECKSUM, ALL_TX_OL, RTE_ETHER_MTU, 0 },
+		{ 512, 64, RTE_ETH_RX_OFFLOAD_VLAN_STRIP, ALL_TX_OL, RTE_ETHER_MTU, 0 },
+		{ 1024, 32, ALL_RX_OL, ALL_TX_OL, 9000, 0 },
+		{ 1024, 5, 0, ALL_TX_OL, 9000, 0 },
+		{ 4096, 64, ALL_RX_OL, 0, RTE_ETHER_MTU, 0 },
+		{ 4096, 1, 0, 0, RTE_ETHER_MTU, 0 },
+		/* AVX2: one eight-wide step and a rest of 0 to 7 a burst. */
+		{ 64, 8, ALL_RX_OL, 0, RTE_ETHER_MTU, 0 },
+		{ 64, 15, RTE_ETH_RX_OFFLOAD_RSS_HASH, ALL_TX_OL, RTE_ETHER_MTU, 0 },
+		{ 128, 12, 0, 0, RTE_ETHER_MTU, 0 },
+		{ 128, 9, ALL_RX_OL, ALL_TX_OL, 9000, 0 },
+		{ 2048, 16, RTE_ETH_RX_OFFLOAD_CHECKSUM, 0, RTE_ETHER_MTU, 0 },
+		/* A backlog: full eight-wide steps, then the rest of a burst. */
+		{ 512, 64, 0, 0, RTE_ETHER_MTU, 12 },
+		{ 512, 64, ALL_RX_OL, ALL_TX_OL, RTE_ETHER_MTU, 21 },
+		{ 1024, 32, 0, ALL_TX_OL, 9000, 14 },
 	};
 	unsigned int i;
 
 	for (i = 0; i < RTE_DIM(cases); i++)
 		if (vec_case_run(&cases[i]) != TEST_SUCCESS)
 			return TEST_FAILED;
+	return TEST_SUCCESS;
+}
+
+/* One RX completion of port B to garble: the pos-th it writes, by kind. */
+struct vec_garble {
+	uint32_t seen;		/* RX completions written so far */
+	uint32_t pos;
+	unsigned int kind;
+	uint16_t ring;
+	uint16_t buf_size;
+};
+
+#define VEC_GARBLE_KINDS	5
+
+static void
+vec_garble(void *ctx, uint8_t what, void *entry, size_t len __rte_unused)
+{
+	struct vec_garble *g = ctx;
+	struct refnic_rx_cpl *cpl = entry;
+
+	if (what != REFNIC_EMU_CORRUPT_RX || g->seen++ != g->pos)
+		return;
+	switch (g->kind) {
+	case 0:
+		cpl->desc_idx = (cpl->desc_idx + 1) & (g->ring - 1);	/* another one's */
+		break;
+	case 1:
+		cpl->desc_idx += g->ring;				/* beyond the ring */
+		break;
+	case 2:
+		cpl->len = 0;
+		break;
+	case 3:
+		cpl->len = g->buf_size + 1;				/* beyond the buffer */
+		break;
+	default:
+		cpl->flags &= ~REFNIC_RXC_EOP;		/* in pieces, on an unscattered queue */
+		break;
+	}
+}
+
+/*
+ * 32 frames A to B, B's completion g->pos garbled: the frames B delivers,
+ * their lengths into lens. Every path must stop at the bad one.
+ */
+static int
+vec_garbled_run(const char *simd, struct vec_garble *g, uint32_t *got, uint32_t *lens)
+{
+	char args[32];
+	const struct test_pair_conf pair = {
+		.name_a = "net_refnic_va", .name_b = "net_refnic_vb", .args_a = args,
+		.rx_ring = g->ring, .tx_ring = g->ring, .pool = vec_pool,
+	};
+	struct rte_mbuf *tx[32], *rx[32];
+	struct rte_ether_addr mac;
+	unsigned int idle = 0, i, k;
+	uint16_t a, b;
+	int ret;
+
+	snprintf(args, sizeof(args), "simd=%s,itr=off", simd);
+	*got = 0;
+	ret = test_pair_setup(&pair, &a, &b, &mac);
+	if (ret != 0)
+		return ret;
+	g->seen = 0;
+	refnic_emu_set_tamper(refnic_emu_lookup(pair.name_b), vec_garble, g);
+	for (i = 0; i < RTE_DIM(tx); i++) {
+		tx[i] = test_make_pkt(&mac, TEST_MIN_FRAME + i, i, 1);
+		if (tx[i] == NULL) {
+			rte_pktmbuf_free_bulk(tx, i);
+			ret = -ENOMEM;
+			goto out;
+		}
+	}
+	k = test_tx_all_queue(a, 0, tx, RTE_DIM(tx));
+	rte_pktmbuf_free_bulk(tx + k, RTE_DIM(tx) - k);
+	/* Until nothing comes for a while: what follows the bad one never does. */
+	while (idle < 200) {
+		k = rte_eth_rx_burst(b, 0, rx, RTE_DIM(rx));
+		for (i = 0; i < k; i++) {
+			if (*got < RTE_DIM(tx))
+				lens[(*got)++] = rx[i]->pkt_len;
+			rte_pktmbuf_free(rx[i]);
+		}
+		idle = k != 0 ? 0 : idle + 1;
+		rte_delay_us_sleep(100);
+	}
+out:
+	refnic_emu_set_tamper(refnic_emu_lookup(pair.name_b), NULL, NULL);
+	test_pair_teardown(&pair);
+	return ret;
+}
+
+/*
+ * A device that writes a bad RX completion (another descriptor's index, one
+ * beyond the ring, a length of 0 or beyond the buffer, a piece of a frame
+ * on an unscattered queue) inside an eight-wide step or a four-wide one:
+ * the vector bursts deliver what the scalar one does, the frames before it.
+ */
+static int
+test_vector_bad_completion(void)
+{
+	static const uint32_t positions[] = { 5, 13 };
+	uint32_t lens_s[32], lens_v[32], got_s, got_v;
+	struct vec_garble g = {
+		.ring = 64,
+		.buf_size = rte_pktmbuf_data_room_size(vec_pool) - RTE_PKTMBUF_HEADROOM,
+	};
+	unsigned int p, m;
+
+	for (g.kind = 0; g.kind < VEC_GARBLE_KINDS; g.kind++) {
+		for (p = 0; p < RTE_DIM(positions); p++) {
+			g.pos = positions[p];
+			TEST_ASSERT_SUCCESS(vec_garbled_run("scalar", &g, &got_s, lens_s),
+					    "kind %u at %u: scalar", g.kind, g.pos);
+			TEST_ASSERT_EQUAL(got_s, g.pos, "kind %u at %u: scalar delivered %u",
+					  g.kind, g.pos, got_s);
+			for (m = 0; m < RTE_DIM(vec_modes); m++) {
+				if (rte_cpu_get_flag_enabled(vec_modes[m].flag) != 1)
+					continue;
+				TEST_ASSERT_SUCCESS(vec_garbled_run(vec_modes[m].simd, &g, &got_v,
+								    lens_v),
+						    "kind %u at %u: %s", g.kind, g.pos,
+						    vec_modes[m].mode);
+				TEST_ASSERT(got_v == got_s &&
+					    memcmp(lens_s, lens_v, got_s * sizeof(*lens_s)) == 0,
+					    "kind %u at %u: %s delivered %u frames, scalar %u",
+					    g.kind, g.pos, vec_modes[m].mode, got_v, got_s);
+			}
+		}
+	}
+	return TEST_SUCCESS;
+}
+
+/*
+ * Which bursts a port runs, chosen at each start: simd=auto follows EAL's
+ * SIMD limit (--force-max-simd-bitwidth; set here at run time, as the
+ * option would), simd=sse and simd=avx2 do not, simd=scalar is scalar, and
+ * simd=avx2 on a CPU without AVX2 gets SSE. burst_mode_get says which.
+ */
+static int
+test_vector_burst_choice(void)
+{
+	static const struct {
+		const char *simd;
+		uint16_t bits;
+		const char *with_avx2, *sse_only;	/* what the CPU has */
+	} cases[] = {
+		{ "auto", RTE_VECT_SIMD_DISABLED, "Scalar", "Scalar" },
+		{ "auto", RTE_VECT_SIMD_128, "Vector SSE", "Vector SSE" },
+		{ "auto", RTE_VECT_SIMD_256, "Vector AVX2", "Vector SSE" },
+		{ "auto", RTE_VECT_SIMD_512, "Vector AVX2", "Vector SSE" },
+		{ "auto", RTE_VECT_SIMD_128, "Vector SSE", "Vector SSE" },	/* back down */
+		{ "scalar", RTE_VECT_SIMD_512, "Scalar", "Scalar" },
+		{ "sse", RTE_VECT_SIMD_DISABLED, "Vector SSE", "Vector SSE" },
+		{ "sse", RTE_VECT_SIMD_512, "Vector SSE", "Vector SSE" },
+		{ "avx2", RTE_VECT_SIMD_DISABLED, "Vector AVX2", "Vector SSE" },
+		{ "avx2", RTE_VECT_SIMD_128, "Vector AVX2", "Vector SSE" },
+	};
+	static const struct vec_case c = { 64, 1, 0, 0, RTE_ETHER_MTU, 0 };
+	char args[32];
+	const struct test_pair_conf pair = {
+		.name_a = "net_refnic_va", .name_b = "net_refnic_vb", .args_a = args,
+	};
+	uint16_t bits = rte_vect_get_max_simd_bitwidth();
+	bool avx2 = rte_cpu_get_flag_enabled(RTE_CPUFLAG_AVX2) == 1;
+	const char *simd = NULL;
+	unsigned int i;
+	uint16_t a, b;
+	int ret = 0;
+
+	if (rte_cpu_get_flag_enabled(RTE_CPUFLAG_SSE4_2) != 1 ||
+	    rte_vect_set_max_simd_bitwidth(bits) != 0)	/* forced on the command line */
+		return TEST_SKIPPED;
+	for (i = 0; ret == 0 && i < RTE_DIM(cases); i++) {
+		const char *want = avx2 ? cases[i].with_avx2 : cases[i].sse_only;
+
+		if (simd == NULL || strcmp(simd, cases[i].simd) != 0) {
+			if (simd != NULL)
+				test_pair_teardown(&pair);
+			simd = cases[i].simd;
+			snprintf(args, sizeof(args), "simd=%s", simd);
+			ret = test_pair_probe(&pair, &a, &b);
+			if (ret != 0) {
+				simd = NULL;
+				break;
+			}
+			ret = vec_port_start(a, &c);
+		}
+		/* The choice is made at start. */
+		if (ret == 0)
+			ret = rte_vect_set_max_simd_bitwidth(cases[i].bits);
+		if (ret == 0)
+			ret = rte_eth_dev_stop(a);
+		if (ret == 0)
+			ret = rte_eth_dev_start(a);
+		if (ret == 0 && !vec_mode_is(a, want)) {
+			printf("simd=%s, EAL's limit %u bits: not %s\n", simd, cases[i].bits, want);
+			ret = -EINVAL;
+		}
+	}
+	if (simd != NULL)
+		test_pair_teardown(&pair);
+	rte_vect_set_max_simd_bitwidth(bits);
+	TEST_ASSERT_SUCCESS(ret, "case %u", i - 1);
 	return TEST_SUCCESS;
 }
 
@@ -363,6 +611,8 @@ const struct unit_test_suite refnic_vector_suite = {
 	.teardown = vec_teardown,
 	.cases = {
 		TEST_CASE(test_vector_matches_scalar),
+		TEST_CASE(test_vector_burst_choice),
+		TEST_CASE(test_vector_bad_completion),
 		TEST_CASES_END()
 	},
 };

@@ -59,6 +59,7 @@ static const char * const simd_mode_names[] = {
 	[REFNIC_SIMD_AUTO] = "auto",
 	[REFNIC_SIMD_SCALAR] = "scalar",
 	[REFNIC_SIMD_SSE] = "sse",
+	[REFNIC_SIMD_AVX2] = "avx2",
 };
 
 static const char * const rx_wb_mode_names[] = {
@@ -257,7 +258,7 @@ refnic_devargs_parse(const struct rte_kvargs *kvlist, struct refnic_devargs *out
 	struct enum_arg rx_wb_arg = { rx_wb_mode_names, RTE_DIM(rx_wb_mode_names),
 				      "auto, on or off", &rx_wb };
 	struct enum_arg simd_arg = { simd_mode_names, RTE_DIM(simd_mode_names),
-				     "auto, scalar or sse", &simd };
+				     "auto, scalar, sse or avx2", &simd };
 
 	memset(out, 0, sizeof(*out));
 	out->admin_poll.mode = REFNIC_POLL_BACKOFF;

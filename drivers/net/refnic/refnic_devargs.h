@@ -108,6 +108,7 @@ enum refnic_simd_mode {
 	REFNIC_SIMD_AUTO,		/* vector where the CPU and EAL allow it */
 	REFNIC_SIMD_SCALAR,		/* one completion, one packet at a time */
 	REFNIC_SIMD_SSE,		/* the SSE4.2 bursts, whatever EAL's max */
+	REFNIC_SIMD_AVX2,		/* the AVX2 bursts, whatever EAL's max */
 };
 
 /* Where RX completions go (refnic_hw.h, REFNIC_QCREATE_RX_WB). */
@@ -148,6 +149,6 @@ const char *refnic_rx_wb_mode_name(enum refnic_rx_wb_mode mode);
 	REFNIC_ARG_DOORBELL_CHECK "=auto|on|off " \
 	REFNIC_ARG_DOORBELL_CHECK_US "=<100-1000000> " \
 	REFNIC_ARG_WC "=auto|on|off " \
-	REFNIC_ARG_SIMD "=auto|scalar|sse"
+	REFNIC_ARG_SIMD "=auto|scalar|sse|avx2"
 
 #endif /* _REFNIC_DEVARGS_H_ */

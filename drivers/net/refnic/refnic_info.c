@@ -289,7 +289,7 @@ refnic_dev_priv_dump(struct rte_eth_dev *dev, FILE *f)
 	return 0;
 }
 
-/* Scalar or vector (refnic_burst_select()); Rx assembles multi-segment
+/* Scalar, SSE or AVX2 (refnic_burst_select()); Rx assembles multi-segment
  * frames only on scattered queues (the offload asked, or the MTU needs it),
  * the vector burst through its scalar core. */
 int
@@ -302,7 +302,7 @@ refnic_rx_burst_mode_get(struct rte_eth_dev *dev, uint16_t qid,
 		return -EINVAL;
 	mode->flags = 0;
 	snprintf(mode->info, sizeof(mode->info), "%s%s",
-		 refnic_rx_burst_is_vec(dev) ? "Vector SSE" : "Scalar",
+		 refnic_rx_burst_name(dev),
 		 rxq->scatter ? " Scattered" : "");
 	return 0;
 }
@@ -317,7 +317,7 @@ refnic_tx_burst_mode_get(struct rte_eth_dev *dev, uint16_t qid,
 		return -EINVAL;
 	mode->flags = 0;
 	snprintf(mode->info, sizeof(mode->info), "%s, %s",
-		 refnic_tx_burst_is_vec(dev) ? "Vector SSE" : "Scalar",
+		 refnic_tx_burst_name(dev),
 		 refnic_queue_hw(dev->data->port_id)->tx_push ? "WC push" : "doorbell+fetch");
 	return 0;
 }

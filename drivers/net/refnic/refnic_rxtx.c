@@ -883,16 +883,18 @@ refnic_prep_pkts(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 
 /*
  * The port's burst functions, chosen at each start in this process: the
- * vector ones where the CPU has SSE4.2, EAL's --force-max-simd-bitwidth
- * allows 128 bits and simd= does not say scalar; simd=sse takes them
- * whatever EAL's limit. Both give the same frames and counts (the vector
- * bursts fall back to the scalar cores for what they do not do).
+ * AVX2 ones where the CPU has AVX2 and EAL's --force-max-simd-bitwidth
+ * allows 256 bits (its default on x86), else the SSE ones where the CPU has
+ * SSE4.2 and EAL allows 128 bits, else the scalar ones; simd= may say
+ * scalar, or ask for sse or avx2 whatever EAL's limit (avx2 on a CPU
+ * without it gets what sse would). All give the same frames and counts
+ * (the vector bursts fall back to the scalar cores for what they do not do).
  */
 void
 refnic_burst_select(struct rte_eth_dev *dev)
 {
 	enum refnic_simd_mode simd = refnic_adapter(dev)->args.simd;
-	bool vec = false, rx_scalar = false;
+	bool sse = false, avx2 = false, rx_scalar = false;
 	uint16_t q;
 
 	/* The vector RX reads 16-byte completions only: stamps are scalar. */
@@ -904,16 +906,35 @@ refnic_burst_select(struct rte_eth_dev *dev)
 	}
 
 #ifdef RTE_ARCH_X86
-	if (simd == REFNIC_SIMD_SSE)
-		vec = rte_cpu_get_flag_enabled(RTE_CPUFLAG_SSE4_2) == 1;
-	else if (simd == REFNIC_SIMD_AUTO)
-		vec = refnic_vec_usable();
+	switch (simd) {
+	case REFNIC_SIMD_AUTO:
+		avx2 = refnic_vec_avx2_usable();
+		sse = !avx2 && refnic_vec_usable();
+		break;
+	case REFNIC_SIMD_AVX2:
+		avx2 = rte_cpu_get_flag_enabled(RTE_CPUFLAG_AVX2) == 1;
+		sse = !avx2 && rte_cpu_get_flag_enabled(RTE_CPUFLAG_SSE4_2) == 1;
+		break;
+	case REFNIC_SIMD_SSE:
+		sse = rte_cpu_get_flag_enabled(RTE_CPUFLAG_SSE4_2) == 1;
+		break;
+	default:
+		break;
+	}
 #endif
-	if (simd == REFNIC_SIMD_SSE && !vec)
+	if (simd == REFNIC_SIMD_AVX2 && !avx2)
+		PMD_DRV_LOG(WARNING, "port %u: simd=avx2, but the CPU has no AVX2: %s bursts",
+			    dev->data->port_id, sse ? "SSE" : "scalar");
+	else if (simd == REFNIC_SIMD_SSE && !sse)
 		PMD_DRV_LOG(WARNING, "port %u: simd=sse, but the CPU has no SSE4.2: scalar bursts",
 			    dev->data->port_id);
 #ifdef RTE_ARCH_X86
-	if (vec) {
+	if (avx2) {
+		dev->rx_pkt_burst = rx_scalar ? refnic_recv_pkts : refnic_recv_pkts_vec_avx2;
+		dev->tx_pkt_burst = refnic_xmit_pkts_vec_avx2;
+		return;
+	}
+	if (sse) {
 		dev->rx_pkt_burst = rx_scalar ? refnic_recv_pkts : refnic_recv_pkts_vec;
 		dev->tx_pkt_burst = refnic_xmit_pkts_vec;
 		return;
@@ -923,29 +944,57 @@ refnic_burst_select(struct rte_eth_dev *dev)
 	dev->tx_pkt_burst = refnic_xmit_pkts;
 }
 
+/* Each pair of bursts by the name burst_mode_get gives it. */
+static const struct {
+	eth_rx_burst_t rx;
+	eth_tx_burst_t tx;
+	const char *name;
+} refnic_bursts[] = {
+	{ refnic_recv_pkts, refnic_xmit_pkts, "Scalar" },
+#ifdef RTE_ARCH_X86
+	{ refnic_recv_pkts_vec, refnic_xmit_pkts_vec, "Vector SSE" },
+	{ refnic_recv_pkts_vec_avx2, refnic_xmit_pkts_vec_avx2, "Vector AVX2" },
+#endif
+};
+
+static const char *
+burst_name(const struct rte_eth_dev *dev, bool tx)
+{
+	unsigned int i;
+
+	for (i = 0; i < RTE_DIM(refnic_bursts); i++)
+		if (tx ? dev->tx_pkt_burst == refnic_bursts[i].tx :
+			 dev->rx_pkt_burst == refnic_bursts[i].rx)
+			return refnic_bursts[i].name;
+	return NULL;
+}
+
+const char *
+refnic_rx_burst_name(const struct rte_eth_dev *dev)
+{
+	return burst_name(dev, false);
+}
+
+const char *
+refnic_tx_burst_name(const struct rte_eth_dev *dev)
+{
+	return burst_name(dev, true);
+}
+
 bool
 refnic_rx_burst_is_vec(const struct rte_eth_dev *dev)
 {
-#ifdef RTE_ARCH_X86
-	return dev->rx_pkt_burst == refnic_recv_pkts_vec;
-#else
-	return false;
-#endif
+	return refnic_rx_burst_name(dev) != NULL && dev->rx_pkt_burst != refnic_recv_pkts;
 }
 
 bool
 refnic_tx_burst_is_vec(const struct rte_eth_dev *dev)
 {
-#ifdef RTE_ARCH_X86
-	return dev->tx_pkt_burst == refnic_xmit_pkts_vec;
-#else
-	return false;
-#endif
+	return refnic_tx_burst_name(dev) != NULL && dev->tx_pkt_burst != refnic_xmit_pkts;
 }
 
 bool
 refnic_burst_is_ours(const struct rte_eth_dev *dev)
 {
-	return (dev->rx_pkt_burst == refnic_recv_pkts || refnic_rx_burst_is_vec(dev)) &&
-	       (dev->tx_pkt_burst == refnic_xmit_pkts || refnic_tx_burst_is_vec(dev));
+	return refnic_rx_burst_name(dev) != NULL && refnic_tx_burst_name(dev) != NULL;
 }

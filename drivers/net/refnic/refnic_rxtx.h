@@ -295,10 +295,18 @@ void refnic_burst_select(struct rte_eth_dev *dev);
 bool refnic_burst_is_ours(const struct rte_eth_dev *dev);
 bool refnic_rx_burst_is_vec(const struct rte_eth_dev *dev);
 bool refnic_tx_burst_is_vec(const struct rte_eth_dev *dev);
+/* "Scalar", "Vector SSE", "Vector AVX2"; NULL: not refnic's. */
+const char *refnic_rx_burst_name(const struct rte_eth_dev *dev);
+const char *refnic_tx_burst_name(const struct rte_eth_dev *dev);
 
 /* refnic_rxtx_vec.c: SSE bursts, 4 completions or packets at a time. */
 uint16_t refnic_recv_pkts_vec(void *rxq, struct rte_mbuf **pkts, uint16_t nb_pkts);
 uint16_t refnic_xmit_pkts_vec(void *txq, struct rte_mbuf **pkts, uint16_t nb_pkts);
 bool refnic_vec_usable(void);
+bool refnic_vec_avx2_usable(void);
+
+/* refnic_rxtx_vec_avx2.c: AVX2 bursts, 8 completions or 2 descriptors a step. */
+uint16_t refnic_recv_pkts_vec_avx2(void *rxq, struct rte_mbuf **pkts, uint16_t nb_pkts);
+uint16_t refnic_xmit_pkts_vec_avx2(void *txq, struct rte_mbuf **pkts, uint16_t nb_pkts);
 
 #endif /* _REFNIC_RXTX_H_ */
