@@ -170,6 +170,9 @@ if [ ${#filters[@]} -eq 0 ]; then
 		run_suite "unit-data-path-$devargs" env REFNIC_TEST_DEVARGS="$devargs" \
 			timeout 600 "$REFNIC_BUILD/tests/refnic-unit-test" -- datapath offload queues intr tso timesync
 	done
+	# Scalar, SSE and AVX2 compared again with RX completions in a ring.
+	run_suite unit-vector-rx_wb=off env REFNIC_TEST_DEVARGS=rx_wb=off \
+		timeout 600 "$REFNIC_BUILD/tests/refnic-unit-test" -- vector
 fi
 run_suite integration env PYTHONDONTWRITEBYTECODE=1 timeout 1800 "$(pytest_python)" -m pytest \
 	--continue-on-collection-errors "$REFNIC_TOP/tests/integration" "${pytest_args[@]}"

@@ -250,11 +250,19 @@ vec_mode_is(uint16_t port, const char *mode)
 }
 
 /* One pair, a with b, on cable cable with simd=simd: the frames b saw. */
+/* Devargs every pair gets besides simd= ($REFNIC_TEST_DEVARGS, e.g. rx_wb=off:
+ * the comparison under the other RX completion format); NULL: none. */
+static const char *
+vec_extra(void)
+{
+	return getenv("REFNIC_TEST_DEVARGS");
+}
+
 static int
 vec_pair_run(const struct vec_case *c, const char *simd, const char *mode, uint32_t n,
 	     struct seen *seen, uint64_t *xstats_a, uint64_t *xstats_b, int *nb_xstats)
 {
-	char args[64];
+	char args[128];
 	const struct test_pair_conf pair = {
 		.name_a = "net_refnic_va", .name_b = "net_refnic_vb", .args_a = args,
 	};
@@ -262,7 +270,8 @@ vec_pair_run(const struct vec_case *c, const char *simd, const char *mode, uint3
 	uint32_t got = 0;
 	int ret;
 
-	snprintf(args, sizeof(args), "simd=%s", simd);
+	snprintf(args, sizeof(args), "simd=%s%s%s", simd, vec_extra() != NULL ? "," : "",
+		 vec_extra() != NULL ? vec_extra() : "");
 	ret = test_pair_probe(&pair, &a, &b);
 	if (ret != 0)
 		return ret;
@@ -431,7 +440,7 @@ vec_garble(void *ctx, uint8_t what, void *entry, size_t len __rte_unused)
 static int
 vec_garbled_run(const char *simd, struct vec_garble *g, uint32_t *got, uint32_t *lens)
 {
-	char args[32];
+	char args[128];
 	const struct test_pair_conf pair = {
 		.name_a = "net_refnic_va", .name_b = "net_refnic_vb", .args_a = args,
 		.rx_ring = g->ring, .tx_ring = g->ring, .pool = vec_pool,
@@ -442,7 +451,8 @@ vec_garbled_run(const char *simd, struct vec_garble *g, uint32_t *got, uint32_t 
 	uint16_t a, b;
 	int ret;
 
-	snprintf(args, sizeof(args), "simd=%s,itr=off", simd);
+	snprintf(args, sizeof(args), "simd=%s,itr=off%s%s", simd, vec_extra() != NULL ? "," : "",
+		 vec_extra() != NULL ? vec_extra() : "");
 	*got = 0;
 	ret = test_pair_setup(&pair, &a, &b, &mac);
 	if (ret != 0)
