@@ -61,6 +61,11 @@ refnic_rx_vec_ready(const struct refnic_rx_cpl *cq, uint8_t phase, unsigned int 
 	uint8_t all = 0xff, any = 0;
 	unsigned int i;
 
+	/* The last one first: when fewer are ready (a lone packet, an idle
+	 * poll), one load says so; the whole loop cost a lone packet's burst
+	 * ~90 instructions with the AVX2 step's eight and the SSE step's four. */
+	if ((__atomic_load_n(&cq[n - 1].phase, __ATOMIC_ACQUIRE) & REFNIC_PHASE_BIT) != phase)
+		return false;
 	for (i = 0; i < n; i++) {
 		/* Acquire, as cpl_ready(): the rest of each entry is read after. */
 		uint8_t p = __atomic_load_n(&cq[i].phase, __ATOMIC_ACQUIRE);
