@@ -17,14 +17,16 @@
 #       exec=thread and profile=baremetal, or with the devargs given. An
 #       argument ending in .so is another build of the PMD, run with the
 #       defaults in the same rounds ("other build N"), to compare builds.
-#   ./devtools/bench.sh latency [COUNT] [ROUNDS] [PROFILE] [SIZE] [OTHER_PMD]
+#   ./devtools/bench.sh latency [COUNT] [ROUNDS] [PROFILE] [SIZE] [OTHER_PMD] [DEVARGS]
 #       refnic-pingpong round trips, role both, one lcore, one probe in
 #       flight: refnic pair (its engine on the other core) vs memif pair
 #       (and memif with its server in a second process on the other core);
 #       p50 to max, refnic's p99 over memif's, one JSON line per system.
 #       Default 100000 samples x 3 rounds, the default profile, 64 B.
 #       OTHER_PMD (a fifth argument, after SIZE): another build of the PMD,
-#       as the row refnic-other (one process), to compare builds.
+#       as the row refnic-other (one process), to compare builds ("": none).
+#       DEVARGS (sixth): more refnic devargs, as the rows refnic[DEVARGS]
+#       and refnic[DEVARGS]-2p, to compare settings.
 #   ./devtools/bench.sh intr [SECONDS] [PROFILE] [STATIC_US] [RATES] [MODES]
 #       an interrupt-driven receiver (l3fwd-power's loop) at low, medium,
 #       high and unpaced offered rates, moderation off, static (STATIC_US)
@@ -105,7 +107,7 @@
 #       the defaults, a refnic pair on one cable, a memif pair and net_null.
 #       OTHER_PMD: other builds of the PMD (paths), counted the same way on
 #       the loopback; an argument not ending in .so is devargs for this
-#       build's loopback (e.g. rx_wb=off). Needs valgrind. Default 100000.
+#       build's loopback (e.g. rx_wb=on). Needs valgrind. Default 100000.
 set -euo pipefail
 
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"

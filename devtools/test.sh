@@ -160,18 +160,18 @@ if [ ${#filters[@]} -eq 0 ]; then
 		--log-level='pmd.net.refnic.*:error' -- doorbell
 	# The data-path suites once more under each other setting a user may
 	# choose: the scalar and the SSE bursts (the AVX2 ones run by default
-	# where the CPU has AVX2, else SSE), RX completions in a ring (written
-	# back by default), where device work runs, and what the platform
+	# where the CPU has AVX2, else SSE), RX completions written back (in a
+	# ring by default), where device work runs, and what the platform
 	# costs. (baremetal pushes one-packet bursts, vm rings and fetches:
 	# each also the other way round, forced by wc=.)
-	for devargs in simd=scalar simd=sse rx_wb=off rx_wb=off,simd=scalar \
+	for devargs in simd=scalar simd=sse rx_wb=on rx_wb=on,simd=scalar \
 		       profile=ideal,exec=thread profile=vm profile=vm,exec=thread \
 		       profile=baremetal profile=baremetal,wc=off profile=vm,wc=on; do
 		run_suite "unit-data-path-$devargs" env REFNIC_TEST_DEVARGS="$devargs" \
 			timeout 600 "$REFNIC_BUILD/tests/refnic-unit-test" -- datapath offload queues intr tso timesync
 	done
-	# Scalar, SSE and AVX2 compared again with RX completions in a ring.
-	run_suite unit-vector-rx_wb=off env REFNIC_TEST_DEVARGS=rx_wb=off \
+	# Scalar, SSE and AVX2 compared again with RX completions written back.
+	run_suite unit-vector-rx_wb=on env REFNIC_TEST_DEVARGS=rx_wb=on \
 		timeout 600 "$REFNIC_BUILD/tests/refnic-unit-test" -- vector
 fi
 run_suite integration env PYTHONDONTWRITEBYTECODE=1 timeout 1800 "$(pytest_python)" -m pytest \

@@ -10,11 +10,13 @@ and engine, so it shows what crossing between them costs any design. The
 fourth, refnic-2p, is refnic in that layout: a cable=shm between the two
 processes, each lcore's TX doorbell delivering into the other's rings.
 
-    latency.py [COUNT] [ROUNDS] [PROFILE] [SIZE] [OTHER_PMD_DIR]
+    latency.py [COUNT] [ROUNDS] [PROFILE] [SIZE] [OTHER_PMD_DIR] [DEVARGS]
 
 OTHER_PMD_DIR: a directory holding another build's librte_net_refnic.so,
 which refnic-pingpong then loads (LD_LIBRARY_PATH) for a row refnic-other,
-the pair in one process, to compare builds in the same rounds.
+the pair in one process, to compare builds in the same rounds ("": none).
+DEVARGS: more refnic devargs for two more rows, refnic[DEVARGS] and
+refnic[DEVARGS]-2p, to compare settings in the same rounds.
 
 Percentiles come from the rounds' histograms added up (refnic-pingpong's
 --csv buckets: 16 per power of two), read the way the app reads its own:
@@ -26,6 +28,7 @@ import csv
 import ctypes
 import json
 import os
+import re
 import select
 import signal
 import subprocess
@@ -44,18 +47,26 @@ def app():
     return path
 
 
-def systems(profile, other):
+def systems(profile, other, devargs=""):
     sock = "/run/refnic-bench-lat-%d.sock" % os.getpid()
-    pair = ["net_refnic0,cable=lat" + (",profile=" + profile if profile else ""),
-            "net_refnic1,cable=lat" + (",profile=" + profile if profile else "")]
-    return [("refnic", pair, None)] + ([("refnic-other", pair, None)] if other else []) + [
+    prof = ",profile=" + profile if profile else ""
+
+    def pair(extra):
+        return ["net_refnic0,cable=lat" + prof + extra, "net_refnic1,cable=lat" + prof + extra]
+
+    def shm(extra):
+        return ["net_refnic0,cable=shm:lat%d" % os.getpid() + prof + extra] * 2
+
+    var = "," + devargs if devargs else None
+    return [("refnic", pair(""), None)] + \
+        ([("refnic-other", pair(""), None)] if other else []) + \
+        ([("refnic[%s]" % devargs, pair(var), None)] if var else []) + [
         ("memif", ["net_memif0,role=server,socket=" + sock,
                    "net_memif1,role=client,socket=" + sock], sock),
         ("memif-2p", ["net_memif0,role=client,socket=" + sock,
                       "net_memif0,role=server,socket=" + sock], sock),
-        ("refnic-2p", ["net_refnic0,cable=shm:lat%d" % os.getpid() +
-                       (",profile=" + profile if profile else "")] * 2, None),
-    ]
+        ("refnic-2p", shm(""), None),
+    ] + ([("refnic[%s]-2p" % devargs, shm(var), None)] if var else [])
 
 
 def eal(prefix, lcore, vdevs):
@@ -98,9 +109,9 @@ def steal_ticks():
 
 
 def measure(name, vdevs, sock, count, size, tmp, other):
-    prefix = "lat%d_%s" % (os.getpid(), name)
+    prefix = "lat%d_%s" % (os.getpid(), re.sub(r"\W", "_", name))
     env = dict(os.environ, LD_LIBRARY_PATH=other) if name == "refnic-other" else None
-    path = os.path.join(tmp, name + ".csv")
+    path = os.path.join(tmp, re.sub(r"\W", "_", name) + ".csv")
     srv = None
     if name.endswith("-2p"):
         srv = start_server(prefix + "s", vdevs[1])
@@ -164,11 +175,12 @@ def main():
     rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 3
     profile = sys.argv[3] if len(sys.argv) > 3 else ""     # "": the defaults
     size = int(sys.argv[4]) if len(sys.argv) > 4 else 64
-    other = sys.argv[5] if len(sys.argv) > 5 else None
-    results = {name: [] for name, _, _ in systems(profile, other)}
+    other = sys.argv[5] if len(sys.argv) > 5 and sys.argv[5] else None
+    devargs = sys.argv[6] if len(sys.argv) > 6 else ""
+    results = {name: [] for name, _, _ in systems(profile, other, devargs)}
     with tempfile.TemporaryDirectory() as tmp:
         for _ in range(rounds):     # interleaved: drift falls on all alike
-            for name, vdevs, sock in systems(profile, other):
+            for name, vdevs, sock in systems(profile, other, devargs):
                 results[name].append(measure(name, vdevs, sock, count, size, tmp, other))
     m = {name: merged(rs) for name, rs in results.items()}
     print("| system | samples | p50 us | p90 us | p99 us | p99.9 us | max us | "

@@ -15,7 +15,7 @@
  * crash or reach outside its rings (ASan, UBSan); a port that a healthy
  * device cannot bring back is a finding (abort). Two pairs run the vector
  * bursts, one AVX2 (where the CPU has it) with its RX completions written
- * back, one SSE with them in a ring (rx_wb=off); the first byte's
+ * back (rx_wb=on), one SSE with them in a ring; the first byte's
  * bit 6 picks the pair, its low four bits B's RX burst size (4 to 19: an
  * AVX2 step of eight, the SSE step of four, the scalar rest). The vector
  * bursts hand any completion they do not take whole to the scalar core:
@@ -47,9 +47,9 @@ static struct rte_mempool *pool;
 static const struct {
 	const char *a, *b, *args;
 } pairs[] = {
-	{ "net_refnic_fza", "net_refnic_fzb", "cable=fz,profile=ideal,itr=off,simd=avx2" },
-	{ "net_refnic_fzc", "net_refnic_fzd",
-	  "cable=fz2,profile=ideal,itr=off,simd=sse,rx_wb=off" },
+	{ "net_refnic_fza", "net_refnic_fzb",
+	  "cable=fz,profile=ideal,itr=off,simd=avx2,rx_wb=on" },
+	{ "net_refnic_fzc", "net_refnic_fzd", "cable=fz2,profile=ideal,itr=off,simd=sse" },
 };
 static uint16_t pair_ports[RTE_DIM(pairs)][2];
 static struct rte_ether_addr pair_macs[RTE_DIM(pairs)];

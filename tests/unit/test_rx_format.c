@@ -4,8 +4,8 @@
 
 /*
  * The two RX completion formats (refnic_hw.h, REFNIC_QCREATE_RX_WB): a
- * completion ring beside the descriptors, or completions written back over
- * the descriptors (the default where the device can). Each way the frames
+ * completion ring beside the descriptors (the default), or completions
+ * written back over the descriptors (rx_wb=on). Each way the frames
  * arrive whole and counted; the witness of the format in use is the queue's
  * memory itself, where the contract says the device writes.
  */
@@ -148,24 +148,24 @@ out:
 	return ret;
 }
 
-/* The default, where the device can: written back. */
 static int
-test_rx_written_back_by_default(void)
+test_rx_written_back(void)
 {
-	return rxf_format_case("profile=ideal", true);
+	return rxf_format_case("profile=ideal,rx_wb=on", true);
 }
 
+/* The default. */
 static int
 test_rx_completion_ring(void)
 {
-	return rxf_format_case("profile=ideal,rx_wb=off", false);
+	return rxf_format_case("profile=ideal", false);
 }
 
-/* A device without the capability: the ring, asked for nothing. */
+/* A device without the capability: the ring, as with any other. */
 static int
 test_rx_ring_without_the_capability(void)
 {
-	return rxf_format_case("profile=ideal,caps_off=rx_wb", false);
+	return rxf_format_case("profile=ideal,caps_off=rx_wb,rx_wb=off", false);
 }
 
 /* ... and rx_wb=on there: a start that fails and says why. */
@@ -285,19 +285,19 @@ out:
 static int
 test_rx_written_back_drained(void)
 {
-	return rxf_drained_case("profile=ideal");
+	return rxf_drained_case("profile=ideal,rx_wb=on");
 }
 
 static int
 test_rx_ring_drained(void)
 {
-	return rxf_drained_case("profile=ideal,rx_wb=off");
+	return rxf_drained_case("profile=ideal");
 }
 
 const struct unit_test_suite refnic_rx_format_suite = {
 	.name = "rx_format",
 	.cases = {
-		TEST_CASE(test_rx_written_back_by_default),
+		TEST_CASE(test_rx_written_back),
 		TEST_CASE(test_rx_completion_ring),
 		TEST_CASE(test_rx_ring_without_the_capability),
 		TEST_CASE(test_rx_wb_on_needs_the_capability),

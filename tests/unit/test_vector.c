@@ -250,7 +250,7 @@ vec_mode_is(uint16_t port, const char *mode)
 }
 
 /* One pair, a with b, on cable cable with simd=simd: the frames b saw. */
-/* Devargs every pair gets besides simd= ($REFNIC_TEST_DEVARGS, e.g. rx_wb=off:
+/* Devargs every pair gets besides simd= ($REFNIC_TEST_DEVARGS, e.g. rx_wb=on:
  * the comparison under the other RX completion format); NULL: none. */
 static const char *
 vec_extra(void)

@@ -63,9 +63,8 @@ static const char * const simd_mode_names[] = {
 };
 
 static const char * const rx_wb_mode_names[] = {
-	[REFNIC_RX_WB_AUTO] = "auto",
-	[REFNIC_RX_WB_ON] = "on",
 	[REFNIC_RX_WB_OFF] = "off",
+	[REFNIC_RX_WB_ON] = "on",
 };
 
 /* Strict decimal: digits only, no sign, no trailing junk, within [min, max]. */
@@ -252,11 +251,11 @@ parse_db_check(const struct rte_kvargs *kvlist, struct refnic_db_check_conf *c)
 int
 refnic_devargs_parse(const struct rte_kvargs *kvlist, struct refnic_devargs *out)
 {
-	unsigned int wc = REFNIC_WC_AUTO, simd = REFNIC_SIMD_AUTO, rx_wb = REFNIC_RX_WB_AUTO;
+	unsigned int wc = REFNIC_WC_AUTO, simd = REFNIC_SIMD_AUTO, rx_wb = REFNIC_RX_WB_OFF;
 	struct enum_arg wc_arg = { wc_mode_names, RTE_DIM(wc_mode_names),
 				   "auto, on or off", &wc };
 	struct enum_arg rx_wb_arg = { rx_wb_mode_names, RTE_DIM(rx_wb_mode_names),
-				      "auto, on or off", &rx_wb };
+				      "off or on", &rx_wb };
 	struct enum_arg simd_arg = { simd_mode_names, RTE_DIM(simd_mode_names),
 				     "auto, scalar, sse or avx2", &simd };
 

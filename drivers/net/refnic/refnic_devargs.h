@@ -113,9 +113,8 @@ enum refnic_simd_mode {
 
 /* Where RX completions go (refnic_hw.h, REFNIC_QCREATE_RX_WB). */
 enum refnic_rx_wb_mode {
-	REFNIC_RX_WB_AUTO,		/* written back where the device can */
+	REFNIC_RX_WB_OFF,		/* the completion ring: the default */
 	REFNIC_RX_WB_ON,		/* written back; a start fails without it */
-	REFNIC_RX_WB_OFF,		/* the completion ring */
 };
 
 struct refnic_devargs {
@@ -145,7 +144,7 @@ const char *refnic_rx_wb_mode_name(enum refnic_rx_wb_mode mode);
 	REFNIC_ARG_ITR "=adaptive|static|off " \
 	REFNIC_ARG_RX_ITR_US "=<0-10000> " \
 	REFNIC_ARG_TX_ITR_US "=<0-10000> " \
-	REFNIC_ARG_RX_WB "=auto|on|off " \
+	REFNIC_ARG_RX_WB "=off|on " \
 	REFNIC_ARG_DOORBELL_CHECK "=auto|on|off " \
 	REFNIC_ARG_DOORBELL_CHECK_US "=<100-1000000> " \
 	REFNIC_ARG_WC "=auto|on|off " \

@@ -262,33 +262,24 @@ queue_destroy(struct refnic_adapter *ad, uint8_t type, uint16_t qid)
 }
 
 /*
- * Completions written back into the descriptors, or a ring of their own
- * (refnic_hw.h): rx_wb=, where the device can. Written back, the queue
- * touches one ring instead of two (doc/guides/nics/perf.md).
+ * Completions in a ring of their own (the default), or written back into
+ * the descriptors (refnic_hw.h) with rx_wb=on, which needs the device's
+ * REFNIC_CAP_RX_WB. Written back saves L1 misses but cost two processes'
+ * round trips 1.4x (doc/guides/nics/perf.md): not the default.
  */
 static int
 rx_wb_choose(struct rte_eth_dev *dev, const struct refnic_rx_queue *rxq, bool *wb)
 {
 	const struct refnic_adapter *ad = refnic_adapter(dev);
-	bool can = ad->ident.caps & REFNIC_CAP_RX_WB;
 
-	*wb = false;
-	switch (ad->args.rx_wb) {
-	case REFNIC_RX_WB_ON:
-		if (!can) {
-			PMD_DRV_LOG(ERR, "port %u RX queue %u: %s=on, but the device does not "
-				    "write completions back (no REFNIC_CAP_RX_WB)",
-				    dev->data->port_id, rxq->qid, REFNIC_ARG_RX_WB);
-			return -ENOTSUP;
-		}
-		*wb = true;
-		return 0;
-	case REFNIC_RX_WB_OFF:
-		return 0;
-	default:
-		*wb = can;
-		return 0;
+	*wb = ad->args.rx_wb == REFNIC_RX_WB_ON;
+	if (*wb && !(ad->ident.caps & REFNIC_CAP_RX_WB)) {
+		PMD_DRV_LOG(ERR, "port %u RX queue %u: %s=on, but the device does not "
+			    "write completions back (no REFNIC_CAP_RX_WB)",
+			    dev->data->port_id, rxq->qid, REFNIC_ARG_RX_WB);
+		return -ENOTSUP;
 	}
+	return 0;
 }
 
 int
