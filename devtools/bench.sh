@@ -65,12 +65,14 @@
 #       64 B, tx_first), by the primary process and by a secondary process
 #       on the same ports: Mpps and the primary's engine CPU. Needs
 #       hugepages (reserved as root). Default 5 s x 3 rounds.
-#   ./devtools/bench.sh 2p [SECONDS] [ROUNDS] [REFNIC_DEVARGS]
+#   ./devtools/bench.sh 2p [SECONDS] [ROUNDS] [REFNIC_DEVARGS...]
 #       two stock testpmd processes, one port each, io forwarding (64 B,
 #       tx_first in both), each process on a core of its own and both on
 #       -l 0-1: refnic over cable=shm against memif in the same layout,
 #       interleaved rounds; Mpps each way, the ratio to memif, and the
-#       frames refnic's engine threads sent. Default 3 s x 3 rounds.
+#       frames refnic's engine threads sent. More REFNIC_DEVARGS: more
+#       refnic rows (refnic[DEVARGS]) in the same rounds. Default 3 s x 3
+#       rounds.
 #   ./devtools/bench.sh flow [SECONDS] [ROUNDS] [RULES...]
 #       stock testpmd io forwarding on a refnic pair (64 B, tx_first) with
 #       0, 16 and 1024 flow rules per port that the traffic does not match:

@@ -16,7 +16,11 @@ over the window, medians over interleaved rounds), the ratio to memif, and
 for refnic the frames its engines sent (engine_tx_packets of
 /refnic/device: 0 when the sending lcores deliver).
 
-    two_process.py [SECONDS] [ROUNDS] [REFNIC_DEVARGS]
+    two_process.py [SECONDS] [ROUNDS] [REFNIC_DEVARGS...]
+
+Each REFNIC_DEVARGS (one by default: "", the defaults) is a refnic row of
+its own, "refnic" for the first and "refnic[DEVARGS]" for the others, in
+the same interleaved rounds: settings compared side by side.
 """
 
 import itertools
@@ -36,16 +40,21 @@ LAYOUTS = {
 _seq = itertools.count()
 
 
-def systems(devargs):
+def refnic_name(devargs, first):
+    return "refnic" if first else "refnic[%s]" % devargs
+
+
+def systems(variants):
     n = next(_seq)
     sock = "/run/refnic-bench-2p-%d-%d.sock" % (os.getpid(), n)
-    shm = "net_refnic0,cable=shm:bench2p%d_%d%s" % (os.getpid(), n,
-                                                   "," + devargs if devargs else "")
-    return {
-        "refnic": ([shm, shm], True),
-        "memif": (["net_memif0,role=server,socket=" + sock,
-                   "net_memif0,role=client,socket=" + sock], False),
-    }
+    rows = {}
+    for i, devargs in enumerate(variants):
+        shm = "net_refnic0,cable=shm:bench2p%d_%d_%d%s" % (os.getpid(), n, i,
+                                                         "," + devargs if devargs else "")
+        rows[refnic_name(devargs, i == 0)] = ([shm, shm], True)
+    rows["memif"] = (["net_memif0,role=server,socket=" + sock,
+                      "net_memif0,role=client,socket=" + sock], False)
+    return rows
 
 
 def rx_packets(tp):
@@ -85,22 +94,22 @@ def measure(layout, vdevs, refnic, seconds):
 def main():
     seconds = float(sys.argv[1]) if len(sys.argv) > 1 else 3.0
     rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 3
-    devargs = sys.argv[3] if len(sys.argv) > 3 else ""
+    variants = sys.argv[3:] or [""]
     if not os.environ.get("REFNIC_PMD"):
         sys.exit("two_process.py: set REFNIC_PMD (devtools/bench.sh does)")
     results = {}
     for _ in range(rounds):
         for layout in LAYOUTS:
-            for name, (vdevs, refnic) in systems(devargs).items():
+            for name, (vdevs, refnic) in systems(variants).items():
                 results.setdefault((layout, name), []).append(
                     measure(layout, vdevs, refnic, seconds))
     print("two processes, io forwarding, 64 B, %g s x %d rounds%s" %
-          (seconds, rounds, ", refnic devargs " + devargs if devargs else ""))
+          (seconds, rounds, ", refnic devargs " + variants[0] if variants[0] else ""))
     print("| layout | system | Mpps each way | vs memif | engine_tx_packets |")
     print("| --- | --- | ---: | ---: | ---: |")
     for layout in LAYOUTS:
         memif = median_of(results[(layout, "memif")], "mpps")
-        for name in ("refnic", "memif"):
+        for name in [refnic_name(d, i == 0) for i, d in enumerate(variants)] + ["memif"]:
             rows = results[(layout, name)]
             mpps = median_of(rows, "mpps")
             engine = rows[-1]["engine_tx_packets"]
