@@ -280,11 +280,14 @@ uint16_t
 refnic_rx_scalar(struct refnic_rx_queue *rxq, struct rte_mbuf **pkts, uint16_t nb_pkts)
 {
 	struct rte_mbuf *first = rxq->pkt_first, *last = rxq->pkt_last;
-	uint16_t next = rxq->next, nb_rx = 0;
+	uint16_t next = rxq->next, tail = rxq->tail, nb_rx = 0;
 	uint8_t phase = rxq->phase;
 	uint64_t bytes = 0;
 
-	while (nb_rx < nb_pkts) {
+	/* Nothing is read at or past the tail, in either format: a completion
+	 * there completes no buffer, and written back, a slot not posted again
+	 * still holds its last lap's completion. */
+	while (nb_rx < nb_pkts && next != tail) {
 		const struct refnic_rx_cpl *cpl = &rxq->cq[next];
 		uint16_t len, flags, desc_idx;
 		struct rte_mbuf *m;
@@ -296,12 +299,7 @@ refnic_rx_scalar(struct refnic_rx_queue *rxq, struct rte_mbuf **pkts, uint16_t n
 		len = cpl->len;
 		flags = cpl->flags;
 		desc_idx = cpl->desc_idx;
-		if (unlikely(desc_idx != next || next == rxq->tail ||
-			     len == 0 || len > rxq->buf_size)) {
-			/* Written back, a slot not posted again still holds its
-			 * last lap's completion: nothing to read there. */
-			if (next == rxq->tail && rxq->lap_flip == 0)
-				break;
+		if (unlikely(desc_idx != next || len == 0 || len > rxq->buf_size)) {
 			rx_bad_completion(rxq, desc_idx, len);
 			break;
 		}
