@@ -983,18 +983,6 @@ refnic_tx_burst_name(const struct rte_eth_dev *dev)
 }
 
 bool
-refnic_rx_burst_is_vec(const struct rte_eth_dev *dev)
-{
-	return refnic_rx_burst_name(dev) != NULL && dev->rx_pkt_burst != refnic_recv_pkts;
-}
-
-bool
-refnic_tx_burst_is_vec(const struct rte_eth_dev *dev)
-{
-	return refnic_tx_burst_name(dev) != NULL && dev->tx_pkt_burst != refnic_xmit_pkts;
-}
-
-bool
 refnic_burst_is_ours(const struct rte_eth_dev *dev)
 {
 	return refnic_rx_burst_name(dev) != NULL && refnic_tx_burst_name(dev) != NULL;

@@ -293,8 +293,6 @@ int refnic_rx_tstamp_register(int *offset, uint64_t *flag);
 /* The port's burst functions, chosen at start; which ones run. */
 void refnic_burst_select(struct rte_eth_dev *dev);
 bool refnic_burst_is_ours(const struct rte_eth_dev *dev);
-bool refnic_rx_burst_is_vec(const struct rte_eth_dev *dev);
-bool refnic_tx_burst_is_vec(const struct rte_eth_dev *dev);
 /* "Scalar", "Vector SSE", "Vector AVX2"; NULL: not refnic's. */
 const char *refnic_rx_burst_name(const struct rte_eth_dev *dev);
 const char *refnic_tx_burst_name(const struct rte_eth_dev *dev);
