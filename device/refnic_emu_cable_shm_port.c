@@ -533,7 +533,6 @@ view_rxq_sync(struct shm_view *sv, const struct shm_rxq *q, uint16_t qid, uint32
 	/* Where the previous holder of our end (or nobody) left it. */
 	rxq->head = head;
 	rxq->pub = head;
-	rxq->cq_phase = phase;
 	rxq->pub_phase = phase;
 	rxq->enabled = true;
 }

@@ -209,11 +209,9 @@ refnic_emu_queue_create(struct refnic_emu *emu, const struct refnic_admin_queue_
 		QUEUE_CLEAR(rxq);
 		if (rxq_rings_map(emu, rxq, qc) != 0)
 			return -EFAULT;
-		rxq->size = size;
 		rxq->buf_size = qc->rx_buf_size;
 		rxq->intr = qc->flags & REFNIC_QCREATE_INTR;
 		rxq->vector = qc->vector;
-		rxq->cq_phase = REFNIC_PHASE_BIT;
 		rxq->pub_phase = REFNIC_PHASE_BIT;
 		rxq->ring_iova = qc->ring_iova;
 		rxq->cq_iova = qc->cq_iova;
@@ -795,21 +793,21 @@ static void
 rx_batch_queue_end(struct refnic_rx_batch *b)
 {
 	struct refnic_emu_rxq *rxq = b->held;
+	uint16_t qid;
+	bool came;
 
 	if (rxq == NULL)
 		return;
+	qid = (uint16_t)(rxq - b->emu->rxq);
 	/* Frames came: left to publish, or published in the middle. */
-	if (rxq->pub != rxq->head || unlikely(b->published)) {
+	came = rxq->pub != rxq->head || unlikely(b->published);
+	if (came)
 		rxq_publish(rxq);
-		if (unlikely(b->emu->view_cable != NULL))
-			refnic_shm_view_leave(b->emu, (uint16_t)(rxq - b->emu->rxq));
-		if (queue_intr_armed(b->emu, rxq->intr, rxq->vector, REFNIC_EMU_CAUSE_RX))
-			refnic_emu_intr_fire(b->emu, rxq->vector, REFNIC_EMU_CAUSE_RX,
-					     refnic_emu_rxq_full(b->emu,
-								 (uint16_t)(rxq - b->emu->rxq)));
-	} else if (unlikely(b->emu->view_cable != NULL)) {
-		refnic_shm_view_leave(b->emu, (uint16_t)(rxq - b->emu->rxq));
-	}
+	if (unlikely(b->emu->view_cable != NULL))
+		refnic_shm_view_leave(b->emu, qid);
+	if (came && queue_intr_armed(b->emu, rxq->intr, rxq->vector, REFNIC_EMU_CAUSE_RX))
+		refnic_emu_intr_fire(b->emu, rxq->vector, REFNIC_EMU_CAUSE_RX,
+				     refnic_emu_rxq_full(b->emu, qid));
 	rxq_unlock(rxq);
 	b->held = NULL;
 }
@@ -1179,8 +1177,6 @@ rx_scatter(struct refnic_emu *emu, struct refnic_rx_batch *batch, struct refnic_
 			refnic_emu_corrupt_rx_cpl(emu, cpl, rxq->size);
 		/* The phase bit goes out with the batch: refnic_emu_rx_publish(). */
 		rxq->head = (idx + 1) & (rxq->size - 1);
-		if (rxq->head == 0)
-			rxq->cq_phase ^= rxq->lap_flip;
 	}
 	return true;
 }

@@ -52,9 +52,8 @@ struct refnic_emu_rxq {
 	uint16_t size;
 	uint16_t head;			/* next posted buffer to fill */
 	uint16_t buf_size;
-	uint8_t cq_phase;		/* phase of the entry at head */
 	uint16_t pub;			/* first completion not yet published */
-	uint8_t pub_phase;
+	uint8_t pub_phase;		/* phase of the entry at pub */
 	uint8_t lap_flip;		/* the phase's change at a wrap: REFNIC_PHASE_BIT,
 					 * or 0 written back (a done bit) */
 	uint32_t db_seen;
