@@ -793,21 +793,19 @@ static void
 rx_batch_queue_end(struct refnic_rx_batch *b)
 {
 	struct refnic_emu_rxq *rxq = b->held;
-	uint16_t qid;
 	bool came;
 
 	if (rxq == NULL)
 		return;
-	qid = (uint16_t)(rxq - b->emu->rxq);
 	/* Frames came: left to publish, or published in the middle. */
 	came = rxq->pub != rxq->head || unlikely(b->published);
 	if (came)
 		rxq_publish(rxq);
 	if (unlikely(b->emu->view_cable != NULL))
-		refnic_shm_view_leave(b->emu, qid);
+		refnic_shm_view_leave(b->emu, (uint16_t)(rxq - b->emu->rxq));
 	if (came && queue_intr_armed(b->emu, rxq->intr, rxq->vector, REFNIC_EMU_CAUSE_RX))
 		refnic_emu_intr_fire(b->emu, rxq->vector, REFNIC_EMU_CAUSE_RX,
-				     refnic_emu_rxq_full(b->emu, qid));
+				     refnic_emu_rxq_full(b->emu, (uint16_t)(rxq - b->emu->rxq)));
 	rxq_unlock(rxq);
 	b->held = NULL;
 }
