@@ -55,7 +55,8 @@ refnic_recv_pkts_vec(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 
 	if (unlikely(!refnic_rx_vec_enter(rxq, &next, &posted, &ptype_mask)))
 		return 0;
-	nb_rx = refnic_rx_vec_steps4(rxq, pkts, 0, nb_pkts, &next, &posted, ptype_mask, &bytes);
+	nb_rx = refnic_rx_vec_steps(rxq, pkts, 0, nb_pkts, &next, &posted, ptype_mask, &bytes,
+				    REFNIC_RX_VEC, refnic_rx_vec_step4);
 	return refnic_rx_vec_finish(rxq, pkts, nb_rx, nb_pkts, bytes);
 }
 

@@ -188,17 +188,23 @@ refnic_rx_vec_step4(struct refnic_rx_queue *rxq, struct rte_mbuf **pkts, uint16_
 	return true;
 }
 
-/* The SSE steps from next, while there is room and they go through. */
+/* A step of n completions (refnic_rx_vec_step4(), the AVX2 file's eight). */
+typedef bool (*refnic_rx_vec_step_t)(struct refnic_rx_queue *rxq, struct rte_mbuf **pkts,
+				     uint16_t next, uint16_t posted, uint32_t ptype_mask,
+				     uint64_t *bytes);
+
+/* Steps of n from *next, while there is room and they go through; step is
+ * a constant at every call, inlined. Returns nb_rx with theirs. */
 static __rte_always_inline uint16_t
-refnic_rx_vec_steps4(struct refnic_rx_queue *rxq, struct rte_mbuf **pkts, uint16_t nb_rx,
-		     uint16_t nb_pkts, uint16_t *next, uint16_t *posted, uint32_t ptype_mask,
-		     uint64_t *bytes)
+refnic_rx_vec_steps(struct refnic_rx_queue *rxq, struct rte_mbuf **pkts, uint16_t nb_rx,
+		    uint16_t nb_pkts, uint16_t *next, uint16_t *posted, uint32_t ptype_mask,
+		    uint64_t *bytes, uint16_t n, refnic_rx_vec_step_t step)
 {
-	while (refnic_rx_vec_room(rxq, *next, *posted, nb_pkts - nb_rx, REFNIC_RX_VEC) &&
-	       refnic_rx_vec_step4(rxq, pkts + nb_rx, *next, *posted, ptype_mask, bytes)) {
-		nb_rx += REFNIC_RX_VEC;
-		*posted -= REFNIC_RX_VEC;
-		*next = refnic_rx_vec_advance(rxq, *next, REFNIC_RX_VEC);
+	while (refnic_rx_vec_room(rxq, *next, *posted, nb_pkts - nb_rx, n) &&
+	       step(rxq, pkts + nb_rx, *next, *posted, ptype_mask, bytes)) {
+		nb_rx += n;
+		*posted -= n;
+		*next = refnic_rx_vec_advance(rxq, *next, n);
 	}
 	return nb_rx;
 }

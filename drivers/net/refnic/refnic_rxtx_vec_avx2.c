@@ -110,21 +110,17 @@ uint16_t
 refnic_recv_pkts_vec_avx2(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 {
 	struct refnic_rx_queue *rxq = queue;
-	uint16_t next, nb_rx = 0, posted;
+	uint16_t next, nb_rx, posted;
 	uint32_t ptype_mask;
 	uint64_t bytes = 0;
 
 	if (unlikely(!refnic_rx_vec_enter(rxq, &next, &posted, &ptype_mask)))
 		return 0;
-	while (refnic_rx_vec_room(rxq, next, posted, nb_pkts - nb_rx, RX_AVX2) &&
-	       rx_avx2_step(rxq, pkts + nb_rx, next, posted, ptype_mask, &bytes)) {
-		nb_rx += RX_AVX2;
-		posted -= RX_AVX2;
-		next = refnic_rx_vec_advance(rxq, next, RX_AVX2);
-	}
+	nb_rx = refnic_rx_vec_steps(rxq, pkts, 0, nb_pkts, &next, &posted, ptype_mask, &bytes,
+				    RX_AVX2, rx_avx2_step);
 	/* Four to seven: the SSE step; then the scalar core. */
-	nb_rx = refnic_rx_vec_steps4(rxq, pkts, nb_rx, nb_pkts, &next, &posted, ptype_mask,
-				     &bytes);
+	nb_rx = refnic_rx_vec_steps(rxq, pkts, nb_rx, nb_pkts, &next, &posted, ptype_mask, &bytes,
+				    REFNIC_RX_VEC, refnic_rx_vec_step4);
 	return refnic_rx_vec_finish(rxq, pkts, nb_rx, nb_pkts, bytes);
 }
 
