@@ -18,6 +18,9 @@
 #define RXF_B		"net_refnic_rxf_b"
 #define RXF_RING	64	/* small: many laps, every slot used */
 #define RXF_FRAMES	(5 * RXF_RING + 17)
+/* With the device on its own thread, polled while it writes: a completion
+ * taken before it is whole, or a slot taken again, shows among these. */
+#define RXF_MANY	200000
 #define RXF_LEN		80
 
 /* The port's RX queue 0 memory: descriptors, then the completion ring's room. */
@@ -93,11 +96,11 @@ rxf_pair(struct test_pair_conf *pair, const char *args, uint16_t *a, uint16_t *b
 }
 
 /*
- * RXF_FRAMES frames over many laps of a 64-slot ring, with devargs args:
- * exact and intact; then where the device wrote the completions.
+ * frames over many laps of a 64-slot ring, with devargs args: exact and
+ * intact; then where the device wrote the completions.
  */
 static int
-rxf_format_case(const char *args, bool written_back)
+rxf_format_case(const char *args, bool written_back, unsigned int frames)
 {
 	const uint8_t zero[RXF_RING * sizeof(struct refnic_rx_cpl)] = { 0 };
 	const struct refnic_rx_cpl *ring, *cq;
@@ -109,11 +112,11 @@ rxf_format_case(const char *args, bool written_back)
 	int ret = TEST_FAILED;
 
 	TEST_ASSERT_SUCCESS(rxf_pair(&pair, args, &a, &b, &mac), "pair (%s)", args);
-	if (rxf_traffic(a, b, &mac, RXF_FRAMES, 7) != TEST_SUCCESS)
+	if (rxf_traffic(a, b, &mac, frames, 7) != TEST_SUCCESS)
 		goto out;
-	if (rte_eth_stats_get(b, &st) != 0 || st.ipackets != RXF_FRAMES || st.ierrors != 0) {
+	if (rte_eth_stats_get(b, &st) != 0 || st.ipackets != frames || st.ierrors != 0) {
 		printf("ipackets %" PRIu64 " ierrors %" PRIu64 ", want %u and 0\n",
-		       st.ipackets, st.ierrors, RXF_FRAMES);
+		       st.ipackets, st.ierrors, frames);
 		goto out;
 	}
 	mz = rxf_queue_mem(b);
@@ -151,21 +154,33 @@ out:
 static int
 test_rx_written_back(void)
 {
-	return rxf_format_case("profile=ideal,rx_wb=on", true);
+	return rxf_format_case("profile=ideal,rx_wb=on", true, RXF_FRAMES);
+}
+
+static int
+test_rx_written_back_device_thread(void)
+{
+	return rxf_format_case("profile=ideal,exec=thread,rx_wb=on", true, RXF_MANY);
+}
+
+static int
+test_rx_completion_ring_device_thread(void)
+{
+	return rxf_format_case("profile=ideal,exec=thread", false, RXF_MANY);
 }
 
 /* The default. */
 static int
 test_rx_completion_ring(void)
 {
-	return rxf_format_case("profile=ideal", false);
+	return rxf_format_case("profile=ideal", false, RXF_FRAMES);
 }
 
 /* A device without the capability: the ring, as with any other. */
 static int
 test_rx_ring_without_the_capability(void)
 {
-	return rxf_format_case("profile=ideal,caps_off=rx_wb,rx_wb=off", false);
+	return rxf_format_case("profile=ideal,caps_off=rx_wb,rx_wb=off", false, RXF_FRAMES);
 }
 
 /* ... and rx_wb=on there: a start that fails and says why. */
@@ -299,6 +314,8 @@ const struct unit_test_suite refnic_rx_format_suite = {
 	.cases = {
 		TEST_CASE(test_rx_written_back),
 		TEST_CASE(test_rx_completion_ring),
+		TEST_CASE(test_rx_written_back_device_thread),
+		TEST_CASE(test_rx_completion_ring_device_thread),
 		TEST_CASE(test_rx_ring_without_the_capability),
 		TEST_CASE(test_rx_wb_on_needs_the_capability),
 		TEST_CASE(test_rx_written_back_drained),
