@@ -120,6 +120,9 @@ refnic_chroot_run() {
 	# shellcheck disable=SC2016
 	unshare --mount --propagation private /usr/bin/env \
 		dir="$dir" top="$REFNIC_TOP" src="$src" bash -euc '
+		# Its root a mount point, as a system root is: unshare -m and
+		# ip netns inside it change the propagation of the root mount.
+		mount --bind "$dir" "$dir"
 		mount --rbind /dev "$dir/dev"
 		mount -t proc proc "$dir/proc"
 		mount --rbind /sys "$dir/sys"
