@@ -14,6 +14,7 @@ import os
 import re
 import shutil
 import subprocess
+import tempfile
 import time
 
 import pytest
@@ -126,6 +127,35 @@ def eal_plugin_dir():
         if m:
             return m.group(1).decode()
     pytest.skip("cannot find DPDK_PLUGIN_PATH in librte_eal")
+
+
+def dpdk_series():
+    """The installed DPDK's LTS series: "22.11", "24.11", ..."""
+    version = subprocess.run(["pkg-config", "--modversion", "libdpdk"], capture_output=True,
+                             text=True, check=True).stdout.strip()
+    return ".".join(version.split(".")[:2])
+
+
+@contextlib.contextmanager
+def installed_pmd(pmd):
+    """A command prefix (a wrapper for TestPmd, or argv's head) under which
+    EAL finds the PMD in its plugin directory, as after an installation,
+    with no -d. The system's directory is not touched: the prefix runs its
+    command in a private mount namespace with a copy of the directory, plus
+    the PMD, laid over it. Skips without root and unshare."""
+    plugin_dir = eal_plugin_dir()
+    if os.geteuid() != 0 or not shutil.which("unshare"):
+        pytest.skip("needs root and unshare to lay a plugin directory over %s" % plugin_dir)
+    # EAL refuses plugins below world-writable directories: stay beside the PMD.
+    stage = tempfile.mkdtemp(dir=os.path.dirname(pmd))
+    try:
+        os.chmod(stage, 0o755)
+        subprocess.run(["cp", "-a", plugin_dir + "/.", stage], check=True)
+        shutil.copy(pmd, stage)
+        script = 'mount --bind "$0" "$1" && shift && exec "$@"'
+        yield ["unshare", "-m", "sh", "-c", script, stage, plugin_dir]
+    finally:
+        shutil.rmtree(stage)
 
 
 # Link state changes as testpmd reports them.

@@ -10,10 +10,10 @@ import shutil
 import subprocess
 import tempfile
 
-import pytest
-
-from helpers import PMD_NAME, REPO, eal_plugin_dir, env_path
+from helpers import PMD_NAME, REPO, eal_plugin_dir, env_path, installed_pmd
 from testpmd import TestPmd
+
+
 def test_meson_install_lands_in_eal_plugin_dir():
     build = env_path("REFNIC_BUILD")
     with tempfile.TemporaryDirectory() as dest:
@@ -25,28 +25,11 @@ def test_meson_install_lands_in_eal_plugin_dir():
 
 
 def test_testpmd_finds_installed_pmd_without_d():
-    """What `meson install` gives a user: --vdev net_refnic0 with no -d.
-
-    The system plugin directory is not touched: a private mount namespace
-    lays a copy of it, plus the PMD, over it for this one testpmd.
-    """
-    pmd = env_path("REFNIC_PMD")
-    plugin_dir = eal_plugin_dir()
-    if os.geteuid() != 0 or not shutil.which("unshare"):
-        pytest.skip("needs root and unshare to lay a plugin directory over %s" % plugin_dir)
-    # EAL refuses plugins below world-writable directories: stay beside the PMD.
-    stage = tempfile.mkdtemp(dir=os.path.dirname(pmd))
-    try:
-        os.chmod(stage, 0o755)
-        subprocess.run(["cp", "-a", plugin_dir + "/.", stage], check=True)
-        shutil.copy(pmd, stage)
-        script = 'mount --bind "$0" "$1" && shift && exec "$@"'
-        wrapper = ["unshare", "-m", "sh", "-c", script, stage, plugin_dir]
+    """What `meson install` gives a user: --vdev net_refnic0 with no -d."""
+    with installed_pmd(env_path("REFNIC_PMD")) as wrapper:
         with TestPmd(["net_refnic0"], plugins=[], wrapper=wrapper) as tp:
             info = tp.port_info(0)
-        assert info.get("Driver name") == "net_refnic", info
-    finally:
-        shutil.rmtree(stage)
+    assert info.get("Driver name") == "net_refnic", info
 
 
 def _series(version):
