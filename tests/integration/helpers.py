@@ -136,6 +136,14 @@ def dpdk_series():
     return ".".join(version.split(".")[:2])
 
 
+def build_has_rte_flow():
+    """Whether the build (REFNIC_BUILD, else build/) gave the port rte_flow:
+    not where the DPDK driver SDK lacked rte_flow_driver.h (25.11's)."""
+    build = os.environ.get("REFNIC_BUILD") or os.path.join(REPO, "build")
+    with open(os.path.join(build, "refnic_config.h")) as f:
+        return re.search(r"^#define REFNIC_HAVE_RTE_FLOW 1$", f.read(), re.M) is not None
+
+
 @contextlib.contextmanager
 def installed_pmd(pmd):
     """A command prefix (a wrapper for TestPmd, or argv's head) under which

@@ -14,7 +14,11 @@ import time
 
 import pytest
 
-from helpers import _pair
+from helpers import _pair, build_has_rte_flow
+
+pytestmark = pytest.mark.skipif(not build_has_rte_flow(),
+                                reason="no rte_flow in this build: DPDK's rte_flow_driver.h "
+                                       "was not at hand")
 
 PORTS = ["net_refnic0,cable=flowpair", "net_refnic1,cable=flowpair"]
 QUEUES = 4
