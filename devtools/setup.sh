@@ -147,7 +147,9 @@ stage_sdk_from_tree() {
 		[ -f "$src/$f" ] ||
 			die "REFNIC_DPDK_SRC=$src lacks $f: set REFNIC_DPDK_SRC to a whole DPDK $series source tree"
 	done
-	sdk=$REFNIC_CACHE/dpdk-sdk-tree-$tree_version
+	# One staging per tree: two trees of one release may differ (a whole
+	# one has rte_flow_driver.h).
+	sdk=$REFNIC_CACHE/dpdk-sdk-tree-$tree_version-$(printf '%s' "$src" | cksum | cut -d' ' -f1)
 	# Copied again only when the tree changed: unchanged files keep the
 	# build from recompiling.
 	sdk_matches "$src" "$sdk" || copy_sdk "$src" "$sdk" ||
