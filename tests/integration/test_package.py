@@ -36,16 +36,18 @@ STATUS = ["dpkg-query", "-W", "-f", "${db:Status-Status}", PACKAGE]
 
 # Waits for its stdin to close, which happens when the test ends or its
 # process dies however it dies, then purges the package if it is still
-# there. In a session of its own: a signal to the test's process group
-# (timeout, Ctrl-C) does not reach it.
+# there and removes the test's directory (argv[1]). In a session of its
+# own: a signal to the test's process group (timeout, Ctrl-C) does not
+# reach it.
 GUARD = r"""
-import signal, subprocess, sys
+import shutil, signal, subprocess, sys
 for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
     signal.signal(sig, signal.SIG_IGN)
 sys.stdin.read()
 status = subprocess.run(%r, capture_output=True, text=True).stdout.strip()
 if status not in ("", "not-installed"):
     subprocess.run(%r + ["purge", %r], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+shutil.rmtree(sys.argv[1], ignore_errors=True)
 """ % (STATUS, APT, PACKAGE)
 
 
@@ -60,8 +62,8 @@ def purge():
 
 
 @contextlib.contextmanager
-def never_left_installed():
-    guard = subprocess.Popen([sys.executable, "-c", GUARD], stdin=subprocess.PIPE,
+def never_left_installed(workdir):
+    guard = subprocess.Popen([sys.executable, "-c", GUARD, workdir], stdin=subprocess.PIPE,
                              start_new_session=True)
     try:
         if installed():
@@ -145,16 +147,17 @@ def assert_no_refnic_driver():
 
 def check_depends(deb, plugin):
     """Depends names the packages of this release's DPDK the PMD links."""
-    fields = output(["dpkg-deb", "-f", deb, "Version", "Depends"])
-    assert "Version: %s\n" % project_version() in fields, fields
-    depends = {d.split()[0] for d in fields.split("Depends:", 1)[1].split(",")}
+    version = output(["dpkg-deb", "-f", deb, "Version"]).strip()
+    assert version == project_version(), version
+    field = output(["dpkg-deb", "-f", deb, "Depends"])
+    depends = {d.split()[0] for d in field.split(",") if d.strip()}
     needed = re.findall(r"\(NEEDED\).*\[(.+)\]", output(["readelf", "-d", plugin]))
     dpdk = {lib: path for lib, path in resolved_libs(plugin).items()
             if lib in needed and lib.startswith("librte_")}
     assert "librte_ethdev.so" in " ".join(dpdk), dpdk
     for lib, path in dpdk.items():
         pkgs = owners(os.path.realpath(path))
-        assert pkgs and pkgs <= depends, "%s (%s) is not in Depends: %s" % (lib, pkgs, fields)
+        assert pkgs and pkgs <= depends, "%s (%s) is not in Depends: %s" % (lib, pkgs, depends)
 
 
 def check_testpmd_forwards(plugin):
@@ -210,7 +213,7 @@ def test_package_install_use_purge(measured):
     workdir = tempfile.mkdtemp(prefix="refnic-package-")
     os.chmod(workdir, 0o755)    # apt reads the .deb as _apt
     try:
-        with never_left_installed():
+        with never_left_installed(workdir):
             assert_no_refnic_driver()   # the control: before, testpmd has none
             deb = build_package(workdir, measured)
             res = subprocess.run(APT + ["install", deb],
