@@ -46,7 +46,10 @@ SDK_BUILDTOOLS="buildtools/gen-pmdinfo-cfile.py buildtools/pmdinfogen.py
 # applications, built (make) and run on refnic ports by the integration suite.
 # gnuplot-nox: refnic-pingpong --plot, checked by the integration suite.
 # linuxptp: ptp4l, the PTP master DPDK's ptpclient syncs to in the suite.
+# debhelper, build-essential: the Debian package (debian/), built and
+# installed by the suite.
 PACKAGES="dpdk dpdk-dev libdpdk-dev meson ninja-build gcc clang pkg-config dpkg-dev
+	debhelper build-essential
 	xz-utils python3 python3-pyelftools python3-pytest dpdk-doc make gnuplot-nox linuxptp"
 
 say() { printf 'refnic-setup: %s\n' "$*" >&2; }
