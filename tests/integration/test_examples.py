@@ -368,7 +368,9 @@ def test_example_rxtx_callbacks_hw_timestamps(build_dir, refnic_pmd, refnic_test
     assert_forwarded(fwd)
 
 
-PTP_DELTA = re.compile(r"Delta between master and slave clocks:(-?\d+)ns")
+# "master and slave" up to 24.11, "transmitter and receiver" since.
+PTP_DELTA = re.compile(r"Delta between (?:master and slave|transmitter and receiver) "
+                       r"clocks:(-?\d+)ns")
 PTP_SAMPLES = 40
 # ptpclient steps the clock by each offset it measures, unfiltered, so each
 # offset is the last measurement's error less this one's, and the tap
