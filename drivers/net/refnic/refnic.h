@@ -323,7 +323,6 @@ int refnic_filters_restore(struct rte_eth_dev *dev);
 int refnic_macs_restore(struct rte_eth_dev *dev);
 
 /* refnic_flow.c: rte_flow */
-void refnic_flow_init(struct rte_eth_dev *dev);
 void refnic_flow_fini(struct rte_eth_dev *dev);
 /* dev_start: the rules again, if the device was reset since it had them. */
 int refnic_flows_restore(struct rte_eth_dev *dev);

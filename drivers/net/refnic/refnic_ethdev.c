@@ -110,12 +110,14 @@ refnic_ethdev_init(struct rte_eth_dev *dev, const struct refnic_hw *hw,
 	ad->ptype_mask = RTE_PTYPE_ALL_MASK;
 	pthread_mutex_init(&ad->stats_lock, NULL);
 	rte_spinlock_init(&ad->db.queue_lock);
+	/* The rte_flow rules, kept by the driver (none without rte_flow). */
+	pthread_mutex_init(&ad->flows.lock, NULL);
+	TAILQ_INIT(&ad->flows.list);
 
 	dev->dev_ops = &refnic_eth_dev_ops;	/* the event handler calls them */
 	refnic_failure_listen();
 	refnic_mp_listen();
 	refnic_itr_init(ad);
-	refnic_flow_init(dev);
 	ret = refnic_hw_init(ad);
 	if (ret == 0)
 		ret = refnic_intr_init(dev);

@@ -904,15 +904,6 @@ refnic_rx_metadata_negotiate(struct rte_eth_dev *dev, uint64_t *features)
 	return 0;
 }
 
-void
-refnic_flow_init(struct rte_eth_dev *dev)
-{
-	struct refnic_adapter *ad = refnic_adapter(dev);
-
-	pthread_mutex_init(&ad->flows.lock, NULL);
-	TAILQ_INIT(&ad->flows.list);
-}
-
 /* Close: the rules go with the port (the device was reset). */
 void
 refnic_flow_fini(struct rte_eth_dev *dev)

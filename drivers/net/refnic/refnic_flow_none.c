@@ -15,15 +15,6 @@
 #include "refnic.h"
 
 void
-refnic_flow_init(struct rte_eth_dev *dev)
-{
-	struct refnic_adapter *ad = refnic_adapter(dev);
-
-	pthread_mutex_init(&ad->flows.lock, NULL);
-	TAILQ_INIT(&ad->flows.list);
-}
-
-void
 refnic_flow_fini(struct rte_eth_dev *dev __rte_unused)
 {
 }
