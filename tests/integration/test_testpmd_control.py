@@ -186,7 +186,7 @@ def test_malformed_devargs_through_port_attach(refnic_testpmd):
         assert "Failed to attach port" in out, (devargs[:80], out[-2000:])
         lines = refnic_lines(out)
         if "EAL: devargs truncated" in out:
-            # Since DPDK 23.11 EAL refuses a long one itself, before any probe.
+            # 24.11's EAL (and later) refuses a long one itself, before any probe.
             assert len(devargs) > 128 and not lines, (devargs[:80], lines)
             continue
         assert len(lines) == 1, (devargs[:80], lines, out.replace("9" * 100, "")[-1500:])

@@ -79,7 +79,7 @@ def test_csum_engine_checksums_judged_by_the_kernel(refnic_testpmd):
 
 
 def test_multi_queue_rss_spreads_flows(refnic_testpmd):
-    # txonly with many flows (source addresses vary up to DPDK 23.11, UDP
+    # txonly with many flows (source addresses vary before DPDK 23.07, UDP
     # source ports since): RSS on addresses and ports puts them on every queue.
     tp = refnic_testpmd(PAIR, testpmd_args=["--txonly-multi-flow"])
     tp.cmd("port stop all", check=True)

@@ -149,7 +149,7 @@ def test_flow_mark_in_verbose_output(flowpair):
 
 def test_flow_rss_to_queue_group(refnic_testpmd):
     """rss over queues 1 and 2: txonly's many flows (--txonly-multi-flow:
-    source addresses vary up to 23.11, UDP source ports since) spread over
+    source addresses vary before DPDK 23.07, UDP source ports since) spread over
     those two and no other."""
     tp = refnic_testpmd(PORTS, testpmd_args=["--txonly-multi-flow"])
     setup_ports(tp)
