@@ -76,22 +76,43 @@ witness_frame(struct rte_mempool *pool, const struct rte_ether_addr *dst, uint32
 	return head;
 }
 
+/* The witness bytes of m (copied into copy if m is a chain), or NULL if m
+ * is no UDP/IPv4 frame long enough to hold one; their length into *len. */
+static const uint8_t *
+witness_of(const struct rte_mbuf *m, uint8_t *copy, uint32_t *len)
+{
+	const struct rte_ipv4_hdr *ip;
+	const uint8_t *p;
+	uint32_t n = RTE_MIN(rte_pktmbuf_pkt_len(m), (uint32_t)WITNESS_FRAME_MAX);
+
+	/* Longer than the copy: the witness then finds the frame cut. */
+	p = rte_pktmbuf_read(m, 0, n, copy);
+	if (p == NULL || n < WITNESS_FRAME_MIN)
+		return NULL;
+	ip = (const struct rte_ipv4_hdr *)(p + RTE_ETHER_HDR_LEN);
+	if (((const struct rte_ether_hdr *)p)->ether_type != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4) ||
+	    ip->version_ihl != RTE_IPV4_VHL_DEF || ip->next_proto_id != IPPROTO_UDP)
+		return NULL;
+	*len = n - WITNESS_FRAME_HDRS;
+	return p + WITNESS_FRAME_HDRS;
+}
+
 int
 witness_check_mbuf(struct witness_checker *c, uint16_t queue, const struct rte_mbuf *m)
 {
 	uint8_t copy[WITNESS_FRAME_MAX];
-	const struct rte_ipv4_hdr *ip;
-	const uint8_t *p;
-	uint32_t len = rte_pktmbuf_pkt_len(m);
+	uint32_t len = 0;
+	const uint8_t *w = witness_of(m, copy, &len);
 
-	if (len > WITNESS_FRAME_MAX)
-		len = WITNESS_FRAME_MAX;	/* the witness then finds the frame cut */
-	p = rte_pktmbuf_read(m, 0, len, copy);
-	if (p == NULL || len < WITNESS_FRAME_MIN)
-		return witness_check(c, queue, NULL, 0);
-	ip = (const struct rte_ipv4_hdr *)(p + RTE_ETHER_HDR_LEN);
-	if (((const struct rte_ether_hdr *)p)->ether_type != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4) ||
-	    ip->version_ihl != RTE_IPV4_VHL_DEF || ip->next_proto_id != IPPROTO_UDP)
-		return witness_check(c, queue, NULL, 0);
-	return witness_check(c, queue, p + WITNESS_FRAME_HDRS, len - WITNESS_FRAME_HDRS);
+	return witness_check(c, queue, w, len);
+}
+
+int
+witness_read_mbuf(const struct rte_mbuf *m, uint16_t *stream, uint64_t *seq)
+{
+	uint8_t copy[WITNESS_FRAME_MAX];
+	uint32_t len = 0;
+	const uint8_t *w = witness_of(m, copy, &len);
+
+	return w != NULL ? witness_parse(w, len, stream, seq) : -1;
 }

@@ -30,4 +30,8 @@ struct rte_mbuf *witness_frame(struct rte_mempool *pool, const struct rte_ether_
  * short or not UDP/IPv4 counts as corrupted. */
 int witness_check_mbuf(struct witness_checker *c, uint16_t queue, const struct rte_mbuf *m);
 
+/* The stream and sequence number m carries: 0, or -1 if it carries no
+ * good witness. */
+int witness_read_mbuf(const struct rte_mbuf *m, uint16_t *stream, uint64_t *seq);
+
 #endif /* _WITNESS_FRAME_H_ */
