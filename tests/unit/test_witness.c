@@ -28,8 +28,12 @@
  * swapped in a queue show; over RSS, four flows a queue (on average). */
 #define WIT_STREAMS_PER_QUEUE	4
 #define WIT_MAX_QUEUES	4
-#define WIT_MANY	400000	/* per path: the slow path shows among these */
-#define WIT_FEW		50000	/* big frames: the same laps of the rings, less copying */
+/* Frames a path: the slow path shows among these; big frames take an
+ * eighth (the same laps of the rings, less copying). REFNIC_WITNESS_FRAMES
+ * overrides, for builds that run slower (sanitizers) or soaks. */
+#define WIT_DEFAULT_FRAMES	400000
+#define WIT_MANY	wit_frames()
+#define WIT_FEW		(wit_frames() / 8)
 
 enum wit_sends {
 	WIT_BURSTS,	/* full bursts of 32 */
@@ -46,6 +50,15 @@ struct wit_case {
 	bool jumbo;		/* MTU 9000, scattered RX */
 	enum wit_sends sends;
 };
+
+static uint32_t
+wit_frames(void)
+{
+	const char *env = getenv("REFNIC_WITNESS_FRAMES");
+	unsigned long v = env != NULL ? strtoul(env, NULL, 10) : 0;
+
+	return v >= 1000 && v <= 100000000 ? (uint32_t)v : WIT_DEFAULT_FRAMES;
+}
 
 static const uint16_t wit_mixed[] = { 1, 1, 1, 32, 7, 1, 16, 1, 3, 32, 32, 1, 5 };
 
