@@ -70,6 +70,8 @@ struct pp_stats {
 	uint64_t tx_busy;	/* tx bursts the port took nothing from */
 	uint64_t reflected;	/* server: probes sent back */
 	uint64_t ignored;	/* server: frames that were not probes */
+	uint64_t goodbyes;	/* server: clients' goodbyes answered */
+	bool bye_acked;		/* client: the server answered its goodbye */
 	uint64_t wakeups;	/* --wait intr: epoll waits ended by an event */
 	uint64_t sleeps;	/* --wait intr: epoll waits */
 	double elapsed_s;	/* sampling time (after warm-up) */

@@ -36,6 +36,14 @@
 #define PP_MAGIC 0x7070
 #define PP_KIND_PROBE 1
 #define PP_KIND_REPLY 2
+/* The client's last word, and the server's answer: see pp_say_bye(). */
+#define PP_KIND_BYE 3
+#define PP_KIND_BYE_ACK 4
+#define PP_BYE_TRIES 5
+#define PP_BYE_WAIT_MS 200
+/* A server stays off a port its client left until the link goes down, at
+ * most this long (a driver may keep no link state for its peer). */
+#define PP_PARK_MAX_MS 5000
 #define PP_UDP_PORT 7		/* echo */
 #define PP_IP_CLIENT RTE_IPV4(198, 18, 0, 1)	/* RFC 2544 benchmark range */
 #define PP_IP_SERVER RTE_IPV4(198, 18, 0, 2)
@@ -177,13 +185,16 @@ pp_frame_init(struct pp_client *c, uint16_t port)
 }
 
 /*
- * Server side: send back every probe that arrived on port. Returns the
- * frames received, so that the caller knows whether it had work.
+ * Server side: send back every probe that arrived on port, and a client's
+ * goodbye as its acknowledgement (*bye then set). Returns the frames
+ * received, so that the caller knows whether it had work.
  */
 static unsigned int
-pp_serve(uint16_t port, const struct rte_ether_addr *mac, bool one_way, struct pp_stats *st)
+pp_serve(uint16_t port, const struct rte_ether_addr *mac, bool one_way, struct pp_stats *st,
+	 bool *bye)
 {
 	struct rte_mbuf *pkts[PP_BURST], *out[PP_BURST];
+	bool is_ack[PP_BURST];
 	uint16_t n, i, k = 0, sent;
 
 	n = rte_eth_rx_burst(port, 0, pkts, PP_BURST);
@@ -196,7 +207,7 @@ pp_serve(uint16_t port, const struct rte_ether_addr *mac, bool one_way, struct p
 		rte_be32_t a;
 		rte_be16_t u;
 
-		if (p == NULL || p->kind != PP_KIND_PROBE) {
+		if (p == NULL || (p->kind != PP_KIND_PROBE && p->kind != PP_KIND_BYE)) {
 			st->ignored++;
 			rte_pktmbuf_free(m);
 			continue;
@@ -213,6 +224,15 @@ pp_serve(uint16_t port, const struct rte_ether_addr *mac, bool one_way, struct p
 		u = udp->src_port;
 		udp->src_port = udp->dst_port;
 		udp->dst_port = u;
+		if (p->kind == PP_KIND_BYE) {
+			p->kind = PP_KIND_BYE_ACK;
+			*bye = true;
+			m->ol_flags = 0;
+			is_ack[k] = true;
+			out[k++] = m;
+			continue;
+		}
+		is_ack[k] = false;
 		p->kind = PP_KIND_REPLY;
 		if (one_way)
 			pp_clocks_of(m)->server_rx = pp_rx_stamp(m);
@@ -228,7 +248,8 @@ pp_serve(uint16_t port, const struct rte_ether_addr *mac, bool one_way, struct p
 			pp_clocks_of(out[i])->server_tx = now;
 	}
 	sent = rte_eth_tx_burst(port, 0, out, k);
-	st->reflected += sent;
+	for (i = 0; i < sent; i++)
+		st->reflected += !is_ack[i];
 	if (sent < k) {
 		st->tx_busy++;
 		rte_pktmbuf_free_bulk(&out[sent], k - sent);
@@ -488,6 +509,75 @@ pp_intr_setup(const struct pp_conf *conf)
 	return 0;
 }
 
+/*
+ * After a client's goodbye, touch nothing of port until its link goes down:
+ * the client leaves next, and a driver may unmap the memory a burst reads
+ * when its peer leaves, from another thread and without a lock (memif's
+ * control thread does, memif_disconnect(); a burst then in flight crashes).
+ * A port whose link is down bursts nothing of the peer's memory.
+ */
+static void
+pp_park(uint16_t port, uint64_t end)
+{
+	uint64_t limit = rte_rdtsc() + PP_PARK_MAX_MS * rte_get_tsc_hz() / 1000;
+	struct rte_eth_link link;
+
+	while (!app_quit && rte_rdtsc() < RTE_MIN(end, limit)) {
+		if (rte_eth_link_get_nowait(port, &link) == 0 &&
+		    link.link_status == RTE_ETH_LINK_DOWN)
+			return;
+		rte_delay_us_sleep(1000);
+	}
+}
+
+/*
+ * Client side, when done: say goodbye and wait until the server answers
+ * (it then stays off the port until the link goes down: pp_park()), so that
+ * leaving never pulls the shared memory from under the server's bursts.
+ * A server that never answers (an older one, a lost frame) only costs the
+ * tries.
+ */
+static void
+pp_say_bye(struct pp_client *c, uint16_t port)
+{
+	struct rte_mbuf *pkts[PP_BURST];
+	unsigned int try;
+	uint16_t n, i;
+
+	for (try = 0; try < PP_BYE_TRIES && !app_quit; try++) {
+		uint64_t deadline = rte_rdtsc() + PP_BYE_WAIT_MS * rte_get_tsc_hz() / 1000;
+		struct rte_mbuf *m = rte_pktmbuf_alloc(c->mp);
+		bool acked = false;
+
+		if (m == NULL)
+			return;
+		rte_memcpy(rte_pktmbuf_mtod(m, void *), c->frame, c->conf->size);
+		m->data_len = c->conf->size;
+		m->pkt_len = c->conf->size;
+		rte_pktmbuf_mtod_offset(m, struct pp_payload *, PP_HDR_LEN)->kind = PP_KIND_BYE;
+		if (rte_eth_tx_burst(port, 0, &m, 1) != 1)
+			rte_pktmbuf_free(m);
+		while (!acked && !app_quit && rte_rdtsc() < deadline) {
+			n = rte_eth_rx_burst(port, 0, pkts, PP_BURST);
+			for (i = 0; i < n; i++) {
+				struct pp_payload *p = pp_payload_of(pkts[i]);
+
+				if (p != NULL && p->kind == PP_KIND_BYE_ACK &&
+				    p->session == c->session)
+					acked = true;
+				else
+					pp_on_reply(c, pkts[i], rte_rdtsc());
+			}
+			if (n > 0)
+				rte_pktmbuf_free_bulk(pkts, n);
+		}
+		if (acked) {
+			c->st->bye_acked = true;
+			return;
+		}
+	}
+}
+
 static int
 pp_run_server(const struct pp_conf *conf, struct pp_stats *st)
 {
@@ -500,9 +590,14 @@ pp_run_server(const struct pp_conf *conf, struct pp_stats *st)
 	if (conf->duration_s > 0)
 		end = start + (uint64_t)(conf->duration_s * rte_get_tsc_hz());
 	while (!app_quit) {
-		unsigned int n = pp_serve(conf->server_port, &mac, conf->one_way, st);
+		bool bye = false;
+		unsigned int n = pp_serve(conf->server_port, &mac, conf->one_way, st, &bye);
 
 		now = rte_rdtsc();
+		if (bye) {
+			st->goodbyes++;
+			pp_park(conf->server_port, end);
+		}
 		if (now >= end)
 			break;
 		if (conf->wait == PP_WAIT_INTR)
@@ -534,9 +629,11 @@ pp_run_client(struct pp_client *c)
 		pp_start_sampling(c, now);
 	while (!app_quit) {
 		unsigned int work = 0;
+		bool bye = false;	/* role both: its own client never says it */
 
 		if (conf->role == PP_ROLE_BOTH)
-			work += pp_serve(conf->server_port, &server_mac, conf->one_way, st);
+			work += pp_serve(conf->server_port, &server_mac, conf->one_way, st,
+					 &bye);
 		n = rte_eth_rx_burst(conf->client_port, 0, pkts, PP_BURST);
 		now = rte_rdtsc();
 		for (i = 0; i < n; i++)
@@ -573,6 +670,8 @@ pp_run_client(struct pp_client *c)
 	st->interrupted = app_quit;
 	if (c->sampling)
 		st->elapsed_s = (double)(rte_rdtsc() - c->start_tsc) / rte_get_tsc_hz();
+	if (conf->role == PP_ROLE_CLIENT && !st->gave_up)
+		pp_say_bye(c, conf->client_port);
 	return 0;
 }
 

@@ -159,8 +159,8 @@ pp_report_json(FILE *f, const struct pp_conf *conf, const struct pp_stats *st,
 	fprintf(f, ", \"size\": %u, \"elapsed_s\": %.6f, \"interrupted\": %s",
 		conf->size, st->elapsed_s, st->interrupted ? "true" : "false");
 	if (conf->role == PP_ROLE_SERVER) {
-		fprintf(f, ", \"reflected\": %" PRIu64 ", \"ignored\": %" PRIu64,
-			st->reflected, st->ignored);
+		fprintf(f, ", \"reflected\": %" PRIu64 ", \"ignored\": %" PRIu64
+			", \"goodbyes\": %" PRIu64, st->reflected, st->ignored, st->goodbyes);
 		if (conf->wait == PP_WAIT_INTR)
 			fprintf(f, ", \"intr_waits\": %" PRIu64 ", \"intr_wakeups\": %" PRIu64,
 				st->sleeps, st->wakeups);
@@ -171,6 +171,8 @@ pp_report_json(FILE *f, const struct pp_conf *conf, const struct pp_stats *st,
 		", \"sent\": %" PRIu64 ", \"lost\": %" PRIu64 ", \"late\": %" PRIu64
 		", \"stray\": %" PRIu64, conf->inflight, conf->warmup, h->n, st->sent,
 		st->lost, st->late, st->stray);
+	if (conf->role == PP_ROLE_CLIENT)
+		fprintf(f, ", \"bye_acked\": %s", st->bye_acked ? "true" : "false");
 	if (conf->wait == PP_WAIT_INTR)
 		fprintf(f, ", \"intr_waits\": %" PRIu64 ", \"intr_wakeups\": %" PRIu64,
 			st->sleeps, st->wakeups);

@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The refnic authors
+ */
+
+#include <string.h>
+
+#include <rte_byteorder.h>
+#include <rte_ip.h>
+#include <rte_udp.h>
+
+#include "witness_frame.h"
+
+#define WITNESS_IP_SRC	RTE_IPV4(198, 18, 1, 1)	/* RFC 2544 benchmark range */
+#define WITNESS_IP_DST	RTE_IPV4(198, 18, 1, 2)
+#define WITNESS_SPORT_BASE	10000
+
+static void
+frame_headers(uint8_t *p, const struct rte_ether_addr *dst, uint32_t len, uint16_t stream)
+{
+	struct rte_ether_hdr *eth = (struct rte_ether_hdr *)p;
+	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(eth + 1);
+	struct rte_udp_hdr *udp = (struct rte_udp_hdr *)(ip + 1);
+	const struct rte_ether_addr src = {{ 0x02, 0x57, 0x49, 0x54, 0x00, 0x01 }};
+
+	rte_ether_addr_copy(dst, &eth->dst_addr);
+	rte_ether_addr_copy(&src, &eth->src_addr);
+	eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
+	memset(ip, 0, sizeof(*ip));
+	ip->version_ihl = RTE_IPV4_VHL_DEF;
+	ip->total_length = rte_cpu_to_be_16(len - RTE_ETHER_HDR_LEN);
+	ip->time_to_live = 64;
+	ip->next_proto_id = IPPROTO_UDP;
+	ip->src_addr = rte_cpu_to_be_32(WITNESS_IP_SRC);
+	ip->dst_addr = rte_cpu_to_be_32(WITNESS_IP_DST);
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+	udp->src_port = rte_cpu_to_be_16(WITNESS_SPORT_BASE + stream);
+	udp->dst_port = rte_cpu_to_be_16(WITNESS_UDP_DPORT);
+	udp->dgram_len = rte_cpu_to_be_16(len - RTE_ETHER_HDR_LEN - sizeof(*ip));
+	udp->dgram_cksum = 0;	/* none, as IPv4 allows */
+}
+
+struct rte_mbuf *
+witness_frame(struct rte_mempool *pool, const struct rte_ether_addr *dst, uint32_t len,
+	      uint16_t nb_segs, uint16_t stream, uint64_t seq)
+{
+	uint8_t frame[WITNESS_FRAME_MAX];
+	struct rte_mbuf *head = NULL, *m;
+	uint32_t off = 0, chunk;
+	uint16_t i;
+
+	if (len < WITNESS_FRAME_MIN || len > WITNESS_FRAME_MAX || nb_segs == 0 ||
+	    nb_segs > len)
+		return NULL;
+	frame_headers(frame, dst, len, stream);
+	witness_stamp(frame + WITNESS_FRAME_HDRS, len - WITNESS_FRAME_HDRS, stream, seq);
+	for (i = 0; i < nb_segs; i++) {
+		chunk = i + 1 < nb_segs ? len / nb_segs : len - off;
+		m = rte_pktmbuf_alloc(pool);
+		if (m == NULL || rte_pktmbuf_tailroom(m) < chunk) {
+			rte_pktmbuf_free(m);
+			rte_pktmbuf_free(head);
+			return NULL;
+		}
+		memcpy(rte_pktmbuf_mtod(m, void *), frame + off, chunk);
+		m->data_len = chunk;
+		off += chunk;
+		if (head == NULL) {
+			head = m;
+			head->pkt_len = chunk;
+		} else if (rte_pktmbuf_chain(head, m) != 0) {
+			rte_pktmbuf_free(m);
+			rte_pktmbuf_free(head);
+			return NULL;
+		}
+	}
+	return head;
+}
+
+/* The witness bytes of m (copied into copy if m is a chain), or NULL if m
+ * is no UDP/IPv4 frame long enough to hold one; their length into *len. */
+static const uint8_t *
+witness_of(const struct rte_mbuf *m, uint8_t *copy, uint32_t *len)
+{
+	const struct rte_ipv4_hdr *ip;
+	const uint8_t *p;
+	uint32_t n = RTE_MIN(rte_pktmbuf_pkt_len(m), (uint32_t)WITNESS_FRAME_MAX);
+
+	/* Longer than the copy: the witness then finds the frame cut. */
+	p = rte_pktmbuf_read(m, 0, n, copy);
+	if (p == NULL || n < WITNESS_FRAME_MIN)
+		return NULL;
+	ip = (const struct rte_ipv4_hdr *)(p + RTE_ETHER_HDR_LEN);
+	if (((const struct rte_ether_hdr *)p)->ether_type != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4) ||
+	    ip->version_ihl != RTE_IPV4_VHL_DEF || ip->next_proto_id != IPPROTO_UDP)
+		return NULL;
+	*len = n - WITNESS_FRAME_HDRS;
+	return p + WITNESS_FRAME_HDRS;
+}
+
+int
+witness_check_mbuf(struct witness_checker *c, uint16_t queue, const struct rte_mbuf *m)
+{
+	uint8_t copy[WITNESS_FRAME_MAX];
+	uint32_t len = 0;
+	const uint8_t *w = witness_of(m, copy, &len);
+
+	return witness_check(c, queue, w, len);
+}
+
+int
+witness_read_mbuf(const struct rte_mbuf *m, uint16_t *stream, uint64_t *seq)
+{
+	uint8_t copy[WITNESS_FRAME_MAX];
+	uint32_t len = 0;
+	const uint8_t *w = witness_of(m, copy, &len);
+
+	return w != NULL ? witness_parse(w, len, stream, seq) : -1;
+}
