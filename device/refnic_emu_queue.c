@@ -459,6 +459,56 @@ tx_prefetch(const struct refnic_emu_txq *txq, const struct tx_pass *p, uint16_t 
 		rte_prefetch0(va);
 }
 
+/*
+ * A run of plain descriptors from *idx (up to max, before the tail), as a
+ * NIC's fetch engine takes a burst: each read once, checked, translated,
+ * and its bytes prefetched for the copy that comes when the burst is
+ * handed over. Stops at the first other descriptor. A buffer that does not
+ * translate is tx_malformed, as before. Frames into pf; returns the
+ * descriptors consumed.
+ */
+static __rte_always_inline unsigned int
+tx_plain_run(struct refnic_emu *emu, const struct refnic_emu_txq *txq, struct tx_pass *p,
+	     uint16_t *idxp, unsigned int max, struct refnic_plain_frame *pf, unsigned int *np,
+	     struct refnic_hw_queue_stats *qs)
+{
+	unsigned int used = 0, k = *np, bad = 0;
+	uint16_t idx = *idxp;
+	uint64_t bytes = 0;
+
+	while (used < max && idx != p->tail) {
+		const struct refnic_tx_desc *d = &txq->ring[idx];
+		uint16_t flags = d->flags, len = d->len;
+		uint64_t addr = d->addr;
+		const uint8_t *va;
+
+		if ((flags & REFNIC_TXD_PLAIN_MASK) != REFNIC_TXD_EOP ||
+		    len < EMU_ETH_HLEN || len > REFNIC_MAX_FRAME_LEN)
+			break;
+		if ((idx & 3) == 0)	/* four to a line: the next line, once */
+			rte_prefetch0(&txq->ring[(idx + 4) & p->mask]);
+		va = refnic_dma_window_map(emu, &p->win, addr, len);
+		idx = (idx + 1) & p->mask;
+		used++;
+		if (unlikely(va == NULL)) {
+			bad++;
+			continue;
+		}
+		rte_prefetch0(va);
+		pf[k].data = va;
+		pf[k].len = len;
+		bytes += len;
+		k++;
+	}
+	p->packets += k - *np;
+	p->dma_reads += k - *np;
+	p->bytes += bytes;
+	qs->tx_malformed += bad;
+	*np = k;
+	*idxp = idx;
+	return used;
+}
+
 static void
 tx_post_completion(struct refnic_emu *emu, struct refnic_emu_txq *txq, uint16_t sq_head)
 {
@@ -649,35 +699,23 @@ refnic_emu_tx_service(struct refnic_emu *emu, uint16_t qid, uint64_t now,
 			refnic_emu_push_gather(emu, push, &f, &idx, p.mask, &malformed);
 			refnic_emu_push_pop(txq);
 		} else {
-			const struct refnic_tx_desc *d = &txq->ring[idx];
-			uint16_t flags = d->flags, len = d->len;
-			uint64_t addr = d->addr;
+			unsigned int used;
 
 			if (!fetched)
 				break;
-			/* The driver wrote these on another core: start the misses early. */
-			tx_prefetch(txq, &p, idx);
-			/* The common packet: goes with the pass's next ones. */
-			if (likely((flags & REFNIC_TXD_PLAIN_MASK) == REFNIC_TXD_EOP &&
-				   len >= EMU_ETH_HLEN && len <= REFNIC_MAX_FRAME_LEN)) {
-				const uint8_t *va = refnic_dma_window_map(emu, &p.win, addr, len);
-
-				idx = (idx + 1) & p.mask;
-				done++;
-				if (unlikely(va == NULL)) {
-					qs->tx_malformed++;
-					continue;
-				}
-				p.dma_reads++;
-				p.packets++;
-				p.bytes += len;
-				pf[np].data = va;
-				pf[np].len = len;
-				if (++np == TX_PLAIN_BURST)
+			/* The common packets: a run of them goes with the pass's next ones. */
+			used = tx_plain_run(emu, txq, &p, &idx,
+					    RTE_MIN(TX_PLAIN_BURST - np, TX_BUDGET - done),
+					    pf, &np, qs);
+			if (used != 0) {
+				done += used;
+				if (np == TX_PLAIN_BURST)
 					tx_plain_flush(emu, pf, &np, &batch);
 				continue;
 			}
 			tx_plain_flush(emu, pf, &np, &batch);
+			/* The driver wrote these on another core: start the misses early. */
+			tx_prefetch(txq, &p, idx);
 			if (!tx_gather(emu, txq, &p, &idx, &f, &malformed))
 				break;
 		}
