@@ -1450,8 +1450,9 @@ rx_burst_queue(struct refnic_emu *emu, struct refnic_rx_batch *b, uint16_t *tail
  * and its buffer checked and translated first, then the bytes copied and
  * the completions written, and the counters added once. Stops before the
  * first frame it cannot take as the others (a buffer shorter than the
- * queue's or than the frame, a page outside the batch's window: the
- * per-frame path judges it, DMA errors included); returns the frames done.
+ * queue's or than the frame: the per-frame path judges it), or after one
+ * whose buffer does not translate (the queue stops, as rx_frame() stops
+ * it); returns the frames done.
  */
 static unsigned int
 rx_burst(struct refnic_emu *emu, struct refnic_emu_rxq *rxq, uint16_t tail,
@@ -1460,6 +1461,7 @@ rx_burst(struct refnic_emu *emu, struct refnic_emu_rxq *rxq, uint16_t tail,
 	uint32_t max_len = emu->mtu + REFNIC_ETH_OVERHEAD, bytes = 0;
 	uint16_t mask = rxq->size - 1, idx = rxq->head;
 	unsigned int i, taken = 0, filtered = 0, oversize = 0, no_buffer = 0;
+	bool dma_error = false;
 	struct refnic_hw_queue_stats *qs = &b->stats->q[0];
 	struct refnic_emu_path_stats *ps;
 	uint8_t plan = emu->rx_plan;
@@ -1490,9 +1492,11 @@ rx_burst(struct refnic_emu *emu, struct refnic_emu_rxq *rxq, uint16_t tail,
 		d = rxq->ring[idx];
 		if (d.buf_len < rxq->buf_size || len > d.buf_len)
 			break;
-		dst[i] = refnic_dma_window_peek(&b->win, d.addr, len);
-		if (dst[i] == NULL)
+		dst[i] = refnic_dma_window_map(emu, &b->win, d.addr, len);
+		if (unlikely(dst[i] == NULL)) {
+			dma_error = true;	/* counted (dma_errors) by the look-up */
 			break;
+		}
 		/* The driver's buffer, last touched on its core: the copy comes
 		 * a burst later. A line holds four descriptors: the next, once. */
 		rte_prefetch0_write(dst[i]);
@@ -1538,6 +1542,11 @@ rx_burst(struct refnic_emu *emu, struct refnic_emu_rxq *rxq, uint16_t tail,
 	ps->rx_burst_frames += taken;
 	if (plan & REFNIC_EMU_RX_PTYPE)
 		ps->rx_parsed += taken;
+	if (unlikely(dma_error)) {
+		queue_error(emu, false, 0, &rxq->enabled, "RX buffer DMA error");
+		qs->rx_no_buffer++;
+		n++;	/* that frame is dropped */
+	}
 	return n;
 }
 
