@@ -44,6 +44,7 @@ extern const struct unit_test_suite refnic_tso_suite;
 extern const struct unit_test_suite refnic_timesync_suite;
 extern const struct unit_test_suite refnic_caps_suite;
 extern const struct unit_test_suite refnic_rx_format_suite;
+extern const struct unit_test_suite refnic_batching_suite;
 
 static const struct unit_test_suite *suites[] = {
 	&refnic_probe_suite,
@@ -71,6 +72,7 @@ static const struct unit_test_suite *suites[] = {
 	&refnic_timesync_suite,
 	&refnic_caps_suite,
 	&refnic_rx_format_suite,
+	&refnic_batching_suite,
 };
 
 static bool
