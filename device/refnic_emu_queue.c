@@ -1285,7 +1285,9 @@ static __rte_always_inline void
 rx_config_hold(struct refnic_rx_batch *b, struct refnic_emu *emu)
 {
 	if (unlikely(b->config != emu)) {
-		refnic_emu_rx_batch_end(b);
+		/* A pass's first frame holds nothing yet. */
+		if (b->config != NULL)
+			refnic_emu_rx_batch_end(b);
 		rte_rwlock_read_lock(&emu->rx_config_lock);
 		b->config = emu;
 	}
@@ -1533,10 +1535,12 @@ rx_burst(struct refnic_emu *emu, struct refnic_emu_rxq *rxq, uint16_t tail,
 	rxq->head = idx;
 	qs->rx_packets += taken;
 	qs->rx_bytes += bytes;
-	qs->rx_no_buffer += no_buffer;
 	b->stats->dma_writes += 2 * taken;
-	b->stats->rx_filtered += filtered;
-	b->stats->rx_oversize += oversize;
+	if (unlikely((no_buffer | filtered | oversize) != 0)) {
+		qs->rx_no_buffer += no_buffer;
+		b->stats->rx_filtered += filtered;
+		b->stats->rx_oversize += oversize;
+	}
 	ps = emu_path_stats(emu);
 	ps->rx_bursts++;
 	ps->rx_burst_frames += taken;
