@@ -1467,7 +1467,6 @@ rx_burst(struct refnic_emu *emu, struct refnic_emu_rxq *rxq, uint16_t tail,
 	struct refnic_hw_queue_stats *qs = &b->stats->q[0];
 	struct refnic_emu_path_stats *ps;
 	uint8_t plan = emu->rx_plan;
-	uint8_t ptype[RX_BURST_MAX];
 	uint8_t *dst[RX_BURST_MAX];
 
 	n = RTE_MIN(n, (unsigned int)RX_BURST_MAX);
@@ -1506,13 +1505,6 @@ rx_burst(struct refnic_emu *emu, struct refnic_emu_rxq *rxq, uint16_t tail,
 			rte_prefetch0(&rxq->ring[(idx + 4) & mask]);
 			rte_prefetch0(&rxq->cq[(idx + 4) & mask]);
 		}
-		ptype[i] = REFNIC_PTYPE_L2;
-		if (plan & REFNIC_EMU_RX_PTYPE) {
-			struct refnic_pkt_hdrs h;
-
-			refnic_emu_parse(p, RTE_MIN(len, (uint32_t)RX_HDR_MAX), &h);
-			ptype[i] = rx_ptype(&h);
-		}
 		idx = (idx + 1) & mask;
 		taken++;
 	}
@@ -1522,12 +1514,21 @@ rx_burst(struct refnic_emu *emu, struct refnic_emu_rxq *rxq, uint16_t tail,
 	for (n = i, i = 0; i < n; i++) {
 		struct refnic_rx_cpl *cpl = &rxq->cq[idx];
 		uint32_t len = pf[i].len;
+		uint8_t ptype = REFNIC_PTYPE_L2;
 
 		if (dst[i] == NULL)
 			continue;
+		/* Typed where it is copied: one first touch of its line, not two
+		 * a burst apart (the pool's buffers share few cache sets). */
+		if (plan & REFNIC_EMU_RX_PTYPE) {
+			struct refnic_pkt_hdrs h;
+
+			refnic_emu_parse(pf[i].data, RTE_MIN(len, (uint32_t)RX_HDR_MAX), &h);
+			ptype = rx_ptype(&h);
+		}
 		rte_memcpy(dst[i], pf[i].data, len);
 		bytes += len;
-		rx_cpl_write(cpl, idx, len, ptype[i]);
+		rx_cpl_write(cpl, idx, len, ptype);
 		if (unlikely(b->garble))
 			refnic_emu_corrupt_rx_cpl(emu, cpl, rxq->size);
 		idx = (idx + 1) & mask;
