@@ -1523,7 +1523,7 @@ rx_burst(struct refnic_emu *emu, struct refnic_emu_rxq *rxq, uint16_t tail,
 		if (plan & REFNIC_EMU_RX_PTYPE) {
 			struct refnic_pkt_hdrs h;
 
-			refnic_emu_parse(pf[i].data, RTE_MIN(len, (uint32_t)RX_HDR_MAX), &h);
+			refnic_emu_parse_inline(pf[i].data, RTE_MIN(len, (uint32_t)RX_HDR_MAX), &h);
 			ptype = rx_ptype(&h);
 		}
 		rte_memcpy(dst[i], pf[i].data, len);
