@@ -21,6 +21,8 @@
 
 #include <rte_telemetry.h>
 
+#include "refnic_compat.h"
+
 #include "refnic_emu_cable.h"
 #include "refnic_emu_devargs.h"
 #include "refnic_emu_engine.h"
@@ -96,13 +98,13 @@ tel_faults(const struct refnic_emu *emu)
 	rte_tel_data_start_dict(f);
 	refnic_emu_fault_admin_timeout_format(&emu->params.faults, buf, sizeof(buf));
 	rte_tel_data_add_dict_string(f, "fault_admin_timeout", buf);
-	rte_tel_data_add_dict_u64(f, "fault_reset_fail", emu->params.faults.reset_fail_times);
+	rte_tel_data_add_dict_uint(f, "fault_reset_fail", emu->params.faults.reset_fail_times);
 	refnic_emu_fault_admin_timeout_format(&emu->faults, buf, sizeof(buf));
 	rte_tel_data_add_dict_string(f, "admin_timeout_pending", buf);
-	rte_tel_data_add_dict_u64(f, "reset_fail_pending", emu->faults.reset_fail_times);
+	rte_tel_data_add_dict_uint(f, "reset_fail_pending", emu->faults.reset_fail_times);
 	refnic_emu_fault_corrupt_format(&emu->params.faults, buf, sizeof(buf));
 	rte_tel_data_add_dict_string(f, "fault_corrupt", buf);
-	rte_tel_data_add_dict_u64(f, "corrupted", __atomic_load_n(&emu->corrupt.garbled,
+	rte_tel_data_add_dict_uint(f, "corrupted", __atomic_load_n(&emu->corrupt.garbled,
 								  __ATOMIC_RELAXED));
 	if (emu->params.faults.fatal_after_ms != 0)
 		snprintf(buf, sizeof(buf), "after_ms:%u", emu->params.faults.fatal_after_ms);
@@ -149,24 +151,24 @@ tel_device_fill(const struct refnic_emu *emu, struct rte_tel_data *d)
 	rte_tel_data_add_dict_string(d, "profile", emu->profile->name);
 	rte_tel_data_add_dict_string(d, "exec", emu->inline_exec ? "inline" : "thread");
 	rte_tel_data_add_dict_string(d, "exec_given", refnic_emu_exec_name(emu->params.exec));
-	rte_tel_data_add_dict_u64(d, "engines", emu->params.engines);
-	rte_tel_data_add_dict_u64(d, "engines_running", running);
-	rte_tel_data_add_dict_u64(d, "engines_share_cpu", share_cpu);
-	rte_tel_data_add_dict_u64(d, "queue_pairs", emu->params.max_queues);
+	rte_tel_data_add_dict_uint(d, "engines", emu->params.engines);
+	rte_tel_data_add_dict_uint(d, "engines_running", running);
+	rte_tel_data_add_dict_uint(d, "engines_share_cpu", share_cpu);
+	rte_tel_data_add_dict_uint(d, "queue_pairs", emu->params.max_queues);
 	add_container(d, "queue_work", tel_queues(emu));
 	add_container(d, "rxq_enabled", tel_enabled(emu, false));
 	add_container(d, "txq_enabled", tel_enabled(emu, true));
 	rte_tel_data_add_dict_string(d, "state", refnic_hw_state_name(emu_state(emu)));
 	rte_tel_data_add_dict_string(d, "cable", emu->params.cable);
 	rte_tel_data_add_dict_string(d, "link", refnic_cable_link_up(emu) ? "up" : "down");
-	rte_tel_data_add_dict_u64(d, "admin_latency_pct", emu->params.admin_latency_pct);
-	rte_tel_data_add_dict_u64(d, "dataplane_paused", emu->dataplane_paused);
+	rte_tel_data_add_dict_uint(d, "admin_latency_pct", emu->params.admin_latency_pct);
+	rte_tel_data_add_dict_uint(d, "dataplane_paused", emu->dataplane_paused);
 	refnic_emu_remote_counts(emu, &remote_stores, &remote_kicks);
-	rte_tel_data_add_dict_u64(d, "secondary_stores", remote_stores);
-	rte_tel_data_add_dict_u64(d, "secondary_kicks", remote_kicks);
-	rte_tel_data_add_dict_u64(d, "secondary_inline_doorbells",
+	rte_tel_data_add_dict_uint(d, "secondary_stores", remote_stores);
+	rte_tel_data_add_dict_uint(d, "secondary_kicks", remote_kicks);
+	rte_tel_data_add_dict_uint(d, "secondary_inline_doorbells",
 				  __atomic_load_n(&emu->secondary.inlined, __ATOMIC_RELAXED));
-	rte_tel_data_add_dict_u64(d, "engine_tx_packets", tel_engine_tx_packets(emu));
+	rte_tel_data_add_dict_uint(d, "engine_tx_packets", tel_engine_tx_packets(emu));
 	add_container(d, "faults", tel_faults(emu));
 }
 

@@ -3,6 +3,14 @@
 # Benchmarks: ratios measured side by side in one run, on this machine.
 # Not tests: nothing here passes or fails on speed.
 #
+#   ./devtools/bench.sh [--dpdk SERIES] SCENARIO [ARGS...]
+#       --dpdk: on that DPDK release (22.11 here, 24.11 or 25.11 in its
+#       chroot, devtools/chroot.sh), against its own testpmd and dpdk-test.
+#   ./devtools/bench.sh releases [SECONDS] [ROUNDS]
+#       throughput (refnic with the defaults, memif, vhost-user, net_null)
+#       and pmdperf on every release in turn, then one table: refnic's
+#       Mpps against memif's and net_null's, and its pmd_perf_autotest
+#       cycles against net_null's, per release. Default 3 s x 3 rounds.
 #   ./devtools/bench.sh init [RUNS] [PROFILE]
 #       port bring-up (probe to link up) per admin polling policy: backoff,
 #       exp:100:5000 (ENA's), fixed:5000 (the legacy 5 ms sleep), next to
@@ -113,6 +121,7 @@
 set -euo pipefail
 
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
+source "$REFNIC_TOP/devtools/chroot.sh"
 
 usage() { sed -n "3,$(($(grep -n '^set -euo pipefail' "$0" | cut -d: -f1) - 1))p" "$0"; exit 2; }
 
@@ -125,6 +134,29 @@ stage_other_pmd() { # PATH SUBDIR
 	echo "$d/librte_net_refnic.so"
 }
 
+# SCENARIO ARGS on DPDK release SERIES: here, or in its chroot.
+bench_on() { # SERIES SCENARIO ARGS...
+	local series=$1
+	shift
+	if [ "$series" = "$(installed_series)" ]; then
+		"$REFNIC_TOP/devtools/bench.sh" "$@"
+	else
+		refnic_chroot_run "$series" ./devtools/bench.sh "$@"
+	fi
+}
+
+install_packages
+if [ "${1:-}" = --dpdk ]; then
+	[ -n "${2:-}" ] || usage
+	series=$2
+	shift 2
+	if [ "$series" != "$(installed_series)" ]; then
+		refnic_chroot_suite "$series" >/dev/null ||
+			die "DPDK $series: refnic is benchmarked on $(installed_series) and $REFNIC_CHROOT_SERIES"
+		bench_on "$series" "$@"
+		exit
+	fi
+fi
 scenario=${1:-}
 [ -n "$scenario" ] || usage
 shift
@@ -317,6 +349,31 @@ mp)
 	refnic_hugepages 256 || exit 1
 	echo "# ./devtools/bench.sh mp $* ($(date -u '+%Y-%m-%d %H:%M'), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg))"
 	python3 "$REFNIC_TOP/tests/bench/multiprocess.py" "$@"
+	;;
+releases)
+	seconds=${1:-3}
+	rounds=${2:-3}
+	echo "# ./devtools/bench.sh releases $seconds $rounds ($(date -u '+%Y-%m-%d %H:%M'), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg))"
+	out=$(mktemp -d)
+	for series in $(installed_series) $REFNIC_CHROOT_SERIES; do
+		echo
+		echo "## DPDK $series"
+		bench_on "$series" throughput "$seconds" "$rounds" "" | tee "$out/$series.throughput"
+		bench_on "$series" pmdperf "$rounds" | tee "$out/$series.pmdperf"
+	done
+	echo
+	echo "| DPDK | refnic Mpps | memif Mpps | refnic vs memif | net_null Mpps | refnic vs net_null | refnic pmd_perf cycles/packet | net_null cycles/packet | refnic vs net_null |"
+	echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+	# A system's total Mpps in throughput.py's table, a port's cycles in pmdperf's.
+	mpps() { awk -F'|' -v s="$1" '$2 == " " s " " { print $5 + 0 }' "$out/$series.throughput"; }
+	cycles() { awk -F'|' -v p="\`$1\`" '$2 == " " p " " { print $3 + 0 }' "$out/$series.pmdperf"; }
+	for series in $(installed_series) $REFNIC_CHROOT_SERIES; do
+		awk -v d="$series" -v r="$(mpps 'refnic (defaults)')" -v m="$(mpps memif)" \
+			-v n="$(mpps null)" -v rc="$(cycles net_refnic0)" -v nc="$(cycles net_null0)" \
+			'BEGIN { printf "| %s | %.2f | %.2f | %.2fx | %.2f | %.2fx | %d | %d | %.2fx |\n",
+				d, r, m, m ? r / m : 0, n, n ? r / n : 0, rc, nc, nc ? rc / nc : 0 }'
+	done
+	rm -rf "$out"
 	;;
 *)
 	usage

@@ -5,13 +5,15 @@
 #  1. Installs what is missing from Debian's packages (DPDK 22.11, meson, ...).
 #  2. Stages the DPDK driver SDK headers Debian does not ship (ethdev_driver.h,
 #     bus_vdev_driver.h, ...) and the build tools that generate a PMD's info
-#     strings (pmdinfogen), from Debian's source package of exactly the
-#     installed DPDK version, into a cache outside the repository.
+#     strings (pmdinfogen) into a cache outside the repository: from the DPDK
+#     source tree named by REFNIC_DPDK_SRC (of the installed DPDK's series),
+#     else from Debian's source package of exactly the installed version.
 #  3. Configures and builds ./build.
 #
 # Idempotent: a second run only rebuilds. Sourced by demo.sh and test.sh.
 #
-# Environment: REFNIC_CACHE (default ~/.cache/refnic), REFNIC_BUILD (build),
+# Environment: REFNIC_DPDK_SRC (a DPDK source tree for the SDK files),
+# REFNIC_CACHE (default ~/.cache/refnic), REFNIC_BUILD (build),
 # REFNIC_SANITIZE_BUILD (build-sanitize: ASan+UBSan, made by test.sh),
 # REFNIC_FUZZ_BUILD (build-fuzz: clang, libFuzzer, made by test.sh and bench.sh),
 # REFNIC_TSAN_BUILD (build-tsan: clang, ThreadSanitizer, made by test.sh).
@@ -29,6 +31,11 @@ SDK_HEADERS="lib/ethdev/ethdev_driver.h lib/ethdev/ethdev_vdev.h
 	drivers/bus/vdev/bus_vdev_driver.h lib/eal/include/dev_driver.h
 	lib/eal/include/bus_driver.h"
 
+# Driver SDK headers that older releases install with DPDK, taken from the
+# source where it has them: rte_flow_driver.h (since 25.11; without it the
+# port has no rte_flow).
+SDK_OPTIONAL_HEADERS="lib/ethdev/rte_flow_driver.h"
+
 # DPDK's build tools that embed the PMD_INFO_STRING dpdk-pmdinfo.py reads
 # (driver name, devargs), with what they import; by path in DPDK's source.
 SDK_BUILDTOOLS="buildtools/gen-pmdinfo-cfile.py buildtools/pmdinfogen.py
@@ -39,7 +46,10 @@ SDK_BUILDTOOLS="buildtools/gen-pmdinfo-cfile.py buildtools/pmdinfogen.py
 # applications, built (make) and run on refnic ports by the integration suite.
 # gnuplot-nox: refnic-pingpong --plot, checked by the integration suite.
 # linuxptp: ptp4l, the PTP master DPDK's ptpclient syncs to in the suite.
+# debhelper, build-essential: the Debian package (debian/), built and
+# installed by the suite.
 PACKAGES="dpdk dpdk-dev libdpdk-dev meson ninja-build gcc clang pkg-config dpkg-dev
+	debhelper build-essential
 	xz-utils python3 python3-pyelftools python3-pytest dpdk-doc make gnuplot-nox linuxptp"
 
 say() { printf 'refnic-setup: %s\n' "$*" >&2; }
@@ -81,10 +91,85 @@ ensure_deb_src() {
 	as_root apt-get update -qq
 }
 
+# The installed DPDK's series (22.11, 24.11, ...): what its driver SDK must match.
+installed_series() {
+	pkg-config --modversion libdpdk | cut -d. -f1-2
+}
+
+# Copy the SDK files from the DPDK source tree SRC into DIR: include/
+# (headers), buildtools/ (pmdinfogen), VERSION, ABI_VERSION.
+copy_sdk() {
+	local src=$1 dir=$2 h t
+	rm -rf "$dir.new"
+	mkdir -p "$dir.new/include" "$dir.new/buildtools"
+	for h in $SDK_HEADERS; do
+		cp -p "$src/$h" "$dir.new/include/" || return 1
+	done
+	for h in $SDK_OPTIONAL_HEADERS; do
+		[ ! -f "$src/$h" ] || cp -p "$src/$h" "$dir.new/include/" || return 1
+	done
+	for t in $SDK_BUILDTOOLS; do
+		cp -p "$src/$t" "$dir.new/buildtools/" || return 1
+	done
+	cp -p "$src/VERSION" "$src/ABI_VERSION" "$dir.new/" || return 1
+	rm -rf "$dir"
+	mv "$dir.new" "$dir"
+}
+
+# Whether the staged SDK DIR holds what the source tree SRC has.
+sdk_matches() {
+	local src=$1 dir=$2 f
+	for f in $SDK_HEADERS; do
+		cmp -s "$src/$f" "$dir/include/${f##*/}" || return 1
+	done
+	for f in $SDK_OPTIONAL_HEADERS; do
+		if [ -f "$src/$f" ]; then
+			cmp -s "$src/$f" "$dir/include/${f##*/}" || return 1
+		else
+			[ ! -e "$dir/include/${f##*/}" ] || return 1
+		fi
+	done
+	for f in $SDK_BUILDTOOLS; do
+		cmp -s "$src/$f" "$dir/buildtools/${f##*/}" || return 1
+	done
+	cmp -s "$src/VERSION" "$dir/VERSION" && cmp -s "$src/ABI_VERSION" "$dir/ABI_VERSION"
+}
+
+# The SDK from the DPDK source tree named by REFNIC_DPDK_SRC: a user's own
+# checkout of the installed release, or a tree that holds just the SDK files
+# at DPDK's paths. Its series must be the installed DPDK's.
+stage_sdk_from_tree() {
+	local src=$REFNIC_DPDK_SRC series tree_version sdk f
+	series=$(installed_series)
+	[ -f "$src/VERSION" ] ||
+		die "REFNIC_DPDK_SRC=$src is not a DPDK source tree (no VERSION file): set REFNIC_DPDK_SRC to a DPDK $series source tree, or unset it to use Debian's source package"
+	tree_version=$(cat "$src/VERSION")
+	[ "$(echo "$tree_version" | cut -d. -f1-2)" = "$series" ] ||
+		die "REFNIC_DPDK_SRC=$src is DPDK $tree_version but the installed DPDK is $(pkg-config --modversion libdpdk): set REFNIC_DPDK_SRC to a DPDK $series source tree"
+	for f in $SDK_HEADERS $SDK_BUILDTOOLS ABI_VERSION; do
+		[ -f "$src/$f" ] ||
+			die "REFNIC_DPDK_SRC=$src lacks $f: set REFNIC_DPDK_SRC to a whole DPDK $series source tree"
+	done
+	# One staging per tree: two trees of one release may differ (a whole
+	# one has rte_flow_driver.h).
+	sdk=$REFNIC_CACHE/dpdk-sdk-tree-$tree_version-$(printf '%s' "$src" | cksum | cut -d' ' -f1)
+	# Copied again only when the tree changed: unchanged files keep the
+	# build from recompiling.
+	sdk_matches "$src" "$sdk" || copy_sdk "$src" "$sdk" ||
+		die "cannot copy the driver SDK from $src"
+	echo "$sdk"
+}
+
 # Prints the SDK directory for the installed DPDK, staging it if needed:
-# include/ (headers), buildtools/ (pmdinfogen), VERSION, ABI_VERSION.
+# include/ (headers), buildtools/ (pmdinfogen), VERSION, ABI_VERSION. From
+# REFNIC_DPDK_SRC if set, else from Debian's source package of exactly the
+# installed version.
 stage_sdk() {
-	local src_pkg deb_ver up_ver sdk tmp h t
+	local src_pkg deb_ver up_ver sdk tmp
+	if [ -n "${REFNIC_DPDK_SRC:-}" ]; then
+		stage_sdk_from_tree
+		return
+	fi
 	src_pkg=$(dpkg-query -W -f='${source:Package}' libdpdk-dev)
 	deb_ver=$(dpkg-query -W -f='${Version}' libdpdk-dev)
 	up_ver=$(pkg-config --modversion libdpdk)
@@ -98,20 +183,11 @@ stage_sdk() {
 	say "fetching $src_pkg $deb_ver source for the driver SDK headers and pmdinfogen"
 	tmp=$(mktemp -d)
 	(cd "$tmp" && apt-get source -qq --download-only "$src_pkg=$deb_ver" >/dev/null 2>&1) ||
-		die "apt-get source $src_pkg=$deb_ver failed (is a deb-src entry reachable?)"
+		die "apt-get source $src_pkg=$deb_ver failed: no deb-src entry reaches it. Set REFNIC_DPDK_SRC to a DPDK $(installed_series) source tree instead"
 	(cd "$tmp" && dpkg-source -q -x ./*.dsc src >/dev/null 2>&1) ||
 		die "cannot unpack $src_pkg $deb_ver source"
-	rm -rf "$sdk.new"
-	mkdir -p "$sdk.new/include" "$sdk.new/buildtools"
-	for h in $SDK_HEADERS; do
-		cp "$tmp/src/$h" "$sdk.new/include/" || die "$h missing from $src_pkg $deb_ver"
-	done
-	for t in $SDK_BUILDTOOLS; do
-		cp "$tmp/src/$t" "$sdk.new/buildtools/" || die "$t missing from $src_pkg $deb_ver"
-	done
-	cp "$tmp/src/VERSION" "$tmp/src/ABI_VERSION" "$sdk.new/"
-	rm -rf "$tmp" "$sdk"
-	mv "$sdk.new" "$sdk"
+	copy_sdk "$tmp/src" "$sdk" || die "the driver SDK files are missing from $src_pkg $deb_ver"
+	rm -rf "$tmp"
 	echo "$sdk"
 }
 
@@ -195,8 +271,10 @@ refnic_fuzz() {
 }
 
 refnic_setup() {
+	local sdk
 	install_packages
-	build "$(stage_sdk)"
+	sdk=$(stage_sdk)
+	build "$sdk"
 	say "built $REFNIC_BUILD/drivers/librte_net_refnic.so"
 }
 

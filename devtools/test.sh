@@ -1,30 +1,54 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # Set up the machine and build (devtools/setup.sh), then run every test:
-# the unit suites and the integration tests (pytest, tests/integration/).
-# Ends with the line "N passed, N failed", plus ", N skipped" when a test
-# skipped; exits non-zero if anything failed.
+# the unit suites and the integration tests (pytest, tests/integration/),
+# on every DPDK release refnic supports: the host's own (Debian 12: 22.11)
+# and each other one in a Debian chroot of its own (devtools/chroot.sh:
+# 24.11 in Debian 13, 25.11 in Debian forky). Ends with a line per release,
+# then the line "N passed, N failed" that adds them up, plus ", N skipped"
+# when a test skipped; exits non-zero if anything failed.
 #
-#   ./devtools/test.sh [FILTER...] [-PYTEST_OPTION...]
+#   ./devtools/test.sh [--dpdk SERIES[,SERIES...]|all] [FILTER...] [-PYTEST_OPTION...]
 #
-# FILTERs select integration tests by name (any of them, as pytest -k: a
-# substring of the file or test name; "module.test" means both), and the unit
-# suites then do not run. Arguments starting with "-" go to pytest as they
-# are, e.g. -x to stop at the first failure (options with a value take the
-# --opt=value form).
+# --dpdk runs the named releases only (default: all). FILTERs select
+# integration tests by name (any of them, as pytest -k: a substring of the
+# file or test name; "module.test" means both), and the unit suites then do
+# not run. Arguments starting with "-" go to pytest as they are, e.g. -x to
+# stop at the first failure (options with a value take the --opt=value form).
+#
+# On the host's release everything runs. On the others: the unit suites,
+# again under ASan and UBSan, and every integration test, against that
+# release's own stock tools and examples; what exercises only the project's
+# own code the same way on every release (the fuzzers, ThreadSanitizer, the
+# data-path suites again under each device setting, the multi-lcore
+# repeats) runs once, on the host's, to keep the whole within CI's time.
 set -uo pipefail
 
+releases=all
+core_only=0
+args=()
+while [ $# -gt 0 ]; do
+	case $1 in
+	--core-suites) core_only=1; shift ;;	# what differs by release only (above)
+	--dpdk) releases=${2:?--dpdk needs a release: 22.11, 24.11, 25.11 or all}; shift 2 ;;
+	--dpdk=*) releases=${1#--dpdk=}; shift ;;
+	*) args+=("$1"); shift ;;
+	esac
+done
+set -- "${args[@]}"
+
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
-refnic_setup || exit 1
-# setup.sh runs with errexit; a failing suite must not end the run before
-# the other suites and the summary.
-set +e
-
-# EAL only loads plugins from directories nobody else can write to.
-REFNIC_PMD=$(refnic_stage_pmd) || exit 1
-REFNIC_SDK=$(stage_sdk) || exit 1
-export REFNIC_PMD REFNIC_SDK REFNIC_BUILD
-
+source "$REFNIC_TOP/devtools/chroot.sh"
+install_packages || exit 1
+here=$(installed_series)
+[ "$releases" = all ] && releases="$here $REFNIC_CHROOT_SERIES"
+releases=$(echo "${releases//,/ }" | tr ' ' '\n' | awk 'NF && !seen[$0]++' | tr '\n' ' ')
+for r in $releases; do
+	[ "$r" = "$here" ] || refnic_chroot_suite "$r" >/dev/null || {
+		echo "refnic-test: DPDK $r is not a release refnic is tested on: $here (here), $REFNIC_CHROOT_SERIES (chroots)" >&2
+		exit 2
+	}
+done
 passed=0
 failed=0
 skipped=0
@@ -57,6 +81,33 @@ run_suite() {
 	failed=$((failed + suite_failed))
 }
 
+# Each release's whole run, as one suite: here, or in its chroot. A line
+# per release, then the sum.
+test_releases() {
+	local r lines=() log before_p before_f before_s
+	for r in $releases; do
+		before_p=$passed before_f=$failed before_s=$skipped
+		if [ "$r" = "$here" ]; then
+			run_suite "dpdk-$r" "$REFNIC_TOP/devtools/test.sh" --dpdk "$r" "$@"
+		else
+			run_suite "dpdk-$r" "$REFNIC_TOP/devtools/chroot.sh" "$r" \
+				./devtools/test.sh --dpdk "$r" --core-suites "$@"
+		fi
+		lines+=("$r: $((passed - before_p)) passed, $((failed - before_f)) failed$(
+			[ $((skipped - before_s)) -gt 0 ] && echo ", $((skipped - before_s)) skipped")")
+	done
+	echo
+	printf '%s\n' "${lines[@]}"
+	summarize
+}
+
+summarize() {
+	local summary="$passed passed, $failed failed"
+	[ "$skipped" -gt 0 ] && summary+=", $skipped skipped"
+	echo "$summary"
+	[ "$failed" -eq 0 ]
+}
+
 # Debian's python3-pytest is for Debian's python3, which a python3 earlier
 # on PATH (pyenv, a venv) may not be.
 pytest_python() {
@@ -70,39 +121,29 @@ pytest_python() {
 	echo python3	# fails with pytest's absence in the output
 }
 
-filters=()
-pytest_args=()
-for arg in "$@"; do
-	case $arg in
-	-*) pytest_args+=("$arg") ;;
-	*) filters+=("$arg") ;;
-	esac
-done
-if [ ${#filters[@]} -gt 0 ]; then
-	expr=
-	for f in "${filters[@]}"; do
-		expr+="${expr:+ or }(${f//./ and })"
-	done
-	pytest_args+=(-k "$expr")
+# setup.sh runs with errexit; a failing suite must not end the run before
+# the other suites and the summary.
+set +e
+if [ "$releases" != "$here " ]; then
+	test_releases "$@"
+	exit
 fi
 
-if [ ${#filters[@]} -eq 0 ]; then
-	run_suite unit timeout 600 "$REFNIC_BUILD/tests/refnic-unit-test"
+refnic_setup || exit 1
+set +e
+# EAL only loads plugins from directories nobody else can write to.
+REFNIC_PMD=$(refnic_stage_pmd) || exit 1
+REFNIC_SDK=$(stage_sdk) || exit 1
+export REFNIC_PMD REFNIC_SDK REFNIC_BUILD
+
+# The suites that exercise only the project's own code, the same way on
+# every release: they run on the host's release only (see the top).
+run_once_suites() {
 	# Again the engines suite, its lcore free to float over two CPUs: the
 	# engines then take both and run truly in parallel.
 	run_suite unit-engines-in-parallel timeout 600 "$REFNIC_BUILD/tests/refnic-unit-test" \
 		--no-huge -m 512 --no-pci --no-shconf --no-telemetry --lcores '0@(0-1)' \
 		--log-level='pmd.net.refnic.*:error' -- engines
-	# Every unit suite again, built with ASan and UBSan: a sanitizer report
-	# ends the run with a non-zero status, counted as a failure.
-	if refnic_build_sanitized; then
-		run_suite unit-sanitized env ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 \
-			UBSAN_OPTIONS=print_stacktrace=1 \
-			timeout 900 "$REFNIC_SANITIZE_BUILD/tests/refnic-unit-test"
-	else
-		echo "FAIL unit-sanitized: the sanitizer build failed"
-		failed=$((failed + 1))
-	fi
 	# The fuzzers, bounded: a crash or a sanitizer report is one failure.
 	if refnic_build_fuzz; then
 		# Runs: a completions input may cost a recovery (tens of ms).
@@ -173,11 +214,40 @@ if [ ${#filters[@]} -eq 0 ]; then
 	# Scalar, SSE and AVX2 compared again with RX completions written back.
 	run_suite unit-vector-rx_wb=on env REFNIC_TEST_DEVARGS=rx_wb=on \
 		timeout 600 "$REFNIC_BUILD/tests/refnic-unit-test" -- vector
+}
+
+filters=()
+pytest_args=()
+for arg in "$@"; do
+	case $arg in
+	-*) pytest_args+=("$arg") ;;
+	*) filters+=("$arg") ;;
+	esac
+done
+if [ ${#filters[@]} -gt 0 ]; then
+	expr=
+	for f in "${filters[@]}"; do
+		expr+="${expr:+ or }(${f//./ and })"
+	done
+	pytest_args+=(-k "$expr")
+fi
+
+if [ ${#filters[@]} -eq 0 ]; then
+	run_suite unit timeout 600 "$REFNIC_BUILD/tests/refnic-unit-test"
+	# Every unit suite again, built with ASan and UBSan: a sanitizer report
+	# ends the run with a non-zero status, counted as a failure.
+	if refnic_build_sanitized; then
+		run_suite unit-sanitized env ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 \
+			UBSAN_OPTIONS=print_stacktrace=1 \
+			timeout 900 "$REFNIC_SANITIZE_BUILD/tests/refnic-unit-test"
+	else
+		echo "FAIL unit-sanitized: the sanitizer build failed"
+		failed=$((failed + 1))
+	fi
+	# What exercises only the project's own code runs on one release.
+	[ "$core_only" -eq 1 ] || run_once_suites
 fi
 run_suite integration env PYTHONDONTWRITEBYTECODE=1 timeout 1800 "$(pytest_python)" -m pytest \
 	--continue-on-collection-errors "$REFNIC_TOP/tests/integration" "${pytest_args[@]}"
 
-summary="$passed passed, $failed failed"
-[ "$skipped" -gt 0 ] && summary+=", $skipped skipped"
-echo "$summary"
-[ "$failed" -eq 0 ]
+summarize

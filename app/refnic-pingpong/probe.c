@@ -30,6 +30,7 @@
 
 #include "app_common.h"
 #include "pingpong.h"
+#include "refnic_compat.h"
 
 #define PP_BURST 32
 #define PP_MAGIC 0x7070
@@ -43,7 +44,7 @@
 /* No reply for this long (and at least 10 probe timeouts): stop. */
 #define PP_GIVE_UP_MS 2000
 
-struct pp_payload {
+struct __rte_packed_begin pp_payload {
 	uint16_t magic;
 	uint8_t kind;
 	uint8_t pad;
@@ -51,14 +52,14 @@ struct pp_payload {
 	uint16_t slot;
 	uint32_t seq;
 	uint64_t tsc;		/* client's TSC when the probe was handed to the port */
-} __rte_packed;
+} __rte_packed_end;
 
 /* --one-way, after the payload: device clock readings, 0 if none. */
-struct pp_clocks {
+struct __rte_packed_begin pp_clocks {
 	uint64_t client_tx;	/* the client port's clock when the probe was sent */
 	uint64_t server_rx;	/* the server port's RX stamp of the probe */
 	uint64_t server_tx;	/* the server port's clock when it was sent back */
-} __rte_packed;
+} __rte_packed_end;
 
 #define PP_HDR_LEN (sizeof(struct rte_ether_hdr) + sizeof(struct rte_ipv4_hdr) + \
 		    sizeof(struct rte_udp_hdr))

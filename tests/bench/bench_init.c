@@ -119,8 +119,8 @@ bring_up(const char *args, struct rte_mempool *mp, struct result *r)
 		ret = rte_eth_dev_start(port);
 	/* Only a port that came up has a link to wait for. */
 	while (ret == 0) {
-		rte_eth_link_get_nowait(port, &link);
-		if (link.link_status == RTE_ETH_LINK_UP)
+		if (rte_eth_link_get_nowait(port, &link) == 0 &&
+		    link.link_status == RTE_ETH_LINK_UP)
 			break;
 	}
 	end = rte_get_timer_cycles();

@@ -7,6 +7,7 @@ testpmd.py.
 """
 
 import contextlib
+import errno
 import glob
 import itertools
 import json
@@ -14,6 +15,7 @@ import os
 import re
 import shutil
 import subprocess
+import tempfile
 import time
 
 import pytest
@@ -126,6 +128,127 @@ def eal_plugin_dir():
         if m:
             return m.group(1).decode()
     pytest.skip("cannot find DPDK_PLUGIN_PATH in librte_eal")
+
+
+def dpdk_series():
+    """The installed DPDK's LTS series: "22.11", "24.11", ..."""
+    version = subprocess.run(["pkg-config", "--modversion", "libdpdk"], capture_output=True,
+                             text=True, check=True).stdout.strip()
+    return ".".join(version.split(".")[:2])
+
+
+def build_has_rte_flow():
+    """Whether the build (REFNIC_BUILD, else build/) gave the port rte_flow:
+    not where the DPDK driver SDK lacked rte_flow_driver.h (25.11's)."""
+    build = os.environ.get("REFNIC_BUILD") or os.path.join(REPO, "build")
+    with open(os.path.join(build, "refnic_config.h")) as f:
+        return re.search(r"^#define REFNIC_HAVE_RTE_FLOW 1$", f.read(), re.M) is not None
+
+
+@contextlib.contextmanager
+def installed_pmd(pmd):
+    """A command prefix (a wrapper for TestPmd, or argv's head) under which
+    EAL finds the PMD in its plugin directory, as after an installation,
+    with no -d. The system's directory is not touched: the prefix runs its
+    command in a private mount namespace with a copy of the directory, plus
+    the PMD, laid over it. Skips without root and unshare."""
+    plugin_dir = eal_plugin_dir()
+    if os.geteuid() != 0 or not shutil.which("unshare"):
+        pytest.skip("needs root and unshare to lay a plugin directory over %s" % plugin_dir)
+    # EAL refuses plugins below world-writable directories: stay beside the PMD.
+    stage = tempfile.mkdtemp(dir=os.path.dirname(pmd))
+    try:
+        os.chmod(stage, 0o755)
+        subprocess.run(["cp", "-a", plugin_dir + "/.", stage], check=True)
+        shutil.copy(pmd, stage)
+        script = 'mount --bind "$0" "$1" && shift && exec "$@"'
+        yield ["unshare", "-m", "sh", "-c", script, stage, plugin_dir]
+    finally:
+        shutil.rmtree(stage)
+
+
+# A user's program: the moderation API on a refnic port, and what it says
+# about a port that is not one, a queue that does not exist, a bad value.
+PMD_API_APP = r"""
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_eal.h>
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+#include <rte_pmd_refnic.h>
+
+int
+main(int argc, char **argv)
+{
+	struct rte_eth_conf conf;
+	struct rte_mempool *mp;
+	uint16_t port, other;
+	uint32_t us = 0;
+	int ret;
+
+	if (rte_eal_init(argc, argv) < 0)
+		return 1;
+	if (rte_eth_dev_get_port_by_name("net_refnic0", &port) != 0 ||
+	    rte_eth_dev_get_port_by_name("net_null0", &other) != 0)
+		return 2;
+	mp = rte_pktmbuf_pool_create("app_pool", 1024, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
+				     rte_socket_id());
+	memset(&conf, 0, sizeof(conf));
+	if (mp == NULL || rte_eth_dev_configure(port, 1, 1, &conf) != 0 ||
+	    rte_eth_rx_queue_setup(port, 0, 512, rte_socket_id(), NULL, mp) != 0 ||
+	    rte_eth_tx_queue_setup(port, 0, 512, rte_socket_id(), NULL) != 0)
+		return 3;
+	ret = rte_pmd_refnic_rx_itr_get(port, 0, &us);
+	printf("rx_itr_get %d %u\n", ret, us);
+	printf("rx_itr_set %d\n", rte_pmd_refnic_rx_itr_set(port, 0, 120));
+	ret = rte_pmd_refnic_rx_itr_get(port, 0, &us);
+	printf("rx_itr_get %d %u\n", ret, us);
+	printf("other_port %d\n", rte_pmd_refnic_rx_itr_get(other, 0, &us));
+	printf("bad_queue %d\n", rte_pmd_refnic_rx_itr_get(port, 5, &us));
+	printf("too_long %d\n", rte_pmd_refnic_rx_itr_set(port, 0, RTE_PMD_REFNIC_ITR_MAX_US + 1));
+	rte_eth_dev_close(port);
+	rte_eal_cleanup();
+	return 0;
+}
+"""
+
+
+def build_pmd_api_app(workdir, flags):
+    """PMD_API_APP compiled in workdir with flags (pkg-config's for refnic);
+    returns the program's path."""
+    cc = shutil.which("cc")
+    if cc is None:
+        pytest.skip("needs cc")
+    src, app = os.path.join(workdir, "app.c"), os.path.join(workdir, "app")
+    with open(src, "w") as f:
+        f.write(PMD_API_APP)
+    res = subprocess.run([cc, src, "-o", app] + flags, capture_output=True, text=True)
+    assert res.returncode == 0, res.stdout + res.stderr
+    return app
+
+
+def check_pmd_api_app(app, eal_args=()):
+    """Run PMD_API_APP on net_refnic0,rx_itr_us=200 and net_null0: every
+    call returns what rte_pmd_refnic.h says it does."""
+    prefix = "pmdapi%d_%d" % (os.getpid(), next(_seq))
+    try:
+        res = subprocess.run([app, "-l", "0", "--no-huge", "-m", "256", "--no-pci",
+                              "--no-shconf", "--no-telemetry", "--file-prefix=" + prefix] +
+                             list(eal_args) + ["--vdev", "net_refnic0,rx_itr_us=200",
+                                               "--vdev", "net_null0"],
+                             capture_output=True, text=True, timeout=60)
+    finally:
+        shutil.rmtree(os.path.join("/var/run/dpdk", prefix), ignore_errors=True)
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert res.stdout.splitlines() == [
+        "rx_itr_get 0 200",                 # the devarg
+        "rx_itr_set 0",
+        "rx_itr_get 0 120",                 # what the program set
+        "other_port %d" % -errno.ENODEV,    # net_null0 is no refnic port
+        "bad_queue %d" % -errno.EINVAL,
+        "too_long %d" % -errno.EINVAL,
+    ], res.stdout + res.stderr
 
 
 # Link state changes as testpmd reports them.

@@ -31,7 +31,7 @@ import time
 
 import pytest
 
-from helpers import REPO
+from helpers import REPO, dpdk_series
 TIMEOUT_S = 90                  # bound on one run; runs take a few seconds
 _seq = itertools.count()
 _libc = ctypes.CDLL(None, use_errno=True)
@@ -199,8 +199,12 @@ def test_fwd_null_io_forwards_every_frame():
         got = port(summary, rx)["rx_packets"]
         assert got > 0, summary
         assert port(summary, tx)["tx_packets"] + port(summary, tx)["tx_dropped"] == got, summary
-    # net_null counts no bytes: no made-up Gbps.
-    assert port(summary, 0)["rx_gbps"] is None, summary
+    # net_null counts no bytes up to DPDK 24.11: no made-up Gbps; since
+    # 25.11 it counts them, and the rate follows.
+    if dpdk_series() in ("22.11", "24.11"):
+        assert port(summary, 0)["rx_gbps"] is None, summary
+    else:
+        assert port(summary, 0)["rx_gbps"] > 0, summary
 
 
 def memif_pair():
@@ -426,8 +430,13 @@ def test_fwd_help_and_eal_errors():
     assert res.returncode == 0 and "--eth-peer PORT,MAC" in res.stdout, report(res)
     assert "24 bytes per frame" in res.stdout, "--help does not say what Gbps counts"
     res = Fwd(["net_null0"], [], eal_args=("-l", "0-1", "--no-such-eal-option")).run()
-    assert res.returncode == 1, report(res)
-    assert "cannot initialise EAL" in res.stderr, report(res)
+    if dpdk_series() in ("22.11", "24.11"):
+        assert res.returncode == 1, report(res)
+        assert "cannot initialise EAL" in res.stderr, report(res)
+    else:
+        # 25.11's EAL parses with argparse, which exits on an unknown option.
+        assert res.returncode != 0, report(res)
+        assert "unknown argument --no-such-eal-option" in res.stderr, report(res)
     res = Fwd(["net_null0"], [], eal_args=("-l", "0")).run()
     assert res.returncode == 2 and "two lcores" in res.stderr, report(res)
 

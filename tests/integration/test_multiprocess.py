@@ -54,11 +54,21 @@ def test_secondary_testpmd_forwards_on_primary_ports(refnic_pmd, hugepages):
         # the other sent, to within a ring's worth.
         for tx, rx in ((0, 1), (1, 0)):
             assert abs(stats[tx]["TX-packets"] - stats[rx]["RX-packets"]) <= 2 * 512, stats
-        # And it left cleanly: the primary forwards on.
-        primary.cmd("start")
+        # And it left cleanly: the primary forwards on, alone, frames of its
+        # own. RSS off first: it sends every frame to queue 0, the primary's.
+        # On (testpmd hashes the IP addresses only) it would send them all to
+        # one queue, maybe the secondary's that nobody polls now: since 23.07
+        # --txonly-multi-flow varies the UDP source port, no longer the IP
+        # source address, so tx_first's frames are a single flow to it.
+        primary.cmd("port config all rss none", check=True)
+        before = {p: primary.xstats(p) for p in (0, 1)}
+        primary.cmd("start tx_first")
         time.sleep(0.5)
         moved = primary.stop()
-        assert moved[0]["RX-packets"] + moved[1]["RX-packets"] > 0, moved
+        after = {p: primary.xstats(p) for p in (0, 1)}
+        assert moved[0]["RX-packets"] > 1000 and moved[1]["RX-packets"] > 1000, moved
+        for p in (0, 1):
+            assert after[p]["rx_q1_packets"] == before[p]["rx_q1_packets"], (before, after)
 
 
 def test_secondary_is_refused_what_is_the_primarys(refnic_pmd, hugepages):

@@ -185,7 +185,11 @@ def test_malformed_devargs_through_port_attach(refnic_testpmd):
         out = tp.cmd("port attach net_refnic%d,%s" % (i + 1, devargs))
         assert "Failed to attach port" in out, (devargs[:80], out[-2000:])
         lines = refnic_lines(out)
-        assert len(lines) == 1, (devargs[:80], lines)
+        if "EAL: devargs truncated" in out:
+            # 24.11's EAL (and later) refuses a long one itself, before any probe.
+            assert len(devargs) > 128 and not lines, (devargs[:80], lines)
+            continue
+        assert len(lines) == 1, (devargs[:80], lines, out.replace("9" * 100, "")[-1500:])
         assert key in lines[0] and len(lines[0]) < 1000, (devargs[:80], lines[0][:1200])
     assert "Number of available ports: 0" in tp.cmd("show port summary all")
     out = tp.cmd("port attach net_refnic99,cable=loopback", check=True)

@@ -261,8 +261,8 @@ test_make_l4_pkt(bool v6, uint8_t proto, bool csum_ok, uint16_t nb_segs, uint32_
 		ip6->payload_len = rte_cpu_to_be_16(l4_len);
 		ip6->proto = proto;
 		ip6->hop_limits = 64;
-		ip6->src_addr[15] = 1;
-		ip6->dst_addr[15] = 2;
+		REFNIC_IPV6_BYTES(ip6->src_addr)[15] = 1;
+		REFNIC_IPV6_BYTES(ip6->dst_addr)[15] = 2;
 	} else {
 		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)l3;
 
@@ -356,8 +356,8 @@ test_make_tcp_pkt(const uint8_t *src, const uint8_t *dst, bool v6, uint16_t spor
 		ip6->vtc_flow = rte_cpu_to_be_32(6u << 28);
 		ip6->proto = IPPROTO_TCP;
 		ip6->hop_limits = 64;
-		memcpy(ip6->src_addr, src, 16);
-		memcpy(ip6->dst_addr, dst, 16);
+		memcpy(REFNIC_IPV6_BYTES(ip6->src_addr), src, 16);
+		memcpy(REFNIC_IPV6_BYTES(ip6->dst_addr), dst, 16);
 	} else {
 		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(eh + 1);
 
@@ -587,9 +587,19 @@ void
 unit_test_suite_run(const struct unit_test_suite *suite, struct test_totals *t)
 {
 	const struct unit_test_case *tc;
+	int ret;
 
 	printf("=== suite %s\n", suite->name);
-	if (suite->setup != NULL && suite->setup() != TEST_SUCCESS) {
+	ret = suite->setup != NULL ? suite->setup() : TEST_SUCCESS;
+	if (ret == TEST_SKIPPED) {
+		for (tc = suite->cases; tc->name != NULL; tc++) {
+			printf("SKIP %s.%s: the suite cannot run in this build\n",
+			       suite->name, tc->name);
+			t->skipped++;
+		}
+		return;
+	}
+	if (ret != TEST_SUCCESS) {
 		for (tc = suite->cases; tc->name != NULL; tc++) {
 			printf("FAIL %s.%s: suite setup failed\n", suite->name, tc->name);
 			t->failed++;
@@ -597,8 +607,7 @@ unit_test_suite_run(const struct unit_test_suite *suite, struct test_totals *t)
 		return;
 	}
 	for (tc = suite->cases; tc->name != NULL; tc++) {
-		int ret = TEST_SUCCESS;
-
+		ret = TEST_SUCCESS;
 		if (tc->setup != NULL)
 			ret = tc->setup();
 		if (ret == TEST_SUCCESS)

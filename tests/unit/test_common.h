@@ -12,6 +12,7 @@
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 
+#include "refnic_compat.h"
 #include "refnic_emu.h"
 #include "refnic_test.h"
 

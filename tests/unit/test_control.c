@@ -203,8 +203,8 @@ lsc_wait(uint16_t port, unsigned int n, bool up)
 	struct rte_eth_link link;
 
 	do {
-		rte_eth_link_get_nowait(port, &link);
-		if (__atomic_load_n(&lsc_events[port], __ATOMIC_RELAXED) >= n &&
+		if (rte_eth_link_get_nowait(port, &link) == 0 &&
+		    __atomic_load_n(&lsc_events[port], __ATOMIC_RELAXED) >= n &&
 		    link.link_status == (up ? RTE_ETH_LINK_UP : RTE_ETH_LINK_DOWN))
 			return __atomic_load_n(&lsc_events[port], __ATOMIC_RELAXED) == n;
 		rte_delay_us_sleep(1000);

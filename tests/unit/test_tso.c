@@ -106,10 +106,10 @@ tso_bytes(const struct tso_case *c)
 		ip->payload_len = rte_cpu_to_be_16(0xdead);	/* the device's to set */
 		ip->proto = IPPROTO_TCP;
 		ip->hop_limits = 64;
-		ip->src_addr[0] = 0xfd;
-		ip->src_addr[15] = 1;
-		ip->dst_addr[0] = 0xfd;
-		ip->dst_addr[15] = 2;
+		REFNIC_IPV6_BYTES(ip->src_addr)[0] = 0xfd;
+		REFNIC_IPV6_BYTES(ip->src_addr)[15] = 1;
+		REFNIC_IPV6_BYTES(ip->dst_addr)[0] = 0xfd;
+		REFNIC_IPV6_BYTES(ip->dst_addr)[15] = 2;
 	} else {
 		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)l3;
 

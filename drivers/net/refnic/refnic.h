@@ -16,6 +16,7 @@
 #include <rte_spinlock.h>
 
 #include "refnic_bar.h"
+#include "refnic_compat.h"
 #include "refnic_devargs.h"
 #include "refnic_logs.h"
 
@@ -322,7 +323,6 @@ int refnic_filters_restore(struct rte_eth_dev *dev);
 int refnic_macs_restore(struct rte_eth_dev *dev);
 
 /* refnic_flow.c: rte_flow */
-void refnic_flow_init(struct rte_eth_dev *dev);
 void refnic_flow_fini(struct rte_eth_dev *dev);
 /* dev_start: the rules again, if the device was reset since it had them. */
 int refnic_flows_restore(struct rte_eth_dev *dev);
@@ -365,6 +365,8 @@ uint64_t refnic_db_checks(const struct refnic_adapter *ad);
 void refnic_db_stats_reset(struct refnic_adapter *ad);
 
 /* refnic_xstats.c */
+int refnic_stats_fill(struct rte_eth_dev *dev, struct rte_eth_stats *stats,
+		      struct refnic_qstats *qstats);
 int refnic_xstats_get(struct rte_eth_dev *dev, struct rte_eth_xstat *xstats, unsigned int n);
 int refnic_xstats_get_names(struct rte_eth_dev *dev, struct rte_eth_xstat_name *names,
 			    unsigned int n);
@@ -377,7 +379,8 @@ void refnic_queue_hw_counters(const struct refnic_adapter *ad, uint16_t q, bool 
 /* refnic_mp.c: a secondary's reads and resets, done by the primary. */
 void refnic_mp_listen(void);
 int refnic_mp_port_closing(struct rte_eth_dev *dev);
-int refnic_mp_stats_get(struct rte_eth_dev *dev, struct rte_eth_stats *stats);
+int refnic_mp_stats_fill(struct rte_eth_dev *dev, struct rte_eth_stats *stats,
+			 struct refnic_qstats *qstats);
 int refnic_mp_stats_reset(struct rte_eth_dev *dev);
 int refnic_mp_xstats_get(struct rte_eth_dev *dev, struct rte_eth_xstat *xstats,
 			 unsigned int n);

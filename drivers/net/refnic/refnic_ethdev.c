@@ -110,12 +110,14 @@ refnic_ethdev_init(struct rte_eth_dev *dev, const struct refnic_hw *hw,
 	ad->ptype_mask = RTE_PTYPE_ALL_MASK;
 	pthread_mutex_init(&ad->stats_lock, NULL);
 	rte_spinlock_init(&ad->db.queue_lock);
+	/* The rte_flow rules, kept by the driver (none without rte_flow). */
+	pthread_mutex_init(&ad->flows.lock, NULL);
+	TAILQ_INIT(&ad->flows.list);
 
 	dev->dev_ops = &refnic_eth_dev_ops;	/* the event handler calls them */
 	refnic_failure_listen();
 	refnic_mp_listen();
 	refnic_itr_init(ad);
-	refnic_flow_init(dev);
 	ret = refnic_hw_init(ad);
 	if (ret == 0)
 		ret = refnic_intr_init(dev);
@@ -821,10 +823,12 @@ refnic_mac_addr_set(struct rte_eth_dev *dev, struct rte_ether_addr *mac)
 /*
  * Packets and bytes are the device's own counts, taken at the MAC as real
  * NICs report them (a frame waiting in an RX ring has been received). If the
- * device does not answer, the driver's own counts stand in.
+ * device does not answer, the driver's own counts stand in. The first
+ * RTE_ETHDEV_QUEUE_STAT_CNTRS queues' counts go to qstats, if given.
  */
-static int
-refnic_stats_get(struct rte_eth_dev *dev, struct rte_eth_stats *stats)
+int
+refnic_stats_fill(struct rte_eth_dev *dev, struct rte_eth_stats *stats,
+		  struct refnic_qstats *qstats)
 {
 	struct refnic_adapter *ad = refnic_adapter(dev);
 	const struct refnic_hw_queue_stats *cur = ad->hw_stats.q, *base = ad->hw_stats_base.q;
@@ -854,10 +858,10 @@ refnic_stats_get(struct rte_eth_dev *dev, struct rte_eth_stats *stats)
 		stats->rx_nombuf += sw.nombuf;
 		if (hw)
 			stats->imissed += cur[q].rx_no_buffer - base[q].rx_no_buffer;
-		if (q < RTE_ETHDEV_QUEUE_STAT_CNTRS) {
-			stats->q_ipackets[q] = pkts;
-			stats->q_ibytes[q] = bytes;
-			stats->q_errors[q] = sw.errors;
+		if (qstats != NULL && q < RTE_ETHDEV_QUEUE_STAT_CNTRS) {
+			qstats->q_ipackets[q] = pkts;
+			qstats->q_ibytes[q] = bytes;
+			qstats->q_errors[q] = sw.errors;
 		}
 	}
 	for (q = 0; q < dev->data->nb_tx_queues; q++) {
@@ -874,14 +878,15 @@ refnic_stats_get(struct rte_eth_dev *dev, struct rte_eth_stats *stats)
 		stats->oerrors += sw.errors;
 		if (hw)
 			stats->oerrors += cur[q].tx_malformed - base[q].tx_malformed;
-		if (q < RTE_ETHDEV_QUEUE_STAT_CNTRS) {
-			stats->q_opackets[q] = pkts;
-			stats->q_obytes[q] = bytes;
+		if (qstats != NULL && q < RTE_ETHDEV_QUEUE_STAT_CNTRS) {
+			qstats->q_opackets[q] = pkts;
+			qstats->q_obytes[q] = bytes;
 		}
 	}
 	pthread_mutex_unlock(&ad->stats_lock);
 	return 0;
 }
+REFNIC_STATS_GET_OP(refnic_stats_get, refnic_stats_fill)
 
 static int
 refnic_stats_reset(struct rte_eth_dev *dev)
@@ -943,7 +948,7 @@ refnic_get_reg(struct rte_eth_dev *dev, struct rte_dev_reg_info *regs)
 }
 
 static const uint32_t *
-refnic_supported_ptypes_get(struct rte_eth_dev *dev __rte_unused)
+refnic_ptypes(struct rte_eth_dev *dev __rte_unused, size_t *len)
 {
 	static const uint32_t ptypes[] = {
 		RTE_PTYPE_L2_ETHER,
@@ -954,8 +959,10 @@ refnic_supported_ptypes_get(struct rte_eth_dev *dev __rte_unused)
 		RTE_PTYPE_UNKNOWN
 	};
 
+	*len = RTE_DIM(ptypes) - 1;
 	return ptypes;
 }
+REFNIC_PTYPES_GET_OP(refnic_supported_ptypes_get, refnic_ptypes)
 
 /*
  * rte_eth_dev_set_ptypes(): ethdev has checked that the mask is made of
@@ -1188,6 +1195,8 @@ refnic_secondary_close(struct rte_eth_dev *dev)
 	return 0;
 }
 
+REFNIC_STATS_GET_OP(refnic_secondary_stats_get, refnic_mp_stats_fill)
+
 static const struct eth_dev_ops refnic_secondary_ops = {
 	.dev_configure = refnic_secondary_configure,
 	.dev_start = refnic_secondary_start_stop,
@@ -1207,7 +1216,7 @@ static const struct eth_dev_ops refnic_secondary_ops = {
 	.mtu_set = refnic_secondary_mtu_set,
 	.dev_ptypes_set = refnic_secondary_ptypes_set,
 	/* What only the primary reaches (the admin queue), asked of it. */
-	.stats_get = refnic_mp_stats_get,
+	.stats_get = refnic_secondary_stats_get,
 	.stats_reset = refnic_mp_stats_reset,
 	.xstats_get = refnic_mp_xstats_get,
 	.xstats_get_names = refnic_xstats_get_names,

@@ -127,10 +127,8 @@ static const struct rte_flow_item_ipv4 ipv4_allowed = {
 	.hdr.next_proto_id = 0xff,
 };
 static const struct rte_flow_item_ipv6 ipv6_allowed = {
-	.hdr.src_addr = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-			  0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff },
-	.hdr.dst_addr = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-			  0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff },
+	.hdr.src_addr = REFNIC_IPV6_MASK_FULL,
+	.hdr.dst_addr = REFNIC_IPV6_MASK_FULL,
 	.hdr.proto = 0xff,
 };
 static const struct rte_flow_item_tcp tcp_allowed = {
@@ -245,8 +243,10 @@ flow_parse_item(const struct rte_flow_item *item, struct refnic_flow_rule *r,
 		const struct rte_flow_item_ipv6 *s = (const void *)spec, *m = (const void *)mask;
 
 		layer_require(r, REFNIC_FLOW_L_IPV6);
-		KEY_SET(r, src_ip, s->hdr.src_addr, m->hdr.src_addr);
-		KEY_SET(r, dst_ip, s->hdr.dst_addr, m->hdr.dst_addr);
+		KEY_SET(r, src_ip, REFNIC_IPV6_BYTES(s->hdr.src_addr),
+			REFNIC_IPV6_BYTES(m->hdr.src_addr));
+		KEY_SET(r, dst_ip, REFNIC_IPV6_BYTES(s->hdr.dst_addr),
+			REFNIC_IPV6_BYTES(m->hdr.dst_addr));
 		KEY_SET(r, ip_proto, &s->hdr.proto, &m->hdr.proto);
 		break;
 	}
@@ -902,15 +902,6 @@ refnic_rx_metadata_negotiate(struct rte_eth_dev *dev, uint64_t *features)
 	else
 		*features = 0;
 	return 0;
-}
-
-void
-refnic_flow_init(struct rte_eth_dev *dev)
-{
-	struct refnic_adapter *ad = refnic_adapter(dev);
-
-	pthread_mutex_init(&ad->flows.lock, NULL);
-	TAILQ_INIT(&ad->flows.list);
 }
 
 /* Close: the rules go with the port (the device was reset). */

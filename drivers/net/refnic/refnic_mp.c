@@ -33,7 +33,7 @@
 #define REFNIC_MP_DUMP_MAX	(64 * 1024)	/* a 64-queue port's dump fits */
 
 enum refnic_mp_op {
-	REFNIC_MP_STATS_GET,		/* buf: struct rte_eth_stats */
+	REFNIC_MP_STATS_GET,		/* buf: struct mp_stats */
 	REFNIC_MP_STATS_RESET,
 	REFNIC_MP_XSTATS_GET,		/* buf: len / sizeof(struct rte_eth_xstat) of them */
 	REFNIC_MP_XSTATS_RESET,
@@ -62,6 +62,11 @@ struct refnic_mp_closing {
 	uint16_t port_id;
 };
 
+struct mp_stats {
+	struct rte_eth_stats stats;
+	struct refnic_qstats qstats;
+};
+
 struct mp_rss_conf {
 	struct rte_eth_rss_conf conf;
 	uint8_t key[REFNIC_RSS_KEY_SIZE];
@@ -82,10 +87,13 @@ mp_run(struct rte_eth_dev *dev, const struct refnic_mp_req *r)
 	if (r->buf == NULL && r->op != REFNIC_MP_STATS_RESET && r->op != REFNIC_MP_XSTATS_RESET)
 		return -EINVAL;
 	switch (r->op) {
-	case REFNIC_MP_STATS_GET:
-		if (r->len != sizeof(struct rte_eth_stats))
+	case REFNIC_MP_STATS_GET: {
+		struct mp_stats *s = r->buf;
+
+		if (r->len != sizeof(*s))
 			return -EINVAL;
-		return ops->stats_get(dev, r->buf);
+		return refnic_stats_fill(dev, &s->stats, &s->qstats);
+	}
 	case REFNIC_MP_STATS_RESET:
 		return ops->stats_reset(dev);
 	case REFNIC_MP_XSTATS_GET:
@@ -258,9 +266,28 @@ mp_request_copy(struct rte_eth_dev *dev, enum refnic_mp_op op, void *p, uint32_t
 }
 
 int
-refnic_mp_stats_get(struct rte_eth_dev *dev, struct rte_eth_stats *stats)
+refnic_mp_stats_fill(struct rte_eth_dev *dev, struct rte_eth_stats *stats,
+		     struct refnic_qstats *qstats)
 {
-	return mp_request_copy(dev, REFNIC_MP_STATS_GET, stats, sizeof(*stats), 0);
+	struct mp_stats *s = rte_zmalloc("refnic_mp", sizeof(*s), 0);
+	int ret;
+
+	if (s == NULL)
+		return -ENOMEM;
+	ret = mp_request(dev, REFNIC_MP_STATS_GET, s, sizeof(*s), 0);
+	if (ret >= 0) {
+		*stats = s->stats;
+		/* Before DPDK 25.11 qstats is stats itself: after the totals. */
+		if (qstats != NULL) {
+			memcpy(qstats->q_ipackets, s->qstats.q_ipackets, sizeof(qstats->q_ipackets));
+			memcpy(qstats->q_opackets, s->qstats.q_opackets, sizeof(qstats->q_opackets));
+			memcpy(qstats->q_ibytes, s->qstats.q_ibytes, sizeof(qstats->q_ibytes));
+			memcpy(qstats->q_obytes, s->qstats.q_obytes, sizeof(qstats->q_obytes));
+			memcpy(qstats->q_errors, s->qstats.q_errors, sizeof(qstats->q_errors));
+		}
+	}
+	rte_free(s);
+	return ret;
 }
 
 int

@@ -582,7 +582,7 @@ refnic_rx_descriptor_status(void *queue, uint16_t offset)
 	return rx_offset_done(rxq, offset) ? RTE_ETH_RX_DESC_DONE : RTE_ETH_RX_DESC_AVAIL;
 }
 
-uint32_t
+REFNIC_RX_QUEUE_COUNT_RET
 refnic_rx_queue_count(void *queue)
 {
 	struct refnic_rx_queue *rxq = queue;

@@ -10,6 +10,7 @@
 #include <rte_memzone.h>
 
 #include "refnic_bar.h"
+#include "refnic_compat.h"
 
 /*
  * This process's register access to each refnic port, for the bursts. The
@@ -217,7 +218,7 @@ void refnic_txq_info_get(struct rte_eth_dev *dev, uint16_t qid, struct rte_eth_t
 /* Descriptor state, for rte_eth_rx/tx_descriptor_status() and rx_queue_count. */
 int refnic_rx_descriptor_status(void *rxq, uint16_t offset);
 int refnic_tx_descriptor_status(void *txq, uint16_t offset);
-uint32_t refnic_rx_queue_count(void *rxq);
+REFNIC_RX_QUEUE_COUNT_RET refnic_rx_queue_count(void *rxq);
 int refnic_get_monitor_addr(void *rxq, struct rte_power_monitor_cond *pmc);
 int refnic_tx_done_cleanup(void *txq, uint32_t free_cnt);
 

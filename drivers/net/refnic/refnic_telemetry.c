@@ -74,7 +74,7 @@ tel_u64(struct refnic_state_sink *s, const char *key, uint64_t val)
 	struct refnic_tel_sink *t = container_of(s, struct refnic_tel_sink, s);
 
 	if (t->cur != NULL)
-		rte_tel_data_add_dict_u64(t->cur, key, val);
+		rte_tel_data_add_dict_uint(t->cur, key, val);
 }
 
 static void
