@@ -339,6 +339,7 @@ refnic_emu_create(const char *name, const struct refnic_emu_params *params,
 	rte_spinlock_init(&emu->secondary.lock);
 	emu->intr = &emu->intr_own;
 	emu->stats = emu->stats_own;
+	emu->rx_plan = REFNIC_EMU_RX_ALL;	/* until the first unlock decides */
 	strlcpy(emu->name, name, sizeof(emu->name));
 	emu->params = *params;
 	emu->faults = params->faults;
@@ -543,6 +544,22 @@ refnic_emu_read_stats(struct refnic_emu *emu, struct refnic_hw_stats *stats)
 {
 	refnic_emu_lock();
 	refnic_emu_stats_sum(emu, stats);
+	refnic_emu_unlock();
+}
+
+void
+refnic_emu_read_path_stats(struct refnic_emu *emu, struct refnic_emu_path_stats *out)
+{
+	const size_t words = sizeof(*out) / sizeof(uint64_t);
+	uint64_t *sum = (uint64_t *)out;
+	unsigned int e;
+	size_t w;
+
+	memset(out, 0, sizeof(*out));
+	refnic_emu_lock();
+	for (e = 0; e < REFNIC_EMU_SHARDS; e++)
+		for (w = 0; w < words; w++)
+			sum[w] += ((const uint64_t *)&emu->shard[e].path)[w];
 	refnic_emu_unlock();
 }
 

@@ -173,6 +173,20 @@ void refnic_emu_read_stats(struct refnic_emu *emu, struct refnic_hw_stats *stats
  * REFNIC_EMU_MAX_ENGINES. */
 int refnic_emu_read_engine_stats(struct refnic_emu *emu, unsigned int engine,
 				 struct refnic_hw_stats *stats);
+/*
+ * How the data path went, counted once per pass, not per frame: what shows
+ * that frames move in batches (every thread's, added up).
+ */
+struct refnic_emu_path_stats {
+	uint64_t rx_bursts;		/* receive passes over plain frames, one
+					 * queue held, checked and copied together */
+	uint64_t rx_burst_frames;	/* frames those passes delivered */
+	uint64_t rx_single_frames;	/* plain frames received one at a time */
+	uint64_t rx_parsed;		/* frames whose headers were parsed */
+	uint64_t rx_publishes;		/* runs of RX completions made visible */
+	uint64_t tx_completions;	/* TX completions written */
+};
+void refnic_emu_read_path_stats(struct refnic_emu *emu, struct refnic_emu_path_stats *out);
 /* New faults; REFNIC_REG_ERRATA follows fault_doorbell_drop. */
 void refnic_emu_set_faults(struct refnic_emu *emu, const struct refnic_emu_faults *faults);
 /* The device fails: state FATAL with REFNIC_FATAL_INJECTED, and an event says so. */

@@ -424,6 +424,7 @@ refnic_shm_view_new(struct shm_cable *sc, uint32_t gen, uint64_t bar_iova, uint3
 	v->stats = sc->peer_port->stats;
 	v->link = &sv->link;
 	v->state = REFNIC_STATE_OFF;
+	v->rx_plan = REFNIC_EMU_RX_ALL;	/* until its configuration is read */
 	v->params.max_queues = REFNIC_MAX_QUEUES;
 	v->nb_vectors = nb_vectors;
 	for (i = 0; i < REFNIC_MAX_VECTORS; i++)
@@ -458,8 +459,10 @@ refnic_shm_view_config_sync(struct shm_view *sv, const struct shm_rx_config *cfg
 		if (__atomic_load_n(&cfg->seq, __ATOMIC_RELAXED) == seq)
 			break;
 	}
-	if (tries == SEQLOCK_TRIES)
+	if (tries == SEQLOCK_TRIES) {
+		refnic_emu_rx_plan_update(v);	/* its flow table may be new */
 		return;		/* the next batch looks again */
+	}
 	v->state = copy.state;
 	v->phy_down = copy.phy_down != 0;
 	v->mtu = copy.mtu;
@@ -479,6 +482,7 @@ refnic_shm_view_config_sync(struct shm_view *sv, const struct shm_rx_config *cfg
 				 copy.corrupt_what & REFNIC_EMU_CORRUPT_RX : 0;
 	sv->flows_gen = copy.flows_gen;
 	sv->cfg_seq = seq;
+	refnic_emu_rx_plan_update(v);
 }
 
 /* Queue qid as the far end's device set it up (generation gen, even). */

@@ -57,6 +57,7 @@ struct refnic_cable;
 struct refnic_emu_shard {
 	struct refnic_dma_cache dma;
 	uint32_t write_seq_seen;	/* link write_seq at this engine's last pass */
+	struct refnic_emu_path_stats path;	/* added per pass */
 } __rte_cache_aligned;
 
 struct refnic_emu {
@@ -120,6 +121,9 @@ struct refnic_emu {
 	uint32_t features;		/* REFNIC_FEATURES_SWITCHABLE bits on */
 	struct refnic_rss_config rss;	/* hash_types == 0: RSS off */
 	struct refnic_emu_flows flows;	/* REFNIC_CAP_FLOW */
+	/* The work the above asks of every frame (REFNIC_EMU_RX_*), decided
+	 * whenever it changes (refnic_emu_rx_plan_update()), not per frame. */
+	uint8_t rx_plan;
 	bool link_up;			/* as last reported */
 	bool phy_down;			/* LINK_SET 0: no link, whatever the cable */
 	struct refnic_emu_aeq aeq;
@@ -160,6 +164,13 @@ static inline struct refnic_hw_stats *
 emu_stats(struct refnic_emu *emu)
 {
 	return &emu->stats[refnic_shard_id];
+}
+
+/* This thread's data path counts (refnic_emu_read_path_stats()). */
+static inline struct refnic_emu_path_stats *
+emu_path_stats(struct refnic_emu *emu)
+{
+	return &emu->shard[refnic_shard_id].path;
 }
 
 /* The device's counters: every engine's, added up. */

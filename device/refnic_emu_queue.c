@@ -37,6 +37,7 @@
 
 #define TX_BUDGET		512	/* descriptors per queue per engine pass */
 #define TX_PLAIN_BURST		32	/* plain frames handed to the cable at once */
+#define RX_BURST_MAX		TX_PLAIN_BURST	/* plain frames an RX burst takes */
 #define RX_PUBLISH_EVERY	16	/* RX completions a far end waits for, at most */
 
 /* The rings' prefetches take a line per four entries. */
@@ -97,6 +98,8 @@ refnic_emu_queues_unlock(struct refnic_emu *emu)
 {
 	uint16_t q = REFNIC_MAX_QUEUES;
 
+	/* Whoever held them all may have changed what frames are judged by. */
+	refnic_emu_rx_plan_update(emu);
 	while (q-- > 0)
 		rte_spinlock_unlock(&emu->rxq[q].lock);
 	rte_rwlock_write_unlock(&emu->rx_config_lock);
@@ -456,6 +459,56 @@ tx_prefetch(const struct refnic_emu_txq *txq, const struct tx_pass *p, uint16_t 
 		rte_prefetch0(va);
 }
 
+/*
+ * A run of plain descriptors from *idx (up to max, before the tail), as a
+ * NIC's fetch engine takes a burst: each read once, checked, translated,
+ * and its bytes prefetched for the copy that comes when the burst is
+ * handed over. Stops at the first other descriptor. A buffer that does not
+ * translate is tx_malformed, as before. Frames into pf; returns the
+ * descriptors consumed.
+ */
+static __rte_always_inline unsigned int
+tx_plain_run(struct refnic_emu *emu, const struct refnic_emu_txq *txq, struct tx_pass *p,
+	     uint16_t *idxp, unsigned int max, struct refnic_plain_frame *pf, unsigned int *np,
+	     struct refnic_hw_queue_stats *qs)
+{
+	unsigned int used = 0, k = *np, bad = 0;
+	uint16_t idx = *idxp;
+	uint64_t bytes = 0;
+
+	while (used < max && idx != p->tail) {
+		const struct refnic_tx_desc *d = &txq->ring[idx];
+		uint16_t flags = d->flags, len = d->len;
+		uint64_t addr = d->addr;
+		const uint8_t *va;
+
+		if ((flags & REFNIC_TXD_PLAIN_MASK) != REFNIC_TXD_EOP ||
+		    len < EMU_ETH_HLEN || len > REFNIC_MAX_FRAME_LEN)
+			break;
+		if ((idx & 3) == 0)	/* four to a line: the next line, once */
+			rte_prefetch0(&txq->ring[(idx + 4) & p->mask]);
+		va = refnic_dma_window_map(emu, &p->win, addr, len);
+		idx = (idx + 1) & p->mask;
+		used++;
+		if (unlikely(va == NULL)) {
+			bad++;
+			continue;
+		}
+		rte_prefetch0(va);
+		pf[k].data = va;
+		pf[k].len = len;
+		bytes += len;
+		k++;
+	}
+	p->packets += k - *np;
+	p->dma_reads += k - *np;
+	p->bytes += bytes;
+	qs->tx_malformed += bad;
+	*np = k;
+	*idxp = idx;
+	return used;
+}
+
 static void
 tx_post_completion(struct refnic_emu *emu, struct refnic_emu_txq *txq, uint16_t sq_head)
 {
@@ -646,35 +699,23 @@ refnic_emu_tx_service(struct refnic_emu *emu, uint16_t qid, uint64_t now,
 			refnic_emu_push_gather(emu, push, &f, &idx, p.mask, &malformed);
 			refnic_emu_push_pop(txq);
 		} else {
-			const struct refnic_tx_desc *d = &txq->ring[idx];
-			uint16_t flags = d->flags, len = d->len;
-			uint64_t addr = d->addr;
+			unsigned int used;
 
 			if (!fetched)
 				break;
-			/* The driver wrote these on another core: start the misses early. */
-			tx_prefetch(txq, &p, idx);
-			/* The common packet: goes with the pass's next ones. */
-			if (likely((flags & REFNIC_TXD_PLAIN_MASK) == REFNIC_TXD_EOP &&
-				   len >= EMU_ETH_HLEN && len <= REFNIC_MAX_FRAME_LEN)) {
-				const uint8_t *va = refnic_dma_window_map(emu, &p.win, addr, len);
-
-				idx = (idx + 1) & p.mask;
-				done++;
-				if (unlikely(va == NULL)) {
-					qs->tx_malformed++;
-					continue;
-				}
-				p.dma_reads++;
-				p.packets++;
-				p.bytes += len;
-				pf[np].data = va;
-				pf[np].len = len;
-				if (++np == TX_PLAIN_BURST)
+			/* The common packets: a run of them goes with the pass's next ones. */
+			used = tx_plain_run(emu, txq, &p, &idx,
+					    RTE_MIN(TX_PLAIN_BURST - np, TX_BUDGET - done),
+					    pf, &np, qs);
+			if (used != 0) {
+				done += used;
+				if (np == TX_PLAIN_BURST)
 					tx_plain_flush(emu, pf, &np, &batch);
 				continue;
 			}
 			tx_plain_flush(emu, pf, &np, &batch);
+			/* The driver wrote these on another core: start the misses early. */
+			tx_prefetch(txq, &p, idx);
 			if (!tx_gather(emu, txq, &p, &idx, &f, &malformed))
 				break;
 		}
@@ -722,6 +763,7 @@ refnic_emu_tx_service(struct refnic_emu *emu, uint16_t qid, uint64_t now,
 	txq->head = idx;
 	tx_post_completion(emu, txq, idx);
 	st->dma_writes++;
+	emu_path_stats(emu)->tx_completions++;
 	if (queue_intr_armed(emu, txq->intr, txq->vector, REFNIC_EMU_CAUSE_TX))
 		refnic_emu_intr_fire(emu, txq->vector, REFNIC_EMU_CAUSE_TX, txq_full(txq));
 	return done;
@@ -799,8 +841,10 @@ rx_batch_queue_end(struct refnic_rx_batch *b)
 		return;
 	/* Frames came: left to publish, or published in the middle. */
 	came = rxq->pub != rxq->head || unlikely(b->published);
-	if (came)
+	if (came) {
 		rxq_publish(rxq);
+		emu_path_stats(b->emu)->rx_publishes++;
+	}
 	if (unlikely(b->emu->view_cable != NULL))
 		refnic_shm_view_leave(b->emu, (uint16_t)(rxq - b->emu->rxq));
 	if (came && queue_intr_armed(b->emu, rxq->intr, rxq->vector, REFNIC_EMU_CAUSE_RX))
@@ -824,6 +868,7 @@ refnic_emu_rx_batch_publish(struct refnic_rx_batch *b)
 
 	if (rxq != NULL && ((rxq->head - rxq->pub) & (rxq->size - 1)) >= RX_PUBLISH_EVERY) {
 		rxq_publish(rxq);
+		emu_path_stats(b->emu)->rx_publishes++;
 		/* The far end's arm reads the file's index: no spurious wake. */
 		if (b->emu->view_cable != NULL)
 			refnic_shm_view_publish(b->emu, (uint16_t)(rxq - b->emu->rxq));
@@ -1006,16 +1051,34 @@ rx_ptype(const struct refnic_pkt_hdrs *h)
 }
 
 /*
- * Does a frame need parsing? For its packet type, a checksum verdict, an
- * RSS hash or the flow table; a device model, unlike a NIC's parser, costs the CPU it runs on
- * (the sender's lcore, inline), so it skips what nobody enabled.
+ * A device model, unlike a NIC's parser, costs the CPU it runs on (the
+ * sender's lcore, inline): it skips what nobody enabled, and decides what
+ * that is when the configuration changes, not per frame.
  */
-static inline bool
-rx_classifies(const struct refnic_emu *emu)
+void
+refnic_emu_rx_plan_update(struct refnic_emu *emu)
 {
-	return (emu->features & (REFNIC_CAP_RX_PTYPE | REFNIC_CAP_RX_CSUM)) ||
-	       emu->rss.hash_types != 0 || refnic_emu_flows_any(emu);
+	uint8_t plan = 0;
+
+	if (!(emu->rx_mode & REFNIC_RX_MODE_PROMISC) || (emu->features & REFNIC_CAP_VLAN_FILTER))
+		plan |= REFNIC_EMU_RX_FILTER;
+	if (emu->features & REFNIC_CAP_RX_PTYPE)
+		plan |= REFNIC_EMU_RX_PTYPE;
+	if (emu->features & REFNIC_CAP_RX_CSUM)
+		plan |= REFNIC_EMU_RX_CSUM;
+	if (emu->rss.hash_types != 0)
+		plan |= REFNIC_EMU_RX_RSS;
+	if (refnic_emu_flows_any(emu))
+		plan |= REFNIC_EMU_RX_FLOW;
+	if (emu->features & REFNIC_CAP_VLAN_STRIP)
+		plan |= REFNIC_EMU_RX_STRIP;
+	emu->rx_plan = plan;
 }
+
+/* Does a frame need parsing? For its packet type, a checksum verdict, an
+ * RSS hash or the flow table. */
+#define RX_PLAN_PARSE	(REFNIC_EMU_RX_PTYPE | REFNIC_EMU_RX_CSUM | REFNIC_EMU_RX_RSS | \
+			 REFNIC_EMU_RX_FLOW)
 
 /* Posted buffers needed for len bytes, or 0 if the ring has too few. */
 static uint16_t
@@ -1119,6 +1182,21 @@ rx_copy_segments(uint8_t *dst, const struct refnic_frame *f, uint32_t chunk, uin
 	}
 }
 
+/*
+ * A plain frame's completion, all but its phase (the batch's publish): the
+ * frame's only buffer, no hash, verdict or tag.
+ */
+static __rte_always_inline void
+rx_cpl_write(struct refnic_rx_cpl *cpl, uint16_t idx, uint32_t len, uint8_t ptype)
+{
+	cpl->rss_hash = 0;
+	cpl->desc_idx = idx;
+	cpl->len = len;
+	cpl->flags = REFNIC_RXC_EOP;
+	cpl->vlan_tci = 0;
+	cpl->ptype = ptype;
+}
+
 /* Scatter f into n posted buffers; false on a DMA error (frame dropped). */
 static __rte_always_inline bool
 rx_scatter(struct refnic_emu *emu, struct refnic_rx_batch *batch, struct refnic_emu_rxq *rxq,
@@ -1199,11 +1277,26 @@ rx_stamp(struct refnic_emu *emu, const struct refnic_emu_rxq *rxq, const uint8_t
 	}
 }
 
+/* Ethernet, a VLAN tag, IPv6 or IPv4 with options, L4 ports. */
+#define RX_HDR_MAX	(EMU_ETH_HLEN + 4 + 60 + 4)
+
+/* emu's configuration as it is, for the rest of the pass (one lock a pass). */
+static __rte_always_inline void
+rx_config_hold(struct refnic_rx_batch *b, struct refnic_emu *emu)
+{
+	if (unlikely(b->config != emu)) {
+		/* A pass's first frame holds nothing yet. */
+		if (b->config != NULL)
+			refnic_emu_rx_batch_end(b);
+		rte_rwlock_read_lock(&emu->rx_config_lock);
+		b->config = emu;
+	}
+}
+
 static __rte_always_inline bool
 rx_frame(struct refnic_emu *emu, const struct refnic_frame *f, struct refnic_rx_batch *b)
 {
-	/* Ethernet, a VLAN tag, IPv6 or IPv4 with options, L4 ports. */
-	uint8_t hdr_copy[EMU_ETH_HLEN + 4 + 60 + 4];
+	uint8_t hdr_copy[RX_HDR_MAX];
 	uint32_t hdr_len = RTE_MIN(f->len, sizeof(hdr_copy));
 	struct rx_meta meta = { .hash = 0 };
 	struct refnic_pkt_hdrs hdrs;
@@ -1212,13 +1305,10 @@ rx_frame(struct refnic_emu *emu, const struct refnic_frame *f, struct refnic_rx_
 	struct refnic_emu_rxq *rxq;
 	const uint8_t *hdr;
 	uint16_t qid, tail, n;
+	uint8_t plan;
 
-	/* Its configuration as it is, for the rest of the pass (one lock a pass). */
-	if (unlikely(b->config != emu)) {
-		refnic_emu_rx_batch_end(b);
-		rte_rwlock_read_lock(&emu->rx_config_lock);
-		b->config = emu;
-	}
+	rx_config_hold(b, emu);
+	plan = emu->rx_plan;
 	/* Every frame not taken is counted somewhere: hostile tests add them up. */
 	if (unlikely(emu_state(emu) != REFNIC_STATE_READY)) {
 		emu_stats(emu)->cable_rx_dropped++;
@@ -1237,7 +1327,8 @@ rx_frame(struct refnic_emu *emu, const struct refnic_frame *f, struct refnic_rx_
 		frame_peek(f, hdr_copy, hdr_len);
 		hdr = hdr_copy;
 	}
-	if (!refnic_emu_rx_accept(emu, hdr, hdr_len)) {
+	/* Promiscuous without a VLAN filter takes every frame: not looked at. */
+	if ((plan & REFNIC_EMU_RX_FILTER) && !refnic_emu_rx_accept(emu, hdr, hdr_len)) {
 		emu_stats(emu)->rx_filtered++;
 		return false;
 	}
@@ -1246,27 +1337,27 @@ rx_frame(struct refnic_emu *emu, const struct refnic_frame *f, struct refnic_rx_
 		return false;
 	}
 	/* The parser runs for what needs it: a type, a checksum, a hash, a rule. */
-	if (rx_classifies(emu)) {
+	qid = 0;
+	meta.ptype = REFNIC_PTYPE_L2;
+	if (plan & RX_PLAN_PARSE) {
 		refnic_emu_parse(hdr, hdr_len, &hdrs);
+		emu_path_stats(emu)->rx_parsed++;
 		/* Flow rules before RSS; with none, one test. */
-		if (refnic_emu_flows_any(emu)) {
+		if (plan & REFNIC_EMU_RX_FLOW) {
 			qid = rx_flow_classify(emu, hdr, &hdrs, f->len, &meta);
 			if (qid == UINT16_MAX) {
 				emu_stats(emu)->rx_filtered++;
 				return false;
 			}
-		} else {
+		} else if (plan & REFNIC_EMU_RX_RSS) {
 			qid = refnic_emu_rss_queue(emu, hdr, &hdrs, &meta.hash, &meta.hashed);
 		}
-		meta.ptype = emu->features & REFNIC_CAP_RX_PTYPE ? rx_ptype(&hdrs) :
-			     REFNIC_PTYPE_L2;
-		if (emu->features & REFNIC_CAP_RX_CSUM)
+		if (plan & REFNIC_EMU_RX_PTYPE)
+			meta.ptype = rx_ptype(&hdrs);
+		if (plan & REFNIC_EMU_RX_CSUM)
 			meta.flags |= refnic_emu_rx_csum(f, &hdrs);
-	} else {
-		qid = 0;
-		meta.ptype = REFNIC_PTYPE_L2;
 	}
-	if ((emu->features & REFNIC_CAP_VLAN_STRIP) &&
+	if ((plan & REFNIC_EMU_RX_STRIP) &&
 	    refnic_emu_vlan_strip(f, &stripped, &meta.vlan_tci)) {
 		meta.flags |= REFNIC_RXC_VLAN_STRIPPED;
 		f = &stripped;
@@ -1315,6 +1406,7 @@ rx_frame(struct refnic_emu *emu, const struct refnic_frame *f, struct refnic_rx_
 	    queue_intr_armed(emu, rxq->intr, rxq->vector, REFNIC_EMU_CAUSE_RX) &&
 	    refnic_emu_rxq_full(emu, qid)) {
 		rxq_publish(rxq);
+		emu_path_stats(emu)->rx_publishes++;
 		refnic_emu_intr_fire(emu, rxq->vector, REFNIC_EMU_CAUSE_RX, true);
 	}
 	return true;
@@ -1329,16 +1421,165 @@ refnic_emu_rx_frame(struct refnic_emu *emu, const struct refnic_frame *f,
 	return rx_frame(emu, f, b);
 }
 
+/* What a plain burst does not do itself: a frame that asks it goes alone. */
+#define RX_PLAN_ALONE	(REFNIC_EMU_RX_CSUM | REFNIC_EMU_RX_RSS | REFNIC_EMU_RX_FLOW | \
+			 REFNIC_EMU_RX_STRIP)
+
+/*
+ * Can plain frames into emu go as a burst? Its plan asks no per-frame
+ * choice of queue, verdict or tag; it is up and takes frames; queue 0 (the
+ * only one without RSS or rules) is held, enabled, and has neither stamps
+ * nor an interrupt to raise mid-batch. Its taken tail in *tail.
+ */
+static __rte_always_inline struct refnic_emu_rxq *
+rx_burst_queue(struct refnic_emu *emu, struct refnic_rx_batch *b, uint16_t *tail)
+{
+	struct refnic_emu_rxq *rxq = &emu->rxq[0];
+
+	if ((emu->rx_plan & RX_PLAN_ALONE) || emu_state(emu) != REFNIC_STATE_READY ||
+	    __atomic_load_n(&emu->phy_down, __ATOMIC_ACQUIRE) || emu_timesync(emu) ||
+	    emu->view_cable != NULL)
+		return NULL;
+	rx_batch_hold(b, emu, rxq);
+	if (!rxq->enabled || rxq->intr || rxq->stamps != NULL)
+		return NULL;
+	*tail = emu_db_tail(&emu->rxdb[0]);
+	return *tail < rxq->size ? rxq : NULL;
+}
+
+/*
+ * Plain frames into rxq as a NIC's pipeline takes them: every frame judged
+ * and its buffer checked and translated first, then the bytes copied and
+ * the completions written, and the counters added once. Stops before the
+ * first frame it cannot take as the others (a buffer shorter than the
+ * queue's or than the frame: the per-frame path judges it), or after one
+ * whose buffer does not translate (the queue stops, as rx_frame() stops
+ * it); returns the frames done.
+ */
+static unsigned int
+rx_burst(struct refnic_emu *emu, struct refnic_emu_rxq *rxq, uint16_t tail,
+	 const struct refnic_plain_frame *pf, unsigned int n, struct refnic_rx_batch *b)
+{
+	uint32_t max_len = emu->mtu + REFNIC_ETH_OVERHEAD, bytes = 0;
+	uint16_t mask = rxq->size - 1, idx = rxq->head;
+	unsigned int i, taken = 0, filtered = 0, oversize = 0, no_buffer = 0;
+	bool dma_error = false;
+	struct refnic_hw_queue_stats *qs = &b->stats->q[0];
+	struct refnic_emu_path_stats *ps;
+	uint8_t plan = emu->rx_plan;
+	uint8_t *dst[RX_BURST_MAX];
+
+	n = RTE_MIN(n, (unsigned int)RX_BURST_MAX);
+	/* Judged, checked, translated: nothing written yet. */
+	for (i = 0; i < n; i++) {
+		const uint8_t *p = pf[i].data;
+		uint32_t len = pf[i].len;
+		struct refnic_rx_desc d;
+
+		dst[i] = NULL;
+		if ((plan & REFNIC_EMU_RX_FILTER) &&
+		    !refnic_emu_rx_accept(emu, p, RTE_MIN(len, (uint32_t)RX_HDR_MAX))) {
+			filtered++;
+			continue;
+		}
+		if (len > max_len) {
+			oversize++;
+			continue;
+		}
+		if (idx == tail) {
+			no_buffer++;
+			continue;
+		}
+		d = rxq->ring[idx];
+		if (d.buf_len < rxq->buf_size || len > d.buf_len)
+			break;
+		dst[i] = refnic_dma_window_map(emu, &b->win, d.addr, len);
+		if (unlikely(dst[i] == NULL)) {
+			dma_error = true;	/* counted (dma_errors) by the look-up */
+			break;
+		}
+		/* The driver's buffer, last touched on its core: the copy comes
+		 * a burst later. A line holds four descriptors: the next, once. */
+		rte_prefetch0_write(dst[i]);
+		if ((idx & 3) == 0) {
+			rte_prefetch0(&rxq->ring[(idx + 4) & mask]);
+			rte_prefetch0(&rxq->cq[(idx + 4) & mask]);
+		}
+		idx = (idx + 1) & mask;
+		taken++;
+	}
+	/* Descriptors read before completions go over them (write-back). */
+	rte_compiler_barrier();
+	idx = rxq->head;
+	for (n = i, i = 0; i < n; i++) {
+		struct refnic_rx_cpl *cpl = &rxq->cq[idx];
+		uint32_t len = pf[i].len;
+		uint8_t ptype = REFNIC_PTYPE_L2;
+
+		if (dst[i] == NULL)
+			continue;
+		/* Typed where it is copied: one first touch of its line, not two
+		 * a burst apart (the pool's buffers share few cache sets). */
+		if (plan & REFNIC_EMU_RX_PTYPE) {
+			struct refnic_pkt_hdrs h;
+
+			refnic_emu_parse_inline(pf[i].data, RTE_MIN(len, (uint32_t)RX_HDR_MAX), &h);
+			ptype = rx_ptype(&h);
+		}
+		rte_memcpy(dst[i], pf[i].data, len);
+		bytes += len;
+		rx_cpl_write(cpl, idx, len, ptype);
+		if (unlikely(b->garble))
+			refnic_emu_corrupt_rx_cpl(emu, cpl, rxq->size);
+		idx = (idx + 1) & mask;
+	}
+	rxq->head = idx;
+	qs->rx_packets += taken;
+	qs->rx_bytes += bytes;
+	b->stats->dma_writes += 2 * taken;
+	if (unlikely((no_buffer | filtered | oversize) != 0)) {
+		qs->rx_no_buffer += no_buffer;
+		b->stats->rx_filtered += filtered;
+		b->stats->rx_oversize += oversize;
+	}
+	ps = emu_path_stats(emu);
+	ps->rx_bursts++;
+	ps->rx_burst_frames += taken;
+	if (plan & REFNIC_EMU_RX_PTYPE)
+		ps->rx_parsed += taken;
+	if (unlikely(dma_error)) {
+		queue_error(emu, false, 0, &rxq->enabled, "RX buffer DMA error");
+		qs->rx_no_buffer++;
+		n++;	/* that frame is dropped */
+	}
+	return n;
+}
+
 void
 refnic_emu_rx_plain(struct refnic_emu *emu, const struct refnic_plain_frame *pf,
 		    unsigned int n, struct refnic_rx_batch *b)
 {
+	struct refnic_emu_rxq *rxq;
 	struct refnic_frame f;
-	unsigned int i;
+	unsigned int i = 0, single = 0;
+	uint16_t tail;
 
+	rx_config_hold(b, emu);
 	refnic_frame_plain_init(&f);
-	for (i = 0; i < n; i++) {
-		refnic_frame_plain_set(&f, &pf[i]);
-		rx_frame(emu, &f, b);
+	while (i < n) {
+		/* Once it cannot, it cannot for the rest of the pass. */
+		rxq = rx_burst_queue(emu, b, &tail);
+		if (likely(rxq != NULL))
+			i += rx_burst(emu, rxq, tail, pf + i, n - i, b);
+		/* The frame the burst stopped at, or every frame if none can go. */
+		do {
+			if (i == n)
+				break;
+			refnic_frame_plain_set(&f, &pf[i++]);
+			rx_frame(emu, &f, b);
+			single++;
+		} while (rxq == NULL);
 	}
+	if (single != 0)
+		emu_path_stats(emu)->rx_single_frames += single;
 }

@@ -192,7 +192,25 @@ refnic_frame_plain_set(struct refnic_frame *f, const struct refnic_plain_frame *
 	f->len = pf->len;
 }
 
-/* refnic_emu_rx_frame() of each, in order. */
+/*
+ * The receive plan: what a port's configuration asks of every frame, as a
+ * NIC's parser is programmed when a filter or rule changes. A bit clear is
+ * work not done.
+ */
+#define REFNIC_EMU_RX_FILTER	0x01	/* MAC and mode filters, VLAN filter */
+#define REFNIC_EMU_RX_PTYPE	0x02	/* packet types past L2 */
+#define REFNIC_EMU_RX_CSUM	0x04	/* checksum verdicts */
+#define REFNIC_EMU_RX_RSS	0x08	/* RSS hash */
+#define REFNIC_EMU_RX_FLOW	0x10	/* flow table lookup */
+#define REFNIC_EMU_RX_STRIP	0x20	/* VLAN tags stripped */
+#define REFNIC_EMU_RX_ALL	0x3f
+
+/* After the receive configuration changed, under its write lock (or by
+ * the only thread that reads it, an shm view's sender). */
+void refnic_emu_rx_plan_update(struct refnic_emu *emu);
+
+/* refnic_emu_rx_frame() of each, in order, in one pass where the plan and
+ * the queue allow (refnic_emu_rx_burst_stats() counts those passes). */
 void refnic_emu_rx_plain(struct refnic_emu *emu, const struct refnic_plain_frame *pf,
 			 unsigned int n, struct refnic_rx_batch *b);
 
