@@ -186,7 +186,7 @@ run_once_suites() {
 		run_suite unit-tsan "${tsan[@]}" -l 0 -- \
 			${REFNIC_TSAN_SUITES:-probe datapath lifecycle control recovery rss_filters \
 			queues offload cables exec intr hostile doorbell wc config faultseq vector \
-			flow tso timesync caps rx_format}
+			flow tso timesync caps rx_format batching}
 		run_suite unit-tsan-engines-in-parallel "${tsan[@]}" --lcores '0@(0-1)' -- engines
 		run_suite unit-tsan-stress-soak env REFNIC_STRESS_S=2 "${tsan[@]}" \
 			--lcores '(0-3)@(0-1)' -- stress soak
@@ -237,8 +237,9 @@ if [ ${#filters[@]} -eq 0 ]; then
 	# Every unit suite again, built with ASan and UBSan: a sanitizer report
 	# ends the run with a non-zero status, counted as a failure.
 	if refnic_build_sanitized; then
+		# The witness's paths at a tenth of their frames: ASan is slow.
 		run_suite unit-sanitized env ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 \
-			UBSAN_OPTIONS=print_stacktrace=1 \
+			UBSAN_OPTIONS=print_stacktrace=1 REFNIC_WITNESS_FRAMES=40000 \
 			timeout 900 "$REFNIC_SANITIZE_BUILD/tests/refnic-unit-test"
 	else
 		echo "FAIL unit-sanitized: the sanitizer build failed"
