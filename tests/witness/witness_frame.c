@@ -10,8 +10,10 @@
 
 #include "witness_frame.h"
 
-#define WITNESS_IP_SRC	RTE_IPV4(198, 18, 1, 1)	/* RFC 2544 benchmark range */
-#define WITNESS_IP_DST	RTE_IPV4(198, 18, 1, 2)
+/* 198.18.1.1 and .2, the RFC 2544 benchmark range; spelt out: 22.11's
+ * RTE_IPV4() shifts an int into its sign bit, which UBSan refuses. */
+#define WITNESS_IP_SRC	(UINT32_C(198) << 24 | 18 << 16 | 1 << 8 | 1)
+#define WITNESS_IP_DST	(UINT32_C(198) << 24 | 18 << 16 | 1 << 8 | 2)
 #define WITNESS_SPORT_BASE	10000
 
 static void
