@@ -300,8 +300,10 @@ test_engines_yield_a_busy_cpu(void)
 	       sleeps, frames);
 	TEST_ASSERT(frames >= 100, "only %u frames sent", frames);
 	/* Polling, it slept after half of them (timer slack stretches the
-	 * gaps past its 2 ms at times). */
-	TEST_ASSERT(sleeps * 10 >= frames * 9, "the engine polled a CPU another thread wants");
+	 * gaps past its 2 ms at times). Yielding, after nearly each: fewer on
+	 * a loaded machine, where it may find two frames at one wake-up (seen:
+	 * 0.87 with a sanitizer build and a busy neighbour). */
+	TEST_ASSERT(sleeps * 10 >= frames * 7, "the engine polled a CPU another thread wants");
 	return TEST_SUCCESS;
 }
 
