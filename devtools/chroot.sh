@@ -41,12 +41,8 @@ refnic_chroot_suite() {
 	esac
 }
 
-# The DPDK series a chroot can hold, and the host's own.
+# The DPDK series a chroot can hold.
 REFNIC_CHROOT_SERIES="24.11 25.11"
-
-refnic_host_series() {
-	pkg-config --modversion libdpdk 2>/dev/null | cut -d. -f1-2
-}
 
 refnic_chroot_dir() { echo "$REFNIC_CACHE/chroot/$1"; }
 
@@ -64,7 +60,7 @@ refnic_chroot_dpdk_src() {
 
 # Make the chroot for SERIES unless a complete one is cached.
 refnic_chroot_make() {
-	local series=$1 suite dir script=() log
+	local series=$1 suite dir script=() log got
 	suite=$(refnic_chroot_suite "$series") ||
 		{ chroot_say "no chroot for DPDK $series: the series are $REFNIC_CHROOT_SERIES"; return 1; }
 	dir=$(refnic_chroot_dir "$series")
@@ -95,7 +91,6 @@ refnic_chroot_make() {
 		"apt-get update -qq && apt-get install -y -qq --no-install-recommends \
 			$REFNIC_CHROOT_BASE libdpdk-dev" >>"$log" 2>&1 ||
 		{ chroot_say "installing packages in the chroot failed: see $log"; return 1; }
-	local got
 	got=$(chroot "$dir.new" pkg-config --modversion libdpdk 2>/dev/null | cut -d. -f1-2) || got=
 	if [ "$got" != "$series" ]; then
 		chroot_say "Debian $suite ships DPDK ${got:-none}, not $series"
