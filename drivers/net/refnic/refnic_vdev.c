@@ -206,9 +206,13 @@ refnic_vdev_remove(struct rte_vdev_device *vdev)
 	if (eth_dev == NULL || eth_dev->state == RTE_ETH_DEV_UNUSED)
 		return 0;
 	/* Removing the device ends the port, started or not; in a secondary
-	 * only this process's use of it. */
-	if (rte_eal_process_type() == RTE_PROC_PRIMARY && eth_dev->data->dev_started)
-		rte_eth_dev_stop(eth_dev->data->port_id);
+	 * only this process's use of it. A recovery on the interrupt thread
+	 * may be starting the port again: it ends first. */
+	if (rte_eal_process_type() == RTE_PROC_PRIMARY) {
+		refnic_recovery_wait(refnic_adapter(eth_dev));
+		if (eth_dev->data->dev_started)
+			rte_eth_dev_stop(eth_dev->data->port_id);
+	}
 	return rte_eth_dev_close(eth_dev->data->port_id);
 }
 
