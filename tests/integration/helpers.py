@@ -130,6 +130,17 @@ def eal_plugin_dir():
     pytest.skip("cannot find DPDK_PLUGIN_PATH in librte_eal")
 
 
+def built(relpath):
+    """A program of the build devtools/test.sh names (REFNIC_BUILD), e.g.
+    "app/refnic-pingpong"; skips without it."""
+    build = os.environ.get("REFNIC_BUILD")
+    path = os.path.join(build or "", relpath)
+    if not build or not os.access(path, os.X_OK):
+        pytest.skip("no %s: REFNIC_BUILD is not set; run through devtools/test.sh"
+                    % os.path.basename(relpath))
+    return path
+
+
 def dpdk_series():
     """The installed DPDK's LTS series: "22.11", "24.11", ..."""
     version = subprocess.run(["pkg-config", "--modversion", "libdpdk"], capture_output=True,

@@ -24,6 +24,8 @@ import time
 
 import pytest
 
+from helpers import built
+
 TIMEOUT = 30
 _seq = itertools.count()
 _libc = ctypes.CDLL(None, use_errno=True)
@@ -36,11 +38,7 @@ def _die_with_parent():
 
 
 def pingpong_bin():
-    build = os.environ.get("REFNIC_BUILD")
-    path = os.path.join(build or "", "app", "refnic-pingpong")
-    if not build or not os.access(path, os.X_OK):
-        pytest.skip("no refnic-pingpong: REFNIC_BUILD is not set; run through devtools/test.sh")
-    return path
+    return built("app/refnic-pingpong")
 
 
 def unique(tag):
