@@ -354,15 +354,16 @@ class KernelPeers:
 
 
 @contextlib.contextmanager
-def kernel_peers(refnic_testpmd, tag, addr, macs, far_mac, v6=False, mtu=None):
+def kernel_peers(refnic_testpmd, tag, addr, macs, far_mac, v6=False, mtu=None, queues=1):
     """A testpmd whose refnic ports 0 and 1 are wired to TAP interfaces,
     each moved into a network namespace of its own ("refnic-<tag><pid>a"
     and "...b") with address addr[i] (/24, or /64 with v6, no DAD), MAC
     macs[i], the MTU if one is given, up. testpmd sends what a port
     forwards to the kernel on it (--eth-peer), and each kernel reaches the
     other's address through its TAP at far_mac: what it sends goes through
-    the refnic ports. Skips where TAP devices or namespaces are not to be
-    had; the namespaces are deleted on the way out."""
+    the refnic ports; each port has queues RX and TX queues. Skips where TAP
+    devices or namespaces are not to be had; the namespaces are deleted on
+    the way out."""
     ip = shutil.which("ip")
     if not os.path.exists("/dev/net/tun") or ip is None:
         pytest.skip("needs /dev/net/tun and iproute2's ip")
@@ -377,7 +378,8 @@ def kernel_peers(refnic_testpmd, tag, addr, macs, far_mac, v6=False, mtu=None):
         tp = refnic_testpmd(["net_refnic0,cable=tap:" + ifs[0],
                              "net_refnic1,cable=tap:" + ifs[1]],
                             testpmd_args=["--eth-peer=0,%s" % macs[0],
-                                          "--eth-peer=1,%s" % macs[1]])
+                                          "--eth-peer=1,%s" % macs[1],
+                                          "--rxq=%d" % queues, "--txq=%d" % queues])
         for i in (0, 1):
             link = [ip, "-n", ns[i], "link", "set", ifs[i]]
             steps = [[ip, "link", "set", ifs[i], "netns", ns[i]], link + ["address", macs[i]]]

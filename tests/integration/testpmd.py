@@ -41,6 +41,9 @@ _PORT_HEADER = re.compile(r"statistics for port (\d+)", re.I)
 # Any other banner line ends a port's block.
 _BANNER = re.compile(r"^\s*[-+#*=]{4}")
 _COUNTER = re.compile(r"([A-Za-z][\w-]*):\s+(\d+)")
+# testpmd prints a block per stream when there are more streams than ports.
+_STREAM_HEADER = re.compile(r"Forward Stats for RX Port=\s*(\d+)/Queue=\s*(\d+) -> "
+                            r"TX Port=\s*(\d+)/Queue=\s*(\d+)")
 
 _libc = ctypes.CDLL(None, use_errno=True)
 _PR_SET_PDEATHSIG = 1
@@ -303,6 +306,25 @@ class TestPmd:
                 current.update((k, int(v)) for k, v in _COUNTER.findall(line))
         return ports
 
+    @staticmethod
+    def parse_stream_counters(text):
+        """[{"rx": (port, queue), "tx": (port, queue), name: int}] from the
+        per-stream blocks of the forward statistics: the forwarding lcores'
+        own counts (frames they took and sent), printed when there are more
+        streams than ports and the stream moved something."""
+        streams, current = [], None
+        for line in text.splitlines():
+            header = _STREAM_HEADER.search(line)
+            if header:
+                rp, rq, tp, tq = (int(g) for g in header.groups())
+                current = {"rx": (rp, rq), "tx": (tp, tq)}
+                streams.append(current)
+            elif _BANNER.match(line) or _PORT_HEADER.search(line):
+                current = None
+            elif current is not None:
+                current.update((k, int(v)) for k, v in _COUNTER.findall(line))
+        return streams
+
     def port_stats(self, port="all"):
         """'show port stats': {port: counters} for 'all', counters for one port."""
         stats = self.parse_port_counters(self.cmd("show port stats %s" % port))
@@ -316,12 +338,14 @@ class TestPmd:
         """'show fwd stats all': per port counters since the last start."""
         return self.parse_port_counters(self.cmd("show fwd stats all"))
 
-    def stop(self):
-        """Stop forwarding; return the forward statistics it printed, by port."""
-        stats = self.parse_port_counters(self.cmd("stop"))
+    def stop(self, streams=False):
+        """Stop forwarding; return the forward statistics it printed, by port
+        (and, with streams, the per-stream blocks: parse_stream_counters)."""
+        out = self.cmd("stop")
+        stats = self.parse_port_counters(out)
         if not stats:
             raise TestPmdError("'stop' printed no forward statistics")
-        return stats
+        return (stats, self.parse_stream_counters(out)) if streams else stats
 
     def telemetry(self, *commands):
         """Send commands to this testpmd's telemetry socket (started with
