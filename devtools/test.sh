@@ -60,11 +60,13 @@ trap 'rm -rf "$logdir"' EXIT
 # A suite that exits non-zero without counting a failure (a crash, a
 # runner error) counts as one failure.
 run_suite() {
-	local name=$1 log=$logdir/$1.log summary rc suite_failed=0
+	local name=$1 log=$logdir/$1.log summary rc suite_failed=0 t0=$SECONDS
 	shift
 	printf '=== %s\n' "$name"
 	"$@" 2>&1 | tee "$log"
 	rc=${PIPESTATUS[0]}
+	# What each part costs of CI's time budget.
+	printf '=== %s took %d s\n' "$name" $((SECONDS - t0))
 	summary=$(grep -aE '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
 	if [ -n "$summary" ]; then
 		passed=$((passed + $(echo "$summary" | sed -E 's/^([0-9]+) passed.*/\1/')))
