@@ -152,7 +152,7 @@ def build_has_rte_flow():
     """Whether the build (REFNIC_BUILD, else build/) gave the port rte_flow:
     not where the DPDK driver SDK lacked rte_flow_driver.h (25.11's)."""
     build = os.environ.get("REFNIC_BUILD") or os.path.join(REPO, "build")
-    with open(os.path.join(build, "refnic_config.h")) as f:
+    with open(os.path.join(build, "drivers", "net", "refnic", "refnic_config.h")) as f:
         return re.search(r"^#define REFNIC_HAVE_RTE_FLOW 1$", f.read(), re.M) is not None
 
 
