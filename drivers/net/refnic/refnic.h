@@ -241,10 +241,22 @@ struct refnic_secondary {
 	struct refnic_hw hw;		/* this process's register access */
 	void (*release)(struct refnic_hw *hw);	/* the bus glue's, at close */
 };
-/* Takes sec (malloc'd), freed at close. */
-int refnic_ethdev_init_secondary(struct rte_eth_dev *dev, struct refnic_secondary *sec);
+/* refnic_secondary.c: a secondary process's port. Takes sec (malloc'd),
+ * freed at close. */
+int refnic_secondary_init(struct rte_eth_dev *dev, struct refnic_secondary *sec);
 /* In a secondary: the primary closes the port; this process lets go of it. */
 void refnic_secondary_port_gone(struct rte_eth_dev *dev);
+bool refnic_secondary_is_port(const struct rte_eth_dev *dev);
+/* -E_RTE_SECONDARY, with one line saying WHAT is the primary's. */
+int refnic_secondary_refuse(struct rte_eth_dev *dev, const char *what);
+
+/* refnic_ethdev.c: the ops a secondary's port shares with the primary's. */
+void refnic_set_burst_functions(struct rte_eth_dev *dev);
+int refnic_dev_infos_get(struct rte_eth_dev *dev, struct rte_eth_dev_info *info);
+const uint32_t *refnic_ptypes(struct rte_eth_dev *dev, size_t *len);
+int refnic_link_update(struct rte_eth_dev *dev, int wait_to_complete);
+int refnic_fw_version_get(struct rte_eth_dev *dev, char *fw_version, size_t fw_size);
+int refnic_get_reg(struct rte_eth_dev *dev, struct rte_dev_reg_info *regs);
 
 /* How long a burst already inside the PMD is given to leave it, once the
  * bursts were switched to ethdev's dummies (recovery, a primary's close). */

@@ -141,7 +141,7 @@ refnic_vdev_probe_secondary(struct rte_vdev_device *vdev, const char *name)
 	memcpy(sec->hw.vector_fd, res.vector_fd, sizeof(sec->hw.vector_fd));
 	sec->release = refnic_vdev_release_secondary;
 	eth_dev->device = &vdev->device;
-	refnic_ethdev_init_secondary(eth_dev, sec);
+	refnic_secondary_init(eth_dev, sec);
 	rte_eth_dev_probing_finish(eth_dev);
 	return 0;
 fail:
