@@ -1,4 +1,4 @@
-"""The user guide's tables agree with the code (issue 24, one home per fact).
+"""The user guide's tables and the file maps agree with the code (one home per fact).
 
 doc/guides/nics/refnic.rst has the one devargs table and the one xstats
 table. Their keys and names are checked against the sources, not against
@@ -14,8 +14,16 @@ any listing made from the guide:
   per-queue names (rxq_xstats[], txq_xstats[] as rx_q<N>_..., tx_q<N>_...)
   against the guide's "Extended Statistics" section.
 
-device/DESIGN.rst's file table (the map of device/) names every .c and .h
-of device/, and no file that is not there.
+Each stack has one file map, and each map names every file (or folder) of
+its stack once and nothing that is not there (a missing, doubled or stale
+row fails):
+
+- drivers/net/refnic/DESIGN.rst, "Files": every file of drivers/net/refnic/;
+- device/DESIGN.rst, "Files": every .c and .h of device/;
+- tests/README.rst, "Layout": every file and folder of tests/;
+- README.md, "Tour": every file of the checkout, by its own row or a folder
+  row above it (the driver, device and tests rows point at the maps above),
+  so app/ and devtools/ file by file.
 
 Nothing here needs a build or a DPDK process but the pmdinfo check.
 """
@@ -31,6 +39,8 @@ import pytest
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 GUIDE = os.path.join(REPO, "doc", "guides", "nics", "refnic.rst")
 DEVICE = os.path.join(REPO, "device")
+DRIVER = os.path.join(REPO, "drivers", "net", "refnic")
+TESTS = os.path.join(REPO, "tests")
 SOURCE_DIRS = (os.path.join(REPO, "drivers", "net", "refnic"), os.path.join(REPO, "device"))
 
 _COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
@@ -190,16 +200,80 @@ def guide_xstats():
     return port, queue
 
 
-def device_map():
-    """File names in the first column of device/DESIGN.rst's file table."""
-    with open(os.path.join(DEVICE, "DESIGN.rst")) as f:
+def rst_table_map(doc):
+    """File names in the first column of the simple table after the comment
+    '.. The file map' in DOC."""
+    with open(doc) as f:
         lines = f.read().split("\n")
     assert any(l.startswith(".. The file map") for l in lines), \
-        "device/DESIGN.rst has no file table (the comment '.. The file map' before it)"
+        "%s has no file table (the comment '.. The file map' before it)" % doc
     names = []
     for _, cell in simple_table_first_column(lines, ".. The file map"):
         names += re.findall(r"``([^`]+)``", cell)
     return names
+
+
+def rst_list_map(doc):
+    """The first literal of each term of the definition list after the
+    comment '.. The file map' in DOC, up to the next section."""
+    with open(doc) as f:
+        lines = f.read().split("\n")
+    start = next((n for n, l in enumerate(lines) if l.startswith(".. The file map")), None)
+    assert start is not None, "%s has no file list (the comment '.. The file map' before it)" % doc
+    names = []
+    for n in range(start + 1, len(lines) - 1):
+        if lines[n] and re.fullmatch(r"-+", lines[n + 1]):
+            break
+        m = re.match(r"``([^`]+)``", lines[n])
+        if m:
+            names.append(m.group(1))
+    return names
+
+
+def readme_tour():
+    """The paths that start the lines of README.md's tour (its code block)."""
+    with open(os.path.join(REPO, "README.md")) as f:
+        lines = f.read().split("\n")
+    start = lines.index("## Tour")
+    fence = next(n for n in range(start, len(lines)) if lines[n].startswith("```"))
+    names = []
+    for line in lines[fence + 1:]:
+        if line.startswith("```"):
+            return names
+        if line and not line[0].isspace():
+            names.append(line.split()[0])
+    raise AssertionError("README.md's tour has no end")
+
+
+def _ignored(name):
+    """Not part of the checkout: VCS data, builds, caches, fuzzer artifacts."""
+    return name.startswith((".", "build", "obj-", "__pycache__", "crash-", "leak-",
+                            "timeout-", "oom-")) or name.endswith(".pyc")
+
+
+def checkout_files(top):
+    """Every file under TOP, relative to it, builds and caches left out."""
+    out = []
+    for root, dirs, files in os.walk(top):
+        dirs[:] = [d for d in dirs if not _ignored(d)]
+        out += [os.path.relpath(os.path.join(root, f), top) for f in files if not _ignored(f)]
+    return out
+
+
+def map_problems(doc, rows, entries, exists):
+    """What is wrong with a map: ROWS as the doc has them, ENTRIES what
+    must have a row, EXISTS(row) whether a row names something there."""
+    problems = []
+    dups = sorted({n for n in rows if rows.count(n) > 1})
+    if dups:
+        problems.append("named more than once in %s's map: %s" % (doc, dups))
+    missing = sorted(set(entries) - set(rows))
+    if missing:
+        problems.append("missing from %s's map: %s" % (doc, missing))
+    stale = sorted(n for n in set(rows) if not exists(n))
+    if stale:
+        problems.append("%s's map names what is not there: %s" % (doc, stale))
+    return "; ".join(problems)
 
 
 # ---------------------------------------------------------------- tests
@@ -275,11 +349,45 @@ def test_xstats_table_is_the_drivers_counters():
 def test_device_design_map_names_every_device_file():
     """Each .c and .h of device/ has its row in DESIGN.rst's file table, once;
     every row names a file that is there."""
-    files = {n for n in os.listdir(DEVICE) if n.endswith((".c", ".h"))}
-    rows = device_map()
-    dups = sorted({n for n in rows if rows.count(n) > 1})
-    assert not dups, "named more than once in device/DESIGN.rst's file table: %s" % dups
-    missing = sorted(files - set(rows))
-    assert not missing, "device/ files missing from DESIGN.rst's file table: %s" % missing
-    gone = sorted(n for n in rows if not os.path.exists(os.path.join(DEVICE, n)))
-    assert not gone, "device/DESIGN.rst's file table names files not in device/: %s" % gone
+    files = [n for n in os.listdir(DEVICE) if n.endswith((".c", ".h"))]
+    problem = map_problems("device/DESIGN.rst", rst_table_map(os.path.join(DEVICE, "DESIGN.rst")),
+                           files, lambda n: os.path.exists(os.path.join(DEVICE, n)))
+    assert not problem, problem
+
+
+def test_driver_design_map_names_every_driver_file():
+    """Each file of drivers/net/refnic/ (base/ too) but the design note
+    itself has its row in DESIGN.rst's file table, once; every row is there."""
+    files = [f for f in checkout_files(DRIVER) if f != "DESIGN.rst"]
+    problem = map_problems("drivers/net/refnic/DESIGN.rst",
+                           rst_table_map(os.path.join(DRIVER, "DESIGN.rst")),
+                           files, lambda n: os.path.exists(os.path.join(DRIVER, n)))
+    assert not problem, problem
+
+
+def test_tests_readme_map_names_every_test_folder_and_file():
+    """Each folder (as tests/NAME/) and file of tests/ but the README itself
+    has its entry in tests/README.rst's layout, once; every entry is there."""
+    entries = ["tests/" + n + ("/" if os.path.isdir(os.path.join(TESTS, n)) else "")
+               for n in os.listdir(TESTS) if not _ignored(n) and n != "README.rst"]
+    problem = map_problems("tests/README.rst", rst_list_map(os.path.join(TESTS, "README.rst")),
+                           entries, lambda n: os.path.exists(os.path.join(REPO, n)))
+    assert not problem, problem
+
+
+def test_readme_tour_covers_the_checkout():
+    """Every file of the checkout but README.md is in the tour, by its own
+    row or under a folder row (a row ending in /); no row twice, none under
+    another row's folder, none naming what is not there."""
+    rows = readme_tour()
+    folders = [r for r in rows if r.endswith("/")]
+    nested = sorted(r for r in rows for f in folders if r != f and r.startswith(f))
+    assert not nested, "README.md's tour has rows inside another row's folder: %s" % nested
+    covered = [f for f in checkout_files(REPO) if f != "README.md"
+               and f not in rows and not any(f.startswith(d) for d in folders)]
+    problems = [map_problems("README.md", rows, [],
+                             lambda n: os.path.exists(os.path.join(REPO, n)))]
+    if covered:
+        problems.append("missing from README.md's tour: %s" % sorted(covered))
+    problem = "; ".join(p for p in problems if p)
+    assert not problem, problem
