@@ -40,7 +40,7 @@
 #       high and unpaced offered rates, moderation off, static (STATIC_US)
 #       and adaptive, interleaved per rate: interrupts/s, throughput, drops
 #       (those while an interrupt was held apart), p50/p99 latency, receiver
-#       CPU; then idle; the saturating (unpaced) row against issue 26's
+#       CPU; then idle; the saturating (unpaced) row against the moderation
 #       targets. Default 10 s per run, ideal, 200 us (5,000 interrupts/s at
 #       most, within e1000's InterruptThrottleRate range), every rate and
 #       mode (RATES, MODES: names joined by commas, e.g. unpaced off,adaptive).

@@ -22,7 +22,8 @@
  * from stamp to receive (p50, p99), and the receiver's CPU time; then the
  * receiver alone, idle, for its CPU time asleep.
  *
- * Prints a markdown table, the targets of issues #10 and #26 as ratios, and
+ * Prints a markdown table, the moderation targets as ratios (throughput,
+ * interrupts, latency and idle CPU against moderation off), and
  * one JSON line per run.
  */
 

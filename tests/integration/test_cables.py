@@ -26,7 +26,8 @@ LAYOUTS = {
 }
 FORWARD_S = 2
 # Before the cable delivered on the sending thread, refnic moved 1/1300 of
-# what memif moved in the own-cores layout; today about 1.35x (perf.md).
+# what memif moved in the own-cores layout; today more than memif (perf.md,
+# "Two processes").
 MEMIF_FLOOR = 0.1
 
 
