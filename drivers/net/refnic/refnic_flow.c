@@ -183,30 +183,13 @@ layer_require(struct refnic_flow_rule *r, uint8_t layer)
 	r->mask.layers |= layer;
 }
 
-static int
-flow_parse_item(const struct rte_flow_item *item, struct refnic_flow_rule *r,
-		struct rte_flow_error *error)
+/* What an item, its checks passed, asks of the frame: the key's fields and
+ * layers in the rule's spec and mask. */
+static void
+flow_item_to_key(enum rte_flow_item_type type, const uint8_t *spec, const uint8_t *mask,
+		 struct refnic_flow_rule *r)
 {
-	const struct item_desc *d = &item_descs[item->type].d;
-	const uint8_t *spec = item->spec, *mask = item->mask;
-	const char *name = item_name(item->type);
-	uint8_t zero[sizeof(struct rte_flow_item_ipv6)] = { 0 };
-
-	if (mask == NULL)
-		mask = d->default_mask;
-	if (spec == NULL) {
-		/* Present, whatever it holds; a mask without a spec means nothing. */
-		spec = zero;
-		mask = zero;
-	}
-	if (item->last != NULL && memcmp(item->last, spec, d->size) != 0)
-		return flow_error(error, ENOTSUP, RTE_FLOW_ERROR_TYPE_ITEM_LAST, item,
-				  "item %s: ranges (last) are not supported", name);
-	if (mask_beyond(mask, item_descs[item->type].allowed, d->size))
-		return flow_error(error, ENOTSUP, RTE_FLOW_ERROR_TYPE_ITEM_MASK, item,
-				  "item %s: the device matches %s only", name, d->fields);
-
-	switch (item->type) {
+	switch (type) {
 	case RTE_FLOW_ITEM_TYPE_ETH: {
 		const struct rte_flow_item_eth *s = (const void *)spec, *m = (const void *)mask;
 
@@ -255,7 +238,7 @@ flow_parse_item(const struct rte_flow_item *item, struct refnic_flow_rule *r,
 		/* Both start with the two ports. */
 		const struct rte_udp_hdr *s = (const void *)spec, *m = (const void *)mask;
 
-		layer_require(r, item->type == RTE_FLOW_ITEM_TYPE_TCP ? REFNIC_FLOW_L_TCP :
+		layer_require(r, type == RTE_FLOW_ITEM_TYPE_TCP ? REFNIC_FLOW_L_TCP :
 			      REFNIC_FLOW_L_UDP);
 		KEY_SET(r, src_port, &s->src_port, &m->src_port);
 		KEY_SET(r, dst_port, &s->dst_port, &m->dst_port);
@@ -264,6 +247,32 @@ flow_parse_item(const struct rte_flow_item *item, struct refnic_flow_rule *r,
 	default:
 		break;
 	}
+}
+
+static int
+flow_parse_item(const struct rte_flow_item *item, struct refnic_flow_rule *r,
+		struct rte_flow_error *error)
+{
+	const struct item_desc *d = &item_descs[item->type].d;
+	const uint8_t *spec = item->spec, *mask = item->mask;
+	const char *name = item_name(item->type);
+	uint8_t zero[sizeof(struct rte_flow_item_ipv6)] = { 0 };
+
+	if (mask == NULL)
+		mask = d->default_mask;
+	if (spec == NULL) {
+		/* Present, whatever it holds; a mask without a spec means nothing. */
+		spec = zero;
+		mask = zero;
+	}
+	if (item->last != NULL && memcmp(item->last, spec, d->size) != 0)
+		return flow_error(error, ENOTSUP, RTE_FLOW_ERROR_TYPE_ITEM_LAST, item,
+				  "item %s: ranges (last) are not supported", name);
+	if (mask_beyond(mask, item_descs[item->type].allowed, d->size))
+		return flow_error(error, ENOTSUP, RTE_FLOW_ERROR_TYPE_ITEM_MASK, item,
+				  "item %s: the device matches %s only", name, d->fields);
+
+	flow_item_to_key(item->type, spec, mask, r);
 	return 0;
 }
 

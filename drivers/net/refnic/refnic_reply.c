@@ -56,18 +56,14 @@ refnic_reply_error(struct refnic_adapter *ad, const char *cmd, const char *what)
 	return -EIO;								\
 } while (0)
 
-/*
- * Check the IDENTIFY data in *id (the driver's copy); on success it becomes
- * the port's (ad->ident). On failure ad->ident keeps what it held.
- */
-int
-refnic_identify_check(struct refnic_adapter *ad, struct refnic_identify *id)
+/* Who it is: it must agree with its own registers. */
+static int
+identify_check_who(struct refnic_adapter *ad, const struct refnic_identify *id)
 {
 	uint64_t caps = (uint64_t)refnic_reg_read(&ad->hw, REFNIC_REG_CAPS_HI) << 32 |
 			refnic_reg_read(&ad->hw, REFNIC_REG_CAPS_LO);
 	uint32_t version = refnic_reg_read(&ad->hw, REFNIC_REG_VERSION);
 
-	/* Who it is: it must agree with its own registers. */
 	if (id->magic != REFNIC_HW_MAGIC)
 		ID_REFUSE(ad, "magic 0x%08x, expected 0x%08x", id->magic, REFNIC_HW_MAGIC);
 	if (id->hw_version != version)
@@ -76,8 +72,13 @@ refnic_identify_check(struct refnic_adapter *ad, struct refnic_identify *id)
 	if (id->caps != caps)
 		ID_REFUSE(ad, "caps 0x%" PRIx64 ", the CAPS registers say 0x%" PRIx64,
 			  id->caps, caps);
+	return 0;
+}
 
-	/* Limits no device can have. */
+/* Limits no device can have. */
+static int
+identify_check_limits(struct refnic_adapter *ad, const struct refnic_identify *id)
+{
 	if (id->max_queues == 0)
 		ID_REFUSE(ad, "max_queues 0");
 	if (id->num_vectors < 2)
@@ -91,8 +92,14 @@ refnic_identify_check(struct refnic_adapter *ad, struct refnic_identify *id)
 	if (id->min_rx_buf_size > REFNIC_MAX_FRAME_LEN)
 		ID_REFUSE(ad, "min_rx_buf_size %u above the largest frame, %u",
 			  id->min_rx_buf_size, REFNIC_MAX_FRAME_LEN);
+	return 0;
+}
 
-	/* Beyond the contract: clamped to it. */
+/* Beyond the contract: clamped to it; refused if the rings' and MTU's
+ * ranges are then no longer sane. */
+static int
+identify_clamp_to_contract(struct refnic_adapter *ad, struct refnic_identify *id)
+{
 	ID_CLAMP(ad, id, max_queues, >, REFNIC_MAX_QUEUES);
 	ID_CLAMP(ad, id, max_queues, >, id->num_vectors - 1);	/* 1 + q is q's vector */
 	ID_CLAMP(ad, id, min_ring_size, <, REFNIC_MIN_RING_SIZE);
@@ -109,6 +116,14 @@ refnic_identify_check(struct refnic_adapter *ad, struct refnic_identify *id)
 			  "%u-%u or not powers of two", id->min_ring_size, id->max_ring_size,
 			  id->min_mtu, id->max_mtu, REFNIC_MIN_RING_SIZE, REFNIC_MAX_RING_SIZE,
 			  REFNIC_MIN_MTU, REFNIC_MAX_MTU);
+	return 0;
+}
+
+/* Features whose parameters the driver cannot use: the port goes without
+ * them, with one line each; a bad speed or name is made harmless. */
+static void
+identify_drop_unusable(struct refnic_adapter *ad, struct refnic_identify *id)
+{
 	if ((id->caps & REFNIC_CAP_RSS) && (id->rss_key_size != REFNIC_RSS_KEY_SIZE ||
 					    id->rss_reta_size != REFNIC_RSS_RETA_SIZE)) {
 		reply_error(ad, "IDENTIFY", "RSS key of %u bytes, RETA of %u "
@@ -140,6 +155,25 @@ refnic_identify_check(struct refnic_adapter *ad, struct refnic_identify *id)
 		reply_error(ad, "IDENTIFY", "fw_version not terminated; "
 			    "cut to \"%s\"", id->fw_version);
 	}
+}
+
+/*
+ * Check the IDENTIFY data in *id (the driver's copy); on success it becomes
+ * the port's (ad->ident). On failure ad->ident keeps what it held.
+ */
+int
+refnic_identify_check(struct refnic_adapter *ad, struct refnic_identify *id)
+{
+	int ret;
+
+	ret = identify_check_who(ad, id);
+	if (ret == 0)
+		ret = identify_check_limits(ad, id);
+	if (ret == 0)
+		ret = identify_clamp_to_contract(ad, id);
+	if (ret != 0)
+		return ret;
+	identify_drop_unusable(ad, id);
 	ad->ident = *id;
 	return 0;
 }
