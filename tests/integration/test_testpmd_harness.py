@@ -24,6 +24,9 @@ LAYOUTS = {
     "inside": "done\nt\n" + EVENT + "estpmd> ",
     # A PMD log line from the interrupt thread after the prompt.
     "log": "done\ntestpmd> refnic: port 0 recovered\n",
+    # Two events inside the prompt, their lone newlines elsewhere inside it
+    # (seen: `set link-up port 0` on a pair).
+    "scattered": "done\nt\nestpmd" + EVENT + ">\n Port 1: link state change event\n",
     # Two events, one on each side of the prompt.
     "both": "\n" + EVENT + "testpmd> " + "\nPort 1: link state change event\n",
 }

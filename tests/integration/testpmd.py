@@ -29,6 +29,10 @@ _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
 # the prompt may land between it and the line ("\ntestpmd> Port 0: ...").
 # Taken out wherever they land; the transcript keeps them.
 _ASYNC_EVENTS = re.compile(r"\n?Port \d+: [A-Za-z ]+ event\n")
+# cmdline writes the prompt a byte at a time, so an event's lone newline may
+# land between any two of its bytes ("t\nestpmd>\n "): the prompt, each gap
+# allowed one newline, found wherever it ends the text.
+_PROMPT_SPLIT = re.compile("\n?".join(re.escape(c) for c in PROMPT))
 # Lines the PMD logs from other threads (a burst that found a bad completion,
 # the interrupt thread recovering): they may come after the prompt.
 _ASYNC_LOG = re.compile(r"refnic(?:-dev)?: [^\n]*\n")
@@ -267,10 +271,11 @@ class TestPmd:
             text = _ASYNC_EVENTS.sub("", _ANSI.sub("", self.transcript[start:]).replace("\r", ""))
             if text.endswith(PROMPT):
                 return text
-            prompt = text.rfind(PROMPT)
-            after = text[prompt + len(PROMPT):]
-            if prompt >= 0 and not _ASYNC_LOG.sub("", after):
-                return text[:prompt] + after + PROMPT
+            prompt = None
+            for prompt in _PROMPT_SPLIT.finditer(text):
+                pass
+            if prompt is not None and not _ASYNC_LOG.sub("", text[prompt.end():]):
+                return text[:prompt.start()] + text[prompt.end():] + PROMPT
             if not self._read_some(deadline):
                 break
         tail = self.transcript[-3000:].replace("\r", "")
