@@ -373,6 +373,9 @@ wf_reset_if_asked(unsigned int p, unsigned int *handled, struct rte_mempool *poo
 /* What a run found, and what the soak adds up. */
 struct wf_result {
 	uint64_t frames, lost, counted, received;
+	/* The lab's view of the difference (wf_lab()). */
+	int64_t tx_unsent, rx_undelivered;
+	uint64_t leaked;		/* mbufs not back in the pool */
 	struct witness_counts t;
 	unsigned int fired[WF_NB_FAULTS];
 };
@@ -403,10 +406,17 @@ wf_counted_sum(const struct wf_counted *c)
 	       c->b.ierrors + c->b_cable_rx_dropped + c->b_rx_filtered + c->b_rx_oversize;
 }
 
-/* The devices' own counts, as a lab instrument reads them: where the
- * frames went that no user counter names. */
+/*
+ * The devices' own counts, as a lab instrument reads them (not the user):
+ * where the frames went that no user counter names. tx_unsent: frames A's
+ * queues took that A's device never sent nor counted (oerrors); negative
+ * if oerrors counts frames that went out. rx_undelivered: frames B's
+ * device received (ipackets) that B's driver never handed over, beyond
+ * those ierrors counts.
+ */
 static void
-wf_print_lab(const struct wf_run *r, const struct wf_counted *c, uint64_t received)
+wf_lab(uint64_t taken, const struct wf_counted *c, uint64_t received, struct wf_result *res,
+       bool print)
 {
 	struct refnic_hw_stats ha, hb;
 	uint64_t dev_tx = 0, dev_malformed = 0, dev_rx = 0;
@@ -419,9 +429,13 @@ wf_print_lab(const struct wf_run *r, const struct wf_counted *c, uint64_t receiv
 		dev_malformed += ha.q[q].tx_malformed;
 		dev_rx += hb.q[q].rx_packets;
 	}
+	res->tx_unsent = (int64_t)(taken - c->a.oerrors - dev_tx + dev_malformed);
+	res->rx_undelivered = (int64_t)(dev_rx - received - c->b.ierrors);
+	if (!print)
+		return;
 	printf("    A: queues took %" PRIu64 ", opackets %" PRIu64 " oerrors %" PRIu64
 	       " cable_tx_dropped %" PRIu64 "; A's device sent %" PRIu64 " (malformed %" PRIu64
-	       ")\n", r->total, c->a.opackets, c->a.oerrors, c->a_cable_tx_dropped, dev_tx,
+	       ")\n", taken, c->a.opackets, c->a.oerrors, c->a_cable_tx_dropped, dev_tx,
 	       dev_malformed);
 	printf("    B: ipackets %" PRIu64 " imissed %" PRIu64 " ierrors %" PRIu64 " rx_nombuf %"
 	       PRIu64 " cable_rx_dropped %" PRIu64 " filtered %" PRIu64 " oversize %" PRIu64
@@ -430,8 +444,7 @@ wf_print_lab(const struct wf_run *r, const struct wf_counted *c, uint64_t receiv
 	       c->b_rx_filtered, c->b_rx_oversize, dev_rx, received);
 	printf("    uncounted by the user's counters: A's driver took and its device never "
 	       "sent %" PRId64 ", B's device received and its driver never handed over %"
-	       PRId64 "\n", (int64_t)(r->total - c->a.oerrors - dev_tx + dev_malformed),
-	       (int64_t)(dev_rx - received - c->b.ierrors));
+	       PRId64 "\n", res->tx_unsent, res->rx_undelivered);
 }
 
 /*
@@ -459,6 +472,7 @@ wf_one_run(uint64_t seed, uint64_t frames, struct wf_result *res)
 	int ret = TEST_FAILED;
 	uint16_t q, s;
 
+	memset(res, 0, sizeof(*res));
 	r = calloc(1, sizeof(*r));
 	TEST_ASSERT(r != NULL, "no memory");
 	r->rng = seed | 1;
@@ -541,19 +555,19 @@ wf_one_run(uint64_t seed, uint64_t frames, struct wf_result *res)
 	}
 	for (s = 0; s < WF_STREAMS; s++)
 		lost += witness_lost(r->w, s, r->sent[s]);
-	memset(res, 0, sizeof(*res));
 	witness_total(r->w, &res->t);
 	res->frames = r->total;
 	res->lost = lost;
 	res->counted = wf_counted_sum(&c);
 	res->received = received;
 	memcpy(res->fired, r->fired, sizeof(res->fired));
+	wf_lab(r->total, &c, received, res, false);
 	if (res->t.duplicated != 0 || res->t.reordered != 0 || res->t.corrupted != 0 ||
 	    lost != res->counted || res->t.received != c.b.ipackets || r->total != r->built) {
 		witness_print(r->w, r->sent, stdout);
 		printf("    lost %" PRIu64 ", counted by the user's counters %" PRIu64 "\n", lost,
 		       res->counted);
-		wf_print_lab(r, &c, received);
+		wf_lab(r->total, &c, received, res, true);
 		goto out;
 	}
 	ret = TEST_SUCCESS;
@@ -568,9 +582,10 @@ out:
 			rte_pktmbuf_free(r->pending[q][i]);
 	rte_eth_dev_stop(wf_port[0]);
 	rte_eth_dev_stop(wf_port[1]);
-	if (rte_mempool_avail_count(r->pool) != WF_POOL_SIZE) {
-		printf("    %u mbufs of %u not back in the pool\n",
-		       WF_POOL_SIZE - rte_mempool_avail_count(r->pool), WF_POOL_SIZE);
+	res->leaked = WF_POOL_SIZE - rte_mempool_avail_count(r->pool);
+	if (res->leaked != 0) {
+		printf("    %" PRIu64 " mbufs of %u not back in the pool\n", res->leaked,
+		       WF_POOL_SIZE);
 		ret = TEST_FAILED;
 	}
 	test_pair_teardown(&pair);
@@ -592,7 +607,8 @@ wf_print_result(const char *what, uint64_t seed, const struct wf_result *res)
 	       res->lost, res->counted, res->t.duplicated, res->t.reordered, res->t.corrupted);
 	for (f = 0; f < WF_NB_FAULTS; f++)
 		printf(" %s %u", wf_fault_names[f], res->fired[f]);
-	printf("\n");
+	printf("; mbufs leaked %" PRIu64 "; lost uncounted (device counts): in TX rings %" PRId64
+	       ", in RX rings %" PRId64 "\n", res->leaked, res->tx_unsent, res->rx_undelivered);
 }
 
 static uint64_t
@@ -606,47 +622,56 @@ wf_env_u64(const char *name, uint64_t dflt, uint64_t min, uint64_t max)
 
 /*
  * The CI case, or (REFNIC_WITNESS_SOAK_S) the soak: runs one after the
- * other, each from the next seed of the first, until the time is up.
+ * other, each from the next seed of the first, until the time is up; a
+ * run that fails is said with its seed, and the soak goes on, to add up
+ * what it found.
  */
 static int
 test_witness_under_faults(void)
 {
-	uint64_t seed = wf_env_u64("REFNIC_WITNESS_SEED", rte_rdtsc(), 1, UINT64_MAX);
+	uint64_t first = wf_env_u64("REFNIC_WITNESS_SEED", rte_rdtsc(), 1, UINT64_MAX), seed;
 	uint64_t frames = wf_env_u64("REFNIC_WITNESS_FRAMES", WF_DEFAULT_FRAMES, 1000,
 				     100000000) / WF_FRAMES_DIV;
 	uint64_t soak_s = wf_env_u64("REFNIC_WITNESS_SOAK_S", 0, 1, 86400);
-	uint64_t hz = rte_get_timer_hz(), end, runs = 0;
+	uint64_t hz = rte_get_timer_hz(), t0, runs = 0, failed = 0;
 	struct wf_result res, sum;
 	unsigned int f;
 
 	printf("    seed %" PRIu64 " (REFNIC_WITNESS_SEED=%" PRIu64 " replays it), %" PRIu64
-	       " frames a run%s\n", seed, seed, frames, soak_s != 0 ? ", soak" : "");
+	       " frames a run%s\n", first, first, frames, soak_s != 0 ? ", soak" : "");
 	memset(&sum, 0, sizeof(sum));
-	end = rte_get_timer_cycles() + soak_s * hz;
+	seed = first;
+	t0 = rte_get_timer_cycles();
 	do {
 		if (wf_one_run(seed, frames, &res) != TEST_SUCCESS) {
 			printf("    run %" PRIu64 " failed: REFNIC_WITNESS_SEED=%" PRIu64
 			       " REFNIC_WITNESS_FRAMES=%" PRIu64 " replays it\n", runs, seed,
 			       frames * WF_FRAMES_DIV);
-			return TEST_FAILED;
+			failed++;
 		}
 		if (soak_s == 0 || getenv("REFNIC_WITNESS_VERBOSE") != NULL)
 			wf_print_result("run", seed, &res);
 		sum.frames += res.frames;
 		sum.lost += res.lost;
 		sum.counted += res.counted;
+		sum.tx_unsent += res.tx_unsent;
+		sum.rx_undelivered += res.rx_undelivered;
+		sum.leaked += res.leaked;
 		sum.t.received += res.t.received;
+		sum.t.duplicated += res.t.duplicated;
+		sum.t.reordered += res.t.reordered;
+		sum.t.corrupted += res.t.corrupted;
 		for (f = 0; f < WF_NB_FAULTS; f++)
 			sum.fired[f] += res.fired[f];
 		runs++;
 		seed = seed * UINT64_C(6364136223846793005) + UINT64_C(1442695040888963407);
-	} while (rte_get_timer_cycles() < end);
+	} while (rte_get_timer_cycles() - t0 < soak_s * hz);
 	if (soak_s != 0) {
-		printf("    soak: %" PRIu64 " runs in %" PRIu64 " s\n", runs, soak_s);
-		wf_print_result("all runs, first", wf_env_u64("REFNIC_WITNESS_SEED", 0, 1,
-							     UINT64_MAX), &sum);
+		printf("    soak: %" PRIu64 " runs in %.0f s, %" PRIu64 " failed\n", runs,
+		       (double)(rte_get_timer_cycles() - t0) / hz, failed);
+		wf_print_result("all runs from", first, &sum);
 	}
-	return TEST_SUCCESS;
+	return failed == 0 ? TEST_SUCCESS : TEST_FAILED;
 }
 
 /* ---------------------------------------------- each loss path alone */
@@ -794,7 +819,7 @@ wf_ring_case(enum wf_ring_event ev)
 		goto out;
 	}
 	if (t.duplicated != 0 || t.reordered != 0 || t.corrupted != 0 || lost != counted) {
-		wf_print_lab(&(struct wf_run){ .total = sent }, &c, received);
+		wf_lab(sent, &c, received, &(struct wf_result){ .frames = 0 }, true);
 		goto out;
 	}
 	ret = TEST_SUCCESS;
