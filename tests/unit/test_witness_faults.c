@@ -351,37 +351,6 @@ wf_send(struct wf_run *r, uint16_t q, uint64_t turn)
 	return k;
 }
 
-/* What the application does on RECOVERY_FAILED or INTR_RESET: reset the port. */
-static int
-wf_reset_if_asked(unsigned int p, unsigned int *handled, struct rte_mempool *pool)
-{
-	static const struct rte_eth_conf conf = {
-		.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS,
-		.rx_adv_conf.rss_conf.rss_hf = RTE_ETH_RSS_NONFRAG_IPV4_UDP,
-	};
-	unsigned int asked = wf_event_count(p, RTE_ETH_EVENT_RECOVERY_FAILED) +
-			     wf_event_count(p, RTE_ETH_EVENT_INTR_RESET);
-
-	if (asked == *handled)
-		return 0;
-	*handled = asked;
-	printf("    port %c asked for a reset: rte_eth_dev_reset()\n", p == 0 ? 'A' : 'B');
-	rte_eth_dev_stop(wf_port[p]);
-	if (rte_eth_dev_reset(wf_port[p]) != 0)
-		return -1;
-	return test_port_setup(wf_port[p], &conf, WF_QUEUES, 0, 0, pool);
-}
-
-/* What a run found, and what the soak adds up. */
-struct wf_result {
-	uint64_t frames, lost, counted, received;
-	/* The lab's view of the difference (wf_lab()). */
-	int64_t tx_unsent, rx_undelivered;
-	uint64_t leaked;		/* mbufs not back in the pool */
-	struct witness_counts t;
-	unsigned int fired[WF_NB_FAULTS];
-};
-
 /* The user's own counters of the frames A's queues took and B never handed
  * over, each where refnic counts it. */
 struct wf_counted {
@@ -401,12 +370,83 @@ wf_read_counted(struct wf_counted *c)
 	return 0;
 }
 
+/* Counters a reset started again from zero, added to those read since. */
+static void
+wf_counted_add(struct wf_counted *c, const struct wf_counted *carry)
+{
+	c->a.ipackets += carry->a.ipackets;
+	c->a.opackets += carry->a.opackets;
+	c->a.oerrors += carry->a.oerrors;
+	c->b.ipackets += carry->b.ipackets;
+	c->b.imissed += carry->b.imissed;
+	c->b.ierrors += carry->b.ierrors;
+	c->b.rx_nombuf += carry->b.rx_nombuf;
+	c->a_cable_tx_dropped += carry->a_cable_tx_dropped;
+	c->b_cable_rx_dropped += carry->b_cable_rx_dropped;
+	c->b_rx_filtered += carry->b_rx_filtered;
+	c->b_rx_oversize += carry->b_rx_oversize;
+}
+
 static uint64_t
 wf_counted_sum(const struct wf_counted *c)
 {
 	return c->a.oerrors + c->a_cable_tx_dropped + c->b.imissed + c->b.rx_nombuf +
 	       c->b.ierrors + c->b_cable_rx_dropped + c->b_rx_filtered + c->b_rx_oversize;
 }
+
+/*
+ * What the application does on RECOVERY_FAILED or INTR_RESET: reset the
+ * port. Its counters start again from zero: what they said before is kept
+ * in carry, as an application that adds them up keeps it.
+ */
+static int
+wf_reset_if_asked(unsigned int p, unsigned int *handled, struct rte_mempool *pool,
+		  struct wf_counted *carry)
+{
+	static const struct rte_eth_conf conf = {
+		.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS,
+		.rx_adv_conf.rss_conf.rss_hf = RTE_ETH_RSS_NONFRAG_IPV4_UDP,
+	};
+	unsigned int asked = wf_event_count(p, RTE_ETH_EVENT_RECOVERY_FAILED) +
+			     wf_event_count(p, RTE_ETH_EVENT_INTR_RESET);
+	struct wf_counted before;
+
+	if (asked == *handled)
+		return 0;
+	*handled = asked;
+	printf("    port %c asked for a reset: rte_eth_dev_reset()\n", p == 0 ? 'A' : 'B');
+	rte_eth_dev_stop(wf_port[p]);
+	if (wf_read_counted(&before) != 0)
+		return -1;
+	/* Only port p's start again: the other's are read whole at the end. */
+	if (p == 0) {
+		carry->a.ipackets += before.a.ipackets;
+		carry->a.opackets += before.a.opackets;
+		carry->a.oerrors += before.a.oerrors;
+		carry->a_cable_tx_dropped += before.a_cable_tx_dropped;
+	} else {
+		carry->b.ipackets += before.b.ipackets;
+		carry->b.imissed += before.b.imissed;
+		carry->b.ierrors += before.b.ierrors;
+		carry->b.rx_nombuf += before.b.rx_nombuf;
+		carry->b_cable_rx_dropped += before.b_cable_rx_dropped;
+		carry->b_rx_filtered += before.b_rx_filtered;
+		carry->b_rx_oversize += before.b_rx_oversize;
+	}
+	if (rte_eth_dev_reset(wf_port[p]) != 0)
+		return -1;
+	return test_port_setup(wf_port[p], &conf, WF_QUEUES, 0, 0, pool);
+}
+
+/* What a run found, and what the soak adds up. */
+struct wf_result {
+	uint64_t frames, lost, counted, received;
+	/* The lab's view of the difference (wf_lab()). */
+	int64_t tx_unsent, rx_undelivered;
+	uint64_t leaked;		/* mbufs not back in the pool */
+	struct witness_counts t;
+	unsigned int fired[WF_NB_FAULTS];
+};
 
 /*
  * The devices' own counts, as a lab instrument reads them (not the user):
@@ -469,12 +509,13 @@ wf_one_run(uint64_t seed, uint64_t frames, struct wf_result *res)
 	uint64_t hz = rte_get_timer_hz(), spacing = RTE_MAX(frames / WF_FAULT_SPACING_DIV, UINT64_C(2));
 	uint64_t received = 0, lost = 0, turn = 0, progress_at, idle_since, got;
 	unsigned int resets_handled[2] = { 0 }, p, e, i;
-	struct wf_counted c;
+	struct wf_counted c, carry;
 	struct wf_run *r;
 	int ret = TEST_FAILED;
 	uint16_t q, s;
 
 	memset(res, 0, sizeof(*res));
+	memset(&carry, 0, sizeof(carry));
 	r = calloc(1, sizeof(*r));
 	TEST_ASSERT(r != NULL, "no memory");
 	r->rng = seed | 1;
@@ -516,7 +557,7 @@ wf_one_run(uint64_t seed, uint64_t frames, struct wf_result *res)
 		}
 		for (p = 0; p < 2; p++)
 			if (!wf_recovering(p) && wf_reset_if_asked(p, &resets_handled[p],
-								    r->pool) != 0) {
+								    r->pool, &carry) != 0) {
 				printf("    port %u does not come back from its reset\n", p);
 				goto out;
 			}
@@ -534,7 +575,7 @@ wf_one_run(uint64_t seed, uint64_t frames, struct wf_result *res)
 
 		refnic_emu_set_faults(wf_emu(p), &none);
 		wf_wait_recovery(p);
-		if (wf_reset_if_asked(p, &resets_handled[p], r->pool) != 0) {
+		if (wf_reset_if_asked(p, &resets_handled[p], r->pool, &carry) != 0) {
 			printf("    port %u does not come back from its reset\n", p);
 			goto out;
 		}
@@ -551,6 +592,7 @@ wf_one_run(uint64_t seed, uint64_t frames, struct wf_result *res)
 		rte_delay_us_sleep(1000);
 		if (wf_read_counted(&c) != 0)
 			goto out;
+		wf_counted_add(&c, &carry);
 		if (received + wf_counted_sum(&c) >= r->total ||
 		    rte_get_timer_cycles() - idle_since > TEST_WAIT_S * hz)
 			break;
