@@ -51,6 +51,17 @@
 #       stop/start, a port reset, a device fatal error, a burst of garbled
 #       completions or a detach/attach; prints what happened, frames, drops,
 #       mbufs in use against the baseline. Exit status 1 if any leaked.
+#   ./devtools/bench.sh witness-soak [SECONDS]
+#       the witness_faults unit case (tests/unit/test_witness_faults.c) as a
+#       soak: runs of 100000 witness frames A -> B over two RSS queues, back
+#       to back for SECONDS (default 600), each from the next seed of the
+#       printed first (REFNIC_WITNESS_SEED=N replays; REFNIC_WITNESS_FAULTS
+#       narrows the kinds), while missed doorbells, garbled completions,
+#       admin timeouts, fatal errors, queue errors, link flaps and queue
+#       restarts fire at seeded points; each failed run with its seed, then
+#       frames, duplicated/reordered/corrupted, lost against what the user's
+#       counters account for, leaked mbufs, and the uncounted rest as the
+#       devices count it. Exit status 1 if any run failed.
 #   ./devtools/bench.sh fuzz [SECONDS]
 #       each libFuzzer harness (tests/fuzz) for SECONDS (default 300) on its
 #       growing corpus in build-fuzz/corpus; crash inputs go to
@@ -204,6 +215,14 @@ intr)
 	;;
 soak)
 	"$REFNIC_BUILD/tests/refnic-bench-soak" "${1:-180}" 2>&1 | grep -vE '^EAL:|already stopped'
+	;;
+witness-soak)
+	echo "# ./devtools/bench.sh witness-soak ${1:-600} ($(date -u '+%Y-%m-%d %H:%M'), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg))"
+	REFNIC_WITNESS_SOAK_S=${1:-600} "$REFNIC_BUILD/tests/refnic-unit-test" --no-huge -m 512 \
+		--no-pci --no-shconf --no-telemetry -l 0 \
+		--log-level='pmd.net.refnic.*:critical' -- witness_faults 2>&1 |
+		sed -n '/^=== suite witness_faults/,/witness_faults.test_witness_under_faults/p' |
+		grep -vE '^witness: (queue|stream)'
 	;;
 fuzz)
 	refnic_build_fuzz || exit 1

@@ -45,6 +45,7 @@ extern const struct unit_test_suite refnic_timesync_suite;
 extern const struct unit_test_suite refnic_caps_suite;
 extern const struct unit_test_suite refnic_rx_format_suite;
 extern const struct unit_test_suite refnic_witness_suite;
+extern const struct unit_test_suite refnic_witness_faults_suite;
 extern const struct unit_test_suite refnic_batching_suite;
 
 static const struct unit_test_suite *suites[] = {
@@ -74,6 +75,7 @@ static const struct unit_test_suite *suites[] = {
 	&refnic_caps_suite,
 	&refnic_rx_format_suite,
 	&refnic_witness_suite,
+	&refnic_witness_faults_suite,
 	&refnic_batching_suite,
 };
 

@@ -314,6 +314,117 @@ test_witness_garbage_counts_corrupted(void)
 	return TEST_SUCCESS;
 }
 
+/*
+ * TSO: TCP packets of 1 to 16 frames each (MSS 536 to 1460, in 1 to 3
+ * mbufs more than the bytes need), four streams on one queue, the
+ * payload numbered in the byte stream's order so that every frame the
+ * device cuts carries its own witness. Judged frame by frame: none
+ * duplicated, reordered or corrupted, every one lost counted by B, and
+ * A's port says it sent exactly the frames the packets were cut into.
+ */
+#define WIT_TSO_STREAMS		4
+#define WIT_TSO_MAX_FRAMES	16
+#define WIT_TSO_BURST		8	/* packets: at most 128 frames, half B's ring */
+
+static int
+test_witness_tso(void)
+{
+	static const struct rte_eth_conf conf = {
+		.txmode.offloads = RTE_ETH_TX_OFFLOAD_TCP_TSO | RTE_ETH_TX_OFFLOAD_MULTI_SEGS |
+				   RTE_ETH_TX_OFFLOAD_IPV4_CKSUM,
+	};
+	const struct test_pair_conf pair = {
+		.name_a = WIT_A, .name_b = WIT_B, .args_a = "profile=ideal", .conf = &conf,
+	};
+	uint64_t sent[WIT_TSO_STREAMS] = { 0 }, frames = 0, packets = 0, received = 0, lost = 0;
+	uint64_t target = WIT_FEW, idle_since;
+	struct rte_mbuf *tx[WIT_TSO_BURST];
+	struct witness_checker *w;
+	struct rte_eth_stats sa, sb;
+	struct witness_counts t;
+	struct rte_ether_addr mac;
+	uint16_t a, b, n, k, s;
+	int ret = TEST_FAILED;
+
+	w = witness_checker_create(WIT_TSO_STREAMS, target + WIT_TSO_BURST * WIT_TSO_MAX_FRAMES, 1);
+	TEST_ASSERT(w != NULL, "checker");
+	if (test_pair_setup(&pair, &a, &b, &mac) != 0) {
+		witness_checker_free(w);
+		return TEST_FAILED;
+	}
+	while (frames < target) {
+		for (n = 0; n < WIT_TSO_BURST; n++) {
+			uint16_t nb = 1 + packets % WIT_TSO_MAX_FRAMES;
+			uint16_t mss = 536 + (uint16_t)(packets * 131 % (1460 - 536 + 1));
+			uint32_t len = WITNESS_TSO_HDRS + (uint32_t)mss * nb;
+
+			s = packets % WIT_TSO_STREAMS;
+			tx[n] = witness_tso_packet(test_pool, &mac, mss, nb,
+						   (len + 1999) / 2000 + packets % 3, s, sent[s]);
+			if (tx[n] == NULL) {
+				printf("    no mbufs for packet %" PRIu64 "\n", packets);
+				rte_pktmbuf_free_bulk(tx, n);
+				goto out;
+			}
+			sent[s] += nb;
+			frames += nb;
+			packets++;
+		}
+		k = rte_eth_tx_prepare(a, 0, tx, n);
+		if (k != n) {
+			printf("    tx_prepare took %u of %u: %s\n", k, n, strerror(rte_errno));
+			rte_pktmbuf_free_bulk(tx, n);
+			goto out;
+		}
+		if (test_tx_all(a, tx, n) != n) {
+			printf("    port %u took fewer than %u packets\n", a, n);
+			goto out;
+		}
+		/* All B has: a burst of packets is up to half its ring. */
+		while ((n = wit_drain(b, 1, w)) != 0)
+			received += n;
+	}
+	idle_since = rte_get_timer_cycles();
+	for (;;) {
+		uint64_t got = wit_drain(b, 1, w);
+
+		received += got;
+		if (rte_eth_stats_get(b, &sb) != 0)
+			goto out;
+		if (received + sb.imissed + sb.rx_nombuf >= frames)
+			break;
+		if (got != 0)
+			idle_since = rte_get_timer_cycles();
+		else if (rte_get_timer_cycles() - idle_since > TEST_WAIT_S * rte_get_timer_hz())
+			break;
+	}
+	rte_eth_stats_get(a, &sa);
+	rte_eth_stats_get(b, &sb);
+	for (s = 0; s < WIT_TSO_STREAMS; s++)
+		lost += witness_lost(w, s, sent[s]);
+	witness_total(w, &t);
+	if (t.duplicated != 0 || t.reordered != 0 || t.corrupted != 0 ||
+	    lost != sb.imissed + sb.rx_nombuf || t.received != sb.ipackets ||
+	    sa.opackets != frames || sa.oerrors != 0 ||
+	    test_xstat(a, "tx_tso_packets") != packets ||
+	    test_xstat(a, "tx_tso_segments") != frames) {
+		witness_print(w, sent, stdout);
+		printf("    %" PRIu64 " packets, %" PRIu64 " frames: A opackets %" PRIu64 " oerrors %"
+		       PRIu64 " tx_tso_packets %" PRIu64 " tx_tso_segments %" PRIu64 "; B ipackets %"
+		       PRIu64 " imissed %" PRIu64 " rx_nombuf %" PRIu64 "\n", packets, frames,
+		       sa.opackets, sa.oerrors, test_xstat(a, "tx_tso_packets"),
+		       test_xstat(a, "tx_tso_segments"), sb.ipackets, sb.imissed, sb.rx_nombuf);
+		goto out;
+	}
+	printf("    %" PRIu64 " TSO packets, %" PRIu64 " frames, %" PRIu64 " lost (counted), "
+	       "0 duplicated, reordered or corrupted\n", packets, frames, lost);
+	ret = TEST_SUCCESS;
+out:
+	test_pair_teardown(&pair);
+	witness_checker_free(w);
+	return ret;
+}
+
 static bool
 wit_has_avx2(void)
 {
@@ -382,6 +493,7 @@ const struct unit_test_suite refnic_witness_suite = {
 		TEST_CASE(test_witness_doorbell_device_thread),
 		TEST_CASE(test_witness_multi_segment),
 		TEST_CASE(test_witness_jumbo),
+		TEST_CASE(test_witness_tso),
 		TEST_CASE(test_witness_rss),
 		TEST_CASE(test_witness_rss_device_thread),
 		TEST_CASE(test_witness_moderated),

@@ -26,8 +26,22 @@
 struct rte_mbuf *witness_frame(struct rte_mempool *pool, const struct rte_ether_addr *dst,
 			       uint32_t len, uint16_t nb_segs, uint16_t stream, uint64_t seq);
 
+/*
+ * A TSO packet (TCP/IPv4, RTE_MBUF_F_TX_TCP_SEG) of stream whose payload
+ * is nb_frames blocks of mss bytes, block i the witness of (stream,
+ * first_seq + i): cut at every mss bytes, as TSO cuts it, each frame on
+ * the wire carries one whole witness, numbered in the byte stream's
+ * order. In nb_mbufs mbufs from pool; NULL if it cannot be built (mss
+ * below WITNESS_HDR_LEN, more than WITNESS_TSO_MAX bytes, mbufs too small).
+ */
+#define WITNESS_TSO_HDRS	(RTE_ETHER_HDR_LEN + 20 + 20)
+#define WITNESS_TSO_MAX		65535
+struct rte_mbuf *witness_tso_packet(struct rte_mempool *pool, const struct rte_ether_addr *dst,
+				    uint16_t mss, uint16_t nb_frames, uint16_t nb_mbufs,
+				    uint16_t stream, uint64_t first_seq);
+
 /* Account the received frame m on queue (witness_check()); a frame too
- * short or not UDP/IPv4 counts as corrupted. */
+ * short or neither UDP nor TCP over IPv4 counts as corrupted. */
 int witness_check_mbuf(struct witness_checker *c, uint16_t queue, const struct rte_mbuf *m);
 
 /* The stream and sequence number m carries: 0, or -1 if it carries no
