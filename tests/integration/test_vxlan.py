@@ -1,0 +1,198 @@
+"""cable=vxlan: a refnic port as a VXLAN tunnel endpoint (RFC 7348), against
+peers no one here wrote: the Linux kernel's vxlan device, a stock testpmd
+on another "host" (a network namespace), and hostile datagrams from Python
+sockets. Every address lives inside the namespaces these tests make; testpmd
+runs inside them (ip netns exec)."""
+
+import json
+import os
+import shutil
+import subprocess
+import textwrap
+import time
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+IP = shutil.which("ip")
+VNI = 4242
+
+
+def _run(argv, **kw):
+    return subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          text=True, timeout=30, **kw)
+
+
+def _must(argv):
+    r = _run(argv)
+    assert r.returncode == 0, (argv, r.stdout)
+    return r.stdout
+
+
+class Hosts:
+    """Network namespaces "refnic-vx<pid><tag><i>", each the i-th "host",
+    joined by a veth pair with 10.<net>.0.<i+1>/24 at each end, IPv6 off
+    (no router solicitations, no MLD: the counts stay exact)."""
+
+    def __init__(self, tag, net, n=2):
+        if IP is None:
+            pytest.skip("needs iproute2's ip")
+        pid = os.getpid() % 100000
+        self.ns = ["refnic-vx%d%s%d" % (pid, tag, i) for i in range(n)]
+        self.addr = ["10.%d.0.%d" % (net, i + 1) for i in range(n)]
+        self.made = []
+        for ns in self.ns:
+            if _run([IP, "netns", "add", ns]).returncode != 0:
+                self.close()
+                pytest.skip("this machine forbids network namespaces")
+            self.made.append(ns)
+            for key in ("all", "default"):
+                _must([IP, "netns", "exec", ns, "sysctl", "-qw",
+                       "net.ipv6.conf.%s.disable_ipv6=1" % key])
+            _must([IP, "-n", ns, "link", "set", "lo", "up"])
+        if n == 2:
+            veth = ["vxv%d%s0" % (pid, tag), "vxv%d%s1" % (pid, tag)]
+            _must([IP, "link", "add", veth[0], "netns", self.ns[0], "type", "veth",
+                   "peer", "name", veth[1], "netns", self.ns[1]])
+            for i in (0, 1):
+                _must([IP, "-n", self.ns[i], "addr", "add", self.addr[i] + "/24",
+                       "dev", veth[i]])
+                _must([IP, "-n", self.ns[i], "link", "set", veth[i], "up"])
+            self.veth = veth
+
+    def wrapper(self, i):
+        return [IP, "netns", "exec", self.ns[i]]
+
+    def close(self):
+        for ns in self.made:
+            _run([IP, "netns", "del", ns])
+
+
+@pytest.fixture
+def hosts2(request):
+    h = Hosts(request.node.name[-4:].replace("_", ""), 236 + len(request.node.name) % 10)
+    yield h
+    h.close()
+
+
+def _vxlan_port(remote, local, vni=VNI):
+    return "net_refnic0,cable=vxlan:%s,vxlan_vni=%d,vxlan_local=%s" % (remote, vni, local)
+
+
+def _wait(fn, ok, timeout=20.0):
+    """fn() until ok(value), or the last value after timeout: counts, not time."""
+    deadline = time.monotonic() + timeout
+    while True:
+        v = fn()
+        if ok(v) or time.monotonic() > deadline:
+            return v
+        time.sleep(0.1)
+
+
+def _link_stats(ns, ifname):
+    out = _must([IP, "-n", ns, "-s", "-j", "link", "show", ifname])
+    s = json.loads(out)[0]["stats64"]
+    return s["rx"]["packets"], s["tx"]["packets"]
+
+
+DROPS = ("cable_rx_foreign", "cable_rx_truncated", "cable_rx_bad_header", "cable_rx_bad_vni",
+         "cable_rx_oversize", "cable_tx_oversize", "cable_rx_dropped", "cable_tx_dropped",
+         "rx_no_buffer", "rx_filtered", "rx_oversize")
+
+
+def _no_drops(xs):
+    bad = {k: xs[k] for k in DROPS if xs[k] != 0}
+    assert not bad, bad
+
+
+def test_vxlan_kernel_peer_pings_icmpecho(refnic_testpmd, hosts2):
+    """A namespace with the kernel's vxlan device (VNI 4242 over the veth)
+    pings an address behind it; testpmd's icmpecho answers on a refnic port
+    whose cable is vxlan: to the kernel's end, in the other namespace."""
+    h, n = hosts2, 5
+    _must([IP, "-n", h.ns[1], "link", "add", "vx0", "type", "vxlan", "id", str(VNI),
+           "remote", h.addr[0], "local", h.addr[1], "dstport", "4789", "nolearning"])
+    _must([IP, "-n", h.ns[1], "addr", "add", "10.235.0.2/24", "dev", "vx0"])
+    _must([IP, "-n", h.ns[1], "link", "set", "vx0", "up"])
+    with refnic_testpmd([_vxlan_port(h.addr[1], h.addr[0])], wrapper=h.wrapper(0)) as tp:
+        assert "Link status: up" in tp.cmd("show port info 0")
+        tp.cmd("set fwd icmpecho", check=True)
+        tp.cmd("start", check=True)
+        k_rx0, k_tx0 = _link_stats(h.ns[1], "vx0")
+        r = _run(h.wrapper(1) + ["python3", os.path.join(HERE, "icmp_ping.py"),
+                                 "10.235.0.1", str(n)])
+        assert r.returncode == 0 and "%d/%d replies" % (n, n) in r.stdout, r.stdout
+        fwd = tp.stop()[0]
+        xs = tp.xstats(0)
+    k_rx, k_tx = _link_stats(h.ns[1], "vx0")
+    # One ARP request and n echo requests crossed each way, nothing else.
+    assert fwd["RX-packets"] == n + 1 and fwd["TX-packets"] == n + 1, fwd
+    assert (k_tx - k_tx0, k_rx - k_rx0) == (n + 1, n + 1), (k_tx, k_rx)
+    assert xs["rx_good_packets"] == n + 1 and xs["tx_good_packets"] == n + 1, xs
+    _no_drops(xs)
+
+
+def test_vxlan_two_hosts_testpmd_io(refnic_testpmd, hosts2):
+    """Two "hosts", a stock testpmd on a refnic vxlan port in each: host 0
+    sends 4 bursts (start tx_first 4), host 1 forwards them back (io), host 0
+    takes them (rxonly). Every frame crosses twice, none is lost."""
+    h, bursts = hosts2, 4
+    sent = 32 * bursts
+    with refnic_testpmd([_vxlan_port(h.addr[0], h.addr[1])], wrapper=h.wrapper(1)) as b, \
+            refnic_testpmd([_vxlan_port(h.addr[1], h.addr[0])], wrapper=h.wrapper(0)) as a:
+        b.cmd("start", check=True)
+        a.cmd("set fwd rxonly", check=True)
+        a.cmd("start tx_first %d" % bursts, check=True)
+        got = _wait(lambda: a.port_stats(0)["RX-packets"], lambda v: v >= sent)
+        time.sleep(0.5)     # anything beyond would show
+        fa, fb = a.stop()[0], b.stop()[0]
+        xa, xb = a.xstats(0), b.xstats(0)
+    assert got == sent, (got, fa, fb)
+    assert fa["TX-packets"] == fb["RX-packets"] == fb["TX-packets"] == fa["RX-packets"] == sent, \
+        (fa, fb)
+    for xs in (xa, xb):
+        _no_drops(xs)
+
+
+HOSTILE = textwrap.dedent("""
+    import socket, struct, sys
+    dst = (sys.argv[1], 4789)
+    remote, foreign, vni = sys.argv[2], sys.argv[3], int(sys.argv[4])
+    frame = bytes.fromhex("02aabbccddee" "02112233445566" "88b5") + bytes(46)
+    def hdr(flags=0x08, r0=0, v=vni, r1=0):
+        return struct.pack("!B3s3sB", flags, r0.to_bytes(3, "big"), v.to_bytes(3, "big"), r1)
+    def send(src, payload):
+        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        s.bind((src, 0))
+        s.sendto(payload, dst)
+        s.close()
+    send(foreign, hdr() + frame)                    # cable_rx_foreign
+    send(remote, hdr() + frame[:13])                # cable_rx_truncated
+    send(remote, hdr(flags=0) + frame)              # cable_rx_bad_header: no I flag
+    send(remote, hdr(r0=1) + frame)                 # cable_rx_bad_header: reserved bit
+    send(remote, hdr(v=vni + 1) + frame)            # cable_rx_bad_vni
+    send(remote, hdr() + frame + bytes(9100))       # cable_rx_oversize
+    send(remote, hdr() + frame)                     # the one delivered
+""")
+
+
+def test_vxlan_hostile_datagrams_counted_not_delivered(refnic_testpmd, hosts2):
+    """Each kind of bad datagram from Python sockets on the far host bumps
+    its own counter by exactly one; only the well-formed one is delivered."""
+    h = hosts2
+    foreign = "10.%s.0.9" % h.addr[1].split(".")[1]
+    _must([IP, "-n", h.ns[1], "addr", "add", foreign + "/24", "dev", h.veth[1]])
+    with refnic_testpmd([_vxlan_port(h.addr[1], h.addr[0])], wrapper=h.wrapper(0)) as tp:
+        tp.cmd("set fwd rxonly", check=True)
+        tp.cmd("start", check=True)
+        _must(h.wrapper(1) + ["python3", "-c", HOSTILE, h.addr[0], h.addr[1], foreign,
+                              str(VNI)])
+        _wait(lambda: tp.port_stats(0)["RX-packets"], lambda v: v >= 1)
+        time.sleep(0.3)
+        fwd = tp.stop()[0]
+        xs = tp.xstats(0)
+    want = {"cable_rx_foreign": 1, "cable_rx_truncated": 1, "cable_rx_bad_header": 2,
+            "cable_rx_bad_vni": 1, "cable_rx_oversize": 1}
+    assert {k: xs[k] for k in want} == want, xs
+    assert fwd["RX-packets"] == 1 and xs["rx_good_packets"] == 1, (fwd, xs)
+    assert xs["cable_rx_dropped"] == 0 and xs["rx_filtered"] == 0, xs
