@@ -134,20 +134,33 @@ def test_vxlan_kernel_peer_pings_icmpecho(refnic_testpmd, hosts2):
 
 def test_vxlan_two_hosts_testpmd_io(refnic_testpmd, hosts2):
     """Two "hosts", a stock testpmd on a refnic vxlan port in each: host 0
-    sends 4 bursts (start tx_first 4), host 1 forwards them back (io), host 0
-    takes them (rxonly). Every frame crosses twice, none is lost."""
+    sends 4 bursts of many flows (start tx_first 4), host 1 forwards them back
+    (io), host 0 takes them (rxonly). Every frame crosses twice, none is
+    lost; on the wire, host 0's datagrams come from source ports hashed per
+    flow, in RFC 7348's range (a sniffer on host 1's veth)."""
     h, bursts = hosts2, 4
     sent = 32 * bursts
-    with refnic_testpmd([_vxlan_port(h.addr[0], h.addr[1])], wrapper=h.wrapper(1)) as b, \
-            refnic_testpmd([_vxlan_port(h.addr[1], h.addr[0])], wrapper=h.wrapper(0)) as a:
-        b.cmd("start", check=True)
-        a.cmd("set fwd rxonly", check=True)
-        a.cmd("start tx_first %d" % bursts, check=True)
-        got = _wait(lambda: a.port_stats(0)["RX-packets"], lambda v: v >= sent)
-        time.sleep(0.5)     # anything beyond would show
-        fa, fb = a.stop()[0], b.stop()[0]
-        xa, xb = a.xstats(0), b.xstats(0)
+    sniff = subprocess.Popen(h.wrapper(1) + ["python3", os.path.join(HERE, "vxlan_sniff.py"),
+                                             h.veth[1], str(sent), "30"],
+                             stdout=subprocess.PIPE, text=True)
+    try:
+        assert sniff.stdout.readline().strip() == "ready"
+        with refnic_testpmd([_vxlan_port(h.addr[0], h.addr[1])], wrapper=h.wrapper(1)) as b, \
+                refnic_testpmd([_vxlan_port(h.addr[1], h.addr[0])], wrapper=h.wrapper(0),
+                               testpmd_args=["--txonly-multi-flow"]) as a:
+            b.cmd("start", check=True)
+            a.cmd("set fwd rxonly", check=True)
+            a.cmd("start tx_first %d" % bursts, check=True)
+            got = _wait(lambda: a.port_stats(0)["RX-packets"], lambda v: v >= sent)
+            time.sleep(0.5)     # anything beyond would show
+            fa, fb = a.stop()[0], b.stop()[0]
+            xa, xb = a.xstats(0), b.xstats(0)
+        ports = json.loads(sniff.communicate(timeout=40)[0])
+    finally:
+        sniff.kill()
     assert got == sent, (got, fa, fb)
+    assert len(ports) == sent and all(49152 <= p <= 65535 for p in ports), ports
+    assert len(set(ports)) > 1, ports
     assert fa["TX-packets"] == fb["RX-packets"] == fb["TX-packets"] == fa["RX-packets"] == sent, \
         (fa, fb)
     for xs in (xa, xb):
@@ -196,3 +209,30 @@ def test_vxlan_hostile_datagrams_counted_not_delivered(refnic_testpmd, hosts2):
     assert {k: xs[k] for k in want} == want, xs
     assert fwd["RX-packets"] == 1 and xs["rx_good_packets"] == 1, (fwd, xs)
     assert xs["cable_rx_dropped"] == 0 and xs["rx_filtered"] == 0, xs
+
+
+def test_vxlan_oversize_frames_counted_never_cut(refnic_testpmd, hosts2):
+    """On a path of MTU 1200, a 1200-byte frame does not fit with VXLAN's 36
+    bytes (IPv4, UDP, VXLAN): it is counted (cable_tx_oversize), neither
+    fragmented nor cut; a 1000-byte frame crosses."""
+    h = hosts2
+    for i in (0, 1):
+        _must([IP, "-n", h.ns[i], "link", "set", h.veth[i], "mtu", "1200"])
+    with refnic_testpmd([_vxlan_port(h.addr[0], h.addr[1])], wrapper=h.wrapper(1)) as b, \
+            refnic_testpmd([_vxlan_port(h.addr[1], h.addr[0])], wrapper=h.wrapper(0)) as a:
+        b.cmd("set fwd rxonly", check=True)
+        b.cmd("start", check=True)
+        a.cmd("set fwd rxonly", check=True)
+        a.cmd("set txpkts 1200", check=True)
+        a.cmd("start tx_first", check=True)
+        oversize = _wait(lambda: a.xstats(0)["cable_tx_oversize"], lambda v: v >= 32)
+        a.cmd("stop")
+        a.cmd("set txpkts 1000", check=True)
+        a.cmd("start tx_first", check=True)
+        got = _wait(lambda: b.port_stats(0)["RX-packets"], lambda v: v >= 32)
+        time.sleep(0.3)
+        xa, xb = a.xstats(0), b.xstats(0)
+        a.cmd("stop")
+    assert oversize == 32 and xa["cable_tx_oversize"] == 32, xa
+    assert got == 32 and xb["rx_good_packets"] == 32 and xb["rx_good_bytes"] == 32 * 1000, xb
+    assert xa["cable_tx_dropped"] == 0, xa
