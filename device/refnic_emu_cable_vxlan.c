@@ -9,8 +9,8 @@
  * frame's flow, so the far end's RSS spreads flows; what arrives on the
  * local address and port of vxlan_local= (any address, 4789 by default)
  * from REMOTE's address with that VNI is received. Peers are anything that
- * speaks VXLAN: another refnic port, the Linux kernel's vxlan device, Open
- * vSwitch. IPv4, or IPv6 written in brackets ([2001:db8::1]:4789).
+ * speaks VXLAN: another refnic port, the Linux kernel's vxlan device. IPv4,
+ * or IPv6 written in brackets ([2001:db8::1]:4789).
  *
  * One nonblocking UDP socket per port receives, in recvmmsg() bursts on
  * the engine, which dozes on it as on a TAP fd. Sends are gathered in a
