@@ -328,6 +328,15 @@ test_bad_cables(void)
 	static const char * const bad[] = {
 		"cable=shm:", "cable=tap:", "cable=usb:x", "cable=shm:a/b",
 		"cable=tap:name-far-too-long", "cable=shm:x:y",
+		/* vxlan: addresses, ports, VNIs, keys without the cable, a
+		 * local address of the other family or not this host's. */
+		"cable=vxlan:", "cable=vxlan:10.0.0", "cable=vxlan:10.0.0.1:0",
+		"cable=vxlan:10.0.0.1:65536", "cable=vxlan:10.0.0.1:x", "cable=vxlan:::1",
+		"cable=vxlan:[::1", "cable=vxlan:[::1]x", "cable=vxlan:[10.0.0.1]",
+		"cable=vxlan:127.0.0.1,vxlan_vni=16777216", "cable=vxlan:127.0.0.1,vxlan_vni=-1",
+		"vxlan_vni=5", "cable=loopback,vxlan_local=127.0.0.1",
+		"cable=vxlan:127.0.0.1,vxlan_local=[::1]:4789",
+		"cable=vxlan:127.0.0.1,vxlan_local=192.0.2.77",
 	};
 	uint16_t port;
 	unsigned int i;
