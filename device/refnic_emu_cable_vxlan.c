@@ -444,8 +444,9 @@ vxlan_socket(struct refnic_emu *emu, struct vxlan_cable *vc, const char *spec)
 	/* A VTEP never fragments: a datagram over the path MTU is refused
 	 * (EMSGSIZE), counted as cable_tx_oversize. */
 	pmtu = local.ss_family == AF_INET ? IP_PMTUDISC_DO : IPV6_PMTUDISC_DO;
-	if (setsockopt(vc->fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) != 0 ||
-	    (local.ss_family == AF_INET ?
+	/* No SO_REUSEADDR: a second port on the same address and port would
+	 * take some of the first's datagrams; its bind fails instead. */
+	if ((local.ss_family == AF_INET ?
 	     setsockopt(vc->fd, IPPROTO_IP, IP_MTU_DISCOVER, &pmtu, sizeof(pmtu)) :
 	     setsockopt(vc->fd, IPPROTO_IPV6, IPV6_MTU_DISCOVER, &pmtu, sizeof(pmtu))) != 0 ||
 	    (local.ss_family == AF_INET6 &&

@@ -92,6 +92,37 @@ test_shm_both_ways(void)
 }
 
 /*
+ * Two ports cabled by VXLAN over lo: link up at once (no far end needed),
+ * traffic both ways (segmented frames gathered), and a third port on A's
+ * local address and port refused: it would take some of A's datagrams.
+ */
+static int
+test_vxlan_both_ways(void)
+{
+	unsigned int pa = 20000 + getpid() % 20000, pb = pa + 1;
+	char args_a[128], args_b[128];
+	uint16_t a, b, c;
+	int ret;
+
+	snprintf(args_a, sizeof(args_a), "cable=vxlan:127.0.0.1:%u,vxlan_local=127.0.0.1:%u,"
+		 "vxlan_vni=9", pb, pa);
+	snprintf(args_b, sizeof(args_b), "cable=vxlan:127.0.0.1:%u,vxlan_local=127.0.0.1:%u,"
+		 "vxlan_vni=9", pa, pb);
+	TEST_ASSERT_SUCCESS(test_port_create(CB_A, args_a, &a), "first end");
+	TEST_ASSERT_SUCCESS(test_port_start(a, 0, 0), "");
+	TEST_ASSERT(test_link_wait(a, RTE_ETH_LINK_UP), "link up once bound");
+	TEST_ASSERT_SUCCESS(test_port_create(CB_B, args_b, &b), "second end");
+	TEST_ASSERT_SUCCESS(test_port_start(b, 0, 0), "");
+	ret = test_port_create(CB_C, args_a, &c);
+	TEST_ASSERT(ret != 0 && refnic_emu_lookup(CB_C) == NULL, "A's address taken twice");
+	rte_vdev_uninit(CB_C);
+	TEST_ASSERT_EQUAL(send_recv(a, b, TEST_BURST, 100, 1), TEST_BURST, "A to B");
+	TEST_ASSERT_EQUAL(send_recv(b, a, TEST_BURST, 200, 3), TEST_BURST, "B to A, 3 segments");
+	test_pair_destroy(CB_A, CB_B);
+	return TEST_SUCCESS;
+}
+
+/*
  * A and B on one shm cable, started, link up, and 8 frames from A delivered
  * into B's ring, which B's application has not read. args gets the devargs.
  */
@@ -357,6 +388,7 @@ const struct unit_test_suite refnic_cables_suite = {
 		TEST_CASE(test_shm_delivery_needs_no_engine),
 		TEST_CASE(test_shm_far_end_writes_over_queue_setup),
 		TEST_CASE(test_tap_both_ways),
+		TEST_CASE(test_vxlan_both_ways),
 		TEST_CASE(test_bad_cables),
 		TEST_CASES_END()
 	},
