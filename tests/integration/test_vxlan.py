@@ -114,16 +114,16 @@ def test_vxlan_kernel_peer_pings_icmpecho(refnic_testpmd, hosts2):
            "remote", h.addr[0], "local", h.addr[1], "dstport", "4789", "nolearning"])
     _must([IP, "-n", h.ns[1], "addr", "add", "10.235.0.2/24", "dev", "vx0"])
     _must([IP, "-n", h.ns[1], "link", "set", "vx0", "up"])
-    with refnic_testpmd([_vxlan_port(h.addr[1], h.addr[0])], wrapper=h.wrapper(0)) as tp:
-        assert "Link status: up" in tp.cmd("show port info 0")
-        tp.cmd("set fwd icmpecho", check=True)
-        tp.cmd("start", check=True)
-        k_rx0, k_tx0 = _link_stats(h.ns[1], "vx0")
-        r = _run(h.wrapper(1) + ["python3", os.path.join(HERE, "icmp_ping.py"),
-                                 "10.235.0.1", str(n)])
-        assert r.returncode == 0 and "%d/%d replies" % (n, n) in r.stdout, r.stdout
-        fwd = tp.stop()[0]
-        xs = tp.xstats(0)
+    tp = refnic_testpmd([_vxlan_port(h.addr[1], h.addr[0])], wrapper=h.wrapper(0))
+    assert "Link status: up" in tp.cmd("show port info 0")
+    tp.cmd("set fwd icmpecho", check=True)
+    tp.cmd("start", check=True)
+    k_rx0, k_tx0 = _link_stats(h.ns[1], "vx0")
+    r = _run(h.wrapper(1) + ["python3", os.path.join(HERE, "icmp_ping.py"),
+                             "10.235.0.1", str(n)])
+    assert r.returncode == 0 and "%d/%d replies" % (n, n) in r.stdout, r.stdout
+    fwd = tp.stop()[0]
+    xs = tp.xstats(0)
     k_rx, k_tx = _link_stats(h.ns[1], "vx0")
     # One ARP request and n echo requests crossed each way, nothing else.
     assert fwd["RX-packets"] == n + 1 and fwd["TX-packets"] == n + 1, fwd
@@ -145,16 +145,16 @@ def test_vxlan_two_hosts_testpmd_io(refnic_testpmd, hosts2):
                              stdout=subprocess.PIPE, text=True)
     try:
         assert sniff.stdout.readline().strip() == "ready"
-        with refnic_testpmd([_vxlan_port(h.addr[0], h.addr[1])], wrapper=h.wrapper(1)) as b, \
-                refnic_testpmd([_vxlan_port(h.addr[1], h.addr[0])], wrapper=h.wrapper(0),
-                               testpmd_args=["--txonly-multi-flow"]) as a:
-            b.cmd("start", check=True)
-            a.cmd("set fwd rxonly", check=True)
-            a.cmd("start tx_first %d" % bursts, check=True)
-            got = _wait(lambda: a.port_stats(0)["RX-packets"], lambda v: v >= sent)
-            time.sleep(0.5)     # anything beyond would show
-            fa, fb = a.stop()[0], b.stop()[0]
-            xa, xb = a.xstats(0), b.xstats(0)
+        b = refnic_testpmd([_vxlan_port(h.addr[0], h.addr[1])], wrapper=h.wrapper(1))
+        a = refnic_testpmd([_vxlan_port(h.addr[1], h.addr[0])], wrapper=h.wrapper(0),
+                           testpmd_args=["--txonly-multi-flow"])
+        b.cmd("start", check=True)
+        a.cmd("set fwd rxonly", check=True)
+        a.cmd("start tx_first %d" % bursts, check=True)
+        got = _wait(lambda: a.port_stats(0)["RX-packets"], lambda v: v >= sent)
+        time.sleep(0.5)     # anything beyond would show
+        fa, fb = a.stop()[0], b.stop()[0]
+        xa, xb = a.xstats(0), b.xstats(0)
         ports = json.loads(sniff.communicate(timeout=40)[0])
     finally:
         sniff.kill()
@@ -195,15 +195,15 @@ def test_vxlan_hostile_datagrams_counted_not_delivered(refnic_testpmd, hosts2):
     h = hosts2
     foreign = "10.%s.0.9" % h.addr[1].split(".")[1]
     _must([IP, "-n", h.ns[1], "addr", "add", foreign + "/24", "dev", h.veth[1]])
-    with refnic_testpmd([_vxlan_port(h.addr[1], h.addr[0])], wrapper=h.wrapper(0)) as tp:
-        tp.cmd("set fwd rxonly", check=True)
-        tp.cmd("start", check=True)
-        _must(h.wrapper(1) + ["python3", "-c", HOSTILE, h.addr[0], h.addr[1], foreign,
-                              str(VNI)])
-        _wait(lambda: tp.port_stats(0)["RX-packets"], lambda v: v >= 1)
-        time.sleep(0.3)
-        fwd = tp.stop()[0]
-        xs = tp.xstats(0)
+    tp = refnic_testpmd([_vxlan_port(h.addr[1], h.addr[0])], wrapper=h.wrapper(0))
+    tp.cmd("set fwd rxonly", check=True)
+    tp.cmd("start", check=True)
+    _must(h.wrapper(1) + ["python3", "-c", HOSTILE, h.addr[0], h.addr[1], foreign,
+                          str(VNI)])
+    _wait(lambda: tp.port_stats(0)["RX-packets"], lambda v: v >= 1)
+    time.sleep(0.3)
+    fwd = tp.stop()[0]
+    xs = tp.xstats(0)
     want = {"cable_rx_foreign": 1, "cable_rx_truncated": 1, "cable_rx_bad_header": 2,
             "cable_rx_bad_vni": 1, "cable_rx_oversize": 1}
     assert {k: xs[k] for k in want} == want, xs
@@ -218,21 +218,21 @@ def test_vxlan_oversize_frames_counted_never_cut(refnic_testpmd, hosts2):
     h = hosts2
     for i in (0, 1):
         _must([IP, "-n", h.ns[i], "link", "set", h.veth[i], "mtu", "1200"])
-    with refnic_testpmd([_vxlan_port(h.addr[0], h.addr[1])], wrapper=h.wrapper(1)) as b, \
-            refnic_testpmd([_vxlan_port(h.addr[1], h.addr[0])], wrapper=h.wrapper(0)) as a:
-        b.cmd("set fwd rxonly", check=True)
-        b.cmd("start", check=True)
-        a.cmd("set fwd rxonly", check=True)
-        a.cmd("set txpkts 1200", check=True)
-        a.cmd("start tx_first", check=True)
-        oversize = _wait(lambda: a.xstats(0)["cable_tx_oversize"], lambda v: v >= 32)
-        a.cmd("stop")
-        a.cmd("set txpkts 1000", check=True)
-        a.cmd("start tx_first", check=True)
-        got = _wait(lambda: b.port_stats(0)["RX-packets"], lambda v: v >= 32)
-        time.sleep(0.3)
-        xa, xb = a.xstats(0), b.xstats(0)
-        a.cmd("stop")
+    b = refnic_testpmd([_vxlan_port(h.addr[0], h.addr[1])], wrapper=h.wrapper(1))
+    a = refnic_testpmd([_vxlan_port(h.addr[1], h.addr[0])], wrapper=h.wrapper(0))
+    b.cmd("set fwd rxonly", check=True)
+    b.cmd("start", check=True)
+    a.cmd("set fwd rxonly", check=True)
+    a.cmd("set txpkts 1200", check=True)
+    a.cmd("start tx_first", check=True)
+    oversize = _wait(lambda: a.xstats(0)["cable_tx_oversize"], lambda v: v >= 32)
+    a.cmd("stop")
+    a.cmd("set txpkts 1000", check=True)
+    a.cmd("start tx_first", check=True)
+    got = _wait(lambda: b.port_stats(0)["RX-packets"], lambda v: v >= 32)
+    time.sleep(0.3)
+    xa, xb = a.xstats(0), b.xstats(0)
+    a.cmd("stop")
     assert oversize == 32 and xa["cable_tx_oversize"] == 32, xa
     assert got == 32 and xb["rx_good_packets"] == 32 and xb["rx_good_bytes"] == 32 * 1000, xb
     assert xa["cable_tx_dropped"] == 0, xa
@@ -247,14 +247,14 @@ def test_vxlan_ipv6_two_ports_on_loopback(refnic_testpmd):
         _must([IP, "netns", "exec", h.ns[0], "sysctl", "-qw", "net.ipv6.conf.lo.disable_ipv6=0"])
         ports = ["net_refnic%d,cable=vxlan:[::1]:%d,vxlan_vni=7,vxlan_local=[::1]:%d"
                  % (i, 4791 - i, 4790 + i) for i in (0, 1)]
-        with refnic_testpmd(ports, wrapper=h.wrapper(0)) as tp:
-            tp.cmd("set fwd rxonly", check=True)
-            tp.cmd("start tx_first 2", check=True)
-            _wait(lambda: tp.port_stats("all"),
-                  lambda s: s[0]["RX-packets"] >= 64 and s[1]["RX-packets"] >= 64)
-            time.sleep(0.3)
-            fwd = tp.stop()
-            xs = [tp.xstats(0), tp.xstats(1)]
+        tp = refnic_testpmd(ports, wrapper=h.wrapper(0))
+        tp.cmd("set fwd rxonly", check=True)
+        tp.cmd("start tx_first 2", check=True)
+        _wait(lambda: tp.port_stats("all"),
+              lambda s: s[0]["RX-packets"] >= 64 and s[1]["RX-packets"] >= 64)
+        time.sleep(0.3)
+        fwd = tp.stop()
+        xs = [tp.xstats(0), tp.xstats(1)]
     finally:
         h.close()
     for p in (0, 1):
