@@ -30,6 +30,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <linux/filter.h>
+#include <linux/sock_diag.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,6 +83,7 @@ struct vxlan_cable {
 	unsigned int tx_n;
 	struct vxlan_burst tx;
 	struct vxlan_burst rx;		/* the engine's alone */
+	uint32_t rx_overflows;		/* the socket's drops, as counted so far */
 };
 
 /* ADDR[:PORT], ADDR an IPv4 address or a bracketed IPv6 one. */
@@ -312,6 +314,25 @@ vxlan_count_refusal(struct refnic_emu *emu, enum refnic_vxlan_verdict v)
 	}
 }
 
+/*
+ * Datagrams the kernel dropped because the socket's queue was full (the
+ * engine was late) were not taken by the port: cable_rx_dropped. Drops
+ * only happen while the queue is full, so reading the socket's count when
+ * it drains finds them all.
+ */
+static void
+vxlan_count_overflows(struct vxlan_cable *vc, struct refnic_emu *emu)
+{
+	uint32_t mem[SK_MEMINFO_VARS];
+	socklen_t len = sizeof(mem);
+
+	if (getsockopt(vc->fd, SOL_SOCKET, SO_MEMINFO, mem, &len) != 0 ||
+	    len <= SK_MEMINFO_DROPS * sizeof(mem[0]))
+		return;
+	emu_stats(emu)->cable_rx_dropped += (uint32_t)(mem[SK_MEMINFO_DROPS] - vc->rx_overflows);
+	vc->rx_overflows = mem[SK_MEMINFO_DROPS];
+}
+
 static unsigned int
 vxlan_rx_service(struct refnic_cable *c, struct refnic_emu *emu, uint64_t now __rte_unused)
 {
@@ -327,6 +348,9 @@ vxlan_rx_service(struct refnic_cable *c, struct refnic_emu *emu, uint64_t now __
 		vc->rx.msg[i].msg_hdr.msg_flags = 0;
 	}
 	n = recvmmsg(vc->fd, vc->rx.msg, VXLAN_BURST, MSG_DONTWAIT, NULL);
+	/* The queue drained: whatever it dropped while full is known now. */
+	if (n > 0 && n < VXLAN_BURST)
+		vxlan_count_overflows(vc, emu);
 	for (i = 0; i < n; i++) {
 		m = &vc->rx.msg[i];
 		if (!vxlan_from_remote(vc, &vc->rx.from[i])) {
