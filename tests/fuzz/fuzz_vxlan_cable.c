@@ -164,7 +164,8 @@ LLVMFuzzerInitialize(int *argc __rte_unused, char ***argv)
 	pool = rte_pktmbuf_pool_create("fuzz", 4095, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
 				       SOCKET_ID_ANY);
 	snprintf(args, sizeof(args), "cable=vxlan:127.0.0.1:%u,vxlan_local=127.0.0.1:%u,"
-		 "vxlan_vni=%u,profile=ideal,itr=off,admin_latency_pct=0,admin_poll=exp:1:20", port_b, port_a, FZ_VNI);
+		 "vxlan_vni=%u,profile=ideal,itr=off,admin_latency_pct=0,admin_poll=exp:1:20",
+		 port_b, port_a, FZ_VNI);
 	if (pool == NULL || rte_vdev_init(FZ_V, args) != 0) {
 		fprintf(stderr, "cannot create %s,%s\n", FZ_V, args);
 		abort();

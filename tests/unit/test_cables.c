@@ -170,7 +170,8 @@ test_vxlan_socket_overflow_counted(void)
 		no_buf = test_xstat(a, "rx_no_buffer");
 	} while (got + dropped + no_buf < sent && rte_get_timer_cycles() < deadline);
 	test_port_destroy(CB_A);
-	TEST_ASSERT(dropped > 0, "the socket's queue never overflowed (%" PRIu64 " taken, %" PRIu64 " no buffer)", got, no_buf);
+	TEST_ASSERT(dropped > 0, "the socket's queue never overflowed (%" PRIu64 " taken, %"
+		    PRIu64 " no buffer)", got, no_buf);
 	TEST_ASSERT_EQUAL(got + dropped + no_buf, sent, "taken %" PRIu64 ", dropped %" PRIu64
 			  ", no buffer %" PRIu64 " of %u", got, dropped, no_buf, sent);
 	return TEST_SUCCESS;
