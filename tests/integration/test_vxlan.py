@@ -260,3 +260,87 @@ def test_vxlan_ipv6_two_ports_on_loopback(refnic_testpmd):
     for p in (0, 1):
         assert fwd[p]["RX-packets"] == fwd[p]["TX-packets"] == 64, fwd
         _no_drops(xs[p])
+
+
+def test_vxlan_kernel_tcp_with_checksum_and_tso_offloads(refnic_testpmd):
+    """Offloads are applied before encapsulation. Two kernels (namespaces
+    a and b), each with a vxlan device whose far end is a refnic port of one
+    testpmd (namespace d); testpmd's csum engine forwards between the ports
+    with IP and TCP checksums in hardware and `tso set 1400` on both. A's
+    kernel sends a 1 MiB TCP stream in frames of up to 8950 bytes; b's
+    kernel, after decapsulation, checks every segment: the server gets the
+    bytes sent (same SHA-256), no checksum error is counted, and port 1's
+    device did the TSO (tx_tso_packets > 0)."""
+    from helpers import netns_snmp, run
+    stream, mss, mtu = 1 << 20, 1400, 9000
+    pid = os.getpid() % 100000
+    ns = ["refnic-vx%dt%s" % (pid, x) for x in "abd"]
+    veth = [("vxt%da" % pid, "vxt%dda" % pid), ("vxt%db" % pid, "vxt%ddb" % pid)]
+    macs, far = ["02:00:00:0d:7a:01", "02:00:00:0d:7a:02"], "02:00:00:0d:7a:ff"
+    made, server = [], None
+    try:
+        for n in ns:
+            if _run([IP, "netns", "add", n]).returncode != 0:
+                pytest.skip("this machine forbids network namespaces")
+            made.append(n)
+            for key in ("all", "default"):
+                _must([IP, "netns", "exec", n, "sysctl", "-qw",
+                       "net.ipv6.conf.%s.disable_ipv6=1" % key])
+        for i in (0, 1):
+            under, inner = "10.233.%d.2" % (i + 1), "10.232.0.%d" % (i + 1)
+            d_side = "10.233.%d.1" % (i + 1)
+            _must([IP, "link", "add", veth[i][0], "netns", ns[i], "mtu", str(mtu), "type",
+                   "veth", "peer", "name", veth[i][1], "netns", ns[2], "mtu", str(mtu)])
+            _must([IP, "-n", ns[i], "addr", "add", under + "/24", "dev", veth[i][0]])
+            _must([IP, "-n", ns[2], "addr", "add", d_side + "/24", "dev", veth[i][1]])
+            _must([IP, "-n", ns[i], "link", "set", veth[i][0], "up"])
+            _must([IP, "-n", ns[2], "link", "set", veth[i][1], "up"])
+            # gso_max_size: over a veth, the kernel hands the UDP socket its
+            # tunnel GSO packets unsegmented (inner frames up to 64 KB, which
+            # the cable refuses as oversize); a NIC would segment them.
+            _must([IP, "-n", ns[i], "link", "add", "vx0", "address", macs[i], "mtu",
+                   str(mtu - 50), "gso_max_size", str(mtu - 50), "type", "vxlan", "id",
+                   str(VNI), "remote", d_side, "local", under, "dstport", "4789",
+                   "nolearning"])
+            _must([IP, "-n", ns[i], "addr", "add", inner + "/24", "dev", "vx0"])
+            _must([IP, "-n", ns[i], "link", "set", "vx0", "up"])
+            _must([IP, "-n", ns[i], "neigh", "add", "10.232.0.%d" % (2 - i), "lladdr", far,
+                   "dev", "vx0"])
+        ports = ["net_refnic%d,cable=vxlan:10.233.%d.2,vxlan_vni=%d,vxlan_local=10.233.%d.1"
+                 % (i, i + 1, VNI, i + 1) for i in (0, 1)]
+        tp = refnic_testpmd(ports, wrapper=[IP, "netns", "exec", ns[2]],
+                            testpmd_args=["--eth-peer=0,%s" % macs[0],
+                                          "--eth-peer=1,%s" % macs[1]])
+        tp.cmd("port stop all", check=True)
+        for port in (0, 1):
+            tp.cmd("port config mtu %d %d" % (port, mtu), check=True)
+            for proto in ("ip", "tcp"):
+                tp.cmd("csum set %s hw %d" % (proto, port), check=True)
+            tp.cmd("tso set %d %d" % (mss, port))
+        tp.cmd("port start all", check=True)
+        tp.cmd("set fwd csum", check=True)
+        tp.cmd("start", check=True)
+        before = netns_snmp(IP, ns[1])
+        peer = os.path.join(HERE, "tso_peer.py")
+        server = subprocess.Popen([IP, "netns", "exec", ns[1], "python3", peer, "serve",
+                                   "10.232.0.2", "9998"], stdout=subprocess.PIPE, text=True)
+        assert server.stdout.readline().strip() == "ready"
+        r = run([IP, "netns", "exec", ns[0], "python3", peer, "send", "10.232.0.2", "9998",
+                 str(stream)])
+        got = server.communicate(timeout=30)[0].split()
+        after = netns_snmp(IP, ns[1])
+        tp.stop()
+        xs = [tp.xstats(0), tp.xstats(1)]
+    finally:
+        if server is not None and server.poll() is None:
+            server.kill()
+        for n in made:
+            _run([IP, "netns", "del", n])
+    sent = r.stdout.split()
+    assert r.returncode == 0 and sent[:2] == ["sent", str(stream)], r.stdout
+    assert got == ["got", str(stream), sent[2]], (got, sent)
+    for key in (("Tcp", "InCsumErrors"), ("Tcp", "InErrs"), ("Ip", "InHdrErrors")):
+        assert after.get(key, 0) == before.get(key, 0), (key, after)
+    assert xs[1]["tx_tso_packets"] > 0 and xs[1]["tx_tso_segments"] >= stream // mss, xs[1]
+    for x in xs:
+        _no_drops(x)
