@@ -80,6 +80,9 @@ enum refnic_emu_bar_wc {
 struct refnic_emu_params {
 	/* "loopback", or a name: two ports naming it are wired together. */
 	char cable[REFNIC_EMU_NAME_LEN];
+	uint32_t vxlan_vni;		/* cable=vxlan: the VNI sent and taken */
+	char vxlan_local[REFNIC_EMU_NAME_LEN]; /* cable=vxlan: ADDR[:PORT] bound;
+					 * "": any address, port 4789 */
 	enum refnic_emu_profile profile;
 	enum refnic_emu_exec exec;
 	uint16_t max_queues;		/* queue pairs the device offers */
@@ -120,7 +123,9 @@ void refnic_emu_params_default(struct refnic_emu_params *params);
  */
 extern const char * const refnic_emu_devargs_keys[];
 #define REFNIC_EMU_PARAM_STRING \
-	"cable=loopback|<name>|shm:<name>|tap:<ifname> " \
+	"cable=loopback|<name>|shm:<name>|tap:<ifname>|vxlan:<addr>[:<port>] " \
+	"vxlan_vni=<0-16777215> " \
+	"vxlan_local=<addr>[:<port>] " \
 	"profile=ideal|baremetal|vm " \
 	"exec=auto|inline|thread " \
 	"queues=<1-64> " \

@@ -7,7 +7,8 @@
  *   loopback    the port to itself;
  *   NAME        the two ports of this process that name it, back to back;
  *   shm:NAME    two ports in two processes (refnic_emu_cable_shm.c);
- *   tap:IF      the port to a Linux TAP interface (refnic_emu_cable_tap.c).
+ *   tap:IF      the port to a Linux TAP interface (refnic_emu_cable_tap.c);
+ *   vxlan:ADDR  the port to a VXLAN peer on the network (refnic_emu_cable_vxlan.c).
  * This file dispatches to the kind and implements the in-process ones. A
  * port whose cable has no other end has no link. Callers hold the device
  * lock.
@@ -158,6 +159,8 @@ refnic_cable_attach(struct refnic_emu *emu, const char *spec)
 		ret = refnic_cable_shm_attach(emu, spec + strlen(REFNIC_CABLE_SHM_PREFIX), &c);
 	else if (strncmp(spec, REFNIC_CABLE_TAP_PREFIX, strlen(REFNIC_CABLE_TAP_PREFIX)) == 0)
 		ret = refnic_cable_tap_attach(emu, spec + strlen(REFNIC_CABLE_TAP_PREFIX), &c);
+	else if (strncmp(spec, REFNIC_CABLE_VXLAN_PREFIX, strlen(REFNIC_CABLE_VXLAN_PREFIX)) == 0)
+		ret = refnic_cable_vxlan_attach(emu, spec + strlen(REFNIC_CABLE_VXLAN_PREFIX), &c);
 	else
 		ret = local_attach(emu, spec, &c);
 	if (ret != 0)

@@ -50,11 +50,14 @@ struct refnic_cable {
 /* Prefixes of cable=... other than the in-process ones. */
 #define REFNIC_CABLE_SHM_PREFIX		"shm:"
 #define REFNIC_CABLE_TAP_PREFIX		"tap:"
+#define REFNIC_CABLE_VXLAN_PREFIX	"vxlan:"
 
 int refnic_cable_shm_attach(struct refnic_emu *emu, const char *name,
 			    struct refnic_cable **out);
 int refnic_cable_tap_attach(struct refnic_emu *emu, const char *ifname,
 			    struct refnic_cable **out);
+int refnic_cable_vxlan_attach(struct refnic_emu *emu, const char *remote,
+			      struct refnic_cable **out);
 
 /* refnic_emu_cable.c: the port's cable, whatever its kind. */
 int refnic_cable_attach(struct refnic_emu *emu, const char *spec);

@@ -20,6 +20,7 @@
 #include <rte_string_fns.h>
 
 #include "refnic_emu_cable.h"
+#include "refnic_emu_cable_vxlan.h"
 #include "refnic_emu_devargs.h"
 #include "refnic_emu_priv.h"
 #include "refnic_emu_profile.h"
@@ -40,6 +41,8 @@
 #define ARG_FAULT_WC_GARBLE	"fault_wc_garble"
 #define ARG_MAX_TX_SEGS		"max_tx_segs"
 #define ARG_CAPS_OFF		"caps_off"
+#define ARG_VXLAN_VNI		"vxlan_vni"
+#define ARG_VXLAN_LOCAL		"vxlan_local"
 
 #define DOORBELL_DROP_MAX	1000000000u
 
@@ -82,6 +85,8 @@ const char * const refnic_emu_devargs_keys[] = {
 	ARG_FAULT_WC_GARBLE,
 	ARG_MAX_TX_SEGS,
 	ARG_CAPS_OFF,
+	ARG_VXLAN_VNI,
+	ARG_VXLAN_LOCAL,
 	NULL
 };
 
@@ -316,8 +321,9 @@ parse_name(const char *key, const char *value, const char *name, size_t max_len)
 }
 
 /*
- * loopback | NAME (in this process) | shm:NAME (two processes) | tap:IFNAME.
- * Names are checked here; whether the cable can be made, attach says.
+ * loopback | NAME (in this process) | shm:NAME (two processes) | tap:IFNAME |
+ * vxlan:ADDR[:PORT]. Names and addresses are checked here; whether the
+ * cable can be made, attach says.
  */
 static int
 handle_cable(const char *key, const char *value, void *opaque)
@@ -326,6 +332,16 @@ handle_cable(const char *key, const char *value, void *opaque)
 	const char *name = value != NULL ? value : "";
 	size_t max_len = sizeof(p->cable) - 1;
 
+	if (strncmp(name, REFNIC_CABLE_VXLAN_PREFIX, strlen(REFNIC_CABLE_VXLAN_PREFIX)) == 0) {
+		if (strlen(value) >= sizeof(p->cable) ||
+		    !refnic_vxlan_addr_valid(name + strlen(REFNIC_CABLE_VXLAN_PREFIX))) {
+			EMU_LOG(ERR, "invalid %s=" ARG_QUOTE_FMT ": expected vxlan:IPV4[:PORT] "
+				"or vxlan:[IPV6][:PORT]", key, ARG_QUOTE(value));
+			return -EINVAL;
+		}
+		strlcpy(p->cable, value, sizeof(p->cable));
+		return 0;
+	}
 	if (strchr(name, ':') != NULL) {
 		if (strncmp(name, REFNIC_CABLE_SHM_PREFIX, strlen(REFNIC_CABLE_SHM_PREFIX)) == 0) {
 			name += strlen(REFNIC_CABLE_SHM_PREFIX);
@@ -335,7 +351,7 @@ handle_cable(const char *key, const char *value, void *opaque)
 			max_len = IFNAMSIZ - 1;	/* a kernel interface name */
 		} else {
 			EMU_LOG(ERR, "invalid %s=" ARG_QUOTE_FMT ": expected loopback, NAME, "
-				"shm:NAME or tap:IFNAME", key, ARG_QUOTE(value));
+				"shm:NAME, tap:IFNAME or vxlan:ADDR[:PORT]", key, ARG_QUOTE(value));
 			return -EINVAL;
 		}
 		max_len = RTE_MIN(max_len, sizeof(p->cable) - 1 - (name - value));
@@ -343,6 +359,34 @@ handle_cable(const char *key, const char *value, void *opaque)
 	if (parse_name(key, value, name, max_len) != 0)
 		return -EINVAL;
 	strlcpy(p->cable, value, sizeof(p->cable));
+	return 0;
+}
+
+static int
+handle_vxlan_vni(const char *key, const char *value, void *opaque)
+{
+	struct refnic_emu_params *p = opaque;
+
+	if (parse_u32(value, 0, REFNIC_VXLAN_VNI_MAX, &p->vxlan_vni) != 0) {
+		EMU_LOG(ERR, "invalid %s=" ARG_QUOTE_FMT ": expected a VNI from 0 to %u",
+			key, ARG_QUOTE(value), REFNIC_VXLAN_VNI_MAX);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int
+handle_vxlan_local(const char *key, const char *value, void *opaque)
+{
+	struct refnic_emu_params *p = opaque;
+
+	if (value == NULL || strlen(value) >= sizeof(p->vxlan_local) ||
+	    !refnic_vxlan_addr_valid(value)) {
+		EMU_LOG(ERR, "invalid %s=" ARG_QUOTE_FMT ": expected IPV4[:PORT] or "
+			"[IPV6][:PORT]", key, ARG_QUOTE(value));
+		return -EINVAL;
+	}
+	strlcpy(p->vxlan_local, value, sizeof(p->vxlan_local));
 	return 0;
 }
 
@@ -500,6 +544,8 @@ static const struct {
 	{ ARG_FAULT_WC_GARBLE, handle_fault_wc_garble },
 	{ ARG_MAX_TX_SEGS, handle_max_tx_segs },
 	{ ARG_CAPS_OFF, handle_caps_off },
+	{ ARG_VXLAN_VNI, handle_vxlan_vni },
+	{ ARG_VXLAN_LOCAL, handle_vxlan_local },
 };
 
 int
@@ -514,6 +560,14 @@ refnic_emu_devargs_parse(const char *name, const struct rte_kvargs *kvlist,
 		if (rte_kvargs_process(kvlist, device_args[i].key, device_args[i].handler,
 				       params) != 0)
 			return -EINVAL;
+	if (kvlist != NULL && strncmp(params->cable, REFNIC_CABLE_VXLAN_PREFIX,
+				      strlen(REFNIC_CABLE_VXLAN_PREFIX)) != 0 &&
+	    (rte_kvargs_count(kvlist, ARG_VXLAN_VNI) != 0 ||
+	     rte_kvargs_count(kvlist, ARG_VXLAN_LOCAL) != 0)) {
+		EMU_LOG(ERR, "%s: %s= and %s= go with cable=vxlan:..., not cable=%s", name,
+			ARG_VXLAN_VNI, ARG_VXLAN_LOCAL, params->cable);
+		return -EINVAL;
+	}
 	profile = refnic_profile_get(params->profile);
 	if (params->exec == REFNIC_EXEC_INLINE && !refnic_profile_allows_inline(profile)) {
 		EMU_LOG(ERR, "%s: exec=inline cannot run profile=%s: its descriptor fetch is a "

@@ -103,6 +103,10 @@
 #       against testpmd's software GSO (set port 1 gso on), device work
 #       inline and exec=thread, interleaved: frames on the wire per second
 #       and the ratio. Default 5 s x 3 rounds, MSS 1400, 22 segments.
+#   ./devtools/bench.sh vxlan [SECONDS] [ROUNDS]
+#       two testpmd processes, txonly to rxonly, 64 B: cable=vxlan over lo
+#       against cable=tap with a kernel bridge between the TAPs, in a
+#       namespace, interleaved: Mpps one way and the ratio. Default 3 s x 3.
 #   ./devtools/bench.sh timesync [SECONDS] [ROUNDS] [PROFILES]
 #       the RX timestamp offload's cost (testpmd io forwarding on a refnic
 #       pair, 64 B, without and with 'rx_offload timestamp on', interleaved:
@@ -295,6 +299,12 @@ tso)
 	export REFNIC_PMD
 	echo "# ./devtools/bench.sh tso $* ($(date -u '+%Y-%m-%d %H:%M'), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg))"
 	python3 "$REFNIC_TOP/tests/bench/tso.py" "$@"
+	;;
+vxlan)
+	REFNIC_PMD=$(refnic_stage_pmd)
+	export REFNIC_PMD
+	echo "# ./devtools/bench.sh vxlan $* ($(date -u '+%Y-%m-%d %H:%M'), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg))"
+	python3 "$REFNIC_TOP/tests/bench/vxlan.py" "$@"
 	;;
 timesync)
 	REFNIC_PMD=$(refnic_stage_pmd)

@@ -149,7 +149,7 @@ run_once_suites() {
 	# The fuzzers, bounded: a crash or a sanitizer report is one failure.
 	if refnic_build_fuzz; then
 		# Runs: a completions input may cost a recovery (tens of ms).
-		for fuzzer in completions:300 devargs:20000 shm_cable:1000; do
+		for fuzzer in completions:300 devargs:20000 shm_cable:1000 vxlan_cable:600; do
 			runs=${fuzzer#*:}
 			fuzzer=${fuzzer%:*}
 			printf '=== fuzz-%s\n' "$fuzzer"

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -24,6 +25,7 @@
 #include <rte_ether.h>
 
 #include "refnic_emu_cable_shm.h"
+#include "refnic_emu_cable_vxlan.h"
 #include "test_common.h"
 
 #define CB_A		"net_refnic_c0"
@@ -88,6 +90,90 @@ test_shm_both_ways(void)
 	TEST_ASSERT_EQUAL(send_recv(a, b, TEST_BURST, 100, 1), TEST_BURST, "A to B");
 	TEST_ASSERT_EQUAL(send_recv(b, a, TEST_BURST, 200, 3), TEST_BURST, "B to A, 3 segments");
 	test_pair_destroy(CB_A, CB_B);
+	return TEST_SUCCESS;
+}
+
+/*
+ * Two ports cabled by VXLAN over lo: link up at once (no far end needed),
+ * traffic both ways (segmented frames gathered), and a third port on A's
+ * local address and port refused: it would take some of A's datagrams.
+ */
+static int
+test_vxlan_both_ways(void)
+{
+	unsigned int pa = 20000 + getpid() % 20000, pb = pa + 1;
+	char args_a[128], args_b[128];
+	uint16_t a, b, c;
+	int ret;
+
+	snprintf(args_a, sizeof(args_a), "cable=vxlan:127.0.0.1:%u,vxlan_local=127.0.0.1:%u,"
+		 "vxlan_vni=9", pb, pa);
+	snprintf(args_b, sizeof(args_b), "cable=vxlan:127.0.0.1:%u,vxlan_local=127.0.0.1:%u,"
+		 "vxlan_vni=9", pa, pb);
+	TEST_ASSERT_SUCCESS(test_port_create(CB_A, args_a, &a), "first end");
+	TEST_ASSERT_SUCCESS(test_port_start(a, 0, 0), "");
+	TEST_ASSERT(test_link_wait(a, RTE_ETH_LINK_UP), "link up once bound");
+	TEST_ASSERT_SUCCESS(test_port_create(CB_B, args_b, &b), "second end");
+	TEST_ASSERT_SUCCESS(test_port_start(b, 0, 0), "");
+	ret = test_port_create(CB_C, args_a, &c);
+	TEST_ASSERT(ret != 0 && refnic_emu_lookup(CB_C) == NULL, "A's address taken twice");
+	rte_vdev_uninit(CB_C);
+	TEST_ASSERT_EQUAL(send_recv(a, b, TEST_BURST, 100, 1), TEST_BURST, "A to B");
+	TEST_ASSERT_EQUAL(send_recv(b, a, TEST_BURST, 200, 3), TEST_BURST, "B to A, 3 segments");
+	test_pair_destroy(CB_A, CB_B);
+	return TEST_SUCCESS;
+}
+
+/*
+ * Datagrams the kernel drops while the engine is away (its socket's queue
+ * full) are counted: with the data path stalled, more datagrams than the
+ * queue holds arrive; once it runs again, every one is accounted for,
+ * delivered or dropped, exactly.
+ */
+static int
+test_vxlan_socket_overflow_counted(void)
+{
+	const unsigned int sent = 30000;
+	unsigned int pa = 20000 + (getpid() + 7) % 20000, i;
+	struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons(pa),
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	uint8_t dgram[REFNIC_VXLAN_HLEN + 60] = { 0 };
+	struct rte_mbuf *pkts[32];
+	struct refnic_emu *emu;
+	uint64_t got = 0, dropped = 0, no_buf = 0, deadline;
+	char args[128];
+	uint16_t a, n;
+	int fd;
+
+	snprintf(args, sizeof(args), "cable=vxlan:127.0.0.1:%u,vxlan_local=127.0.0.1:%u,"
+		 "vxlan_vni=9", pa + 1, pa);
+	TEST_ASSERT_SUCCESS(test_port_create(CB_A, args, &a), "");
+	TEST_ASSERT_SUCCESS(test_port_start(a, 0, 0), "");
+	emu = refnic_emu_lookup(CB_A);
+	fd = socket(AF_INET, SOCK_DGRAM, 0);
+	TEST_ASSERT(fd >= 0 && emu != NULL, "");
+	refnic_vxlan_hdr_init((struct refnic_vxlan_hdr *)dgram, 9);
+	memset(dgram + REFNIC_VXLAN_HLEN, 0xff, 6);	/* broadcast */
+	refnic_emu_set_dataplane_paused(emu, true);
+	for (i = 0; i < sent; i++)
+		TEST_ASSERT(sendto(fd, dgram, sizeof(dgram), 0, (struct sockaddr *)&to,
+				   sizeof(to)) == sizeof(dgram), "send %u", i);
+	close(fd);
+	refnic_emu_set_dataplane_paused(emu, false);
+	deadline = rte_get_timer_cycles() + 20 * rte_get_timer_hz();
+	do {
+		while ((n = rte_eth_rx_burst(a, 0, pkts, RTE_DIM(pkts))) != 0) {
+			got += n;
+			rte_pktmbuf_free_bulk(pkts, n);
+		}
+		dropped = test_xstat(a, "cable_rx_dropped");
+		no_buf = test_xstat(a, "rx_no_buffer");
+	} while (got + dropped + no_buf < sent && rte_get_timer_cycles() < deadline);
+	test_port_destroy(CB_A);
+	TEST_ASSERT(dropped > 0, "the socket's queue never overflowed (%" PRIu64 " taken, %"
+		    PRIu64 " no buffer)", got, no_buf);
+	TEST_ASSERT_EQUAL(got + dropped + no_buf, sent, "taken %" PRIu64 ", dropped %" PRIu64
+			  ", no buffer %" PRIu64 " of %u", got, dropped, no_buf, sent);
 	return TEST_SUCCESS;
 }
 
@@ -328,6 +414,15 @@ test_bad_cables(void)
 	static const char * const bad[] = {
 		"cable=shm:", "cable=tap:", "cable=usb:x", "cable=shm:a/b",
 		"cable=tap:name-far-too-long", "cable=shm:x:y",
+		/* vxlan: addresses, ports, VNIs, keys without the cable, a
+		 * local address of the other family or not this host's. */
+		"cable=vxlan:", "cable=vxlan:10.0.0", "cable=vxlan:10.0.0.1:0",
+		"cable=vxlan:10.0.0.1:65536", "cable=vxlan:10.0.0.1:x", "cable=vxlan:::1",
+		"cable=vxlan:[::1", "cable=vxlan:[::1]x", "cable=vxlan:[10.0.0.1]",
+		"cable=vxlan:127.0.0.1,vxlan_vni=16777216", "cable=vxlan:127.0.0.1,vxlan_vni=-1",
+		"vxlan_vni=5", "cable=loopback,vxlan_local=127.0.0.1",
+		"cable=vxlan:127.0.0.1,vxlan_local=[::1]:4789",
+		"cable=vxlan:127.0.0.1,vxlan_local=192.0.2.77",
 	};
 	uint16_t port;
 	unsigned int i;
@@ -348,6 +443,8 @@ const struct unit_test_suite refnic_cables_suite = {
 		TEST_CASE(test_shm_delivery_needs_no_engine),
 		TEST_CASE(test_shm_far_end_writes_over_queue_setup),
 		TEST_CASE(test_tap_both_ways),
+		TEST_CASE(test_vxlan_both_ways),
+		TEST_CASE(test_vxlan_socket_overflow_counted),
 		TEST_CASE(test_bad_cables),
 		TEST_CASES_END()
 	},

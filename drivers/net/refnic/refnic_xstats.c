@@ -30,6 +30,12 @@ struct refnic_port_xstats {
 	uint64_t dma_errors;
 	uint64_t cable_tx_dropped;
 	uint64_t cable_rx_dropped;
+	uint64_t cable_rx_foreign;
+	uint64_t cable_rx_truncated;
+	uint64_t cable_rx_bad_header;
+	uint64_t cable_rx_bad_vni;
+	uint64_t cable_rx_oversize;
+	uint64_t cable_tx_oversize;
 	uint64_t device_resets;
 	uint64_t rx_interrupts;
 	uint64_t tx_interrupts;
@@ -68,6 +74,12 @@ static const struct refnic_xstat_def port_xstats[] = {
 	PORT_XSTAT(dma_errors),
 	PORT_XSTAT(cable_tx_dropped),
 	PORT_XSTAT(cable_rx_dropped),
+	PORT_XSTAT(cable_rx_foreign),
+	PORT_XSTAT(cable_rx_truncated),
+	PORT_XSTAT(cable_rx_bad_header),
+	PORT_XSTAT(cable_rx_bad_vni),
+	PORT_XSTAT(cable_rx_oversize),
+	PORT_XSTAT(cable_tx_oversize),
 	PORT_XSTAT(device_resets),
 	PORT_XSTAT(rx_interrupts),
 	PORT_XSTAT(tx_interrupts),
@@ -194,6 +206,12 @@ port_xstats_gather(const struct rte_eth_dev *dev, const struct refnic_admin_stat
 	x->dma_errors = s->dma_errors - b->dma_errors;
 	x->cable_tx_dropped = s->cable_tx_dropped - b->cable_tx_dropped;
 	x->cable_rx_dropped = s->cable_rx_dropped - b->cable_rx_dropped;
+	x->cable_rx_foreign = s->cable_rx_foreign - b->cable_rx_foreign;
+	x->cable_rx_truncated = s->cable_rx_truncated - b->cable_rx_truncated;
+	x->cable_rx_bad_header = s->cable_rx_bad_header - b->cable_rx_bad_header;
+	x->cable_rx_bad_vni = s->cable_rx_bad_vni - b->cable_rx_bad_vni;
+	x->cable_rx_oversize = s->cable_rx_oversize - b->cable_rx_oversize;
+	x->cable_tx_oversize = s->cable_tx_oversize - b->cable_tx_oversize;
 	x->device_resets = s->resets;	/* all of them: the port's own come first */
 	x->queue_errors = __atomic_load_n(&ad->failure_stats.queue_errors, __ATOMIC_RELAXED);
 	x->recoveries = __atomic_load_n(&ad->failure_stats.recoveries, __ATOMIC_RELAXED);

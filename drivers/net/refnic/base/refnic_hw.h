@@ -31,14 +31,16 @@
 
 #define REFNIC_HW_MAGIC			0x434e4652u /* "RFNC" */
 #define REFNIC_HW_VERSION_MAJOR		1
-#define REFNIC_HW_VERSION_MINOR		6	/* 1.1: REFNIC_Q_RERING; 1.2: the push
+#define REFNIC_HW_VERSION_MINOR		7	/* 1.1: REFNIC_Q_RERING; 1.2: the push
 						 * line format, REFNIC_REG_PUSH_INFO,
 						 * REFNIC_ADMIN_PUSH_CHECK; 1.3:
 						 * REFNIC_CAP_RX_PTYPE, flows; 1.4:
 						 * REFNIC_CAP_TSO, the device clock,
 						 * RX stamps, IEEE 1588; 1.5:
 						 * REFNIC_CAP_ADMIN_DUE; 1.6:
-						 * REFNIC_CAP_RX_WB */
+						 * REFNIC_CAP_RX_WB; 1.7: the
+						 * network cable counters of
+						 * refnic_hw_stats */
 #define REFNIC_HW_VERSION(maj, min)	(((uint32_t)(maj) << 16) | (min))
 
 /* ---------------------------------------------------------------------------
@@ -854,6 +856,15 @@ struct refnic_hw_stats {
 					 * (REFNIC_ERRATA_MISSED_DOORBELL) */
 	uint64_t tx_push_lines;		/* push lines sent without a fetch */
 	struct refnic_hw_queue_stats q[REFNIC_MAX_QUEUES];
+	/* (1.7) Datagrams a network cable (VXLAN) refused, each counted once,
+	 * in this order of checks; 0 on other cables. */
+	uint64_t cable_rx_foreign;	/* from an address other than the remote */
+	uint64_t cable_rx_truncated;	/* shorter than a VXLAN + Ethernet header */
+	uint64_t cable_rx_bad_header;	/* I flag unset, or a reserved bit set */
+	uint64_t cable_rx_bad_vni;	/* another VNI */
+	uint64_t cable_rx_oversize;	/* inner frame above REFNIC_MAX_FRAME_LEN */
+	uint64_t cable_tx_oversize;	/* frames the path MTU refused: a VTEP
+					 * does not fragment (RFC 7348 4.3) */
 };
 
 /* ---------------------------------------------------------------------------
@@ -899,6 +910,6 @@ REFNIC_HW_LAYOUT_CHECK(struct refnic_flow_key, 64);
 REFNIC_HW_LAYOUT_CHECK(struct refnic_flow_rule, 256);
 REFNIC_HW_LAYOUT_CHECK(struct refnic_flow_counters, 24);
 REFNIC_HW_LAYOUT_CHECK(struct refnic_hw_queue_stats, 88);
-REFNIC_HW_LAYOUT_CHECK(struct refnic_hw_stats, 128 + 88 * REFNIC_MAX_QUEUES);
+REFNIC_HW_LAYOUT_CHECK(struct refnic_hw_stats, 128 + 88 * REFNIC_MAX_QUEUES + 48);
 
 #endif /* _REFNIC_HW_H_ */
