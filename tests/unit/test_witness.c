@@ -101,6 +101,32 @@ wit_drain(uint16_t port, uint16_t nb_queues, struct witness_checker *w)
 	return got;
 }
 
+/*
+ * Receive the rest: until every one of total frames is received or counted
+ * lost (imissed, rx_nombuf), or port has done nothing for TEST_WAIT_S.
+ * Adds to *received; leaves port's last stats in *st. -1 if they fail.
+ */
+static int
+wit_drain_rest(uint16_t port, uint16_t nb_queues, struct witness_checker *w, uint64_t total,
+	       uint64_t *received, struct rte_eth_stats *st)
+{
+	uint64_t idle_since = rte_get_timer_cycles();
+
+	for (;;) {
+		uint64_t got = wit_drain(port, nb_queues, w);
+
+		*received += got;
+		if (rte_eth_stats_get(port, st) != 0)
+			return -1;
+		if (*received + st->imissed + st->rx_nombuf >= total)
+			return 0;
+		if (got != 0)
+			idle_since = rte_get_timer_cycles();
+		else if (rte_get_timer_cycles() - idle_since > TEST_WAIT_S * rte_get_timer_hz())
+			return 0;
+	}
+}
+
 static int
 wit_port_conf(uint16_t nb_queues, bool jumbo, struct rte_eth_conf *conf)
 {
@@ -128,7 +154,7 @@ wit_run(const struct wit_case *wc)
 	uint16_t nq = wc->nb_queues != 0 ? wc->nb_queues : 1;
 	uint16_t nb_streams = nq == 1 ? 1 : nq * WIT_STREAMS_PER_QUEUE, s, q;
 	uint64_t sent[WIT_MAX_QUEUES * WIT_STREAMS_PER_QUEUE] = { 0 };
-	uint64_t total = 0, received = 0, turn = 0, lost = 0, idle_since;
+	uint64_t total = 0, received = 0, turn = 0, lost = 0;
 	struct test_pair_conf pair = {
 		.name_a = WIT_A, .name_b = WIT_B, .args_a = wc->args, .nb_queues = nq,
 	};
@@ -170,22 +196,8 @@ wit_run(const struct wit_case *wc)
 		total += n;
 		received += wit_drain(b, nq, w);
 	}
-	/* The rest: until every frame is received or counted lost, or the
-	 * device has done nothing for TEST_WAIT_S. */
-	idle_since = rte_get_timer_cycles();
-	for (;;) {
-		uint64_t got = wit_drain(b, nq, w);
-
-		received += got;
-		if (rte_eth_stats_get(b, &sb) != 0)
-			goto out;
-		if (received + sb.imissed + sb.rx_nombuf >= total)
-			break;
-		if (got != 0)
-			idle_since = rte_get_timer_cycles();
-		else if (rte_get_timer_cycles() - idle_since > TEST_WAIT_S * rte_get_timer_hz())
-			break;
-	}
+	if (wit_drain_rest(b, nq, w, total, &received, &sb) != 0)
+		goto out;
 	rte_eth_stats_get(a, &sa);
 	rte_eth_stats_get(b, &sb);
 	for (s = 0; s < nb_streams; s++)
@@ -337,7 +349,7 @@ test_witness_tso(void)
 		.name_a = WIT_A, .name_b = WIT_B, .args_a = "profile=ideal", .conf = &conf,
 	};
 	uint64_t sent[WIT_TSO_STREAMS] = { 0 }, frames = 0, packets = 0, received = 0, lost = 0;
-	uint64_t target = WIT_FEW, idle_since;
+	uint64_t target = WIT_FEW;
 	struct rte_mbuf *tx[WIT_TSO_BURST];
 	struct witness_checker *w;
 	struct rte_eth_stats sa, sb;
@@ -384,20 +396,8 @@ test_witness_tso(void)
 		while ((n = wit_drain(b, 1, w)) != 0)
 			received += n;
 	}
-	idle_since = rte_get_timer_cycles();
-	for (;;) {
-		uint64_t got = wit_drain(b, 1, w);
-
-		received += got;
-		if (rte_eth_stats_get(b, &sb) != 0)
-			goto out;
-		if (received + sb.imissed + sb.rx_nombuf >= frames)
-			break;
-		if (got != 0)
-			idle_since = rte_get_timer_cycles();
-		else if (rte_get_timer_cycles() - idle_since > TEST_WAIT_S * rte_get_timer_hz())
-			break;
-	}
+	if (wit_drain_rest(b, 1, w, frames, &received, &sb) != 0)
+		goto out;
 	rte_eth_stats_get(a, &sa);
 	rte_eth_stats_get(b, &sb);
 	for (s = 0; s < WIT_TSO_STREAMS; s++)
