@@ -25,6 +25,10 @@
 #       exec=thread and profile=baremetal, or with the devargs given. An
 #       argument ending in .so is another build of the PMD, run with the
 #       defaults in the same rounds ("other build N"), to compare builds.
+#   ./devtools/bench.sh scaling [SECONDS] [ROUNDS] [REFNIC_DEVARGS]
+#       stock testpmd io forwarding on 2 queues per port with 1 forwarding
+#       lcore and with 2 (each on its own CPU), refnic pair vs memif pair:
+#       Mpps, per lcore, the gain, RX queue 0's share. Default 3 s x 3.
 #   ./devtools/bench.sh latency [COUNT] [ROUNDS] [PROFILE] [SIZE] [OTHER_PMD] [DEVARGS]
 #       refnic-pingpong round trips, role both, one lcore, one probe in
 #       flight: refnic pair (its engine on the other core) vs memif pair
@@ -299,6 +303,12 @@ tso)
 	export REFNIC_PMD
 	echo "# ./devtools/bench.sh tso $* ($(date -u '+%Y-%m-%d %H:%M'), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg))"
 	python3 "$REFNIC_TOP/tests/bench/tso.py" "$@"
+	;;
+scaling)
+	REFNIC_PMD=$(refnic_stage_pmd)
+	export REFNIC_PMD
+	echo "# ./devtools/bench.sh scaling $* ($(date -u '+%Y-%m-%d %H:%M'), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg))"
+	python3 "$REFNIC_TOP/tests/bench/scaling.py" "$@"
 	;;
 vxlan)
 	REFNIC_PMD=$(refnic_stage_pmd)
