@@ -780,7 +780,11 @@ enum wf_ring_event {
 	WF_TX_QUEUE_RESTART,	/* A's frames wait in its TX ring; the queue restarts */
 	WF_TX_RECOVERY,		/* ... A's device fails and the port recovers */
 	WF_TX_BAD_COMPLETION,	/* A's frame is sent, its completion garbled */
+	WF_TX_SEGS_QUEUE_RESTART, /* as WF_TX_QUEUE_RESTART, frames of WF_RING_SEGS
+				   * segments: packets are counted, not segments */
 };
+
+#define WF_RING_SEGS	3
 
 static bool
 wf_recovered(uint16_t port, uint64_t before)
@@ -816,6 +820,9 @@ wf_ring_case(enum wf_ring_event ev)
 	struct witness_counts t;
 	struct wf_counted c;
 	uint16_t n, i, nb = ev == WF_TX_BAD_COMPLETION ? 1 : WF_RING_FRAMES;
+	uint16_t segs = ev == WF_TX_SEGS_QUEUE_RESTART ? WF_RING_SEGS : 1;
+	bool tx_ring = ev == WF_TX_QUEUE_RESTART || ev == WF_TX_RECOVERY ||
+		       ev == WF_TX_SEGS_QUEUE_RESTART;
 	int ret = TEST_FAILED;
 
 	if (getenv("REFNIC_WITNESS_SOAK_S") != NULL)
@@ -828,12 +835,12 @@ wf_ring_case(enum wf_ring_event ev)
 	}
 	emu_a = refnic_emu_lookup(WF_A);
 	emu_b = refnic_emu_lookup(WF_B);
-	if (ev == WF_TX_QUEUE_RESTART || ev == WF_TX_RECOVERY)
+	if (tx_ring)
 		refnic_emu_set_dataplane_paused(emu_a, true);	/* the frames stay in A's ring */
 	if (ev == WF_TX_BAD_COMPLETION)
 		refnic_emu_set_faults(emu_a, &bad_tx);
 	for (i = 0; i < nb; i++) {
-		m[i] = witness_frame(test_pool, &mac, 128, 1, 0, sent++);
+		m[i] = witness_frame(test_pool, &mac, 128 * segs, segs, 0, sent++);
 		if (m[i] == NULL) {
 			rte_pktmbuf_free_bulk(m, i);
 			goto out;
@@ -860,6 +867,7 @@ wf_ring_case(enum wf_ring_event ev)
 		}
 		break;
 	case WF_TX_QUEUE_RESTART:
+	case WF_TX_SEGS_QUEUE_RESTART:
 		if (rte_eth_dev_tx_queue_stop(wf_port[0], 0) != 0 ||
 		    rte_eth_dev_tx_queue_start(wf_port[0], 0) != 0)
 			goto out;
@@ -916,7 +924,7 @@ wf_ring_case(enum wf_ring_event ev)
 	       "rx ring discards %" PRIu64 "\n", c.a.oerrors, tx_discards, c.b_rx_ring_discards);
 	if (t.duplicated != 0 || t.reordered != 0 || t.corrupted != 0 || lost != counted ||
 	    lost != ring_lost || !wf_rx_adds_up(&c, received) ||
-	    tx_discards != (ev == WF_TX_QUEUE_RESTART || ev == WF_TX_RECOVERY ? ring_lost : 0) ||
+	    tx_discards != (tx_ring ? ring_lost : 0) ||
 	    c.b_rx_ring_discards != (ev == WF_RX_QUEUE_RESTART || ev == WF_RX_RECOVERY ?
 				     ring_lost : 0)) {
 		printf("    expected %" PRIu64 " lost, each counted once where its path says\n",
@@ -963,6 +971,12 @@ test_witness_bad_tx_completion_is_no_loss(void)
 	return wf_ring_case(WF_TX_BAD_COMPLETION);
 }
 
+static int
+test_witness_tx_ring_of_chains_at_queue_restart(void)
+{
+	return wf_ring_case(WF_TX_SEGS_QUEUE_RESTART);
+}
+
 const struct unit_test_suite refnic_witness_faults_suite = {
 	.name = "witness_faults",
 	.cases = {
@@ -972,6 +986,7 @@ const struct unit_test_suite refnic_witness_faults_suite = {
 		TEST_CASE(test_witness_tx_ring_at_queue_restart),
 		TEST_CASE(test_witness_tx_ring_at_recovery),
 		TEST_CASE(test_witness_bad_tx_completion_is_no_loss),
+		TEST_CASE(test_witness_tx_ring_of_chains_at_queue_restart),
 		TEST_CASES_END()
 	},
 };
