@@ -18,10 +18,15 @@
  * link was down), B's imissed (no posted buffer: a queue stopped, failed
  * or starved by missed doorbells), B's ierrors (a garbled RX completion:
  * its frame is dropped), B's cable_rx_dropped (arrived while B's device
- * reset), and rx_filtered, rx_oversize, rx_nombuf (none expected here).
- * The ring cases below take each remaining path alone: frames waiting in
- * an RX or TX ring when the port recovers or the queue restarts, and a TX
- * completion garbled after its frame went out.
+ * reset), and rx_filtered, rx_oversize, rx_nombuf (none expected here);
+ * and frames freed from a ring undelivered when the port recovers or a
+ * queue stops: A's oerrors (with tx_qN_ring_discards: taken, never sent)
+ * and B's rx_qN_ring_discards (received by B's device, never by the
+ * application). B's ipackets is then exactly what the application
+ * received, plus B's ierrors and rx ring discards. The ring cases below
+ * take each of these paths alone: frames waiting in an RX or TX ring when
+ * the port recovers or the queue restarts, and a TX completion garbled
+ * after its frame went out (no loss, and none counted).
  *
  * The schedule depends on frame counts, not on time: REFNIC_WITNESS_SEED
  * replays one; REFNIC_WITNESS_FAULTS (names of wf_fault_names joined by
@@ -356,7 +361,30 @@ wf_send(struct wf_run *r, uint16_t q, uint64_t turn)
 struct wf_counted {
 	struct rte_eth_stats a, b;
 	uint64_t a_cable_tx_dropped, b_cable_rx_dropped, b_rx_filtered, b_rx_oversize;
+	uint64_t b_rx_ring_discards;	/* B's rx_qN_ring_discards, all queues */
 };
+
+/* B's frames freed from its RX rings undelivered: -1 without the xstat. */
+static int
+wf_rx_ring_discards(uint64_t *sum)
+{
+	char name[RTE_ETH_XSTATS_NAME_SIZE];
+	uint64_t v;
+	uint16_t q;
+
+	*sum = 0;
+	for (q = 0; q < WF_QUEUES; q++) {
+		snprintf(name, sizeof(name), "rx_q%u_ring_discards", q);
+		v = test_xstat(wf_port[1], name);
+		if (v == UINT64_MAX) {
+			if (q == 0)
+				return -1;	/* queue 0 always has it */
+			break;			/* fewer queues: the ring cases */
+		}
+		*sum += v;
+	}
+	return 0;
+}
 
 static int
 wf_read_counted(struct wf_counted *c)
@@ -367,7 +395,7 @@ wf_read_counted(struct wf_counted *c)
 	c->b_cable_rx_dropped = test_xstat(wf_port[1], "cable_rx_dropped");
 	c->b_rx_filtered = test_xstat(wf_port[1], "rx_filtered");
 	c->b_rx_oversize = test_xstat(wf_port[1], "rx_oversize");
-	return 0;
+	return wf_rx_ring_discards(&c->b_rx_ring_discards);
 }
 
 /* Counters a reset started again from zero, added to those read since. */
@@ -385,13 +413,23 @@ wf_counted_add(struct wf_counted *c, const struct wf_counted *carry)
 	c->b_cable_rx_dropped += carry->b_cable_rx_dropped;
 	c->b_rx_filtered += carry->b_rx_filtered;
 	c->b_rx_oversize += carry->b_rx_oversize;
+	c->b_rx_ring_discards += carry->b_rx_ring_discards;
 }
 
 static uint64_t
 wf_counted_sum(const struct wf_counted *c)
 {
 	return c->a.oerrors + c->a_cable_tx_dropped + c->b.imissed + c->b.rx_nombuf +
-	       c->b.ierrors + c->b_cable_rx_dropped + c->b_rx_filtered + c->b_rx_oversize;
+	       c->b.ierrors + c->b_cable_rx_dropped + c->b_rx_filtered + c->b_rx_oversize +
+	       c->b_rx_ring_discards;
+}
+
+/* B's device counted every frame it took: the application's, the ones a
+ * bad completion threw away (ierrors) and the ones freed from its rings. */
+static bool
+wf_rx_adds_up(const struct wf_counted *c, uint64_t received)
+{
+	return c->b.ipackets == received + c->b.ierrors + c->b_rx_ring_discards;
 }
 
 /*
@@ -432,6 +470,7 @@ wf_reset_if_asked(unsigned int p, unsigned int *handled, struct rte_mempool *poo
 		carry->b_cable_rx_dropped += before.b_cable_rx_dropped;
 		carry->b_rx_filtered += before.b_rx_filtered;
 		carry->b_rx_oversize += before.b_rx_oversize;
+		carry->b_rx_ring_discards += before.b_rx_ring_discards;
 	}
 	if (rte_eth_dev_reset(wf_port[p]) != 0)
 		return -1;
@@ -454,7 +493,7 @@ struct wf_result {
  * queues took that A's device never sent nor counted (oerrors); negative
  * if oerrors counts frames that went out. rx_undelivered: frames B's
  * device received (ipackets) that B's driver never handed over, beyond
- * those ierrors counts.
+ * those ierrors and rx_qN_ring_discards count.
  */
 static void
 wf_lab(uint64_t taken, const struct wf_counted *c, uint64_t received, struct wf_result *res,
@@ -472,7 +511,7 @@ wf_lab(uint64_t taken, const struct wf_counted *c, uint64_t received, struct wf_
 		dev_rx += hb.q[q].rx_packets;
 	}
 	res->tx_unsent = (int64_t)(taken - c->a.oerrors - dev_tx + dev_malformed);
-	res->rx_undelivered = (int64_t)(dev_rx - received - c->b.ierrors);
+	res->rx_undelivered = (int64_t)(dev_rx - received - c->b.ierrors - c->b_rx_ring_discards);
 	if (!print)
 		return;
 	printf("    A: queues took %" PRIu64 ", opackets %" PRIu64 " oerrors %" PRIu64
@@ -481,9 +520,10 @@ wf_lab(uint64_t taken, const struct wf_counted *c, uint64_t received, struct wf_
 	       dev_malformed);
 	printf("    B: ipackets %" PRIu64 " imissed %" PRIu64 " ierrors %" PRIu64 " rx_nombuf %"
 	       PRIu64 " cable_rx_dropped %" PRIu64 " filtered %" PRIu64 " oversize %" PRIu64
-	       "; B's device received %" PRIu64 ", the application %" PRIu64 "\n",
+	       " rx ring discards %" PRIu64 "; B's device received %" PRIu64
+	       ", the application %" PRIu64 "\n",
 	       c->b.ipackets, c->b.imissed, c->b.ierrors, c->b.rx_nombuf, c->b_cable_rx_dropped,
-	       c->b_rx_filtered, c->b_rx_oversize, dev_rx, received);
+	       c->b_rx_filtered, c->b_rx_oversize, c->b_rx_ring_discards, dev_rx, received);
 	printf("    uncounted by the user's counters: A's driver took and its device never "
 	       "sent %" PRId64 ", B's device received and its driver never handed over %"
 	       PRId64 "\n", res->tx_unsent, res->rx_undelivered);
@@ -607,7 +647,8 @@ wf_one_run(uint64_t seed, uint64_t frames, struct wf_result *res)
 	memcpy(res->fired, r->fired, sizeof(res->fired));
 	wf_lab(r->total, &c, received, res, false);
 	if (res->t.duplicated != 0 || res->t.reordered != 0 || res->t.corrupted != 0 ||
-	    lost != res->counted || res->t.received != c.b.ipackets || r->total != r->built) {
+	    lost != res->counted || !wf_rx_adds_up(&c, res->t.received) ||
+	    r->total != r->built) {
 		if (!wf_soak) {
 			witness_print(r->w, r->sent, stdout);
 			printf("    lost %" PRIu64 ", counted by the user's counters %" PRIu64
@@ -739,7 +780,11 @@ enum wf_ring_event {
 	WF_TX_QUEUE_RESTART,	/* A's frames wait in its TX ring; the queue restarts */
 	WF_TX_RECOVERY,		/* ... A's device fails and the port recovers */
 	WF_TX_BAD_COMPLETION,	/* A's frame is sent, its completion garbled */
+	WF_TX_SEGS_QUEUE_RESTART, /* as WF_TX_QUEUE_RESTART, frames of WF_RING_SEGS
+				   * segments: packets are counted, not segments */
 };
+
+#define WF_RING_SEGS	3
 
 static bool
 wf_recovered(uint16_t port, uint64_t before)
@@ -767,7 +812,7 @@ wf_ring_case(enum wf_ring_event ev)
 	struct refnic_emu_faults bad_tx = {
 		.corrupt_what = REFNIC_EMU_CORRUPT_TX, .corrupt_every = 1,
 	}, none = { 0 };
-	uint64_t sent = 0, received = 0, lost, counted, before, deadline;
+	uint64_t sent = 0, received = 0, lost, counted, before, deadline, ring_lost, tx_discards;
 	struct refnic_emu *emu_a, *emu_b;
 	struct rte_ether_addr mac;
 	struct rte_mbuf *m[WF_RING_FRAMES], *rx[TEST_BURST];
@@ -775,6 +820,9 @@ wf_ring_case(enum wf_ring_event ev)
 	struct witness_counts t;
 	struct wf_counted c;
 	uint16_t n, i, nb = ev == WF_TX_BAD_COMPLETION ? 1 : WF_RING_FRAMES;
+	uint16_t segs = ev == WF_TX_SEGS_QUEUE_RESTART ? WF_RING_SEGS : 1;
+	bool tx_ring = ev == WF_TX_QUEUE_RESTART || ev == WF_TX_RECOVERY ||
+		       ev == WF_TX_SEGS_QUEUE_RESTART;
 	int ret = TEST_FAILED;
 
 	if (getenv("REFNIC_WITNESS_SOAK_S") != NULL)
@@ -787,12 +835,12 @@ wf_ring_case(enum wf_ring_event ev)
 	}
 	emu_a = refnic_emu_lookup(WF_A);
 	emu_b = refnic_emu_lookup(WF_B);
-	if (ev == WF_TX_QUEUE_RESTART || ev == WF_TX_RECOVERY)
+	if (tx_ring)
 		refnic_emu_set_dataplane_paused(emu_a, true);	/* the frames stay in A's ring */
 	if (ev == WF_TX_BAD_COMPLETION)
 		refnic_emu_set_faults(emu_a, &bad_tx);
 	for (i = 0; i < nb; i++) {
-		m[i] = witness_frame(test_pool, &mac, 128, 1, 0, sent++);
+		m[i] = witness_frame(test_pool, &mac, 128 * segs, segs, 0, sent++);
 		if (m[i] == NULL) {
 			rte_pktmbuf_free_bulk(m, i);
 			goto out;
@@ -819,6 +867,7 @@ wf_ring_case(enum wf_ring_event ev)
 		}
 		break;
 	case WF_TX_QUEUE_RESTART:
+	case WF_TX_SEGS_QUEUE_RESTART:
 		if (rte_eth_dev_tx_queue_stop(wf_port[0], 0) != 0 ||
 		    rte_eth_dev_tx_queue_start(wf_port[0], 0) != 0)
 			goto out;
@@ -867,7 +916,19 @@ wf_ring_case(enum wf_ring_event ev)
 		printf("    the marker never came\n");
 		goto out;
 	}
-	if (t.duplicated != 0 || t.reordered != 0 || t.corrupted != 0 || lost != counted) {
+	/* Each path loses its ring's frames, counted where it says; the
+	 * garbled completion loses none and counts none. */
+	ring_lost = ev == WF_TX_BAD_COMPLETION ? 0 : WF_RING_FRAMES;
+	tx_discards = test_xstat(wf_port[0], "tx_q0_ring_discards");
+	printf("    A's oerrors %" PRIu64 " (tx_q0_ring_discards %" PRIu64 "), B's "
+	       "rx ring discards %" PRIu64 "\n", c.a.oerrors, tx_discards, c.b_rx_ring_discards);
+	if (t.duplicated != 0 || t.reordered != 0 || t.corrupted != 0 || lost != counted ||
+	    lost != ring_lost || !wf_rx_adds_up(&c, received) ||
+	    tx_discards != (tx_ring ? ring_lost : 0) ||
+	    c.b_rx_ring_discards != (ev == WF_RX_QUEUE_RESTART || ev == WF_RX_RECOVERY ?
+				     ring_lost : 0)) {
+		printf("    expected %" PRIu64 " lost, each counted once where its path says\n",
+		       ring_lost);
 		wf_lab(sent, &c, received, &(struct wf_result){ .frames = 0 }, true);
 		goto out;
 	}
@@ -910,6 +971,12 @@ test_witness_bad_tx_completion_is_no_loss(void)
 	return wf_ring_case(WF_TX_BAD_COMPLETION);
 }
 
+static int
+test_witness_tx_ring_of_chains_at_queue_restart(void)
+{
+	return wf_ring_case(WF_TX_SEGS_QUEUE_RESTART);
+}
+
 const struct unit_test_suite refnic_witness_faults_suite = {
 	.name = "witness_faults",
 	.cases = {
@@ -919,6 +986,7 @@ const struct unit_test_suite refnic_witness_faults_suite = {
 		TEST_CASE(test_witness_tx_ring_at_queue_restart),
 		TEST_CASE(test_witness_tx_ring_at_recovery),
 		TEST_CASE(test_witness_bad_tx_completion_is_no_loss),
+		TEST_CASE(test_witness_tx_ring_of_chains_at_queue_restart),
 		TEST_CASES_END()
 	},
 };

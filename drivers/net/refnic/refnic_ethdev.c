@@ -873,7 +873,8 @@ refnic_stats_fill(struct rte_eth_dev *dev, struct rte_eth_stats *stats,
 		bytes = hw ? cur[q].tx_bytes - base[q].tx_bytes : sw.bytes;
 		stats->opackets += pkts;
 		stats->obytes += bytes;
-		stats->oerrors += sw.errors;
+		/* Taken and never sent: freed from the ring at a stop or recovery. */
+		stats->oerrors += sw.errors + sw.ring_discards;
 		if (hw)
 			stats->oerrors += cur[q].tx_malformed - base[q].tx_malformed;
 		if (qstats != NULL && q < RTE_ETHDEV_QUEUE_STAT_CNTRS) {

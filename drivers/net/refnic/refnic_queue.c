@@ -370,12 +370,17 @@ refnic_tx_queue_hw_stop(struct rte_eth_dev *dev, struct refnic_tx_queue *txq)
 	return queue_destroy(refnic_adapter(dev), REFNIC_QTYPE_TX, txq->qid);
 }
 
-/* Only once the device no longer DMAs into the queue's buffers. */
+/*
+ * Only once the device no longer DMAs into the queue's buffers. The frames
+ * the device completed and the application never got are counted
+ * (ring_discards): the device counted them received (ipackets).
+ */
 void
 refnic_rx_queue_free_mbufs(struct refnic_rx_queue *rxq)
 {
 	uint16_t i;
 
+	REFNIC_STAT_ADD(rxq->stats.ring_discards, refnic_rx_undelivered(rxq));
 	for (i = 0; i < rxq->size; i++) {
 		if (rxq->sw_ring[i] != NULL) {
 			rte_pktmbuf_free_seg(rxq->sw_ring[i]);
@@ -390,11 +395,13 @@ refnic_rx_queue_free_mbufs(struct refnic_rx_queue *rxq)
 	rxq->next = rxq->tail;		/* nothing posted */
 }
 
+/* The packets taken and never sent are counted (ring_discards, oerrors). */
 void
 refnic_tx_queue_free_mbufs(struct refnic_tx_queue *txq)
 {
 	uint16_t i;
 
+	REFNIC_STAT_ADD(txq->stats.ring_discards, refnic_tx_unsent(txq));
 	for (i = 0; i < txq->size; i++) {
 		if (txq->sw_ring[i] != NULL) {
 			rte_pktmbuf_free_seg(txq->sw_ring[i]);

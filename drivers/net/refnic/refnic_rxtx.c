@@ -479,8 +479,9 @@ tx_scan(struct refnic_tx_queue *txq, bool consume)
 	if (!consume)
 		return head;
 	if (unlikely(bad)) {
+		/* Not an error of a frame's: the frames went out. The queue's
+		 * failure is counted (queue_errors) by refnic_queue_failed(). */
 		__atomic_store_n(&txq->broken, true, __ATOMIC_RELEASE);	/* as RX's */
-		REFNIC_STAT_ADD(txq->stats.errors, 1);
 		PMD_DRV_LOG(ERR, "port %u TX queue %u: completion head %u outside [%u, %u] - "
 			    "queue stopped", txq->port_id, txq->qid, bad_head, head, txq->tail);
 		refnic_queue_failed(refnic_adapter(&rte_eth_devices[txq->port_id]),
@@ -594,6 +595,85 @@ refnic_rx_queue_count(void *queue)
 	while (n < posted && rx_offset_done(rxq, n))
 		n++;
 	return n;
+}
+
+/*
+ * Frames the device completed into the ring that the application has not
+ * received: what freeing the ring discards. The device counts a frame
+ * (rx_packets) once all its buffers are written, so a frame counts here by
+ * its last completion (EOP), and a frame begun in pkt_first by the rest of
+ * it, still in the ring. On a queue stopped by a bad completion, the frame
+ * at next is the one rx_bad_completion() counted in ierrors: not again. A
+ * queue that does not scatter takes each completion for a frame (a garbled
+ * one may have lost its EOP); one that does reads its frame to its EOP.
+ * For the control thread that frees the ring, bursts kept out.
+ */
+uint16_t
+refnic_rx_undelivered(const struct refnic_rx_queue *rxq)
+{
+	uint16_t posted = (rxq->tail - rxq->next) & rxq->mask, n = 0, frames = 0;
+	bool in_bad = __atomic_load_n(&rxq->broken, __ATOMIC_ACQUIRE);
+
+	if (in_bad && posted != 0 && rx_offset_done(rxq, 0)) {
+		bool eop = !rxq->scatter || (rxq->cq[rxq->next].flags & REFNIC_RXC_EOP);
+
+		for (n = 1; !eop && n < posted && rx_offset_done(rxq, n); n++)
+			eop = rxq->cq[(rxq->next + n) & rxq->mask].flags & REFNIC_RXC_EOP;
+	}
+	for (; n < posted && rx_offset_done(rxq, n); n++)
+		if (!rxq->scatter || (rxq->cq[(rxq->next + n) & rxq->mask].flags & REFNIC_RXC_EOP))
+			frames++;
+	return frames;
+}
+
+/*
+ * The device's done point for freeing the ring: the newest completion's
+ * head. Unlike the burst's walk (refnic_tx_cpl_walk), this one reads on
+ * past a garbled completion, to later ones that say where the device got.
+ * If the newest is garbled, the device reported a pass it finished but not
+ * where it ended: it is taken at its word for all it was given (a garbled
+ * completion is not a lost frame), the one guess this count makes.
+ */
+static uint16_t
+tx_done_point(const struct refnic_tx_queue *txq)
+{
+	uint16_t cq = txq->cq_head, head = txq->hw_head, sq_head, n;
+	uint8_t ph = txq->phase;
+	bool newest_bad = false;
+
+	for (n = 0; n < txq->size; n++) {
+		const volatile struct refnic_tx_cpl *cpl = &txq->cq[cq];
+
+		if ((__atomic_load_n(&cpl->phase, __ATOMIC_ACQUIRE) & REFNIC_PHASE_BIT) != ph)
+			break;
+		rte_io_rmb();
+		sq_head = cpl->sq_head;
+		newest_bad = sq_head >= txq->size ||
+			     ((sq_head - head) & txq->mask) > ((txq->tail - head) & txq->mask);
+		if (!newest_bad)
+			head = sq_head;
+		cq = (cq + 1) & txq->mask;
+		if (cq == 0)
+			ph ^= REFNIC_PHASE_BIT;
+	}
+	return newest_bad ? txq->tail : head;
+}
+
+/*
+ * Packets tx_burst took that the device never sent: what freeing the ring
+ * discards. Counted by their last segment (sw_ring holds segments; a TSO
+ * context descriptor holds none). For the control thread that frees the
+ * ring, bursts kept out.
+ */
+uint16_t
+refnic_tx_unsent(const struct refnic_tx_queue *txq)
+{
+	uint16_t i, pkts = 0;
+
+	for (i = tx_done_point(txq); i != txq->tail; i = (i + 1) & txq->mask)
+		if (txq->sw_ring[i] != NULL && txq->sw_ring[i]->next == NULL)
+			pkts++;
+	return pkts;
 }
 
 /* Sleep on (power library, monitor mode) while the next completion's phase

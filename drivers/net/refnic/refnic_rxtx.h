@@ -67,8 +67,10 @@ refnic_burst_leave(uint32_t *in_burst)
 }
 
 /*
- * Per-queue counters: written by the queue's lcore alone, read by control
- * threads (stats, xstats, the doorbell check) at any time. The lcore's
+ * Per-queue counters: each written by one thread alone, read by control
+ * threads (stats, xstats, the doorbell check) at any time. All but
+ * ring_discards are the queue's lcore's; ring_discards is written by the
+ * control thread that frees the ring, with the lcore kept out of it. The
  * updates are relaxed atomic stores of a plain sum (a plain mov on x86):
  * a reader sees each counter whole, and no read-modify-write is locked.
  */
@@ -84,6 +86,9 @@ struct refnic_queue_stats {
 					 * rest of packets the device fetched */
 	uint64_t tso;			/* TX: TSO packets posted */
 	uint64_t tso_segs;		/* TX: the frames the device cuts them into */
+	uint64_t ring_discards;		/* frames freed from the ring undelivered:
+					 * RX: completed, not yet received; TX:
+					 * taken, not sent (refnic_queue.c) */
 };
 
 /*
@@ -265,6 +270,8 @@ refnic_tx_cpl_walk(const struct refnic_tx_queue *txq, uint16_t head, uint16_t ta
 }
 
 uint16_t refnic_rx_refill(struct refnic_rx_queue *rxq);
+uint16_t refnic_rx_undelivered(const struct refnic_rx_queue *rxq);
+uint16_t refnic_tx_unsent(const struct refnic_tx_queue *txq);
 void refnic_rx_ol_flags_tbl_init(struct refnic_rx_queue *rxq);
 uint32_t refnic_rx_buf_offset(struct rte_mempool *mp);
 extern uint32_t refnic_rx_ptype_tbl[256];

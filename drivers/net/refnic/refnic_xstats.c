@@ -99,10 +99,13 @@ static const struct refnic_xstat_def port_xstats[] = {
 
 /* Per queue, straight from the device's per-queue counters... */
 #define QUEUE_XSTAT(name, field) { name, offsetof(struct refnic_hw_queue_stats, field) }
-/* ...but for the interval the queue's interrupts run with, and the re-rings
- * of the doorbell check, the driver's. */
+/* ...but for the interval the queue's interrupts run with, the re-rings
+ * of the doorbell check and the frames freed from its ring undelivered,
+ * the driver's. */
 #define QUEUE_ITR_US		SIZE_MAX
 #define QUEUE_DB_RECOVERIES	(SIZE_MAX - 1)
+#define QUEUE_RING_DISCARDS	(SIZE_MAX - 2)
+#define QUEUE_DRIVER_XSTAT(offset)	((offset) >= QUEUE_RING_DISCARDS)
 static const struct refnic_xstat_def rxq_xstats[] = {
 	QUEUE_XSTAT("doorbell_writes", rx_doorbells),
 	QUEUE_XSTAT("no_buffer", rx_no_buffer),
@@ -110,6 +113,7 @@ static const struct refnic_xstat_def rxq_xstats[] = {
 	QUEUE_XSTAT("interrupts", rx_interrupts),
 	{ "itr_us", QUEUE_ITR_US },
 	{ "missed_doorbell_recoveries", QUEUE_DB_RECOVERIES },
+	{ "ring_discards", QUEUE_RING_DISCARDS },
 };
 static const struct refnic_xstat_def txq_xstats[] = {
 	QUEUE_XSTAT("doorbell_writes", tx_doorbells),
@@ -117,6 +121,7 @@ static const struct refnic_xstat_def txq_xstats[] = {
 	QUEUE_XSTAT("interrupts", tx_interrupts),
 	{ "itr_us", QUEUE_ITR_US },
 	{ "missed_doorbell_recoveries", QUEUE_DB_RECOVERIES },
+	{ "ring_discards", QUEUE_RING_DISCARDS },
 };
 
 static unsigned int
@@ -141,9 +146,38 @@ hw_delta(const struct refnic_adapter *ad, const void *cur, size_t offset)
 	return field(&ad->hw_stats, at) - field(&ad->hw_stats_base, at);
 }
 
+/* Frames freed from queue q's ring undelivered, since the last reset. */
 static uint64_t
-queue_xstat(const struct refnic_adapter *ad, uint16_t q, bool tx, size_t offset)
+queue_ring_discards(const struct rte_eth_dev *dev, uint16_t q, bool tx)
 {
+	const struct refnic_queue_stats *cur, *base;
+
+	if (tx) {
+		const struct refnic_tx_queue *txq = dev->data->tx_queues[q];
+
+		if (txq == NULL)
+			return 0;
+		cur = &txq->stats;
+		base = &txq->stats_base;
+	} else {
+		const struct refnic_rx_queue *rxq = dev->data->rx_queues[q];
+
+		if (rxq == NULL)
+			return 0;
+		cur = &rxq->stats;
+		base = &rxq->stats_base;
+	}
+	return __atomic_load_n(&cur->ring_discards, __ATOMIC_RELAXED) -
+	       __atomic_load_n(&base->ring_discards, __ATOMIC_RELAXED);
+}
+
+static uint64_t
+queue_xstat(const struct rte_eth_dev *dev, uint16_t q, bool tx, size_t offset)
+{
+	const struct refnic_adapter *ad = refnic_adapter(dev);
+
+	if (offset == QUEUE_RING_DISCARDS)
+		return queue_ring_discards(dev, q, tx);
 	if (offset == QUEUE_ITR_US)
 		return refnic_itr_current(ad, q, tx);
 	if (offset == QUEUE_DB_RECOVERIES)
@@ -159,8 +193,8 @@ refnic_queue_hw_counters(const struct refnic_adapter *ad, uint16_t q, bool tx,
 	unsigned int i, n = tx ? RTE_DIM(txq_xstats) : RTE_DIM(rxq_xstats);
 
 	for (i = 0; i < n; i++)
-		if (defs[i].offset != QUEUE_ITR_US && defs[i].offset != QUEUE_DB_RECOVERIES)
-			s->u64(s, defs[i].name, queue_xstat(ad, q, tx, defs[i].offset));
+		if (!QUEUE_DRIVER_XSTAT(defs[i].offset))
+			s->u64(s, defs[i].name, hw_delta(ad, &ad->hw_stats.q[q], defs[i].offset));
 }
 
 static void
@@ -270,12 +304,12 @@ refnic_xstats_get(struct rte_eth_dev *dev, struct rte_eth_xstat *xstats, unsigne
 	for (q = 0; q < dev->data->nb_rx_queues; q++)
 		for (i = 0; i < RTE_DIM(rxq_xstats); i++, id++) {
 			xstats[id].id = id;
-			xstats[id].value = queue_xstat(ad, q, false, rxq_xstats[i].offset);
+			xstats[id].value = queue_xstat(dev, q, false, rxq_xstats[i].offset);
 		}
 	for (q = 0; q < dev->data->nb_tx_queues; q++)
 		for (i = 0; i < RTE_DIM(txq_xstats); i++, id++) {
 			xstats[id].id = id;
-			xstats[id].value = queue_xstat(ad, q, true, txq_xstats[i].offset);
+			xstats[id].value = queue_xstat(dev, q, true, txq_xstats[i].offset);
 		}
 	pthread_mutex_unlock(&ad->stats_lock);
 	return count;
