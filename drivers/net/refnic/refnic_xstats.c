@@ -150,25 +150,17 @@ hw_delta(const struct refnic_adapter *ad, const void *cur, size_t offset)
 static uint64_t
 queue_ring_discards(const struct rte_eth_dev *dev, uint16_t q, bool tx)
 {
-	const struct refnic_queue_stats *cur, *base;
+	const struct refnic_tx_queue *txq = tx ? dev->data->tx_queues[q] : NULL;
+	const struct refnic_rx_queue *rxq = tx ? NULL : dev->data->rx_queues[q];
+	struct refnic_queue_stats sw;
 
-	if (tx) {
-		const struct refnic_tx_queue *txq = dev->data->tx_queues[q];
-
-		if (txq == NULL)
-			return 0;
-		cur = &txq->stats;
-		base = &txq->stats_base;
-	} else {
-		const struct refnic_rx_queue *rxq = dev->data->rx_queues[q];
-
-		if (rxq == NULL)
-			return 0;
-		cur = &rxq->stats;
-		base = &rxq->stats_base;
-	}
-	return __atomic_load_n(&cur->ring_discards, __ATOMIC_RELAXED) -
-	       __atomic_load_n(&base->ring_discards, __ATOMIC_RELAXED);
+	if (txq != NULL)
+		refnic_queue_stats_read(&txq->stats, &txq->stats_base, &sw);
+	else if (rxq != NULL)
+		refnic_queue_stats_read(&rxq->stats, &rxq->stats_base, &sw);
+	else
+		return 0;
+	return sw.ring_discards;
 }
 
 static uint64_t
