@@ -648,8 +648,7 @@ tx_done_point(const struct refnic_tx_queue *txq)
 			break;
 		rte_io_rmb();
 		sq_head = cpl->sq_head;
-		newest_bad = sq_head >= txq->size ||
-			     ((sq_head - head) & txq->mask) > ((txq->tail - head) & txq->mask);
+		newest_bad = !refnic_tx_cpl_head_ok(txq, head, txq->tail, sq_head);
 		if (!newest_bad)
 			head = sq_head;
 		cq = (cq + 1) & txq->mask;

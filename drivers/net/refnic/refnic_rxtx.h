@@ -227,6 +227,15 @@ REFNIC_RX_QUEUE_COUNT_RET refnic_rx_queue_count(void *rxq);
 int refnic_get_monitor_addr(void *rxq, struct rte_power_monitor_cond *pmc);
 int refnic_tx_done_cleanup(void *txq, uint32_t free_cnt);
 
+/* The device may only complete what was handed to it: [head, tail]. */
+static inline bool
+refnic_tx_cpl_head_ok(const struct refnic_tx_queue *txq, uint16_t head, uint16_t tail,
+		      uint16_t sq_head)
+{
+	return sq_head < txq->size &&
+	       ((sq_head - head) & txq->mask) <= ((tail - head) & txq->mask);
+}
+
 /*
  * The TX completions the device has written since (*cq_head, *phase), read
  * up to the first not written yet or not valid (bad: a head outside what
@@ -252,9 +261,7 @@ refnic_tx_cpl_walk(const struct refnic_tx_queue *txq, uint16_t head, uint16_t ta
 		rte_io_rmb();
 		/* Atomic: the check may lag a lap, the device rewriting the slot. */
 		sq_head = __atomic_load_n(&cpl->sq_head, __ATOMIC_RELAXED);
-		/* The device may only complete what was handed to it. */
-		if (unlikely(sq_head >= txq->size ||
-			     ((sq_head - head) & txq->mask) > ((tail - head) & txq->mask))) {
+		if (unlikely(!refnic_tx_cpl_head_ok(txq, head, tail, sq_head))) {
 			*bad = true;
 			*bad_head = sq_head;
 			break;
