@@ -168,43 +168,31 @@ vxlan_from_remote(const struct vxlan_cable *vc, const struct sockaddr_storage *f
 static uint16_t
 vxlan_source_port(const uint8_t *fr, uint32_t len)
 {
-	uint32_t off = EMU_ETH_HLEN, key_len = 0, hash;
-	uint8_t key[40], proto = 0;
-	uint16_t type;
+	struct refnic_pkt_hdrs h;
+	uint32_t key_len, addr_len;
+	uint8_t key[40];
 
 	if (len < EMU_ETH_HLEN)
 		return REFNIC_VXLAN_SPORT_BASE;
-	type = fr[12] << 8 | fr[13];
-	if (type == EMU_ETH_P_VLAN && len >= EMU_ETH_HLEN + 4) {
-		type = fr[16] << 8 | fr[17];
-		off += 4;
-	}
-	if (type == 0x0800 && len >= off + 20 && (fr[off] >> 4) == 4) {
-		proto = fr[off + 9];
-		memcpy(key, fr + off + 12, 8);
-		key_len = 8;
-		/* Fragments after the first have no ports. */
-		if ((fr[off + 6] & 0x3f) != 0 || fr[off + 7] != 0)
-			proto = 0;
-		off += (fr[off] & 0xf) * 4;
-	} else if (type == 0x86dd && len >= off + 40) {
-		proto = fr[off + 6];
-		memcpy(key, fr + off + 8, 32);
-		key_len = 32;
-		off += 40;
-	}
-	if (key_len == 0) {
+	refnic_emu_parse(fr, len, &h);
+	if (h.ip_version == 0) {
 		memcpy(key, fr, EMU_ETH_HLEN);
 		key_len = EMU_ETH_HLEN;
 	} else {
-		key[key_len++] = proto;
-		if ((proto == 6 || proto == 17 || proto == 132) && len >= off + 4) {
-			memcpy(key + key_len, fr + off, 4);
+		/* Source and destination addresses, side by side in both. */
+		addr_len = h.ip_version == 4 ? 8 : 32;
+		memcpy(key, fr + h.l3 + (h.ip_version == 4 ? 12 : 8), addr_len);
+		key_len = addr_len;
+		key[key_len++] = h.proto;
+		/* Fragments have no ports to trust. */
+		if (!h.frag && (h.proto == EMU_IPPROTO_TCP || h.proto == EMU_IPPROTO_UDP ||
+				h.proto == 132) && len >= h.l4 + 4) {
+			memcpy(key + key_len, fr + h.l4, 4);
 			key_len += 4;
 		}
 	}
-	hash = rte_jhash(key, key_len, 0);
-	return REFNIC_VXLAN_SPORT_BASE + (hash % (65536 - REFNIC_VXLAN_SPORT_BASE));
+	return REFNIC_VXLAN_SPORT_BASE +
+	       (rte_jhash(key, key_len, 0) % (65536 - REFNIC_VXLAN_SPORT_BASE));
 }
 
 /*
