@@ -26,9 +26,10 @@
 #       argument ending in .so is another build of the PMD, run with the
 #       defaults in the same rounds ("other build N"), to compare builds.
 #   ./devtools/bench.sh scaling [SECONDS] [ROUNDS] [REFNIC_DEVARGS]
-#       stock testpmd io forwarding on 2 queues per port with 1 forwarding
-#       lcore and with 2 (each on its own CPU), refnic pair vs memif pair:
-#       Mpps, per lcore, the gain, RX queue 0's share. Default 3 s x 3.
+#       stock testpmd io forwarding, refnic pair vs memif pair: 1 queue per
+#       port; 2 queues with one flow; 2 queues with many flows, 1 forwarding
+#       lcore and 2 (each on its own CPU): Mpps, per lcore, vs 1 queue, vs
+#       memif, RX queue 0's share. Default 3 s x 3.
 #   ./devtools/bench.sh latency [COUNT] [ROUNDS] [PROFILE] [SIZE] [OTHER_PMD] [DEVARGS]
 #       refnic-pingpong round trips, role both, one lcore, one probe in
 #       flight: refnic pair (its engine on the other core) vs memif pair

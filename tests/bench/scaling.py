@@ -1,15 +1,17 @@
-"""Multi-queue scaling: stock testpmd io forwarding on 2 queues per port,
-with 1 forwarding lcore and with 2 (each on a CPU of its own: --lcores
-0@0,1@0,2@1; the main lcore waits on the command line), a refnic pair
-beside a memif pair (server and client in one process), in one run.
-64-byte frames from tx_first with --txonly-multi-flow, so that refnic's RSS
-spreads them over both queues (memif's queues are paired one to one).
+"""Multi-queue scaling: stock testpmd io forwarding, a refnic pair beside a
+memif pair (server and client in one process), in one run, 64-byte frames
+from tx_first: 1 queue per port and 1 forwarding lcore; 2 queues with one
+flow (RSS puts it on one queue); 2 queues with --txonly-multi-flow (RSS
+spreads the flows; memif's queues are paired one to one), with 1
+forwarding lcore and with 2, each on a CPU of its own (--lcores
+0@0,1@0,2@1; the main lcore waits on the command line).
 
     scaling.py [SECONDS] [ROUNDS] [REFNIC_DEVARGS]
 
 Prints a markdown table (medians over interleaved rounds): Mpps over both
-ports, per forwarding lcore, the 2-lcore gain, and the share of frames each
-RX queue took (refnic's per-queue counters).
+ports, per forwarding lcore, against the 1-queue row and against memif in
+the same layout, and the share of frames RX queue 0 took (refnic's
+per-queue counters).
 """
 
 import os
@@ -21,7 +23,12 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from testpmd import TestPmd  # noqa: E402
 
 WARMUP_S = 1.0
-LAYOUTS = [(1, ("-l", "0-1")), (2, ("--lcores", "0@0,1@0,2@1"))]
+ONE_LCORE, TWO_LCORES = ("-l", "0-1"), ("--lcores", "0@0,1@0,2@1")
+# (label, queues per port, forwarding lcores, their layout, many flows)
+LAYOUTS = [("1 queue", 1, 1, ONE_LCORE, False),
+           ("2 queues, 1 flow", 2, 1, ONE_LCORE, False),
+           ("2 queues", 2, 1, ONE_LCORE, True),
+           ("2 queues", 2, 2, TWO_LCORES, True)]
 
 
 def systems(devargs):
@@ -33,9 +40,10 @@ def systems(devargs):
                        "net_memif1,role=client,socket=" + sock], False)]
 
 
-def measure(vdevs, is_refnic, lcores, nb_cores, seconds):
-    args = ["--total-num-mbufs=32768", "--rxq=2", "--txq=2", "--nb-cores=%d" % nb_cores,
-            "--txonly-multi-flow"]
+def measure(vdevs, is_refnic, layout, seconds):
+    _, queues, nb_cores, lcores, flows = layout
+    args = ["--total-num-mbufs=32768", "--rxq=%d" % queues, "--txq=%d" % queues,
+            "--nb-cores=%d" % nb_cores] + (["--txonly-multi-flow"] if flows else [])
     with TestPmd(vdevs, plugins=None if is_refnic else [], testpmd_args=args,
                  lcores=lcores) as tp:
         tp.cmd("start tx_first", check=True)
@@ -63,27 +71,25 @@ def main():
     results = {}
     for _ in range(rounds):         # interleaved: drift falls on all alike
         for name, vdevs, is_refnic in systems(devargs):
-            for n, lcores in LAYOUTS:
-                results.setdefault((name, n), []).append(
-                    measure(vdevs, is_refnic, lcores, n, seconds))
+            for i, layout in enumerate(LAYOUTS):
+                results.setdefault((name, i), []).append(
+                    measure(vdevs, is_refnic, layout, seconds))
 
     def med(key, field):
         vals = [r[field] for r in results[key] if r[field] is not None]
         return statistics.median(vals) if vals else None
 
-    print("| system | forwarding lcores | Mpps, both ports | Mpps per lcore | "
-          "2 lcores / 1 | vs memif | RX queue 0's share |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    print("| system | queues per port | forwarding lcores | Mpps, both ports | Mpps per lcore | "
+          "vs 1 queue | vs memif | RX queue 0's share |")
+    print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
     for name, _, _ in systems(devargs):
-        one = med((name, 1), "mpps")
-        for n, _ in LAYOUTS:
-            mpps = med((name, n), "mpps")
-            memif = med(("memif", n), "mpps")
-            share = med((name, n), "q0_share")
-            print("| %s | %d | %.2f | %.2f | %s | %.2fx | %s |" % (
-                name, n, mpps, mpps / n, "%.2fx" % (mpps / one) if n > 1 else "",
-                mpps / memif, "%.0f%%" % (100 * share) if share is not None else ""))
-
+        one = med((name, 0), "mpps")
+        for i, (label, _, n, _, _) in enumerate(LAYOUTS):
+            mpps = med((name, i), "mpps")
+            share = med((name, i), "q0_share")
+            print("| %s | %s | %d | %.2f | %.2f | %.2fx | %.2fx | %s |" % (
+                name, label, n, mpps, mpps / n, mpps / one, mpps / med(("memif", i), "mpps"),
+                "%.0f%%" % (100 * share) if share is not None else ""))
 
 if __name__ == "__main__":
     main()
