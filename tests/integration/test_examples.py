@@ -21,6 +21,7 @@ share of what the same loop moves on memif (the control, wired the same
 way), so that a loop that crawls fails.
 """
 
+import contextlib
 import ctypes
 import itertools
 import os
@@ -254,6 +255,83 @@ def test_example_l2fwd_forwards_and_counts(build_dir, refnic_pmd, refnic_testpmd
         assert nic[port]["RX-packets"] <= sent, (nic, stats)
         assert received <= nic[port]["TX-packets"], (nic, stats)
     assert "Bye..." in app.output() and rc == 0, (rc, app.output()[-2000:])
+
+
+def l2fwd_blocks(text):
+    """Every statistics block l2fwd printed, in order: [{port: (sent, received)}]."""
+    blocks = []
+    for chunk in text.split("Port statistics")[1:]:
+        blocks.append({int(m.group(1)): (int(m.group(2)), int(m.group(3)))
+                       for m in L2FWD_PORT.finditer(chunk)})
+    return blocks
+
+
+class CpuHog:
+    """One busy loop at normal priority on the last CPU, as a neighbour
+    (a build, a package install) takes a core from the polling lcores."""
+
+    def __init__(self):
+        self.proc = None
+
+    def __enter__(self):
+        cpu = str(os.cpu_count() - 1)
+        self.proc = subprocess.Popen(["taskset", "-c", cpu, "sh", "-c", "while :; do :; done"],
+                                     preexec_fn=_die_with_parent)
+        return self
+
+    def __exit__(self, *_):
+        self.proc.kill()
+        self.proc.wait()
+
+
+STEADY_S = 6                    # seconds of l2fwd statistics judged one by one
+
+
+@pytest.mark.parametrize("neighbour", ["alone", "cpu_hog"])
+def test_example_l2fwd_every_core_an_lcore_never_stops(build_dir, refnic_pmd, refnic_testpmd,
+                                                        measured, neighbour):
+    """l2fwd and testpmd, two processes, each with every core an lcore
+    (l2fwd -l 0-1 -q 1: a port per lcore; testpmd's forwarding lcore on the
+    second core), wired by shm cables: 5 polling threads on 2 CPUs, and with
+    cpu_hog a busy loop beside them. Every second of l2fwd's own statistics
+    while testpmd runs shows frames sent and received on both ports: the
+    loop never stalls, even for a second."""
+    binary = build_example(build_dir, "l2fwd", "l2fwd")
+    vdevs = cables()
+    tp = refnic_testpmd(vdevs)
+    app = Example(binary, vdevs, refnic_pmd, ["-p", "0x3", "-q", "1", "-T", "1"], lcores="0-1")
+    app.start()
+    try:
+        app.wait_for(r"Port statistics")
+        wait_links_up(tp)
+        macs = app_macs(app.output())
+        assert sorted(macs) == [0, 1], app.output()
+        for port in (0, 1):
+            tp.cmd("set eth-peer %d %s" % (port, macs[port]), check=True)
+        tp.cmd("set fwd mac", check=True)
+        with CpuHog() if neighbour == "cpu_hog" else contextlib.nullcontext():
+            first = len(l2fwd_blocks(app.output()))
+            tp.cmd("start tx_first", check=True)
+            app.wait_for(r"(Port statistics[\s\S]*){%d}" % (first + STEADY_S + 1),
+                         timeout=STEADY_S * 10)
+            tp.stop()
+        blocks = l2fwd_blocks(app.output())
+    finally:
+        rc = app.stop()
+    # blocks[first] is the first printed after the start (part of a second);
+    # between each two after it lies one whole second of traffic.
+    judged = blocks[first:first + STEADY_S + 1]
+    assert len(judged) == STEADY_S + 1 and all(sorted(b) == [0, 1] for b in judged), blocks
+    seconds = []
+    for prev, cur in zip(judged[1:], judged[2:]):
+        for port in (0, 1):
+            sent, received = (cur[port][i] - prev[port][i] for i in (0, 1))
+            assert sent > 0 and received > 0, (
+                "l2fwd port %d moved nothing for a second (%s):\n%s" % (
+                    port, neighbour, [b[port] for b in judged]))
+        seconds.append(cur[0][0] - prev[0][0])
+    measured("l2fwd port 0 sent per second: %s" % seconds)
+    assert rc == 0, rc
 
 
 L3FWD_POWER_WOKEN = re.compile(r"lcore 0 is waked up from rx interrupt on port (\d+) queue 0")
