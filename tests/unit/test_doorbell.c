@@ -14,8 +14,10 @@
  */
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include <rte_alarm.h>
 #include <rte_cycles.h>
 
 #include "test_common.h"
@@ -26,24 +28,35 @@
 #define DB_DROP		"4"		/* miss 1 in 4 doorbells */
 #define DB_DEADLINE	"200"		/* us */
 #define DB_QUIET_MS	20		/* 100 checks at DB_DEADLINE: a stall is real */
-/* How late a re-rung frame may come: 500 deadlines. On the engine thread,
- * with the other CPU busy, 21 ms was seen; a check that fired only once a
- * second, or not at all, is what this catches. */
-/* Re-rings beyond the misses an inline run may see: preemptions. */
 #if defined(__has_feature)
 #if __has_feature(thread_sanitizer)
 #define DB_TSAN
 #endif
 #endif
+/*
+ * How late a re-rung frame may come. The check runs on EAL's alarm thread
+ * every half deadline; a loaded machine delays that thread and the test's
+ * own, so no bound fixed by hand holds everywhere. The test measures both
+ * in the same moment: an alarm of its own at the check's period on the
+ * alarm thread (db_control), and its own polling loop (db_rx_wait()); the
+ * longest gap each saw while a missed doorbell's frame was awaited is how
+ * late that thread got its CPU then. The frame may come DB_LATE_DEADLINES
+ * deadlines plus DB_LATE_GAPS such gaps late: a check that fires at a
+ * hundredth of its rate, once a second or never fails (plain builds: over
+ * the controls by 0.2 ms at most at load 14). Under ThreadSanitizer frames
+ * came up to 558 ms over the controls at load 14, with the device's work on
+ * an engine thread (exec=thread), which neither control watches: there
+ * the test only catches a check that never fires. DB_INLINE_LATE:
+ * re-rings beyond the misses an inline run may see (preemptions).
+ */
 #if defined(__SANITIZE_THREAD__) || defined(DB_TSAN)
-#define DB_INLINE_LATE	6
-/* ThreadSanitizer's 5-15x: 133 ms was seen at load 8 on 2 cores. Still
- * catches a check that never fires; the plain build catches a slow one. */
-#define DB_LATE_MS	500
+#define DB_INLINE_LATE		6
+#define DB_LATE_DEADLINES	10000	/* 2 s */
 #else
-#define DB_INLINE_LATE	2
-#define DB_LATE_MS	100
+#define DB_INLINE_LATE		2
+#define DB_LATE_DEADLINES	20
 #endif
+#define DB_LATE_GAPS		4
 
 /* The device settings each test runs under: inline, engine, engine + fetch.
  * wc=off: the frames go one by one, and a lone packet on a push port rings
@@ -114,7 +127,103 @@ struct db_result {
 	uint64_t tx_recoveries;		/* A's tx_q0_missed_doorbell_recoveries */
 	uint64_t checks;		/* A's doorbell_checks */
 	uint64_t late_max_us;		/* longest a missed doorbell's frame took */
+	/* The frame furthest over the controls: its wait, their gaps' sum. */
+	uint64_t worst_late_us, worst_gap_us;
 };
+
+/*
+ * The control: an EAL alarm every half deadline, as the doorbell check's,
+ * that records its longest gap between two runs since db_control_window().
+ */
+struct db_control {
+	uint64_t last;			/* timer cycles of the last run */
+	uint64_t gap_max;		/* cycles */
+	bool on;
+};
+
+static struct db_control db_ctl;
+
+static void
+db_control_alarm(void *arg __rte_unused)
+{
+	uint64_t now = rte_get_timer_cycles();
+	uint64_t last = __atomic_load_n(&db_ctl.last, __ATOMIC_RELAXED);
+
+	if (now - last > __atomic_load_n(&db_ctl.gap_max, __ATOMIC_RELAXED))
+		__atomic_store_n(&db_ctl.gap_max, now - last, __ATOMIC_RELAXED);
+	__atomic_store_n(&db_ctl.last, now, __ATOMIC_RELAXED);
+	if (__atomic_load_n(&db_ctl.on, __ATOMIC_ACQUIRE))
+		rte_eal_alarm_set(atoi(DB_DEADLINE) / 2, db_control_alarm, NULL);
+}
+
+static int
+db_control_start(void)
+{
+	__atomic_store_n(&db_ctl.gap_max, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&db_ctl.last, rte_get_timer_cycles(), __ATOMIC_RELAXED);
+	__atomic_store_n(&db_ctl.on, true, __ATOMIC_RELEASE);
+	return rte_eal_alarm_set(atoi(DB_DEADLINE) / 2, db_control_alarm, NULL);
+}
+
+/* A new window: the gaps from now on. */
+static void
+db_control_window(void)
+{
+	__atomic_store_n(&db_ctl.gap_max, 0, __ATOMIC_RELAXED);
+}
+
+/* The longest gap since the window opened, in us, once the control has run
+ * after `now` (the check may have run first in the thread's catch-up). */
+static uint64_t
+db_control_gap_us(uint64_t now)
+{
+	uint64_t deadline = now + TEST_WAIT_S * rte_get_timer_hz();
+
+	while ((int64_t)(__atomic_load_n(&db_ctl.last, __ATOMIC_RELAXED) - now) < 0 &&
+	       rte_get_timer_cycles() < deadline)
+		rte_pause();
+	return __atomic_load_n(&db_ctl.gap_max, __ATOMIC_RELAXED) * 1000000 / rte_get_timer_hz();
+}
+
+/* The cancel waits for a run under way. */
+static void
+db_control_stop(void)
+{
+	__atomic_store_n(&db_ctl.on, false, __ATOMIC_RELEASE);
+	rte_eal_alarm_cancel(db_control_alarm, NULL);
+}
+
+/* test_rx_wait(), and the longest this thread went between two polls (us):
+ * its own share of a frame's lateness when its CPU was taken. */
+static uint16_t
+db_rx_wait(uint16_t port, struct rte_mbuf **pkts, uint16_t n, uint64_t *gap_us)
+{
+	uint64_t now = rte_get_timer_cycles(), prev = now, gap = 0;
+	uint64_t deadline = now + TEST_WAIT_S * rte_get_timer_hz();
+	uint16_t got = 0;
+
+	while (got < n && now < deadline) {
+		got += rte_eth_rx_burst(port, 0, pkts + got, n - got);
+		now = rte_get_timer_cycles();
+		gap = RTE_MAX(gap, now - prev);
+		prev = now;
+	}
+	*gap_us = gap * 1000000 / rte_get_timer_hz();
+	return got;
+}
+
+static void
+db_note_late(struct db_result *r, uint64_t late_us, uint64_t gap_us)
+{
+	int64_t over = (int64_t)late_us - DB_LATE_GAPS * (int64_t)gap_us;
+
+	r->late_max_us = RTE_MAX(r->late_max_us, late_us);
+	if (r->worst_late_us == 0 ||
+	    over > (int64_t)r->worst_late_us - DB_LATE_GAPS * (int64_t)r->worst_gap_us) {
+		r->worst_late_us = late_us;
+		r->worst_gap_us = gap_us;
+	}
+}
 
 /*
  * Send DB_PKTS frames A -> B one per burst, each its own TX doorbell.
@@ -129,13 +238,15 @@ db_one_by_one(const char *args, bool check_on, struct db_result *r)
 	struct rte_mbuf *pkt, *rx[DB_PKTS];
 	uint32_t seq, pending = 0, first_pending = 0;
 	uint16_t a, b, got;
-	uint64_t start;
+	uint64_t start, poll_gap;
 	int ret = TEST_FAILED;
 
 	memset(r, 0, sizeof(*r));
 	/* A long RX ring: B's missed refills never leave its device without buffers. */
 	if (db_pair(args, 1024, &a, &b) != TEST_SUCCESS)
 		return TEST_FAILED;
+	if (db_control_start() != 0)
+		goto out;
 	for (seq = 0; seq < DB_PKTS; seq++) {
 		uint64_t before = db_missed(DB_A);
 
@@ -162,11 +273,15 @@ db_one_by_one(const char *args, bool check_on, struct db_result *r)
 		if (pending == 0)
 			first_pending = seq;
 		/* This doorbell (or the re-ring) carries every frame still waiting. */
+		db_control_window();
 		start = rte_get_timer_cycles();
-		got = test_rx_wait(b, rx, pending + 1);
-		if (db_missed(DB_A) != before)
-			r->late_max_us = RTE_MAX(r->late_max_us, (rte_get_timer_cycles() - start) *
-						 1000000 / rte_get_timer_hz());
+		got = db_rx_wait(b, rx, pending + 1, &poll_gap);
+		if (db_missed(DB_A) != before) {
+			uint64_t now = rte_get_timer_cycles();
+
+			db_note_late(r, (now - start) * 1000000 / rte_get_timer_hz(),
+				     db_control_gap_us(now) + poll_gap);
+		}
 		if (got != pending + 1) {
 			printf("    %s: %u of %u frames arrived after frame %u\n", args, got,
 			       pending + 1, seq);
@@ -181,6 +296,7 @@ db_one_by_one(const char *args, bool check_on, struct db_result *r)
 	r->checks = test_xstat(a, "doorbell_checks");
 	ret = TEST_SUCCESS;
 out:
+	db_control_stop();
 	test_pair_destroy(DB_A, DB_B);
 	return ret;
 }
@@ -203,11 +319,14 @@ test_db_check_recovers(void)
 		 * cost one more, never one fewer. */
 		TEST_ASSERT(r.tx_recoveries >= r.missed, "%s: %" PRIu64 " re-rings for %u "
 			    "missed doorbells", args, r.tx_recoveries, r.missed);
-		/* And soon: within DB_LATE_MS, not whenever. */
-		TEST_ASSERT(r.late_max_us <= DB_LATE_MS * 1000, "%s: a missed doorbell's "
-			    "frame took %" PRIu64 " us", args, r.late_max_us);
-		printf("    %s: %u missed, the latest frame after %" PRIu64 " us\n", args,
-		       r.missed, r.late_max_us);
+		/* And soon: within a few periods of the alarm thread as it ran. */
+		printf("    %s: %u missed, the latest frame after %" PRIu64 " us; furthest over "
+		       "the controls: %" PRIu64 " us, their longest gaps %" PRIu64 " us\n", args,
+		       r.missed, r.late_max_us, r.worst_late_us, r.worst_gap_us);
+		TEST_ASSERT(r.worst_late_us <= DB_LATE_DEADLINES * atoi(DB_DEADLINE) +
+			    DB_LATE_GAPS * r.worst_gap_us, "%s: a missed doorbell's frame took %"
+			    PRIu64 " us, the controls' longest gaps meanwhile %" PRIu64 " us",
+			    args, r.worst_late_us, r.worst_gap_us);
 		/* Inline, no doorbell is late but a missed one, unless the
 		 * sending thread is preempted between its tail and its store
 		 * for two check runs (seen once on a loaded machine; and
