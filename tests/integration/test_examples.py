@@ -151,17 +151,22 @@ def app_macs(text):
     return macs
 
 
+def aim_at_app(tp, app):
+    """testpmd's links up, its mac forwarding addressed to the app's ports."""
+    wait_links_up(tp)
+    macs = app_macs(app.output())
+    assert sorted(macs) == [0, 1], app.output()
+    for port in (0, 1):
+        tp.cmd("set eth-peer %d %s" % (port, macs[port]), check=True)
+    tp.cmd("set fwd mac", check=True)
+
+
 def loop_through(tp, app, ready):
     """Start the app, wait until it forwards, run traffic; testpmd's fwd stats."""
     app.start()
     try:
         app.wait_for(ready)
-        wait_links_up(tp)
-        macs = app_macs(app.output())
-        assert sorted(macs) == [0, 1], app.output()
-        for port in (0, 1):
-            tp.cmd("set eth-peer %d %s" % (port, macs[port]), check=True)
-        tp.cmd("set fwd mac", check=True)
+        aim_at_app(tp, app)
         tp.cmd("start tx_first", check=True)
         time.sleep(RUN_S)
         fwd = tp.stop()
@@ -292,8 +297,8 @@ def test_example_l2fwd_every_core_an_lcore_never_stops(build_dir, refnic_pmd, re
                                                         measured, neighbour):
     """l2fwd and testpmd, two processes, each with every core an lcore
     (l2fwd -l 0-1 -q 1: a port per lcore; testpmd's forwarding lcore on the
-    second core), wired by shm cables: 5 polling threads on 2 CPUs, and with
-    cpu_hog a busy loop beside them. Every second of l2fwd's own statistics
+    second core), wired by shm cables: three polling lcores and two main
+    threads on 2 CPUs, and with cpu_hog a busy loop beside them. Every second of l2fwd's own statistics
     while testpmd runs shows frames sent and received on both ports: the
     loop never stalls, even for a second."""
     binary = build_example(build_dir, "l2fwd", "l2fwd")
@@ -303,12 +308,7 @@ def test_example_l2fwd_every_core_an_lcore_never_stops(build_dir, refnic_pmd, re
     app.start()
     try:
         app.wait_for(r"Port statistics")
-        wait_links_up(tp)
-        macs = app_macs(app.output())
-        assert sorted(macs) == [0, 1], app.output()
-        for port in (0, 1):
-            tp.cmd("set eth-peer %d %s" % (port, macs[port]), check=True)
-        tp.cmd("set fwd mac", check=True)
+        aim_at_app(tp, app)
         with CpuHog() if neighbour == "cpu_hog" else contextlib.nullcontext():
             first = len(l2fwd_blocks(app.output()))
             tp.cmd("start tx_first", check=True)
