@@ -23,10 +23,16 @@
  * queue stops: A's oerrors (with tx_qN_ring_discards: taken, never sent)
  * and B's rx_qN_ring_discards (received by B's device, never by the
  * application). B's ipackets is then exactly what the application
- * received, plus B's ierrors and rx ring discards. The ring cases below
+ * received, plus B's ierrors and rx ring discards. A port whose recovery
+ * fails (or that fails stopped) is reset by the application, as DPDK asks
+ * (rte_eth_dev_reset()): the same holds, exactly, and none of the user's
+ * counters reads less after the reset than before. The ring cases below
  * take each of these paths alone: frames waiting in an RX or TX ring when
- * the port recovers or the queue restarts, and a TX completion garbled
- * after its frame went out (no loss, and none counted).
+ * the port recovers or the queue restarts, a TX completion garbled after
+ * its frame went out (no loss, and none counted), and a recovery that
+ * fails, then the reset: the frames in the ring and (RX) those that
+ * arrived while the device was down counted, no counter going back, and a
+ * stats reset zeroing it all.
  *
  * The schedule depends on frame counts, not on time: REFNIC_WITNESS_SEED
  * replays one; REFNIC_WITNESS_FAULTS (names of wf_fault_names joined by
