@@ -23,10 +23,16 @@
  * queue stops: A's oerrors (with tx_qN_ring_discards: taken, never sent)
  * and B's rx_qN_ring_discards (received by B's device, never by the
  * application). B's ipackets is then exactly what the application
- * received, plus B's ierrors and rx ring discards. The ring cases below
+ * received, plus B's ierrors and rx ring discards. A port whose recovery
+ * fails (or that fails stopped) is reset by the application, as DPDK asks
+ * (rte_eth_dev_reset()): the same holds, exactly, and none of the user's
+ * counters reads less after the reset than before. The ring cases below
  * take each of these paths alone: frames waiting in an RX or TX ring when
- * the port recovers or the queue restarts, and a TX completion garbled
- * after its frame went out (no loss, and none counted).
+ * the port recovers or the queue restarts, a TX completion garbled after
+ * its frame went out (no loss, and none counted), and a recovery that
+ * fails, then the reset: the frames in the ring and (RX) those that
+ * arrived while the device was down counted, no counter going back, and a
+ * stats reset zeroing it all.
  *
  * The schedule depends on frame counts, not on time: REFNIC_WITNESS_SEED
  * replays one; REFNIC_WITNESS_FAULTS (names of wf_fault_names joined by
@@ -398,22 +404,23 @@ wf_read_counted(struct wf_counted *c)
 	return wf_rx_ring_discards(&c->b_rx_ring_discards);
 }
 
-/* Counters a reset started again from zero, added to those read since. */
-static void
-wf_counted_add(struct wf_counted *c, const struct wf_counted *carry)
+/* No counter of after below before: what a rate tool sees never goes back.
+ * Else the first that did, said. */
+static bool
+wf_counted_not_below(const struct wf_counted *after, const struct wf_counted *before)
 {
-	c->a.ipackets += carry->a.ipackets;
-	c->a.opackets += carry->a.opackets;
-	c->a.oerrors += carry->a.oerrors;
-	c->b.ipackets += carry->b.ipackets;
-	c->b.imissed += carry->b.imissed;
-	c->b.ierrors += carry->b.ierrors;
-	c->b.rx_nombuf += carry->b.rx_nombuf;
-	c->a_cable_tx_dropped += carry->a_cable_tx_dropped;
-	c->b_cable_rx_dropped += carry->b_cable_rx_dropped;
-	c->b_rx_filtered += carry->b_rx_filtered;
-	c->b_rx_oversize += carry->b_rx_oversize;
-	c->b_rx_ring_discards += carry->b_rx_ring_discards;
+	const uint64_t *x = (const uint64_t *)after, *y = (const uint64_t *)before;
+	size_t w;
+
+	RTE_BUILD_BUG_ON(sizeof(*after) % sizeof(uint64_t) != 0);
+	for (w = 0; w < sizeof(*after) / sizeof(uint64_t); w++) {
+		if (x[w] < y[w]) {
+			printf("    the user's counter at offset %zu of struct wf_counted went back "
+			       "from %" PRIu64 " to %" PRIu64 "\n", w * sizeof(uint64_t), y[w], x[w]);
+			return false;
+		}
+	}
+	return true;
 }
 
 static uint64_t
@@ -434,12 +441,13 @@ wf_rx_adds_up(const struct wf_counted *c, uint64_t received)
 
 /*
  * What the application does on RECOVERY_FAILED or INTR_RESET: reset the
- * port. Its counters start again from zero: what they said before is kept
- * in carry, as an application that adds them up keeps it.
+ * port, configure it again. The counters go on across it: none of either
+ * port's reads less after than before, and the frames the failed device
+ * counted meanwhile are in the reads after (the run's judgement).
  */
 static int
 wf_reset_if_asked(unsigned int p, unsigned int *handled, struct rte_mempool *pool,
-		  struct wf_counted *carry)
+		  unsigned int *resets)
 {
 	static const struct rte_eth_conf conf = {
 		.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS,
@@ -447,44 +455,34 @@ wf_reset_if_asked(unsigned int p, unsigned int *handled, struct rte_mempool *poo
 	};
 	unsigned int asked = wf_event_count(p, RTE_ETH_EVENT_RECOVERY_FAILED) +
 			     wf_event_count(p, RTE_ETH_EVENT_INTR_RESET);
-	struct wf_counted before;
+	struct wf_counted before, after;
 
 	if (asked == *handled)
 		return 0;
 	*handled = asked;
-	printf("    port %c asked for a reset: rte_eth_dev_reset()\n", p == 0 ? 'A' : 'B');
-	rte_eth_dev_stop(wf_port[p]);
+	(*resets)++;
+	if (!wf_soak)
+		printf("    port %c asked for a reset: rte_eth_dev_reset()\n", p == 0 ? 'A' : 'B');
 	if (wf_read_counted(&before) != 0)
 		return -1;
-	/* Only port p's start again: the other's are read whole at the end. */
-	if (p == 0) {
-		carry->a.ipackets += before.a.ipackets;
-		carry->a.opackets += before.a.opackets;
-		carry->a.oerrors += before.a.oerrors;
-		carry->a_cable_tx_dropped += before.a_cable_tx_dropped;
-	} else {
-		carry->b.ipackets += before.b.ipackets;
-		carry->b.imissed += before.b.imissed;
-		carry->b.ierrors += before.b.ierrors;
-		carry->b.rx_nombuf += before.b.rx_nombuf;
-		carry->b_cable_rx_dropped += before.b_cable_rx_dropped;
-		carry->b_rx_filtered += before.b_rx_filtered;
-		carry->b_rx_oversize += before.b_rx_oversize;
-		carry->b_rx_ring_discards += before.b_rx_ring_discards;
-	}
-	if (rte_eth_dev_reset(wf_port[p]) != 0)
+	rte_eth_dev_stop(wf_port[p]);
+	if (rte_eth_dev_reset(wf_port[p]) != 0 ||
+	    test_port_setup(wf_port[p], &conf, WF_QUEUES, 0, 0, pool) != 0)
 		return -1;
-	return test_port_setup(wf_port[p], &conf, WF_QUEUES, 0, 0, pool);
+	if (wf_read_counted(&after) != 0 || !wf_counted_not_below(&after, &before)) {
+		printf("    port %c: the user's counters went back across its reset\n",
+		       p == 0 ? 'A' : 'B');
+		return -1;
+	}
+	return 0;
 }
 
 /* What a run found, and what the soak adds up. */
 struct wf_result {
 	uint64_t frames, lost, counted, received;
-	/* Runs where a port failed to recover and the application reset it:
-	 * the frames its device dropped from the failure on are counted by a
-	 * device that no longer answers, and the reset starts its counters
-	 * again. Those runs judge lost >= counted; the gap is said. */
-	uint64_t reset_runs, lost_while_failed;
+	/* Runs where a port failed to recover (or failed stopped) and the
+	 * application reset it; judged as every other run. */
+	uint64_t reset_runs;
 	/* The lab's view of the difference (wf_lab()). */
 	int64_t tx_unsent, rx_undelivered;
 	uint64_t leaked;		/* mbufs not back in the pool */
@@ -553,14 +551,13 @@ wf_one_run(uint64_t seed, uint64_t frames, struct wf_result *res)
 	};
 	uint64_t hz = rte_get_timer_hz(), spacing = RTE_MAX(frames / WF_FAULT_SPACING_DIV, UINT64_C(2));
 	uint64_t received = 0, lost = 0, turn = 0, progress_at, idle_since, got;
-	unsigned int resets_handled[2] = { 0 }, p, e, i;
-	struct wf_counted c, carry;
+	unsigned int resets_handled[2] = { 0 }, resets = 0, p, e, i;
+	struct wf_counted c;
 	struct wf_run *r;
 	int ret = TEST_FAILED;
 	uint16_t q, s;
 
 	memset(res, 0, sizeof(*res));
-	memset(&carry, 0, sizeof(carry));
 	r = calloc(1, sizeof(*r));
 	TEST_ASSERT(r != NULL, "no memory");
 	r->rng = seed | 1;
@@ -602,7 +599,7 @@ wf_one_run(uint64_t seed, uint64_t frames, struct wf_result *res)
 		}
 		for (p = 0; p < 2; p++)
 			if (!wf_recovering(p) && wf_reset_if_asked(p, &resets_handled[p],
-								    r->pool, &carry) != 0) {
+								    r->pool, &resets) != 0) {
 				printf("    port %u does not come back from its reset\n", p);
 				goto out;
 			}
@@ -620,7 +617,7 @@ wf_one_run(uint64_t seed, uint64_t frames, struct wf_result *res)
 
 		refnic_emu_set_faults(wf_emu(p), &none);
 		wf_wait_recovery(p);
-		if (wf_reset_if_asked(p, &resets_handled[p], r->pool, &carry) != 0) {
+		if (wf_reset_if_asked(p, &resets_handled[p], r->pool, &resets) != 0) {
 			printf("    port %u does not come back from its reset\n", p);
 			goto out;
 		}
@@ -637,7 +634,6 @@ wf_one_run(uint64_t seed, uint64_t frames, struct wf_result *res)
 		rte_delay_us_sleep(1000);
 		if (wf_read_counted(&c) != 0)
 			goto out;
-		wf_counted_add(&c, &carry);
 		if (received + wf_counted_sum(&c) >= r->total ||
 		    rte_get_timer_cycles() - idle_since > TEST_WAIT_S * hz)
 			break;
@@ -651,15 +647,9 @@ wf_one_run(uint64_t seed, uint64_t frames, struct wf_result *res)
 	res->received = received;
 	memcpy(res->fired, r->fired, sizeof(res->fired));
 	wf_lab(r->total, &c, received, res, false);
-	if (resets_handled[0] + resets_handled[1] != 0) {
-		res->reset_runs = 1;
-		res->lost_while_failed = lost > res->counted ? lost - res->counted : 0;
-		printf("    a port was reset: %" PRIu64 " frames lost while it could not "
-		       "count them\n", res->lost_while_failed);
-	}
+	res->reset_runs = resets != 0;
 	if (res->t.duplicated != 0 || res->t.reordered != 0 || res->t.corrupted != 0 ||
-	    (res->reset_runs ? lost < res->counted : lost != res->counted) ||
-	    (!res->reset_runs && !wf_rx_adds_up(&c, res->t.received)) ||
+	    lost != res->counted || !wf_rx_adds_up(&c, res->t.received) ||
 	    r->total != r->built) {
 		if (!wf_soak) {
 			witness_print(r->w, r->sent, stdout);
@@ -707,9 +697,8 @@ wf_print_result(const char *what, uint64_t seed, const struct wf_result *res)
 	for (f = 0; f < WF_NB_FAULTS; f++)
 		printf(" %s %u", wf_fault_names[f], res->fired[f]);
 	printf("; mbufs leaked %" PRIu64 "; lost uncounted (device counts): in TX rings %" PRId64
-	       ", in RX rings %" PRId64 "; runs with a port reset %" PRIu64 ", lost while "
-	       "its device had failed %" PRIu64 "\n", res->leaked, res->tx_unsent,
-	       res->rx_undelivered, res->reset_runs, res->lost_while_failed);
+	       ", in RX rings %" PRId64 "; runs with a port reset %" PRIu64 "\n", res->leaked,
+	       res->tx_unsent, res->rx_undelivered, res->reset_runs);
 }
 
 static uint64_t
@@ -757,7 +746,6 @@ test_witness_under_faults(void)
 		sum.lost += res.lost;
 		sum.counted += res.counted;
 		sum.reset_runs += res.reset_runs;
-		sum.lost_while_failed += res.lost_while_failed;
 		sum.tx_unsent += res.tx_unsent;
 		sum.rx_undelivered += res.rx_undelivered;
 		sum.leaked += res.leaked;
@@ -798,6 +786,11 @@ enum wf_ring_event {
 	WF_TX_BAD_COMPLETION,	/* A's frame is sent, its completion garbled */
 	WF_TX_SEGS_QUEUE_RESTART, /* as WF_TX_QUEUE_RESTART, frames of WF_RING_SEGS
 				   * segments: packets are counted, not segments */
+	WF_RX_FAILED_RECOVERY,	/* B's frames wait in its RX ring; B's device fails
+				 * and its recovery too; A sends as many again
+				 * while B's device is down; the application resets B */
+	WF_TX_FAILED_RECOVERY,	/* A's frames wait in its TX ring; A's device fails
+				 * and its recovery too; the application resets A */
 };
 
 #define WF_RING_SEGS	3
@@ -810,6 +803,133 @@ wf_recovered(uint16_t port, uint64_t before)
 	while (test_xstat(port, "recoveries") == before && rte_get_timer_cycles() < deadline)
 		rte_delay_us_sleep(1000);
 	return test_xstat(port, "recoveries") != before;
+}
+
+/*
+ * Port p's device fails, and the resets of all three recovery attempts
+ * hang: RECOVERY_FAILED, the port stays failed until rte_eth_dev_reset().
+ * The fault is spent by then: the application's reset goes through.
+ */
+static bool
+wf_recovery_fails(unsigned int p)
+{
+	struct refnic_emu_faults hang = { .reset_fail_times = 3 };
+	uint64_t deadline = rte_get_timer_cycles() + 4 * TEST_WAIT_S * rte_get_timer_hz();
+
+	refnic_emu_set_faults(wf_emu(p), &hang);
+	refnic_emu_inject_fatal(wf_emu(p));
+	while (test_xstat(wf_port[p], "recovery_failures") == 0 &&
+	       rte_get_timer_cycles() < deadline)
+		rte_delay_us_sleep(1000);
+	if (test_xstat(wf_port[p], "recovery_failures") != 1) {
+		printf("    port %c's recovery did not fail\n", p == 0 ? 'A' : 'B');
+		return false;
+	}
+	return true;
+}
+
+/* What the application does then: stop, reset, configure, start. */
+static bool
+wf_reset_port(unsigned int p)
+{
+	rte_eth_dev_stop(wf_port[p]);
+	if (rte_eth_dev_reset(wf_port[p]) != 0 ||
+	    test_port_setup(wf_port[p], NULL, 1, 0, 0, NULL) != 0) {
+		printf("    port %c does not come back from its reset\n", p == 0 ? 'A' : 'B');
+		return false;
+	}
+	return true;
+}
+
+/* A port's rte_eth_stats and xstats, as a rate tool samples them. */
+struct wf_sample {
+	struct rte_eth_stats st;
+	struct rte_eth_xstat_name *names;
+	uint64_t *values;
+	int n;
+};
+
+static bool
+wf_sample(uint16_t port, struct wf_sample *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->n = rte_eth_xstats_get_names(port, NULL, 0);
+	if (s->n <= 0 || rte_eth_stats_get(port, &s->st) != 0)
+		return false;
+	s->names = calloc(s->n, sizeof(*s->names));
+	s->values = calloc(s->n, sizeof(*s->values));
+	return s->names != NULL && s->values != NULL &&
+	       rte_eth_xstats_get_names(port, s->names, s->n) == s->n &&
+	       rte_eth_xstats_get_by_id(port, NULL, s->values, s->n) == s->n;
+}
+
+static void
+wf_sample_free(struct wf_sample *s)
+{
+	free(s->names);
+	free(s->values);
+}
+
+/*
+ * Nothing the user counts went back from before to after: every field of
+ * rte_eth_stats, every xstat of the same name (but the queues' interrupt
+ * intervals, which are settings). Else what did, said.
+ */
+static bool
+wf_sample_not_below(const struct wf_sample *after, const struct wf_sample *before,
+		    const char *when)
+{
+	const uint64_t *x = (const uint64_t *)&after->st, *y = (const uint64_t *)&before->st;
+	bool ok = true;
+	size_t w;
+	int i, j;
+
+	for (w = 0; w < sizeof(after->st) / sizeof(uint64_t); w++)
+		if (x[w] < y[w]) {
+			printf("    %s: rte_eth_stats at offset %zu went back from %" PRIu64
+			       " to %" PRIu64 "\n", when, w * sizeof(uint64_t), y[w], x[w]);
+			ok = false;
+		}
+	for (i = 0; i < before->n; i++) {
+		if (strstr(before->names[i].name, "_itr_us") != NULL)
+			continue;
+		for (j = 0; j < after->n; j++)
+			if (strcmp(after->names[j].name, before->names[i].name) == 0)
+				break;
+		if (j == after->n || after->values[j] < before->values[i]) {
+			printf("    %s: xstat %s went back from %" PRIu64 " to %" PRIu64 "\n",
+			       when, before->names[i].name, before->values[i],
+			       j == after->n ? 0 : after->values[j]);
+			ok = false;
+		}
+	}
+	return ok;
+}
+
+/* rte_eth_stats_reset() and rte_eth_xstats_reset() zero what they reset,
+ * what the ports carried across a reset included. */
+static bool
+wf_stats_reset_zeroes(void)
+{
+	const uint64_t zero[sizeof(struct rte_eth_stats) / sizeof(uint64_t)] = { 0 };
+	struct rte_eth_stats st;
+	struct wf_counted c;
+	unsigned int p;
+
+	for (p = 0; p < 2; p++)
+		if (rte_eth_stats_reset(wf_port[p]) != 0 || rte_eth_xstats_reset(wf_port[p]) != 0 ||
+		    rte_eth_stats_get(wf_port[p], &st) != 0 || memcmp(&st, zero, sizeof(st)) != 0) {
+			printf("    port %c: rte_eth_stats not all 0 after a stats reset: ipackets %"
+			       PRIu64 " opackets %" PRIu64 " oerrors %" PRIu64 " imissed %" PRIu64
+			       "\n", p == 0 ? 'A' : 'B', st.ipackets, st.opackets, st.oerrors,
+			       st.imissed);
+			return false;
+		}
+	if (wf_read_counted(&c) != 0 || wf_counted_sum(&c) != 0) {
+		printf("    the loss counters are not all 0 after a stats reset\n");
+		return false;
+	}
+	return true;
 }
 
 /* The last of sent frames, the marker, is in. */
@@ -829,6 +949,8 @@ wf_ring_case(enum wf_ring_event ev)
 		.corrupt_what = REFNIC_EMU_CORRUPT_TX, .corrupt_every = 1,
 	}, none = { 0 };
 	uint64_t sent = 0, received = 0, lost, counted, before, deadline, ring_lost, tx_discards;
+	uint64_t rx_discards = 0;
+	struct wf_sample s_before = { .n = 0 }, s_failed = { .n = 0 }, s_after = { .n = 0 };
 	struct refnic_emu *emu_a, *emu_b;
 	struct rte_ether_addr mac;
 	struct rte_mbuf *m[WF_RING_FRAMES], *rx[TEST_BURST];
@@ -838,12 +960,14 @@ wf_ring_case(enum wf_ring_event ev)
 	uint16_t n, i, nb = ev == WF_TX_BAD_COMPLETION ? 1 : WF_RING_FRAMES;
 	uint16_t segs = ev == WF_TX_SEGS_QUEUE_RESTART ? WF_RING_SEGS : 1;
 	bool tx_ring = ev == WF_TX_QUEUE_RESTART || ev == WF_TX_RECOVERY ||
-		       ev == WF_TX_SEGS_QUEUE_RESTART;
+		       ev == WF_TX_SEGS_QUEUE_RESTART || ev == WF_TX_FAILED_RECOVERY;
+	/* The port whose recovery fails and which the application resets. */
+	int failing = ev == WF_RX_FAILED_RECOVERY ? 1 : ev == WF_TX_FAILED_RECOVERY ? 0 : -1;
 	int ret = TEST_FAILED;
 
 	if (getenv("REFNIC_WITNESS_SOAK_S") != NULL)
 		return TEST_SKIPPED;	/* the soak is the case above, alone */
-	w = witness_checker_create(1, WF_RING_FRAMES + 1, 1);
+	w = witness_checker_create(1, 2 * WF_RING_FRAMES + 1, 1);
 	TEST_ASSERT(w != NULL, "checker");
 	if (test_pair_setup(&pair, &wf_port[0], &wf_port[1], &mac) != 0) {
 		witness_checker_free(w);
@@ -867,11 +991,33 @@ wf_ring_case(enum wf_ring_event ev)
 	switch (ev) {
 	case WF_RX_QUEUE_RESTART:
 	case WF_RX_RECOVERY:
+	case WF_RX_FAILED_RECOVERY:
 		/* In B's ring, completed, not taken yet. */
 		if (test_hw_counter_wait(WF_B, offsetof(struct refnic_hw_stats, q[0].rx_packets),
 					 nb) != nb)
 			goto out;
-		if (ev == WF_RX_QUEUE_RESTART) {
+		rx_discards = nb;
+		if (ev == WF_RX_FAILED_RECOVERY) {
+			/* Then as many again while B's device is down (its resets
+			 * hang): lost there, counted by a device B's driver
+			 * cannot ask until the application resets the port. */
+			if (!wf_sample(wf_port[1], &s_before) || !wf_recovery_fails(1) ||
+			    !wf_sample(wf_port[1], &s_failed))
+				goto out;
+			for (i = 0; i < nb; i++) {
+				m[i] = witness_frame(test_pool, &mac, 128, 1, 0, sent++);
+				if (m[i] == NULL) {
+					rte_pktmbuf_free_bulk(m, i);
+					goto out;
+				}
+			}
+			if (test_tx_all(wf_port[0], m, nb) != nb ||
+			    test_hw_counter_wait(WF_B, offsetof(struct refnic_hw_stats,
+								cable_rx_dropped), nb) != nb)
+				goto out;
+			if (!wf_reset_port(1))
+				goto out;
+		} else if (ev == WF_RX_QUEUE_RESTART) {
 			if (rte_eth_dev_rx_queue_stop(wf_port[1], 0) != 0 ||
 			    rte_eth_dev_rx_queue_start(wf_port[1], 0) != 0)
 				goto out;
@@ -886,6 +1032,12 @@ wf_ring_case(enum wf_ring_event ev)
 	case WF_TX_SEGS_QUEUE_RESTART:
 		if (rte_eth_dev_tx_queue_stop(wf_port[0], 0) != 0 ||
 		    rte_eth_dev_tx_queue_start(wf_port[0], 0) != 0)
+			goto out;
+		refnic_emu_set_dataplane_paused(emu_a, false);
+		break;
+	case WF_TX_FAILED_RECOVERY:
+		if (!wf_sample(wf_port[0], &s_before) || !wf_recovery_fails(0) ||
+		    !wf_sample(wf_port[0], &s_failed) || !wf_reset_port(0))
 			goto out;
 		refnic_emu_set_dataplane_paused(emu_a, false);
 		break;
@@ -937,21 +1089,37 @@ wf_ring_case(enum wf_ring_event ev)
 	ring_lost = ev == WF_TX_BAD_COMPLETION ? 0 : WF_RING_FRAMES;
 	tx_discards = test_xstat(wf_port[0], "tx_q0_ring_discards");
 	printf("    A's oerrors %" PRIu64 " (tx_q0_ring_discards %" PRIu64 "), B's "
-	       "rx ring discards %" PRIu64 "\n", c.a.oerrors, tx_discards, c.b_rx_ring_discards);
+	       "rx ring discards %" PRIu64 ", cable_rx_dropped %" PRIu64 "\n", c.a.oerrors,
+	       tx_discards, c.b_rx_ring_discards, c.b_cable_rx_dropped);
+	/* B's failed recovery loses its ring and what came while it was down. */
+	if (ev == WF_RX_FAILED_RECOVERY)
+		ring_lost += WF_RING_FRAMES;
 	if (t.duplicated != 0 || t.reordered != 0 || t.corrupted != 0 || lost != counted ||
 	    lost != ring_lost || !wf_rx_adds_up(&c, received) ||
-	    tx_discards != (tx_ring ? ring_lost : 0) ||
-	    c.b_rx_ring_discards != (ev == WF_RX_QUEUE_RESTART || ev == WF_RX_RECOVERY ?
-				     ring_lost : 0)) {
+	    tx_discards != (tx_ring ? WF_RING_FRAMES : 0) ||
+	    c.b_rx_ring_discards != rx_discards ||
+	    c.b_cable_rx_dropped != (ev == WF_RX_FAILED_RECOVERY ? WF_RING_FRAMES : 0)) {
 		printf("    expected %" PRIu64 " lost, each counted once where its path says\n",
 		       ring_lost);
 		wf_lab(sent, &c, received, &(struct wf_result){ .frames = 0 }, true);
 		goto out;
 	}
+	/* The failed port's counters, sampled before its failure, while it
+	 * was failed and after its reset, never went back. */
+	if (failing >= 0 && (!wf_sample(wf_port[failing], &s_after) ||
+			     !wf_sample_not_below(&s_failed, &s_before, "while failed") ||
+			     !wf_sample_not_below(&s_after, &s_failed, "after the reset")))
+		goto out;
+	if (failing >= 0 && !wf_stats_reset_zeroes())
+		goto out;
 	ret = TEST_SUCCESS;
 out:
+	wf_sample_free(&s_before);
+	wf_sample_free(&s_failed);
+	wf_sample_free(&s_after);
 	refnic_emu_set_dataplane_paused(emu_a, false);
 	refnic_emu_set_faults(emu_a, &none);
+	refnic_emu_set_faults(emu_b, &none);
 	test_pair_teardown(&pair);
 	witness_checker_free(w);
 	return ret;
@@ -993,6 +1161,18 @@ test_witness_tx_ring_of_chains_at_queue_restart(void)
 	return wf_ring_case(WF_TX_SEGS_QUEUE_RESTART);
 }
 
+static int
+test_witness_rx_failed_recovery_then_reset(void)
+{
+	return wf_ring_case(WF_RX_FAILED_RECOVERY);
+}
+
+static int
+test_witness_tx_failed_recovery_then_reset(void)
+{
+	return wf_ring_case(WF_TX_FAILED_RECOVERY);
+}
+
 const struct unit_test_suite refnic_witness_faults_suite = {
 	.name = "witness_faults",
 	.cases = {
@@ -1003,6 +1183,8 @@ const struct unit_test_suite refnic_witness_faults_suite = {
 		TEST_CASE(test_witness_tx_ring_at_recovery),
 		TEST_CASE(test_witness_bad_tx_completion_is_no_loss),
 		TEST_CASE(test_witness_tx_ring_of_chains_at_queue_restart),
+		TEST_CASE(test_witness_rx_failed_recovery_then_reset),
+		TEST_CASE(test_witness_tx_failed_recovery_then_reset),
 		TEST_CASES_END()
 	},
 };

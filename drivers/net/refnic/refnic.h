@@ -19,6 +19,7 @@
 #include "refnic_compat.h"
 #include "refnic_devargs.h"
 #include "refnic_logs.h"
+#include "refnic_rxtx.h"	/* struct refnic_queue_stats, which the adapter carries */
 
 #define REFNIC_DRIVER_NAME		net_refnic
 #define REFNIC_ADMIN_DEPTH		16	/* commands are issued one at a time */
@@ -189,12 +190,18 @@ struct refnic_adapter {
 	struct rte_ether_addr mc_addrs[REFNIC_MAX_MC_FILTERS];
 	uint32_t nb_mc_addrs;
 
-	/* Device counters at the last xstats/stats reset, and the last fetched;
-	 * stats, xstats and telemetry readers fetch and read under stats_lock,
-	 * so that none sees another's half-written copy. */
+	/* Device counters at the last xstats/stats reset (kept across
+	 * recoveries and resets), and the last fetched; stats, xstats and
+	 * telemetry readers fetch and read under stats_lock, so that none sees
+	 * another's half-written copy. */
 	pthread_mutex_t stats_lock;
 	struct refnic_hw_stats hw_stats_base;
 	struct refnic_hw_stats hw_stats;
+	/* What released queues counted since the last stats reset, by queue
+	 * id, until a queue set up with that id takes it on (refnic_stats.c);
+	 * under stats_lock. */
+	struct refnic_queue_stats rxq_carry[REFNIC_MAX_QUEUES];
+	struct refnic_queue_stats txq_carry[REFNIC_MAX_QUEUES];
 };
 
 /* What the bus side of probe provides, like ionic's thin bus layers. */
@@ -283,7 +290,6 @@ void refnic_admin_stats_clear(struct refnic_adapter *ad);
 int refnic_identify_check(struct refnic_adapter *ad, struct refnic_identify *id);
 int refnic_stats_check(struct refnic_adapter *ad, const struct refnic_hw_stats *s,
 		       const struct refnic_hw_stats *since);
-bool refnic_stats_not_below(const struct refnic_hw_stats *a, const struct refnic_hw_stats *b);
 void refnic_reply_error(struct refnic_adapter *ad, const char *cmd, const char *what);
 
 /* refnic_rss.c */
@@ -321,9 +327,8 @@ void refnic_recovery_wait(struct refnic_adapter *ad);
 void refnic_failure_listen(void);
 /* refnic_ethdev.c: the device reset and the port's configuration restored.
  * What a recovery brings back, taken once before its first attempt: a
- * failed attempt's own stops and baselines must not pass for the app's. */
+ * failed attempt's own queue stops must not pass for the app's. */
 struct refnic_recovery_state {
-	struct refnic_hw_stats stats_base;
 	uint8_t rx_state[RTE_MAX_QUEUES_PER_PORT];
 	uint8_t tx_state[RTE_MAX_QUEUES_PER_PORT];
 };
@@ -376,9 +381,27 @@ uint64_t refnic_db_queue_recoveries(const struct refnic_adapter *ad, uint16_t q,
 uint64_t refnic_db_checks(const struct refnic_adapter *ad);
 void refnic_db_stats_reset(struct refnic_adapter *ad);
 
-/* refnic_xstats.c */
+/* refnic_stats.c: the port's counters, from the probe or the last stats
+ * reset, on across recoveries, rte_eth_dev_reset() and queue setups. */
 int refnic_stats_fill(struct rte_eth_dev *dev, struct rte_eth_stats *stats,
 		      struct refnic_qstats *qstats);
+int refnic_stats_reset(struct rte_eth_dev *dev);
+/* Under stats_lock, with ad->hw_stats the device's first answer since its
+ * reset: the port's counters start there (probe), or go on (go_on). */
+void refnic_hw_stats_rebase(struct refnic_adapter *ad, bool go_on);
+/* A queue set up takes on what the queues of its id counted, and is
+ * published in dev->data; a queue released leaves its counts to the port
+ * and is unpublished (before its memory goes). */
+void refnic_rxq_stats_join(struct rte_eth_dev *dev, struct refnic_rx_queue *rxq);
+void refnic_txq_stats_join(struct rte_eth_dev *dev, struct refnic_tx_queue *txq);
+void refnic_rxq_stats_leave(struct rte_eth_dev *dev, uint16_t qid);
+void refnic_txq_stats_leave(struct rte_eth_dev *dev, uint16_t qid);
+/* Queue id q's counts since the last stats reset: its queue's, with its
+ * predecessors', or theirs alone while none is set up. Under stats_lock. */
+void refnic_queue_counts(const struct rte_eth_dev *dev, uint16_t q, bool tx,
+			 struct refnic_queue_stats *out);
+
+/* refnic_xstats.c */
 int refnic_xstats_get(struct rte_eth_dev *dev, struct rte_eth_xstat *xstats, unsigned int n);
 int refnic_xstats_get_names(struct rte_eth_dev *dev, struct rte_eth_xstat_name *names,
 			    unsigned int n);

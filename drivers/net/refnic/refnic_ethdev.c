@@ -83,10 +83,11 @@ refnic_hw_init(struct refnic_adapter *ad)
 		rte_eth_random_addr(ad->ident.mac);
 		PMD_INIT_LOG(WARNING, "device has no valid MAC address; using a random one");
 	}
-	/* Device counters run from its creation; the port's from its (re)init. */
+	/* Device counters run from its creation; the port's from its probe,
+	 * and on across a recovery or rte_eth_dev_reset() (refnic_stats.c). */
 	ret = refnic_fetch_hw_stats_baseline(ad);
 	if (ret == 0)
-		ad->hw_stats_base = ad->hw_stats;
+		refnic_hw_stats_rebase(ad, again);
 	pthread_mutex_unlock(&ad->stats_lock);
 	return ret == -ENOTSUP ? 0 : ret;	/* no device counters: not an error */
 }
@@ -510,7 +511,6 @@ refnic_recovery_state_save(struct rte_eth_dev *dev, struct refnic_recovery_state
 	 * (deferred-start queues it started, queues it stopped). */
 	memcpy(st->rx_state, dev->data->rx_queue_state, dev->data->nb_rx_queues);
 	memcpy(st->tx_state, dev->data->tx_queue_state, dev->data->nb_tx_queues);
-	st->stats_base = refnic_adapter(dev)->hw_stats_base;
 }
 
 
@@ -585,18 +585,12 @@ int
 refnic_dev_recover(struct rte_eth_dev *dev, const struct refnic_recovery_state *st)
 {
 	struct refnic_adapter *ad = refnic_adapter(dev);
-	const struct refnic_hw_stats *base = &st->stats_base;
 	uint16_t q;
 	int ret;
 
 	refnic_rxq_intr_teardown(dev);
+	/* Counters go on across it, as across a restart (refnic_hw_init()). */
 	ret = refnic_hw_init(ad);
-	/* Counters go on across a recovery, as across a restart: the device's
-	 * run from its creation, so the port's baseline stays. */
-	pthread_mutex_lock(&ad->stats_lock);
-	if (refnic_stats_not_below(&ad->hw_stats, base))	/* else start over */
-		ad->hw_stats_base = *base;
-	pthread_mutex_unlock(&ad->stats_lock);
 	if (ret == 0)
 		ret = config_fits_device(dev);
 	if (ret != 0)
@@ -818,99 +812,7 @@ refnic_mac_addr_set(struct rte_eth_dev *dev, struct rte_ether_addr *mac)
 	return refnic_admin_exec(refnic_adapter(dev), &cmd, NULL);
 }
 
-/*
- * Packets and bytes are the device's own counts, taken at the MAC as real
- * NICs report them (a frame waiting in an RX ring has been received). If the
- * device does not answer, the driver's own counts stand in. The first
- * RTE_ETHDEV_QUEUE_STAT_CNTRS queues' counts go to qstats, if given.
- */
-int
-refnic_stats_fill(struct rte_eth_dev *dev, struct rte_eth_stats *stats,
-		  struct refnic_qstats *qstats)
-{
-	struct refnic_adapter *ad = refnic_adapter(dev);
-	const struct refnic_hw_queue_stats *cur = ad->hw_stats.q, *base = ad->hw_stats_base.q;
-	uint64_t pkts, bytes;
-	uint16_t q;
-	bool hw;
-
-	/* A secondary asks the primary (refnic_mp.c), which runs this. */
-	pthread_mutex_lock(&ad->stats_lock);
-	/* A refused reply leaves the last good counts: still the device's. */
-	if (!refnic_port_failed(ad))
-		refnic_fetch_hw_stats(ad);
-	hw = !refnic_port_failed(ad) && refnic_has_hw_stats(ad);
-
-	for (q = 0; q < dev->data->nb_rx_queues; q++) {
-		const struct refnic_rx_queue *rxq = dev->data->rx_queues[q];
-		struct refnic_queue_stats sw;
-
-		if (rxq == NULL)
-			continue;
-		refnic_queue_stats_read(&rxq->stats, &rxq->stats_base, &sw);
-		pkts = hw ? cur[q].rx_packets - base[q].rx_packets : sw.packets;
-		bytes = hw ? cur[q].rx_bytes - base[q].rx_bytes : sw.bytes;
-		stats->ipackets += pkts;
-		stats->ibytes += bytes;
-		stats->ierrors += sw.errors;
-		stats->rx_nombuf += sw.nombuf;
-		if (hw)
-			stats->imissed += cur[q].rx_no_buffer - base[q].rx_no_buffer;
-		if (qstats != NULL && q < RTE_ETHDEV_QUEUE_STAT_CNTRS) {
-			qstats->q_ipackets[q] = pkts;
-			qstats->q_ibytes[q] = bytes;
-			qstats->q_errors[q] = sw.errors;
-		}
-	}
-	for (q = 0; q < dev->data->nb_tx_queues; q++) {
-		const struct refnic_tx_queue *txq = dev->data->tx_queues[q];
-		struct refnic_queue_stats sw;
-
-		if (txq == NULL)
-			continue;
-		refnic_queue_stats_read(&txq->stats, &txq->stats_base, &sw);
-		pkts = hw ? cur[q].tx_packets - base[q].tx_packets : sw.packets;
-		bytes = hw ? cur[q].tx_bytes - base[q].tx_bytes : sw.bytes;
-		stats->opackets += pkts;
-		stats->obytes += bytes;
-		/* Taken and never sent: freed from the ring at a stop or recovery. */
-		stats->oerrors += sw.errors + sw.ring_discards;
-		if (hw)
-			stats->oerrors += cur[q].tx_malformed - base[q].tx_malformed;
-		if (qstats != NULL && q < RTE_ETHDEV_QUEUE_STAT_CNTRS) {
-			qstats->q_opackets[q] = pkts;
-			qstats->q_obytes[q] = bytes;
-		}
-	}
-	pthread_mutex_unlock(&ad->stats_lock);
-	return 0;
-}
 REFNIC_STATS_GET_OP(refnic_stats_get, refnic_stats_fill)
-
-static int
-refnic_stats_reset(struct rte_eth_dev *dev)
-{
-	struct refnic_adapter *ad = refnic_adapter(dev);
-	uint16_t q;
-
-	for (q = 0; q < dev->data->nb_rx_queues; q++) {
-		struct refnic_rx_queue *rxq = dev->data->rx_queues[q];
-
-		if (rxq != NULL)
-			refnic_queue_stats_read(&rxq->stats, NULL, &rxq->stats_base);
-	}
-	for (q = 0; q < dev->data->nb_tx_queues; q++) {
-		struct refnic_tx_queue *txq = dev->data->tx_queues[q];
-
-		if (txq != NULL)
-			refnic_queue_stats_read(&txq->stats, NULL, &txq->stats_base);
-	}
-	pthread_mutex_lock(&ad->stats_lock);
-	if (!refnic_port_failed(ad) && refnic_fetch_hw_stats_baseline(ad) == 0)
-		ad->hw_stats_base = ad->hw_stats;
-	pthread_mutex_unlock(&ad->stats_lock);
-	return 0;
-}
 
 int
 refnic_fw_version_get(struct rte_eth_dev *dev, char *fw_version, size_t fw_size)

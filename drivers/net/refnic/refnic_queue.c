@@ -67,10 +67,10 @@ refnic_rx_queue_release(struct rte_eth_dev *dev, uint16_t qid)
 
 	if (rxq == NULL)
 		return;
+	refnic_rxq_stats_leave(dev, qid);
 	rte_eth_dma_zone_free(dev, "rx_ring", qid);
 	rte_free(rxq->sw_ring);
 	rte_free(rxq);
-	dev->data->rx_queues[qid] = NULL;
 }
 
 void
@@ -80,10 +80,10 @@ refnic_tx_queue_release(struct rte_eth_dev *dev, uint16_t qid)
 
 	if (txq == NULL)
 		return;
+	refnic_txq_stats_leave(dev, qid);
 	rte_eth_dma_zone_free(dev, "tx_ring", qid);
 	rte_free(txq->sw_ring);
 	rte_free(txq);
-	dev->data->tx_queues[qid] = NULL;
 }
 
 int
@@ -150,7 +150,7 @@ refnic_rx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
 	refnic_rx_ol_flags_tbl_init(rxq);
 	rxq->ptype_mask = refnic_adapter(dev)->ptype_mask;
 	rxq->deferred_start = conf->rx_deferred_start;
-	dev->data->rx_queues[qid] = rxq;
+	refnic_rxq_stats_join(dev, rxq);
 	return 0;
 }
 
@@ -219,7 +219,7 @@ refnic_tx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
 	txq->port_id = dev->data->port_id;
 	txq->offloads = conf->offloads | dev->data->dev_conf.txmode.offloads;
 	txq->deferred_start = conf->tx_deferred_start;
-	dev->data->tx_queues[qid] = txq;
+	refnic_txq_stats_join(dev, txq);
 	return 0;
 }
 

@@ -194,14 +194,6 @@ stats_not_below(const struct refnic_hw_stats *a, const struct refnic_hw_stats *b
 	return true;
 }
 
-bool
-refnic_stats_not_below(const struct refnic_hw_stats *a, const struct refnic_hw_stats *b)
-{
-	size_t at;
-
-	return stats_not_below(a, b, &at);
-}
-
 /*
  * STATS_GET: the device's counters run from its creation and nothing but
  * STATS_CLEAR, which the driver never sends, sets them back; a reply that

@@ -139,7 +139,9 @@ struct refnic_rx_queue {
 	struct rte_mempool *mp;
 	uint64_t mbuf_initializer;	/* rearm_data of a received mbuf */
 	struct refnic_queue_stats stats;
-	struct refnic_queue_stats stats_base;	/* control threads': at the last reset */
+	/* Control threads': the counters at the last stats reset, less what
+	 * earlier queues of this id counted since (refnic_stats.c). */
+	struct refnic_queue_stats stats_base;
 	uint16_t qid;
 	uint16_t port_id;
 	uint64_t offloads;
@@ -184,7 +186,7 @@ struct refnic_tx_queue {
 	bool held;			/* bursts kept out: a recovery is under way */
 	uint32_t starts;		/* times started: the doorbell check sees restarts */
 	struct refnic_queue_stats stats;
-	struct refnic_queue_stats stats_base;	/* control threads': at the last reset */
+	struct refnic_queue_stats stats_base;	/* as refnic_rx_queue's */
 	uint16_t qid;
 	uint16_t port_id;
 	uint64_t offloads;

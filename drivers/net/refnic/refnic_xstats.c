@@ -6,7 +6,8 @@
  * Extended statistics. Each counter is defined once (name + where its value
  * lives), and names and values are produced by the same walk, so they line
  * up by id. Device counters come from the device itself (admin STATS_GET),
- * relative to the last reset; admin_* are the driver's own measurements.
+ * relative to the last stats reset (refnic_stats.c says across what they
+ * go on); admin_* are the driver's own measurements.
  */
 
 #include <stdio.h>
@@ -150,16 +151,9 @@ hw_delta(const struct refnic_adapter *ad, const void *cur, size_t offset)
 static uint64_t
 queue_ring_discards(const struct rte_eth_dev *dev, uint16_t q, bool tx)
 {
-	const struct refnic_tx_queue *txq = tx ? dev->data->tx_queues[q] : NULL;
-	const struct refnic_rx_queue *rxq = tx ? NULL : dev->data->rx_queues[q];
 	struct refnic_queue_stats sw;
 
-	if (txq != NULL)
-		refnic_queue_stats_read(&txq->stats, &txq->stats_base, &sw);
-	else if (rxq != NULL)
-		refnic_queue_stats_read(&rxq->stats, &rxq->stats_base, &sw);
-	else
-		return 0;
+	refnic_queue_counts(dev, q, tx, &sw);
 	return sw.ring_discards;
 }
 
@@ -200,18 +194,14 @@ port_xstats_gather(const struct rte_eth_dev *dev, const struct refnic_admin_stat
 	memset(x, 0, sizeof(*x));
 	/* Which TX path each packet took is the driver's own count, as are
 	 * TSO packets and the frames the device was asked to cut them into. */
-	for (q = 0; q < dev->data->nb_tx_queues; q++) {
-		const struct refnic_tx_queue *txq = dev->data->tx_queues[q];
-
+	for (q = 0; q < REFNIC_MAX_QUEUES; q++) {
 		struct refnic_queue_stats sw;
 
-		if (txq != NULL) {
-			refnic_queue_stats_read(&txq->stats, &txq->stats_base, &sw);
-			x->tx_push_packets += sw.push;
-			x->tx_fetch_packets += sw.packets - sw.push;
-			x->tx_tso_packets += sw.tso;
-			x->tx_tso_segments += sw.tso_segs;
-		}
+		refnic_queue_counts(dev, q, true, &sw);
+		x->tx_push_packets += sw.push;
+		x->tx_fetch_packets += sw.packets - sw.push;
+		x->tx_tso_packets += sw.tso;
+		x->tx_tso_segments += sw.tso_segs;
 	}
 	for (q = 0; q < REFNIC_MAX_QUEUES; q++) {
 		x->tx_doorbell_writes += s->q[q].tx_doorbells - b->q[q].tx_doorbells;
