@@ -126,7 +126,7 @@ static int
 wf_event_cb(uint16_t port, enum rte_eth_event_type type, void *arg __rte_unused,
 	    void *ret __rte_unused)
 {
-	__atomic_fetch_add(&wf_events[port == wf_port[1]][type], 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&wf_events[port == wf_port[1]][type], 1, __ATOMIC_RELEASE);
 	return 0;
 }
 
@@ -808,19 +808,25 @@ wf_recovered(uint16_t port, uint64_t before)
 /*
  * Port p's device fails, and the resets of all three recovery attempts
  * hang: RECOVERY_FAILED, the port stays failed until rte_eth_dev_reset().
- * The fault is spent by then: the application's reset goes through.
+ * The fault is spent by then: the application's reset goes through, once
+ * the event came (the recovery's last step, as an application waits for).
  */
 static bool
 wf_recovery_fails(unsigned int p)
 {
 	struct refnic_emu_faults hang = { .reset_fail_times = 3 };
 	uint64_t deadline = rte_get_timer_cycles() + 4 * TEST_WAIT_S * rte_get_timer_hz();
+	unsigned int before = wf_event_count(p, RTE_ETH_EVENT_RECOVERY_FAILED);
 
+	rte_eth_dev_callback_register(wf_port[p], RTE_ETH_EVENT_RECOVERY_FAILED, wf_event_cb,
+				      NULL);
 	refnic_emu_set_faults(wf_emu(p), &hang);
 	refnic_emu_inject_fatal(wf_emu(p));
-	while (test_xstat(wf_port[p], "recovery_failures") == 0 &&
+	while (wf_event_count(p, RTE_ETH_EVENT_RECOVERY_FAILED) == before &&
 	       rte_get_timer_cycles() < deadline)
 		rte_delay_us_sleep(1000);
+	rte_eth_dev_callback_unregister(wf_port[p], RTE_ETH_EVENT_RECOVERY_FAILED, wf_event_cb,
+					NULL);
 	if (test_xstat(wf_port[p], "recovery_failures") != 1) {
 		printf("    port %c's recovery did not fail\n", p == 0 ? 'A' : 'B');
 		return false;

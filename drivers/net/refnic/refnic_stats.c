@@ -137,11 +137,13 @@ refnic_stats_fill(struct rte_eth_dev *dev, struct rte_eth_stats *stats,
 	const struct refnic_hw_queue_stats *cur = ad->hw_stats.q, *base = ad->hw_stats_base.q;
 	struct refnic_queue_stats sw;
 	uint64_t pkts, bytes;
-	bool hw = refnic_has_hw_stats(ad);
 	uint16_t q;
+	bool hw;
 
 	/* A secondary asks the primary (refnic_mp.c), which runs this. */
 	pthread_mutex_lock(&ad->stats_lock);
+	/* Under the lock: a recovery identifies the device again under it. */
+	hw = refnic_has_hw_stats(ad);
 	/* A refused reply, or a failed port, leaves the last good counts. */
 	if (!refnic_port_failed(ad))
 		refnic_fetch_hw_stats(ad);
