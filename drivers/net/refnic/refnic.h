@@ -134,7 +134,7 @@ struct refnic_flows {
 struct refnic_bus_ops;
 
 struct refnic_adapter {
-	struct refnic_hw hw;
+	struct refnic_bar hw;
 	struct refnic_devargs args;
 	const struct refnic_bus_ops *bus;
 	void *bus_priv;
@@ -238,15 +238,15 @@ refnic_max_mac_addrs(const struct refnic_adapter *ad)
 }
 
 /* refnic_ethdev.c */
-int refnic_ethdev_init(struct rte_eth_dev *dev, const struct refnic_hw *hw,
+int refnic_ethdev_init(struct rte_eth_dev *dev, const struct refnic_bar *hw,
 		       const struct refnic_devargs *args,
 		       const struct refnic_bus_ops *bus, void *bus_priv);
 int refnic_quiesce(struct rte_eth_dev *dev);
 
 /* A secondary process's side of a port (process_private). */
 struct refnic_secondary {
-	struct refnic_hw hw;		/* this process's register access */
-	void (*release)(struct refnic_hw *hw);	/* the bus glue's, at close */
+	struct refnic_bar hw;		/* this process's register access */
+	void (*release)(struct refnic_bar *hw);	/* the bus glue's, at close */
 };
 /* refnic_secondary.c: a secondary process's port. Takes sec (malloc'd),
  * freed at close. */

@@ -30,7 +30,7 @@
 typedef void (*refnic_bar_trap_t)(void *ctx, uint32_t off, uint32_t val);
 
 /* What the bus hands over at probe, as PCI hands mem_resource + intr_handle. */
-struct refnic_hw {
+struct refnic_bar {
 	uint8_t *bar0;
 	refnic_bar_trap_t trap;		/* NULL on a real BAR */
 	void *trap_ctx;
@@ -60,7 +60,7 @@ struct refnic_hw {
 #endif
 
 static inline uint32_t
-refnic_reg_read(const struct refnic_hw *hw, uint32_t off)
+refnic_reg_read(const struct refnic_bar *hw, uint32_t off)
 {
 #ifdef REFNIC_BAR_C11
 	return __atomic_load_n((const uint32_t *)(hw->bar0 + off), __ATOMIC_ACQUIRE);
@@ -70,7 +70,7 @@ refnic_reg_read(const struct refnic_hw *hw, uint32_t off)
 }
 
 static inline void
-refnic_reg_write(struct refnic_hw *hw, uint32_t off, uint32_t val)
+refnic_reg_write(struct refnic_bar *hw, uint32_t off, uint32_t val)
 {
 #ifdef REFNIC_BAR_C11
 	__atomic_store_n((uint32_t *)(hw->bar0 + off), val, __ATOMIC_RELEASE);
@@ -82,7 +82,7 @@ refnic_reg_write(struct refnic_hw *hw, uint32_t off, uint32_t val)
 }
 
 static inline void
-refnic_reg_write64(struct refnic_hw *hw, uint32_t off_lo, uint64_t val)
+refnic_reg_write64(struct refnic_bar *hw, uint32_t off_lo, uint64_t val)
 {
 	refnic_reg_write(hw, off_lo, (uint32_t)val);
 	refnic_reg_write(hw, off_lo + 4, (uint32_t)(val >> 32));
@@ -97,7 +97,7 @@ refnic_reg_write64(struct refnic_hw *hw, uint32_t off_lo, uint64_t val)
  * device's model: bursts when WC, one transaction per 8 bytes when not).
  */
 static inline volatile uint64_t *
-refnic_push_line_begin(struct refnic_hw *hw, uint32_t off)
+refnic_push_line_begin(struct refnic_bar *hw, uint32_t off)
 {
 	rte_io_wmb();
 	return (volatile uint64_t *)(hw->bar0 + off);
@@ -105,7 +105,7 @@ refnic_push_line_begin(struct refnic_hw *hw, uint32_t off)
 
 /* The line's len bytes are stored: the fence, then the trap. */
 static inline void
-refnic_push_line_end(struct refnic_hw *hw, uint32_t off, uint32_t len)
+refnic_push_line_end(struct refnic_bar *hw, uint32_t off, uint32_t len)
 {
 	rte_wmb();
 	if (hw->trap != NULL)
@@ -113,7 +113,7 @@ refnic_push_line_end(struct refnic_hw *hw, uint32_t off, uint32_t len)
 }
 
 static inline void
-refnic_push_write(struct refnic_hw *hw, uint32_t off, const void *src, uint32_t len)
+refnic_push_write(struct refnic_bar *hw, uint32_t off, const void *src, uint32_t len)
 {
 	volatile uint64_t *dst = refnic_push_line_begin(hw, off);
 	uint64_t word;

@@ -6,7 +6,7 @@
  * The ethdev side of net_refnic: bring-up, the primary process's dev_ops,
  * port configuration (a secondary's port is refnic_secondary.c).
  * It knows nothing of how the device was found; the bus glue hands it a
- * struct refnic_hw (BAR, emulated-BAR link, eventfds) and a release hook.
+ * struct refnic_bar (BAR, emulated-BAR link, eventfds) and a release hook.
  */
 
 #include <stdarg.h>
@@ -93,7 +93,7 @@ refnic_hw_init(struct refnic_adapter *ad)
 }
 
 int
-refnic_ethdev_init(struct rte_eth_dev *dev, const struct refnic_hw *hw,
+refnic_ethdev_init(struct rte_eth_dev *dev, const struct refnic_bar *hw,
 		   const struct refnic_devargs *args, const struct refnic_bus_ops *bus,
 		   void *bus_priv)
 {
@@ -102,7 +102,7 @@ refnic_ethdev_init(struct rte_eth_dev *dev, const struct refnic_hw *hw,
 	int ret;
 
 	ad->hw = *hw;
-	refnic_port_hw[dev->data->port_id] = &ad->hw;	/* the bursts' */
+	refnic_port_bar[dev->data->port_id] = &ad->hw;	/* the bursts' */
 	ad->args = *args;
 	ad->bus = bus;
 	ad->bus_priv = bus_priv;
@@ -140,7 +140,7 @@ refnic_ethdev_init(struct rte_eth_dev *dev, const struct refnic_hw *hw,
 			PMD_INIT_LOG(ERR, "device did not reset; its admin and event rings "
 				     "are left allocated");
 		}
-		refnic_port_hw[dev->data->port_id] = NULL;	/* ad goes with the port */
+		refnic_port_bar[dev->data->port_id] = NULL;	/* ad goes with the port */
 		return ret;
 	}
 	memcpy(dev->data->mac_addrs[0].addr_bytes, ad->ident.mac, RTE_ETHER_ADDR_LEN);
@@ -654,7 +654,7 @@ refnic_dev_close(struct rte_eth_dev *dev)
 			    "are left allocated", dev->data->port_id);
 	}
 	refnic_flow_fini(dev);
-	refnic_port_hw[dev->data->port_id] = NULL;
+	refnic_port_bar[dev->data->port_id] = NULL;
 	if (ad->bus != NULL && ad->bus->release != NULL)
 		ad->bus->release(ad);
 	return 0;

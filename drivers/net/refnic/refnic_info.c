@@ -318,6 +318,6 @@ refnic_tx_burst_mode_get(struct rte_eth_dev *dev, uint16_t qid,
 	mode->flags = 0;
 	snprintf(mode->info, sizeof(mode->info), "%s, %s",
 		 refnic_tx_burst_name(dev),
-		 refnic_queue_hw(dev->data->port_id)->tx_push ? "WC push" : "doorbell+fetch");
+		 refnic_queue_bar(dev->data->port_id)->tx_push ? "WC push" : "doorbell+fetch");
 	return 0;
 }

@@ -30,7 +30,7 @@
 #include "refnic.h"
 #include "refnic_rxtx.h"
 
-struct refnic_hw *refnic_port_hw[RTE_MAX_ETHPORTS];
+struct refnic_bar *refnic_port_bar[RTE_MAX_ETHPORTS];
 
 #define TX_FREE_BULK	64	/* mbufs returned to the pool at once */
 #define TX_RECLAIM_MAX	64	/* descriptors freed per reclaim, at most */
@@ -254,7 +254,7 @@ refnic_rx_refill(struct refnic_rx_queue *rxq)
 		done += run;
 	}
 	if (done != 0)
-		refnic_reg_write(refnic_queue_hw(rxq->port_id), rxq->tail_reg, rxq->tail);
+		refnic_reg_write(refnic_queue_bar(rxq->port_id), rxq->tail_reg, rxq->tail);
 	return done;
 }
 
@@ -831,7 +831,7 @@ refnic_tx_notify(struct refnic_tx_queue *txq, struct rte_mbuf **pkts, uint16_t n
 		 uint16_t tail, uint64_t bytes, uint64_t dropped)
 {
 	if (tail != txq->tail) {
-		struct refnic_hw *hw = refnic_queue_hw(txq->port_id);
+		struct refnic_bar *hw = refnic_queue_bar(txq->port_id);
 
 		if (hw->tx_push && nb_taken == 1 && dropped == 0 &&
 		    pkts[0]->nb_segs <= REFNIC_PUSH_MAX_DESC &&

@@ -20,12 +20,12 @@
  * hot table rather than rte_eth_devices[], which the fast path never
  * touches otherwise).
  */
-extern struct refnic_hw *refnic_port_hw[RTE_MAX_ETHPORTS];
+extern struct refnic_bar *refnic_port_bar[RTE_MAX_ETHPORTS];
 
-static inline struct refnic_hw *
-refnic_queue_hw(uint16_t port_id)
+static inline struct refnic_bar *
+refnic_queue_bar(uint16_t port_id)
 {
-	return refnic_port_hw[port_id];
+	return refnic_port_bar[port_id];
 }
 
 /* A flow rule's mark (refnic_flow.c), which the device reports in place of
@@ -288,7 +288,7 @@ uint64_t refnic_rx_mbuf_initializer(uint16_t port_id);
 void refnic_tx_reclaim(struct refnic_tx_queue *txq, uint16_t want);
 
 /* refnic_wc.c: push a one-packet burst (its doorbell). */
-void refnic_tx_push(struct refnic_hw *hw, struct refnic_tx_queue *txq,
+void refnic_tx_push(struct refnic_bar *hw, struct refnic_tx_queue *txq,
 		    const struct rte_mbuf *m, uint16_t start, uint16_t tail);
 
 uint16_t refnic_recv_pkts(void *rxq, struct rte_mbuf **pkts, uint16_t nb_pkts);

@@ -7,7 +7,7 @@
  * and reads. The port's configuration, its state and the device's control
  * (admin queue, interrupts, recovery) are the primary's; the rest is
  * refused with one line. Its bursts store through a register access of its
- * own (refnic_port_hw[]), which the bus glue made for this process. What
+ * own (refnic_port_bar[]), which the bus glue made for this process. What
  * it reads through the primary (counters, RSS, the private dump) goes over
  * EAL's multi-process channel (refnic_mp.c).
  */
@@ -149,7 +149,7 @@ refnic_secondary_close(struct rte_eth_dev *dev)
 	struct refnic_secondary *sec = dev->process_private;
 
 	dev->process_private = NULL;
-	refnic_port_hw[dev->data->port_id] = NULL;
+	refnic_port_bar[dev->data->port_id] = NULL;
 	if (sec != NULL) {
 		sec->release(&sec->hw);
 		free(sec);
@@ -230,7 +230,7 @@ int
 refnic_secondary_init(struct rte_eth_dev *dev, struct refnic_secondary *sec)
 {
 	dev->process_private = sec;
-	refnic_port_hw[dev->data->port_id] = &sec->hw;
+	refnic_port_bar[dev->data->port_id] = &sec->hw;
 	dev->dev_ops = &refnic_secondary_ops;
 	refnic_set_burst_functions(dev);
 	refnic_mp_listen();

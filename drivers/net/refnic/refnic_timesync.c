@@ -43,7 +43,7 @@ has_cap(const struct rte_eth_dev *dev, uint64_t cap)
 }
 
 static uint64_t
-reg_read64(const struct refnic_hw *hw, uint32_t lo)
+reg_read64(const struct refnic_bar *hw, uint32_t lo)
 {
 	uint32_t l = refnic_reg_read(hw, lo);
 
@@ -54,7 +54,7 @@ static uint64_t
 clock_read(struct rte_eth_dev *dev)
 {
 	struct refnic_adapter *ad = refnic_adapter(dev);
-	struct refnic_hw *hw = refnic_queue_hw(dev->data->port_id);
+	struct refnic_bar *hw = refnic_queue_bar(dev->data->port_id);
 	uint64_t ns;
 
 	rte_spinlock_lock(&ad->clock_lock);
@@ -122,7 +122,7 @@ static int
 latch_read(struct rte_eth_dev *dev, uint32_t lo, uint32_t status, struct timespec *ts)
 {
 	struct refnic_adapter *ad = refnic_adapter(dev);
-	struct refnic_hw *hw = refnic_queue_hw(dev->data->port_id);
+	struct refnic_bar *hw = refnic_queue_bar(dev->data->port_id);
 	int ret = -EINVAL;
 
 	if (!has_cap(dev, REFNIC_CAP_PTP))

@@ -100,7 +100,7 @@ out:
 }
 
 static void
-refnic_vdev_release_secondary(struct refnic_hw *hw)
+refnic_vdev_release_secondary(struct refnic_bar *hw)
 {
 	refnic_emu_remote_detach(hw->trap_ctx);
 }
@@ -158,7 +158,7 @@ refnic_vdev_probe(struct rte_vdev_device *vdev)
 	struct refnic_devargs args;
 	struct rte_eth_dev *eth_dev;
 	struct refnic_emu *emu;
-	struct refnic_hw hw;
+	struct refnic_bar hw;
 	int ret;
 
 	if (rte_eal_process_type() != RTE_PROC_PRIMARY)

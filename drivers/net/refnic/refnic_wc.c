@@ -137,7 +137,7 @@ refnic_wc_select(struct rte_eth_dev *dev)
  * refnic_tx_push()'s general case; false if it is not that packet.
  */
 static inline bool
-tx_push_one_seg(struct refnic_hw *hw, struct refnic_tx_queue *txq, const struct rte_mbuf *m,
+tx_push_one_seg(struct refnic_bar *hw, struct refnic_tx_queue *txq, const struct rte_mbuf *m,
 		uint16_t start, uint16_t tail)
 {
 #if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
@@ -188,7 +188,7 @@ tx_push_one_seg(struct refnic_hw *hw, struct refnic_tx_queue *txq, const struct 
  * packet's first bytes as fit. It is the burst's doorbell.
  */
 void
-refnic_tx_push(struct refnic_hw *hw, struct refnic_tx_queue *txq, const struct rte_mbuf *m,
+refnic_tx_push(struct refnic_bar *hw, struct refnic_tx_queue *txq, const struct rte_mbuf *m,
 	       uint16_t start, uint16_t tail)
 {
 	uint64_t line[REFNIC_PUSH_LINE_SIZE / 8];
