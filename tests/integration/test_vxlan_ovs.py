@@ -2,13 +2,16 @@
 one here wrote, with its userspace datapath (datapath_type=netdev: no
 kernel openvswitch module is needed, and this machine has none).
 
-Three namespaces the test makes, one "host" each:
+Namespaces the test makes, one "host" each:
 
     r: testpmd, refnic port   vxlan:10.229.0.2  (underlay 10.229.0.1, veth)
     o: OVS   br-phy  = the veth's other end, underlay 10.229.0.2 on br-phy
              br-int  = vx0 (type=vxlan, remote_ip=10.229.0.1, key=VNI)
-                       + a veth to k
-    k: a kernel, 10.228.0.2 on that veth's far end
+                       + the kernel-facing port
+    k: a kernel, 10.228.0.2 on a veth whose other end is on br-int
+
+The kernel-facing port is either that veth ([veth]) or br-int's own
+internal port, 10.228.0.2 in o ([internal], the guide's commands).
 
 OVS runs privately (tests/integration/ovs.py): its own ovsdb-server and
 ovs-vswitchd, everything under the test's tmp dir, killed at the end. Its
@@ -21,7 +24,6 @@ neighbour cache (tnl/arp/set) rather than learned by the first frame.
 import json
 import os
 import shutil
-import socket
 import subprocess
 import time
 
@@ -34,6 +36,7 @@ IP = shutil.which("ip")
 VNI = 4343
 UNDER = ("10.229.0.1", "10.229.0.2")     # refnic's end, OVS's br-phy
 INNER = ("10.228.0.1", "10.228.0.2")     # testpmd's icmpecho, the kernel behind OVS
+BR_INT_MAC = "02:00:00:0e:22:02"
 
 
 def _run(argv, **kw):
@@ -62,11 +65,12 @@ class OvsHosts:
     solicitations or MLD: the counts stay exact), the kernel's neighbour
     entries kept reachable for the whole test (no ARP probe mid-count)."""
 
-    def __init__(self, vni=VNI):
+    def __init__(self, kernel_port, vni=VNI):
         if IP is None:
             pytest.skip("needs iproute2's ip")
         pid = os.getpid() % 100000
-        self.ns = {x: "refnic-ovs%d%s" % (pid, x) for x in "rok"}
+        veth = kernel_port == "veth"
+        self.ns = {x: "refnic-ovs%d%s" % (pid, x) for x in ("rok" if veth else "ro")}
         self.made = []
         for ns in self.ns.values():
             if _run([IP, "netns", "add", ns]).returncode != 0:
@@ -77,19 +81,23 @@ class OvsHosts:
                 _must([IP, "netns", "exec", ns, "sysctl", "-qw",
                        "net.ipv6.conf.%s.disable_ipv6=1" % key])
             _must([IP, "-n", ns, "link", "set", "lo", "up"])
-        r, o, k = self.ns["r"], self.ns["o"], self.ns["k"]
+        r, o = self.ns["r"], self.ns["o"]
         self.under = ("ovu%dr" % pid, "ovu%do" % pid)
-        self.kside = ("ovk%do" % pid, "ovk%dk" % pid)
         _must([IP, "link", "add", self.under[0], "netns", r, "type", "veth",
                "peer", "name", self.under[1], "netns", o])
-        _must([IP, "link", "add", self.kside[0], "netns", o, "type", "veth",
-               "peer", "name", self.kside[1], "netns", k])
         _must([IP, "-n", r, "addr", "add", UNDER[0] + "/24", "dev", self.under[0]])
-        _must([IP, "-n", k, "addr", "add", INNER[1] + "/24", "dev", self.kside[1]])
-        _must([IP, "netns", "exec", k, "sysctl", "-qw",
-               "net.ipv4.neigh.%s.base_reachable_time_ms=3600000" % self.kside[1]])
-        for ns, dev in ((r, self.under[0]), (o, self.under[1]), (o, self.kside[0]),
-                        (k, self.kside[1])):
+        up = [(r, self.under[0]), (o, self.under[1])]
+        # The kernel behind OVS: a veth from br-int into namespace k, or
+        # br-int's own internal port (a TAP, with the userspace datapath).
+        self.kside = None
+        self.kns, self.kdev = ("o", "br-int")
+        if veth:
+            self.kside = ("ovk%do" % pid, "ovk%dk" % pid)
+            self.kns, self.kdev = ("k", self.kside[1])
+            _must([IP, "link", "add", self.kside[0], "netns", o, "type", "veth",
+                   "peer", "name", self.kside[1], "netns", self.ns["k"]])
+            up += [(o, self.kside[0]), (self.ns["k"], self.kside[1])]
+        for ns, dev in up:
             _must([IP, "-n", ns, "link", "set", dev, "up"])
         self.vni = vni
 
@@ -106,13 +114,21 @@ class OvsHosts:
         got = _wait(lambda: self.mac("o", "br-phy"), lambda m: m == mac)
         assert got == mac, (got, mac)
         ovs.vsctl("add-br", "br-int", "--", "set", "bridge", "br-int", "datapath_type=netdev",
-                  "--", "add-port", "br-int", self.kside[0],
+                  "other-config:hwaddr=\"%s\"" % BR_INT_MAC,
                   "--", "add-port", "br-int", "vx0", "--", "set", "interface", "vx0",
                   "type=vxlan", "options:remote_ip=" + UNDER[0],
                   "options:key=%d" % self.vni)
+        if self.kside:
+            ovs.vsctl("add-port", "br-int", self.kside[0])
+        got = _wait(lambda: self.mac("o", "br-int"), lambda m: m == BR_INT_MAC)
+        assert got == BR_INT_MAC, got
         _must([IP, "-n", o, "addr", "add", UNDER[1] + "/24", "dev", "br-phy"])
         _must([IP, "-n", o, "link", "set", "br-phy", "up"])
         _must([IP, "-n", o, "link", "set", "br-int", "up"])
+        kns = self.ns[self.kns]
+        _must([IP, "-n", kns, "addr", "add", INNER[1] + "/24", "dev", self.kdev])
+        _must([IP, "netns", "exec", kns, "sysctl", "-qw",
+               "net.ipv4.neigh.%s.base_reachable_time_ms=3600000" % self.kdev])
         # OVS caches the kernel's routes; the one through br-phy is the
         # tunnel's way out.
         routes = _wait(lambda: ovs.appctl("ovs/route/show"),
@@ -138,12 +154,12 @@ class OvsHosts:
             _run([IP, "netns", "del", ns])
 
 
-@pytest.fixture
-def ovs_hosts(tmp_path):
+@pytest.fixture(params=["veth", "internal"])
+def ovs_hosts(request, tmp_path):
     why = ovs_missing()
     if why:
         pytest.skip(why)
-    h = OvsHosts()
+    h = OvsHosts(request.param)
     ovs = PrivateOvs(str(tmp_path / "ovs"), h.ns["o"])
     try:
         ovs.start()
@@ -182,9 +198,9 @@ def test_vxlan_ovs_userspace_tunnel_to_kernel(refnic_testpmd, ovs_hosts):
     assert "Link status: up" in tp.cmd("show port info 0")
     tp.cmd("set fwd icmpecho", check=True)
     tp.cmd("start", check=True)
-    k0 = h.link_stats("k", h.kside[1])
-    r = _run(h.wrapper("k") + ["python3", os.path.join(HERE, "icmp_ping.py"), INNER[0], str(n)])
-    k1 = h.link_stats("k", h.kside[1])
+    k0 = h.link_stats(h.kns, h.kdev)
+    r = _run(h.wrapper(h.kns) + ["python3", os.path.join(HERE, "icmp_ping.py"), INNER[0], str(n)])
+    k1 = h.link_stats(h.kns, h.kdev)
     assert r.returncode == 0 and "%d/%d replies" % (n, n) in r.stdout, (r.stdout, ovs.logs())
     fwd = tp.stop()[0]
     # Each way, what one end sent the other got: n echo requests or
@@ -195,17 +211,17 @@ def test_vxlan_ovs_userspace_tunnel_to_kernel(refnic_testpmd, ovs_hosts):
     assert fwd["TX-packets"] == k_rx == fwd["RX-packets"], (fwd, k0, k1)
 
     # Bursts: testpmd -> kernel, then kernel -> testpmd.
-    tp.cmd("set eth-peer 0 %s" % h.mac("k", h.kside[1]), check=True)
+    tp.cmd("set eth-peer 0 %s" % h.mac(h.kns, h.kdev), check=True)
     tp.cmd("set fwd rxonly", check=True)
     tp.cmd("clear port stats all", check=True)
-    k0 = h.link_stats("k", h.kside[1])
+    k0 = h.link_stats(h.kns, h.kdev)
     tp.cmd("start tx_first %d" % bursts, check=True)
-    got_k = _wait(lambda: h.link_stats("k", h.kside[1])[0] - k0[0],
+    got_k = _wait(lambda: h.link_stats(h.kns, h.kdev)[0] - k0[0],
                   lambda v: v >= 32 * bursts)
-    _must(h.wrapper("k") + ["python3", "-c", SEND_UDP, INNER[0], str(dgrams)])
+    _must(h.wrapper(h.kns) + ["python3", "-c", SEND_UDP, INNER[0], str(dgrams)])
     got_tp = _wait(lambda: tp.port_stats(0)["RX-packets"], lambda v: v >= dgrams)
     time.sleep(0.5)     # anything beyond would show
-    k1 = h.link_stats("k", h.kside[1])
+    k1 = h.link_stats(h.kns, h.kdev)
     fwd = tp.stop()[0]
     xs = tp.xstats(0)
     assert got_k == 32 * bursts and k1[0] - k0[0] == 32 * bursts, (k0, k1, ovs.logs())
