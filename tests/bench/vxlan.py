@@ -237,29 +237,27 @@ def main():
         for r in range(rounds):
             for name in SYSTEMS:
                 one, both, kernel = throughput(hosts, name, seconds)
-                print("# round %d %s: one way %.3f, both ways %.3f + %.3f Mpps"
-                      % (r, name, one, both[1], both[0]), file=sys.stderr, flush=True)
                 p50, p99 = pingpong(hosts, name, pings, "bvx%d_%d" % (os.getpid(), r))
-                res[name].append((one, both[0], both[1], kernel, p50, p99))
+                print("# round %d %s: one way %.3f, both ways %.3f + %.3f Mpps, kernel %.0f%%, "
+                      "RTT p50 %.1f p99 %.1f us" % (r, name, one, both[1], both[0], 100 * kernel,
+                                                   p50, p99), flush=True)
+                res[name].append((one, both[0] + both[1], both[1], both[0], kernel, p50, p99))
     finally:
         hosts.close()
     med = {name: [statistics.median(col) for col in zip(*rows)] for name, rows in res.items()}
-    print("| system | one way Mpps | both ways Mpps (0->1 + 1->0) | kernel share "
+    print("| system | one way Mpps | both ways Mpps (0->1, 1->0) | kernel share "
           "| RTT p50 us | RTT p99 us |")
     print("|---|---:|---:|---:|---:|---:|")
-    for name, (one, b0, b1, kernel, p50, p99) in med.items():
-        print("| %s | %.3f | %.3f (%.3f + %.3f) | %.0f%% | %.1f | %.1f |"
-              % (name, one, b0 + b1, b1, b0, 100 * kernel, p50, p99))
+    for name, (one, both, b01, b10, kernel, p50, p99) in med.items():
+        print("| %s | %.3f | %.3f (%.3f, %.3f) | %.0f%% | %.1f | %.1f |"
+              % (name, one, both, b01, b10, 100 * kernel, p50, p99))
     vx = med["vxlan"]
     for other in SYSTEMS[1:]:
         o = med[other]
-        print("| vxlan / %s | %.1fx | %.1fx | | %.2fx | %.2fx |"
-              % (other, vx[0] / o[0], (vx[1] + vx[2]) / (o[1] + o[2]), vx[4] / o[4],
-                 vx[5] / o[5]))
-    print("(medians of %d rounds x %g s; pingpong %d probes a round; per round, one way: %s)"
-          % (rounds, seconds, pings,
-             "; ".join("%s %s" % (n, " ".join("%.3f" % row[0] for row in rows))
-                       for n, rows in res.items())))
+        print("| vxlan / %s | %.2fx | %.2fx | | %.2fx | %.2fx |"
+              % (other, vx[0] / o[0], vx[1] / o[1], vx[5] / o[5], vx[6] / o[6]))
+    print("(medians of %d rounds x %g s, each column on its own; pingpong %d probes a round)"
+          % (rounds, seconds, pings))
 
 
 if __name__ == "__main__":
