@@ -68,13 +68,19 @@ class OvsHosts:
     def __init__(self, kernel_port, vni=VNI):
         if IP is None:
             pytest.skip("needs iproute2's ip")
-        pid = os.getpid() % 100000
-        veth = kernel_port == "veth"
-        self.ns = {x: "refnic-ovs%d%s" % (pid, x) for x in ("rok" if veth else "ro")}
         self.made = []
+        self.vni = vni
+        try:
+            self._make(kernel_port == "veth")
+        except BaseException:
+            self.close()        # nothing left behind by a set-up that failed
+            raise
+
+    def _make(self, veth):
+        pid = os.getpid() % 100000
+        self.ns = {x: "refnic-ovs%d%s" % (pid, x) for x in ("rok" if veth else "ro")}
         for ns in self.ns.values():
             if _run([IP, "netns", "add", ns]).returncode != 0:
-                self.close()
                 pytest.skip("this machine forbids network namespaces")
             self.made.append(ns)
             for key in ("all", "default"):
@@ -99,7 +105,6 @@ class OvsHosts:
             up += [(o, self.kside[0]), (self.ns["k"], self.kside[1])]
         for ns, dev in up:
             _must([IP, "-n", ns, "link", "set", dev, "up"])
-        self.vni = vni
 
     def plumb(self, ovs):
         """OVS's two bridges, as OVS's userspace tunneling guide has them."""
