@@ -108,10 +108,14 @@
 #       against testpmd's software GSO (set port 1 gso on), device work
 #       inline and exec=thread, interleaved: frames on the wire per second
 #       and the ratio. Default 5 s x 3 rounds, MSS 1400, 22 segments.
-#   ./devtools/bench.sh vxlan [SECONDS] [ROUNDS]
-#       two testpmd processes, txonly to rxonly, 64 B: cable=vxlan over lo
-#       against cable=tap with a kernel bridge between the TAPs, in a
-#       namespace, interleaved: Mpps one way and the ratio. Default 3 s x 3.
+#   ./devtools/bench.sh vxlan [SECONDS] [ROUNDS] [PINGS]
+#       two testpmd processes on two "hosts" (namespaces joined by a veth),
+#       64 B, one CPU each: cable=vxlan against cable=tap into the kernel's
+#       own VXLAN (a bridge and a vxlan device per host) and cable=tap with
+#       a bridge between the TAPs, interleaved: Mpps one way (txonly to
+#       rxonly) and both ways (flowgen on each), the kernel's share of the
+#       processes' CPU, refnic-pingpong RTT p50/p99 between the hosts, and
+#       the ratios. Default 3 s x 3 rounds, 20000 probes a round.
 #   ./devtools/bench.sh timesync [SECONDS] [ROUNDS] [PROFILES]
 #       the RX timestamp offload's cost (testpmd io forwarding on a refnic
 #       pair, 64 B, without and with 'rx_offload timestamp on', interleaved:
@@ -313,7 +317,7 @@ scaling)
 	;;
 vxlan)
 	REFNIC_PMD=$(refnic_stage_pmd)
-	export REFNIC_PMD
+	export REFNIC_PMD REFNIC_BUILD
 	echo "# ./devtools/bench.sh vxlan $* ($(date -u '+%Y-%m-%d %H:%M'), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg))"
 	python3 "$REFNIC_TOP/tests/bench/vxlan.py" "$@"
 	;;

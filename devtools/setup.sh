@@ -47,10 +47,12 @@ SDK_BUILDTOOLS="buildtools/gen-pmdinfo-cfile.py buildtools/pmdinfogen.py
 # gnuplot-nox: refnic-pingpong --plot, checked by the integration suite.
 # linuxptp: ptp4l, the PTP master DPDK's ptpclient syncs to in the suite.
 # debhelper, build-essential: the Debian package (debian/), built and
-# installed by the suite.
+# installed by the suite. openvswitch-switch: Open vSwitch, the vxlan
+# cable's peer in the suite, run there privately (its service stays off).
 PACKAGES="dpdk dpdk-dev libdpdk-dev meson ninja-build gcc clang pkg-config dpkg-dev
 	debhelper build-essential
-	xz-utils python3 python3-pyelftools python3-pytest dpdk-doc make gnuplot-nox linuxptp"
+	xz-utils python3 python3-pyelftools python3-pytest dpdk-doc make gnuplot-nox linuxptp
+	openvswitch-switch"
 
 say() { printf 'refnic-setup: %s\n' "$*" >&2; }
 die() { say "error: $*"; exit 1; }
@@ -68,8 +70,20 @@ install_packages() {
 	[ ${#missing[@]} -eq 0 ] && return 0
 	say "installing: ${missing[*]}"
 	as_root apt-get update -qq
+	# Maintainer scripts start a package's service (openvswitch-switch:
+	# ovsdb-server and ovs-vswitchd, in a chroot as on the host); the tests
+	# run their own. policy-rc.d's 101 ("forbidden") holds for the install,
+	# unless the machine has a policy of its own.
+	local policy=/usr/sbin/policy-rc.d made_policy="" rc=0
+	if [ ! -e "$policy" ]; then
+		printf '#!/bin/sh\nexit 101\n' | as_root tee "$policy" >/dev/null
+		as_root chmod 755 "$policy"
+		made_policy=1
+	fi
 	as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-		--no-install-recommends "${missing[@]}" >/dev/null
+		--no-install-recommends "${missing[@]}" >/dev/null || rc=$?
+	[ -z "$made_policy" ] || as_root rm -f "$policy"
+	return "$rc"
 }
 
 # apt-get source needs a deb-src entry; mirror the machine's deb entries.
