@@ -181,7 +181,7 @@ config_publish(struct shm_cable *sc)
 	now.seq = seq | 1;
 	memcpy(cfg, &now, sizeof(now));
 	if (flows)
-		memcpy(&sc->port->flows, &sc->emu->flows, sizeof(sc->port->flows));
+		memcpy(shm_port_flows(sc->port), &sc->emu->flows, sizeof(sc->emu->flows));
 	sc->cfg_seq = (seq | 1) + 1;
 	__atomic_store_n(&cfg->seq, sc->cfg_seq, __ATOMIC_RELEASE);
 	/* Its engine follows our PHY (its link) without waiting for a doze. */
@@ -347,12 +347,12 @@ refnic_emu_cable_shm_port_init(struct shm_cable *sc)
 	sc->cfg_seq = 0;
 	for (q = 0; q < REFNIC_MAX_QUEUES; q++)
 		port->q[q].phase = REFNIC_PHASE_BIT;
-	port->intr = *emu->intr;
+	*shm_port_intr(port) = *emu->intr;
 	for (q = 0; q < REFNIC_MAX_VECTORS; q++)
-		rte_spinlock_init(&port->intr.vec[q].lock);
+		rte_spinlock_init(&shm_port_intr(port)->vec[q].lock);
 	config_publish(sc);
 	refnic_emu_cable_shm_mem_refresh(sc);
-	emu->intr = &port->intr;
+	emu->intr = shm_port_intr(port);
 	emu->intr_cable = &sc->c;
 	emu->rx_published = true;
 	return 0;
@@ -418,7 +418,7 @@ refnic_emu_cable_shm_view_new(struct shm_cable *sc, uint32_t gen, uint64_t bar_i
 	v = &sv->emu;
 	snprintf(v->name, sizeof(v->name), "%.*s:far", (int)sizeof(v->name) - 5, sc->emu->name);
 	v->view_cable = &sc->c;
-	v->intr = &sc->peer_port->intr;
+	v->intr = shm_port_intr(sc->peer_port);
 	v->intr_cable = &sc->c;
 	v->stats = sc->peer_port->stats;
 	v->link = &sv->link;
@@ -452,7 +452,7 @@ refnic_emu_cable_shm_view_config_sync(struct shm_view *sv, const struct shm_rx_c
 		/* Senders read it meanwhile: every index they take from it is
 		 * bounded where it is used (refnic_emu_flow_lookup, rx_frame). */
 		if (copy.flows_gen != sv->flows_gen)
-			memcpy(&v->flows, &container_of(cfg, struct shm_port, cfg)->flows,
+			memcpy(&v->flows, shm_port_flows(container_of(cfg, struct shm_port, cfg)),
 			       sizeof(v->flows));
 		rte_atomic_thread_fence(__ATOMIC_ACQUIRE);
 		if (__atomic_load_n(&cfg->seq, __ATOMIC_RELAXED) == seq)

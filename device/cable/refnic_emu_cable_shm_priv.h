@@ -20,6 +20,16 @@
 
 #include "refnic_emu_cable.h"
 #include "refnic_emu_cable_shm.h"
+#include "refnic_emu_flow.h"
+#include "refnic_emu_intr.h"
+
+/* The file holds the device's own flow table, vectors and counter shards. */
+_Static_assert(sizeof(struct refnic_emu_flows) == SHM_FLOWS_SIZE &&
+	       _Alignof(struct refnic_emu_flows) <= 8, "SHM_FLOWS_SIZE: the device's flow table");
+_Static_assert(sizeof(struct refnic_emu_intr) == SHM_INTR_SIZE &&
+	       _Alignof(struct refnic_emu_intr) <= RTE_CACHE_LINE_SIZE,
+	       "SHM_INTR_SIZE: the device's queue vectors");
+_Static_assert(SHM_SHARDS == REFNIC_EMU_SHARDS, "SHM_SHARDS: the device's counter shards");
 
 #define SHM_MAX_REGIONS		8192	/* of the far end's memory, mapped here */
 #define SHM_WAIT_MS		100	/* for the far end to leave a ring or the port */
@@ -93,6 +103,19 @@ struct shm_cable {
 	struct shm_view *view;		/* senders' (acquire); NULL: none yet */
 	struct shm_view *pending;	/* being set up from the far end's messages */
 };
+
+/* A port's flow table and vectors in the file, as the device's. */
+static inline struct refnic_emu_flows *
+shm_port_flows(struct shm_port *port)
+{
+	return (struct refnic_emu_flows *)port->flows;
+}
+
+static inline struct refnic_emu_intr *
+shm_port_intr(struct shm_port *port)
+{
+	return (struct refnic_emu_intr *)port->intr;
+}
 
 static inline unsigned int
 peer_of(const struct shm_cable *sc)
