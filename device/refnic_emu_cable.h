@@ -100,8 +100,9 @@ struct refnic_emu_cable {
 };
 
 /* The kinds of cable (device/cable/refnic_emu_cable_kinds.c), the last one's
- * prefix NULL. */
-extern const struct refnic_emu_cable_ops *const refnic_emu_cable_kinds[];
+ * prefix NULL. Hidden: the TX path reaches it without the GOT. */
+extern const struct refnic_emu_cable_ops *const refnic_emu_cable_kinds[]
+	__attribute__((visibility("hidden")));
 
 static inline const struct refnic_emu_cable_ops *
 refnic_emu_cable_ops(const struct refnic_emu_cable *c)
