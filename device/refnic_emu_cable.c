@@ -92,44 +92,19 @@ refnic_emu_cable_set_phy(struct refnic_emu *emu, bool on)
 	cable_link_changed(emu);
 }
 
+/* A kind without tx_plain: the frames one by one, as refnic_emu_cable_tx(). */
 void
-refnic_emu_cable_tx(struct refnic_emu *emu, const struct refnic_frame *f,
-		    struct refnic_rx_batch *b)
+refnic_emu_cable_tx_each(struct refnic_emu *emu, const struct refnic_plain_frame *pf,
+			 unsigned int n, struct refnic_rx_batch *b)
 {
-	struct refnic_emu_cable *c = emu->cable;
-
-	if (unlikely(__atomic_load_n(&emu->phy_down, __ATOMIC_ACQUIRE))) {
-		emu_stats(emu)->cable_tx_dropped++;
-		return;
-	}
-	refnic_emu_cable_ops(c)->tx(c, emu, f, b);
-}
-
-void
-refnic_emu_cable_tx_plain(struct refnic_emu *emu, const struct refnic_plain_frame *pf,
-			  unsigned int n, struct refnic_rx_batch *b)
-{
-	struct refnic_emu_cable *c = emu->cable;
-	const struct refnic_emu_cable_ops *ops = refnic_emu_cable_ops(c);
 	struct refnic_frame f;
 	unsigned int i;
 
-	/* A kind that takes them together looks the far end up once. */
-	if (likely(ops->tx_plain != NULL)) {
-		ops->tx_plain(c, emu, pf, n, b);
-		return;
-	}
 	refnic_frame_plain_init(&f);
 	for (i = 0; i < n; i++) {
 		refnic_frame_plain_set(&f, &pf[i]);
 		refnic_emu_cable_tx(emu, &f, b);
 	}
-}
-
-void
-refnic_emu_cable_tx_flush(struct refnic_emu *emu, struct refnic_rx_batch *b)
-{
-	refnic_emu_cable_ops(emu->cable)->tx_flush(emu->cable, emu, b);
 }
 
 bool
@@ -141,7 +116,9 @@ refnic_emu_cable_in_process(const struct refnic_emu *emu)
 bool
 refnic_emu_cable_external(const struct refnic_emu *emu)
 {
-	return emu->cable != NULL && refnic_emu_cable_ops(emu->cable)->brings_frames;
+	/* An in-process cable's first: asked at every doorbell. */
+	return emu->cable != NULL && !emu->cable->in_process &&
+	       refnic_emu_cable_ops(emu->cable)->brings_frames;
 }
 
 unsigned int

@@ -125,19 +125,54 @@ void refnic_emu_cable_set_phy(struct refnic_emu *emu, bool on);
 bool refnic_emu_cable_in_process(const struct refnic_emu *emu);
 /* Frames come from outside the process (TAP): an engine brings them in. */
 bool refnic_emu_cable_external(const struct refnic_emu *emu);
-/* Carry a frame the port sent; flush once per batch. */
-void refnic_emu_cable_tx(struct refnic_emu *emu, const struct refnic_frame *f,
-			 struct refnic_rx_batch *b);
-/* Plain frames (refnic_emu_queue.h), in order: as refnic_emu_cable_tx() each. */
-void refnic_emu_cable_tx_plain(struct refnic_emu *emu, const struct refnic_plain_frame *pf,
-			       unsigned int n, struct refnic_rx_batch *b);
-void refnic_emu_cable_tx_flush(struct refnic_emu *emu, struct refnic_rx_batch *b);
+void refnic_emu_cable_tx_each(struct refnic_emu *emu, const struct refnic_plain_frame *pf,
+			      unsigned int n, struct refnic_rx_batch *b);
 /* Bring in frames from outside the process; returns work done. */
 unsigned int refnic_emu_cable_rx_service(struct refnic_emu *emu, uint64_t now);
 void refnic_emu_cable_set_plugged(struct refnic_emu *emu, bool plugged);
 /* Engine sleep: fd to wait on (-1: none), -EAGAIN if frames wait; then end. */
 int refnic_emu_cable_doze_prepare(struct refnic_emu *emu);
 void refnic_emu_cable_doze_end(struct refnic_emu *emu);
+
+/*
+ * The TX calls, per frame or per batch on the threads that run TX work:
+ * inline, so that a frame costs one indirect call into its cable.
+ */
+
+/* Carry a frame the port sent; flush once per batch. */
+static inline void
+refnic_emu_cable_tx(struct refnic_emu *emu, const struct refnic_frame *f,
+		    struct refnic_rx_batch *b)
+{
+	struct refnic_emu_cable *c = emu->cable;
+
+	if (unlikely(__atomic_load_n(&emu->phy_down, __ATOMIC_ACQUIRE))) {
+		emu_stats(emu)->cable_tx_dropped++;
+		return;
+	}
+	refnic_emu_cable_ops(c)->tx(c, emu, f, b);
+}
+
+/* Plain frames (refnic_emu_queue.h), in order: as refnic_emu_cable_tx() each,
+ * or together by a kind that looks the far end up once. */
+static inline void
+refnic_emu_cable_tx_plain(struct refnic_emu *emu, const struct refnic_plain_frame *pf,
+			  unsigned int n, struct refnic_rx_batch *b)
+{
+	struct refnic_emu_cable *c = emu->cable;
+	const struct refnic_emu_cable_ops *ops = refnic_emu_cable_ops(c);
+
+	if (likely(ops->tx_plain != NULL))
+		ops->tx_plain(c, emu, pf, n, b);
+	else
+		refnic_emu_cable_tx_each(emu, pf, n, b);
+}
+
+static inline void
+refnic_emu_cable_tx_flush(struct refnic_emu *emu, struct refnic_rx_batch *b)
+{
+	refnic_emu_cable_ops(emu->cable)->tx_flush(emu->cable, emu, b);
+}
 
 /* A published receive side (callers check emu->rx_published). */
 static inline void

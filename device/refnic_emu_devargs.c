@@ -332,7 +332,8 @@ handle_cable(const char *key, const char *value, void *opaque)
 	const char *name = value != NULL ? value : "";
 	size_t max_len = sizeof(p->cable) - 1;
 
-	if (strncmp(name, REFNIC_EMU_CABLE_VXLAN_PREFIX, strlen(REFNIC_EMU_CABLE_VXLAN_PREFIX)) == 0) {
+	if (strncmp(name, REFNIC_EMU_CABLE_VXLAN_PREFIX,
+		    strlen(REFNIC_EMU_CABLE_VXLAN_PREFIX)) == 0) {
 		if (strlen(value) >= sizeof(p->cable) ||
 		    !refnic_vxlan_addr_valid(name + strlen(REFNIC_EMU_CABLE_VXLAN_PREFIX))) {
 			EMU_LOG(ERR, "invalid %s=" ARG_QUOTE_FMT ": expected vxlan:IPV4[:PORT] "
@@ -343,7 +344,8 @@ handle_cable(const char *key, const char *value, void *opaque)
 		return 0;
 	}
 	if (strchr(name, ':') != NULL) {
-		if (strncmp(name, REFNIC_EMU_CABLE_SHM_PREFIX, strlen(REFNIC_EMU_CABLE_SHM_PREFIX)) == 0) {
+		if (strncmp(name, REFNIC_EMU_CABLE_SHM_PREFIX,
+			    strlen(REFNIC_EMU_CABLE_SHM_PREFIX)) == 0) {
 			name += strlen(REFNIC_EMU_CABLE_SHM_PREFIX);
 		} else if (strncmp(name, REFNIC_EMU_CABLE_TAP_PREFIX,
 				   strlen(REFNIC_EMU_CABLE_TAP_PREFIX)) == 0) {

@@ -288,7 +288,8 @@ trap_write(struct refnic_emu *emu, uint32_t off, uint32_t val, bool charge)
 		}
 		/* An shm port's far end fills its RX ring up to this tail. */
 		if (unlikely(emu->rx_published) && off >= REFNIC_REG_RXQ(0))
-			refnic_emu_cable_rx_tail(emu, (off - REFNIC_REG_RXQ(0)) / REFNIC_REG_Q_STRIDE);
+			refnic_emu_cable_rx_tail(emu,
+						 (off - REFNIC_REG_RXQ(0)) / REFNIC_REG_Q_STRIDE);
 	}
 	/* Taken before counted: who sees the count sees the tail. */
 	__atomic_fetch_add(&link->write_count[off / 4], 1, __ATOMIC_RELEASE);

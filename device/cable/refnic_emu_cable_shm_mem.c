@@ -531,7 +531,7 @@ refnic_emu_cable_shm_view_free(struct shm_view *sv)
 
 void *
 refnic_emu_cable_shm_view_map(struct shm_view *sv, uint64_t iova, uint64_t len, uint64_t *chunk_iova,
-		    uint64_t *chunk_len)
+			      uint64_t *chunk_len)
 {
 	uint32_t n = __atomic_load_n(&sv->nb_regions, __ATOMIC_ACQUIRE), i;
 

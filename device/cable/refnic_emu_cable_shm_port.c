@@ -393,8 +393,8 @@ refnic_emu_cable_shm_port_service(struct shm_cable *sc)
 /* --- the far end's receive side, as we deliver into it ------------------ */
 
 struct shm_view *
-refnic_emu_cable_shm_view_new(struct shm_cable *sc, uint32_t gen, uint64_t bar_iova, uint32_t nb_vectors,
-		    const int *fds, unsigned int nb_fds)
+refnic_emu_cable_shm_view_new(struct shm_cable *sc, uint32_t gen, uint64_t bar_iova,
+			      uint32_t nb_vectors, const int *fds, unsigned int nb_fds)
 {
 	struct shm_view *sv;
 	struct refnic_emu *v;
@@ -516,7 +516,7 @@ view_rxq_sync(struct shm_view *sv, const struct shm_rxq *q, uint16_t qid, uint32
 		return;
 	}
 	rxq->ring = refnic_emu_cable_shm_view_map(sv, ring_iova, (uint64_t)size * sizeof(*rxq->ring),
-					NULL, NULL);
+						  NULL, NULL);
 	/* Stamped: the receiver's clock (the view's, mapped from the far
 	 * end's BAR memzone) writes them. */
 	stamped = q->stamps && v->clock != NULL;
@@ -646,7 +646,7 @@ refnic_emu_cable_shm_view_activate(struct shm_cable *sc, struct shm_view *sv)
 	/* Its clock, for RX stamps and PTP latches: in the same memzone as its
 	 * BAR; without it (not in the memory handed over) frames go unstamped. */
 	sv->emu.clock = refnic_emu_cable_shm_view_map(sv, sv->bar_iova + refnic_emu_bar_clock_offset(),
-					    sizeof(*sv->emu.clock), NULL, NULL);
+						      sizeof(*sv->emu.clock), NULL, NULL);
 	__atomic_store_n(&sc->view, sv, __ATOMIC_SEQ_CST);
 	EMU_LOG(INFO, "%s: cable shm:%s: delivering into the far end's port (%u regions)",
 		sc->emu->name, sc->name, sv->nb_regions);

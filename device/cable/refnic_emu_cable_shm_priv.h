@@ -139,7 +139,7 @@ unsigned int refnic_emu_cable_shm_mem_receive(struct shm_cable *sc);
 void refnic_emu_cable_shm_view_free(struct shm_view *sv);
 /* Host address here of the far end's [iova, iova + len), or NULL. */
 void *refnic_emu_cable_shm_view_map(struct shm_view *sv, uint64_t iova, uint64_t len,
-			  uint64_t *chunk_iova, uint64_t *chunk_len);
+				    uint64_t *chunk_iova, uint64_t *chunk_len);
 
 /* refnic_emu_cable_shm_port.c: the ops the device calls of an shm port
  * (emu->rx_published: its receive side, in the file) and of the view of
@@ -163,7 +163,7 @@ int refnic_emu_cable_shm_port_init(struct shm_cable *sc);
 unsigned int refnic_emu_cable_shm_port_service(struct shm_cable *sc);
 /* A new view, for the far end's attachment gen (HELLO). */
 struct shm_view *refnic_emu_cable_shm_view_new(struct shm_cable *sc, uint32_t gen, uint64_t bar_iova,
-				     uint32_t nb_vectors, const int *fds, unsigned int nb_fds);
+					       uint32_t nb_vectors, const int *fds, unsigned int nb_fds);
 void refnic_emu_cable_shm_view_config_sync(struct shm_view *sv, const struct shm_rx_config *cfg);
 /* The view's first whole table came: senders may use it. */
 bool refnic_emu_cable_shm_view_activate(struct shm_cable *sc, struct shm_view *sv);
