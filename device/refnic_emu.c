@@ -20,7 +20,6 @@
 
 #include "refnic_emu_admin.h"
 #include "refnic_emu_cable.h"
-#include "refnic_emu_cable_shm_port.h"
 #include "refnic_emu_clock.h"
 #include "refnic_emu_dma.h"
 #include "refnic_emu_engine.h"
@@ -87,7 +86,7 @@ void
 refnic_emu_update_link(struct refnic_emu *emu)
 {
 	uint32_t status = emu_reg_read(emu, REFNIC_REG_STATUS);
-	bool up = refnic_cable_link_up(emu);
+	bool up = refnic_emu_cable_link_up(emu);
 
 	if (up)
 		status |= REFNIC_STATUS_LINK_UP;
@@ -158,7 +157,7 @@ emu_start_reset(struct refnic_emu *emu, uint64_t now)
 	emu_set_status(emu, REFNIC_STATE_RESETTING);
 	/* A reset turns the PHY back on: the far end sees the link return. */
 	if (emu->phy_down)
-		refnic_cable_set_phy(emu, true);
+		refnic_emu_cable_set_phy(emu, true);
 	emu_stats(emu)->resets++;
 	if (emu->faults.reset_fail_times > 0) {
 		/* fault_reset_fail: this reset never finishes. */
@@ -197,7 +196,7 @@ emu_service_control(struct refnic_emu *emu, uint64_t now, uint64_t *next_due_tsc
 	 * that is not ready drops them, as a NIC does, instead of keeping
 	 * them for later. A stalled data path leaves them waiting. */
 	if (!emu->dataplane_paused)
-		*work += refnic_cable_rx_service(emu, now);
+		*work += refnic_emu_cable_rx_service(emu, now);
 	if (emu_reset_requested(emu)) {
 		refnic_engine_lock_others(emu);
 		emu_start_reset(emu, now);
@@ -213,7 +212,7 @@ emu_service_control(struct refnic_emu *emu, uint64_t now, uint64_t *next_due_tsc
 		refnic_engine_lock_others(emu);
 		emu_set_status(emu, REFNIC_STATE_READY);
 		if (emu->rx_published)
-			refnic_shm_config_publish(emu);
+			refnic_emu_cable_config_publish(emu);
 		refnic_engine_unlock_others(emu);
 		emu_reg_write(emu, REFNIC_REG_RESET_GEN,
 			      emu_reg_read(emu, REFNIC_REG_RESET_GEN) + 1);
@@ -387,7 +386,7 @@ refnic_emu_create(const char *name, const struct refnic_emu_params *params,
 	ret = refnic_engine_get(params->engines);
 	if (ret != 0)
 		goto fail_unlock;
-	ret = refnic_cable_attach(emu, params->cable);
+	ret = refnic_emu_cable_attach(emu, params->cable);
 	if (ret != 0) {
 		refnic_engine_put();
 		goto fail_unlock;
@@ -426,7 +425,7 @@ refnic_emu_destroy(struct refnic_emu *emu)
 		return;
 	refnic_emu_lock();
 	TAILQ_REMOVE(&refnic_emu_devices, emu, next);
-	refnic_cable_detach(emu);
+	refnic_emu_cable_detach(emu);
 	refnic_engine_put();
 	refnic_emu_unlock();
 	emu_free(emu);
@@ -511,7 +510,7 @@ void
 refnic_emu_set_cable_plugged(struct refnic_emu *emu, bool plugged)
 {
 	refnic_emu_lock();
-	refnic_cable_set_plugged(emu, plugged);
+	refnic_emu_cable_set_plugged(emu, plugged);
 	refnic_emu_unlock();
 }
 
@@ -532,7 +531,7 @@ refnic_emu_stats_sum(const struct refnic_emu *emu, struct refnic_hw_stats *sum)
 	}
 	/* What the far end's process counted delivering to this port. */
 	if (emu->rx_published)
-		refnic_shm_stats_add(emu, sum);
+		refnic_emu_cable_stats_add(emu, sum);
 	sum->doorbells_dropped = __atomic_load_n(&emu->doorbells_dropped, __ATOMIC_RELAXED);
 	refnic_emu_intr_stats_add(emu, sum);
 	for (w = 0; w < REFNIC_MAX_QUEUES; w++)

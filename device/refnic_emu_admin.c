@@ -21,7 +21,6 @@
 
 #include "refnic_emu_admin.h"
 #include "refnic_emu_cable.h"
-#include "refnic_emu_cable_shm_port.h"
 #include "refnic_emu_clock.h"
 #include "refnic_emu_corrupt.h"
 #include "refnic_emu_engine.h"
@@ -226,7 +225,7 @@ admin_execute(struct refnic_emu *emu, const struct refnic_admin_cmd *cmd, uint32
 		memset(emu->intr->count, 0, sizeof(emu->intr->count));
 		refnic_emu_rx_doorbells_forget(emu);
 		if (emu->rx_published)
-			refnic_shm_stats_clear(emu);
+			refnic_emu_cable_stats_clear(emu);
 		__atomic_store_n(&emu->doorbells_dropped, 0, __ATOMIC_RELAXED);
 		return REFNIC_ADMIN_STS_OK;
 	case REFNIC_ADMIN_FW_VERSION:
@@ -244,12 +243,12 @@ admin_execute(struct refnic_emu *emu, const struct refnic_admin_cmd *cmd, uint32
 	case REFNIC_ADMIN_TIMESYNC_CTRL:
 		return refnic_emu_admin_clock(emu, cmd);
 	case REFNIC_ADMIN_LINK_GET:
-		*result = refnic_cable_link_up(emu) ? REFNIC_LINK_UP : 0;
+		*result = refnic_emu_cable_link_up(emu) ? REFNIC_LINK_UP : 0;
 		return REFNIC_ADMIN_STS_OK;
 	case REFNIC_ADMIN_LINK_SET:
 		if (cmd->value & ~REFNIC_LINK_UP)
 			return REFNIC_ADMIN_STS_INVALID;
-		refnic_cable_set_phy(emu, cmd->value & REFNIC_LINK_UP);
+		refnic_emu_cable_set_phy(emu, cmd->value & REFNIC_LINK_UP);
 		return REFNIC_ADMIN_STS_OK;
 	default:
 		/* Defined by the contract, not offered by this device version. */
@@ -272,7 +271,7 @@ admin_complete(struct refnic_emu *emu)
 	refnic_engine_lock_others(emu);
 	status = admin_execute(emu, &aq->cmd, &result);
 	if (emu->rx_published)
-		refnic_shm_config_publish(emu);
+		refnic_emu_cable_config_publish(emu);
 	refnic_engine_unlock_others(emu);
 	cpl->cmd_id = aq->cmd.cmd_id;
 	cpl->status = status;

@@ -332,9 +332,10 @@ handle_cable(const char *key, const char *value, void *opaque)
 	const char *name = value != NULL ? value : "";
 	size_t max_len = sizeof(p->cable) - 1;
 
-	if (strncmp(name, REFNIC_CABLE_VXLAN_PREFIX, strlen(REFNIC_CABLE_VXLAN_PREFIX)) == 0) {
+	if (strncmp(name, REFNIC_EMU_CABLE_VXLAN_PREFIX,
+		    strlen(REFNIC_EMU_CABLE_VXLAN_PREFIX)) == 0) {
 		if (strlen(value) >= sizeof(p->cable) ||
-		    !refnic_vxlan_addr_valid(name + strlen(REFNIC_CABLE_VXLAN_PREFIX))) {
+		    !refnic_vxlan_addr_valid(name + strlen(REFNIC_EMU_CABLE_VXLAN_PREFIX))) {
 			EMU_LOG(ERR, "invalid %s=" ARG_QUOTE_FMT ": expected vxlan:IPV4[:PORT] "
 				"or vxlan:[IPV6][:PORT]", key, ARG_QUOTE(value));
 			return -EINVAL;
@@ -343,11 +344,12 @@ handle_cable(const char *key, const char *value, void *opaque)
 		return 0;
 	}
 	if (strchr(name, ':') != NULL) {
-		if (strncmp(name, REFNIC_CABLE_SHM_PREFIX, strlen(REFNIC_CABLE_SHM_PREFIX)) == 0) {
-			name += strlen(REFNIC_CABLE_SHM_PREFIX);
-		} else if (strncmp(name, REFNIC_CABLE_TAP_PREFIX,
-				   strlen(REFNIC_CABLE_TAP_PREFIX)) == 0) {
-			name += strlen(REFNIC_CABLE_TAP_PREFIX);
+		if (strncmp(name, REFNIC_EMU_CABLE_SHM_PREFIX,
+			    strlen(REFNIC_EMU_CABLE_SHM_PREFIX)) == 0) {
+			name += strlen(REFNIC_EMU_CABLE_SHM_PREFIX);
+		} else if (strncmp(name, REFNIC_EMU_CABLE_TAP_PREFIX,
+				   strlen(REFNIC_EMU_CABLE_TAP_PREFIX)) == 0) {
+			name += strlen(REFNIC_EMU_CABLE_TAP_PREFIX);
 			max_len = IFNAMSIZ - 1;	/* a kernel interface name */
 		} else {
 			EMU_LOG(ERR, "invalid %s=" ARG_QUOTE_FMT ": expected loopback, NAME, "
@@ -560,8 +562,8 @@ refnic_emu_devargs_parse(const char *name, const struct rte_kvargs *kvlist,
 		if (rte_kvargs_process(kvlist, device_args[i].key, device_args[i].handler,
 				       params) != 0)
 			return -EINVAL;
-	if (kvlist != NULL && strncmp(params->cable, REFNIC_CABLE_VXLAN_PREFIX,
-				      strlen(REFNIC_CABLE_VXLAN_PREFIX)) != 0 &&
+	if (kvlist != NULL && strncmp(params->cable, REFNIC_EMU_CABLE_VXLAN_PREFIX,
+				      strlen(REFNIC_EMU_CABLE_VXLAN_PREFIX)) != 0 &&
 	    (rte_kvargs_count(kvlist, ARG_VXLAN_VNI) != 0 ||
 	     rte_kvargs_count(kvlist, ARG_VXLAN_LOCAL) != 0)) {
 		EMU_LOG(ERR, "%s: %s= and %s= go with cable=vxlan:..., not cable=%s", name,

@@ -14,7 +14,7 @@
 #include <rte_eal.h>
 #include <rte_memory.h>
 
-#include "refnic_emu_cable_shm_port.h"
+#include "refnic_emu_cable.h"
 #include "refnic_emu_dma.h"
 #include "refnic_emu_priv.h"
 
@@ -166,7 +166,7 @@ refnic_dma_map_slow(struct refnic_emu *emu, uint64_t iova, uint64_t len)
 		return NULL;
 	/* The far end's port of an shm cable: its memory, mapped here. */
 	if (unlikely(emu->view_cable != NULL))
-		return refnic_shm_view_dma(emu, iova, len);
+		return refnic_emu_cable_view_dma(emu, iova, len);
 	if (dma->iova_is_va)
 		va = dma_map_va(dma, iova, len);
 	else
@@ -187,7 +187,7 @@ refnic_dma_window_fill(struct refnic_emu *emu, struct refnic_dma_window *w, uint
 	unsigned int slot = (iova >> 21) % REFNIC_DMA_PAGE_CACHE;
 	void *va = refnic_dma_map_in(emu, dma, iova, len);
 
-	/* A view's translations are not cached (refnic_shm_view_dma()). */
+	/* A view's translations are not cached (refnic_emu_cable_view_dma()). */
 	if (va != NULL && refnic_dma_lookup(dma, iova, len) == va) {
 		w->iova = dma->page[slot].iova;
 		w->len = dma->page[slot].len;

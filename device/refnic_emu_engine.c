@@ -369,7 +369,7 @@ engine_cable_fds(struct pollfd *pfd, unsigned int max, uint64_t *wait_us)
 	int fd, ret = 0;
 
 	TAILQ_FOREACH(emu, &refnic_emu_devices, next) {
-		fd = refnic_cable_doze_prepare(emu);
+		fd = refnic_emu_cable_doze_prepare(emu);
 		if (fd == -EAGAIN)
 			ret = -EAGAIN;
 		if (fd < 0)
@@ -392,7 +392,7 @@ engine_cable_doze_end(void)
 	struct refnic_emu *emu;
 
 	TAILQ_FOREACH(emu, &refnic_emu_devices, next)
-		refnic_cable_doze_end(emu);
+		refnic_emu_cable_doze_end(emu);
 }
 
 /*

@@ -37,7 +37,7 @@
 #include <rte_cycles.h>
 #include <rte_eal.h>
 
-#include "refnic_emu_cable_shm_port.h"
+#include "refnic_emu_cable.h"
 #include "refnic_emu_intr.h"
 #include "refnic_emu_priv.h"
 #include "refnic_emu_queue.h"
@@ -121,7 +121,7 @@ vec_lock(struct refnic_emu *emu, struct refnic_emu_vector *vec)
 	if (likely(emu->intr_cable == NULL))
 		rte_spinlock_lock(&vec->lock);
 	else
-		refnic_cable_shared_lock(emu->intr_cable, &vec->lock);
+		refnic_emu_cable_shared_lock(emu->intr_cable, &vec->lock);
 }
 
 static inline void
@@ -130,7 +130,7 @@ vec_unlock(struct refnic_emu *emu, struct refnic_emu_vector *vec)
 	if (likely(emu->intr_cable == NULL))
 		rte_spinlock_unlock(&vec->lock);
 	else
-		refnic_cable_shared_unlock(&vec->lock);
+		refnic_emu_cable_shared_unlock(emu->intr_cable, &vec->lock);
 }
 
 /*
@@ -279,7 +279,7 @@ refnic_emu_intr_arm(struct refnic_emu *emu, bool tx, uint16_t qid, uint32_t val)
 		__atomic_thread_fence(__ATOMIC_SEQ_CST);	/* armed, then pub */
 		written = likely(!emu->rx_published) ?
 			  __atomic_load_n(&rxq->pub, __ATOMIC_ACQUIRE) :
-			  refnic_shm_rx_published(emu, qid);
+			  refnic_emu_cable_rx_published(emu, qid);
 		/* Over shm, the far end's next delivery judges the fill. */
 		if (arm && written != idx)
 			refnic_emu_intr_fire(emu, v, cause, !emu->rx_published &&

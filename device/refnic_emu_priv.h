@@ -48,7 +48,7 @@ extern int refnic_emu_logtype;
 #define EMU_LOG(level, fmt, ...) \
 	rte_log(RTE_LOG_ ## level, refnic_emu_logtype, "refnic-dev: " fmt "\n", ##__VA_ARGS__)
 
-struct refnic_cable;
+struct refnic_emu_cable;
 
 /*
  * A thread's own of a device, beside its counter shard (refnic_emu_intr.h):
@@ -84,7 +84,7 @@ struct refnic_emu {
 	/* Queue vectors: intr_own, or the cable's file for an shm port, whose
 	 * far end raises them too (then intr_cable, whose locks they take). */
 	struct refnic_emu_intr *intr;
-	struct refnic_cable *intr_cable;
+	struct refnic_emu_cable *intr_cable;
 	uint64_t fatal_at_tsc;		/* fault_fatal: when; 0: not (any more) */
 	struct refnic_emu_corrupt corrupt;	/* refnic_emu_corrupt.c */
 
@@ -131,13 +131,13 @@ struct refnic_emu {
 	uint32_t admin_fetched;		/* commands fetched since reset */
 	bool dataplane_paused;		/* lab: queues not serviced */
 
-	struct refnic_cable *cable;
+	struct refnic_emu_cable *cable;
 	/* An shm port: its receive side is published in the cable's file,
 	 * and the far end's process delivers into it. */
 	bool rx_published;
 	/* This is not a device but the receive side of the far end of
 	 * view_cable, as this process delivers into it (refnic_emu_cable_shm_port.c). */
-	struct refnic_cable *view_cable;
+	struct refnic_emu_cable *view_cable;
 	/* Counters, one shard per thread: stats_own, or for a view the far
 	 * end's file, where its device reads them. */
 	struct refnic_hw_stats *stats;

@@ -19,7 +19,6 @@
 #include <rte_prefetch.h>
 
 #include "refnic_emu_cable.h"
-#include "refnic_emu_cable_shm_port.h"
 #include "refnic_emu_clock.h"
 #include "refnic_emu_corrupt.h"
 #include "refnic_emu_events.h"
@@ -223,7 +222,7 @@ refnic_emu_queue_create(struct refnic_emu *emu, const struct refnic_admin_queue_
 				 __ATOMIC_RELAXED);
 		rxq->enabled = true;
 		if (emu->rx_published)
-			refnic_shm_rxq_publish(emu, qc->qid);
+			refnic_emu_cable_rxq_publish(emu, qc->qid);
 	} else {
 		return -EINVAL;
 	}
@@ -260,7 +259,7 @@ refnic_emu_queue_destroy(struct refnic_emu *emu, uint8_t type, uint16_t qid)
 	refnic_emu_intr_queue_reset(emu, v, type == REFNIC_QTYPE_TX);
 	/* Returns once the far end of an shm cable is out of the ring. */
 	if (type == REFNIC_QTYPE_RX && emu->rx_published)
-		refnic_shm_rxq_publish(emu, qid);
+		refnic_emu_cable_rxq_publish(emu, qid);
 	return 0;
 }
 
@@ -276,7 +275,7 @@ refnic_emu_queues_reset(struct refnic_emu *emu)
 		refnic_emu_db_reset(&emu->txdb[q]);
 		refnic_emu_db_reset(&emu->rxdb[q]);
 		if (emu->rx_published)
-			refnic_shm_rxq_publish(emu, q);
+			refnic_emu_cable_rxq_publish(emu, q);
 	}
 	refnic_emu_intr_reset(emu);
 }
@@ -294,7 +293,7 @@ queue_error(struct refnic_emu *emu, bool tx, uint16_t qid, bool *enabled, const 
 	*enabled = false;
 	/* Delivering into the far end's port: its own device reports it. */
 	if (unlikely(emu->view_cable != NULL)) {
-		refnic_shm_view_queue_error(emu, qid);
+		refnic_emu_cable_view_queue_error(emu, qid);
 		return;
 	}
 	emu_reg_write(emu, base + REFNIC_Q_STATUS, REFNIC_Q_STATUS_ERROR);
@@ -612,7 +611,7 @@ tx_tso(struct refnic_emu *emu, struct refnic_hw_queue_stats *qs, const struct re
 	while (refnic_emu_tso_next(&t, &seg)) {
 		qs->tx_packets++;
 		qs->tx_bytes += seg.len;
-		refnic_cable_tx(emu, &seg, batch);
+		refnic_emu_cable_tx(emu, &seg, batch);
 		n++;
 	}
 	return n;
@@ -624,7 +623,7 @@ tx_plain_flush(struct refnic_emu *emu, const struct refnic_plain_frame *pf, unsi
 	       struct refnic_rx_batch *batch)
 {
 	if (*np != 0) {
-		refnic_cable_tx_plain(emu, pf, *np, batch);
+		refnic_emu_cable_tx_plain(emu, pf, *np, batch);
 		*np = 0;
 	}
 }
@@ -745,10 +744,10 @@ refnic_emu_tx_service(struct refnic_emu *emu, uint16_t qid, uint64_t now,
 		if (unlikely(f.offload & REFNIC_TXD_TSTAMP) && emu_timesync(emu))
 			refnic_emu_ptp_latch(emu->clock, emu->bar0, true,
 					     refnic_emu_clock_now(emu->clock));
-		refnic_cable_tx(emu, &f, &batch);
+		refnic_emu_cable_tx(emu, &f, &batch);
 	}
 	tx_plain_flush(emu, pf, &np, &batch);
-	refnic_cable_tx_flush(emu, &batch);
+	refnic_emu_cable_tx_flush(emu, &batch);
 	qs->tx_packets += p.packets;
 	qs->tx_bytes += p.bytes;
 	st->dma_reads += p.dma_reads;
@@ -846,7 +845,7 @@ rx_batch_queue_end(struct refnic_rx_batch *b)
 		emu_path_stats(b->emu)->rx_publishes++;
 	}
 	if (unlikely(b->emu->view_cable != NULL))
-		refnic_shm_view_leave(b->emu, (uint16_t)(rxq - b->emu->rxq));
+		refnic_emu_cable_view_leave(b->emu, (uint16_t)(rxq - b->emu->rxq));
 	if (came && queue_intr_armed(b->emu, rxq->intr, rxq->vector, REFNIC_EMU_CAUSE_RX))
 		refnic_emu_intr_fire(b->emu, rxq->vector, REFNIC_EMU_CAUSE_RX,
 				     refnic_emu_rxq_full(b->emu, (uint16_t)(rxq - b->emu->rxq)));
@@ -871,7 +870,7 @@ refnic_emu_rx_batch_publish(struct refnic_rx_batch *b)
 		emu_path_stats(b->emu)->rx_publishes++;
 		/* The far end's arm reads the file's index: no spurious wake. */
 		if (b->emu->view_cable != NULL)
-			refnic_shm_view_publish(b->emu, (uint16_t)(rxq - b->emu->rxq));
+			refnic_emu_cable_view_publish(b->emu, (uint16_t)(rxq - b->emu->rxq));
 		b->published = true;
 	}
 }
@@ -915,7 +914,7 @@ rx_batch_switch(struct refnic_rx_batch *b, struct refnic_emu *emu, struct refnic
 	b->garble = emu_may_garble(emu);
 	/* The far end's port: its queue as its device has it now. */
 	if (unlikely(emu->view_cable != NULL))
-		refnic_shm_view_enter(emu, (uint16_t)(rxq - emu->rxq));
+		refnic_emu_cable_view_enter(emu, (uint16_t)(rxq - emu->rxq));
 }
 
 /* The same queue as the frame before: nothing to do (the common case). */
@@ -956,7 +955,7 @@ refnic_emu_queues_publish_heads(struct refnic_emu *emu, uint16_t qid)
 	 * may share with the receiver): the next idle pass publishes it. */
 	if (rxq->enabled && rte_spinlock_trylock(&rxq->lock)) {
 		head_publish(emu, REFNIC_REG_RXQ(qid) + REFNIC_Q_HEAD,
-			     emu->rx_published ? refnic_shm_rx_head(emu, qid) : rxq->head);
+			     emu->rx_published ? refnic_emu_cable_rx_head(emu, qid) : rxq->head);
 		rxq_unlock(rxq);
 	}
 }

@@ -281,7 +281,8 @@ remote_attach_action(const struct rte_mp_msg *msg, const void *peer)
 		strlcpy(rep->mz_name, emu->bar_mz->name, sizeof(rep->mz_name));
 		/* Inline on a port wired here: the secondary reaches the peer
 		 * too. A fuzzer's hook is this process's code only. */
-		if (emu->inline_exec && refnic_cable_in_process(emu) && emu->corrupt.tamper == NULL)
+		if (emu->inline_exec && refnic_emu_cable_in_process(emu) &&
+		    emu->corrupt.tamper == NULL)
 			rep->emu = (uintptr_t)emu;
 		__atomic_store_n(&bar_shared(emu->bar_mz)->store_cost_tsc,
 				 emu->link->trap_cost_tsc, __ATOMIC_RELAXED);

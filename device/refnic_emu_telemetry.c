@@ -160,7 +160,7 @@ tel_device_fill(const struct refnic_emu *emu, struct rte_tel_data *d)
 	add_container(d, "txq_enabled", tel_enabled(emu, true));
 	rte_tel_data_add_dict_string(d, "state", refnic_hw_state_name(emu_state(emu)));
 	rte_tel_data_add_dict_string(d, "cable", emu->params.cable);
-	rte_tel_data_add_dict_string(d, "link", refnic_cable_link_up(emu) ? "up" : "down");
+	rte_tel_data_add_dict_string(d, "link", refnic_emu_cable_link_up(emu) ? "up" : "down");
 	rte_tel_data_add_dict_uint(d, "admin_latency_pct", emu->params.admin_latency_pct);
 	rte_tel_data_add_dict_uint(d, "dataplane_paused", emu->dataplane_paused);
 	refnic_emu_remote_counts(emu, &remote_stores, &remote_kicks);

@@ -43,7 +43,6 @@
 
 #include "refnic_emu_admin.h"
 #include "refnic_emu_cable.h"
-#include "refnic_emu_cable_shm_port.h"
 #include "refnic_emu_clock.h"
 #include "refnic_emu_engine.h"
 #include "refnic_emu_intr.h"
@@ -289,7 +288,8 @@ trap_write(struct refnic_emu *emu, uint32_t off, uint32_t val, bool charge)
 		}
 		/* An shm port's far end fills its RX ring up to this tail. */
 		if (unlikely(emu->rx_published) && off >= REFNIC_REG_RXQ(0))
-			refnic_shm_rx_tail(emu, (off - REFNIC_REG_RXQ(0)) / REFNIC_REG_Q_STRIDE);
+			refnic_emu_cable_rx_tail(emu,
+						 (off - REFNIC_REG_RXQ(0)) / REFNIC_REG_Q_STRIDE);
 	}
 	/* Taken before counted: who sees the count sees the tail. */
 	__atomic_fetch_add(&link->write_count[off / 4], 1, __ATOMIC_RELEASE);
@@ -311,7 +311,7 @@ trap_write(struct refnic_emu *emu, uint32_t off, uint32_t val, bool charge)
 		}
 		/* Posted buffers need nobody (the tail is taken, the store counted:
 		 * refnic_emu_rx_count_doorbells), unless frames wait outside. */
-		if (!refnic_cable_external(emu))
+		if (!refnic_emu_cable_external(emu))
 			return;
 	}
 	/* Admin commands start on the storing thread (not an engine's replay

@@ -43,6 +43,7 @@
 #include "../xstat.h"
 #include "refnic_emu_cable_shm.h"
 #include "refnic_emu.h"
+#include "refnic_emu_intr.h"
 
 #define FZ_R		"net_refnic_fzr"
 #define FZ_P		"net_refnic_fzp"
@@ -174,7 +175,9 @@ scribble_r_port(struct input *in, uint32_t flags)
 {
 	struct shm_port *port = &shm->port[0];
 	struct shm_rxq *q = &port->q[take(in, 1) % REFNIC_MAX_QUEUES];
-	struct refnic_emu_vector *vec = &port->intr.vec[take(in, 1) % REFNIC_MAX_VECTORS];
+	/* The vectors lie in the file as the device holds them. */
+	struct refnic_emu_intr *intr = (struct refnic_emu_intr *)port->intr;
+	struct refnic_emu_vector *vec = &intr->vec[take(in, 1) % REFNIC_MAX_VECTORS];
 
 	if (flags & 0x01) {
 		q->pub = take(in, 4);
@@ -193,7 +196,7 @@ scribble_r_port(struct input *in, uint32_t flags)
 		vec->rx_qid = take(in, 2);
 		vec->tx_qid = take(in, 2);
 		vec->due_tsc = (uint64_t)take(in, 4) << 8;
-		port->intr.held = take(in, 1) & 1;
+		intr->held = take(in, 1) & 1;
 	}
 	if (flags & 0x10)
 		take_bytes(in, &port->stats[take(in, 1) % REFNIC_EMU_SHARDS].q[0], 16);

@@ -47,6 +47,7 @@
 #include <rte_string_fns.h>
 
 #include "refnic_emu_cable.h"
+#include "refnic_emu_cable_kinds.h"
 #include "refnic_emu_cable_shm_priv.h"
 #include "refnic_emu_intr.h"
 #include "refnic_emu_priv.h"
@@ -97,7 +98,7 @@ end_addr(const char *name, unsigned int end, struct sockaddr_un *addr)
 }
 
 void
-refnic_shm_kick_peer(struct shm_cable *sc)
+refnic_emu_cable_shm_kick_peer(struct shm_cable *sc)
 {
 	static const char kick = 'k';
 
@@ -108,7 +109,7 @@ refnic_shm_kick_peer(struct shm_cable *sc)
 }
 
 static bool
-shm_link_up(const struct refnic_cable *c, const struct refnic_emu *emu __rte_unused)
+shm_link_up(const struct refnic_emu_cable *c, const struct refnic_emu *emu __rte_unused)
 {
 	const struct shm_cable *sc = (const struct shm_cable *)c;
 
@@ -124,13 +125,13 @@ shm_link_up(const struct refnic_cable *c, const struct refnic_emu *emu __rte_unu
 }
 
 bool
-refnic_shm_peer_alive(struct shm_cable *sc)
+refnic_emu_cable_shm_peer_alive(struct shm_cable *sc)
 {
 	return end_held(sc->fd, peer_of(sc));
 }
 
 bool
-refnic_shm_wait_clear(struct shm_cable *sc, const uint32_t *word, const char *what)
+refnic_emu_cable_shm_wait_clear(struct shm_cable *sc, const uint32_t *word, const char *what)
 {
 	uint64_t deadline = rte_get_tsc_cycles() + refnic_emu_us_to_tsc(SHM_WAIT_MS * 1000);
 	unsigned int spins = 0;
@@ -138,7 +139,7 @@ refnic_shm_wait_clear(struct shm_cable *sc, const uint32_t *word, const char *wh
 	while (__atomic_load_n(word, __ATOMIC_SEQ_CST) != 0) {
 		/* Its holder may be preempted on this CPU: let it run. */
 		if (++spins % 64 == 0) {
-			if (!refnic_shm_peer_alive(sc))
+			if (!refnic_emu_cable_shm_peer_alive(sc))
 				return true;
 			if (rte_get_tsc_cycles() > deadline) {
 				EMU_LOG(ERR, "%s: cable shm:%s: the far end stays in %s; going on",
@@ -176,7 +177,7 @@ shm_check_peer(struct shm_cable *sc, struct refnic_emu *emu, uint64_t now)
 	if (up == sc->peer_up && !replaced)
 		return;
 	if (replaced || !up)
-		refnic_shm_view_retire(sc);
+		refnic_emu_cable_shm_view_retire(sc);
 	rte_spinlock_lock(&sc->tx_lock);
 	if (replaced && up && sc->peer_up) {
 		/* Restarted between two looks: the port still sees it go. */
@@ -205,7 +206,7 @@ shm_view_hold(struct shm_cable *sc)
 	sv = __atomic_load_n(&sc->view, __ATOMIC_SEQ_CST);
 	if (sv != NULL &&
 	    __atomic_load_n(&sc->shm->end[peer_of(sc)].gen, __ATOMIC_SEQ_CST) == sv->peer_gen) {
-		refnic_shm_view_config_sync(sv, &sc->peer_port->cfg);
+		refnic_emu_cable_shm_view_config_sync(sv, &sc->peer_port->cfg);
 		return &sv->emu;
 	}
 	__atomic_fetch_sub(delivering, 1, __ATOMIC_RELEASE);
@@ -213,7 +214,7 @@ shm_view_hold(struct shm_cable *sc)
 }
 
 static void
-shm_tx(struct refnic_cable *c, struct refnic_emu *emu, const struct refnic_frame *f,
+shm_tx(struct refnic_emu_cable *c, struct refnic_emu *emu, const struct refnic_frame *f,
        struct refnic_rx_batch *b)
 {
 	struct shm_cable *sc = (struct shm_cable *)c;
@@ -231,7 +232,7 @@ shm_tx(struct refnic_cable *c, struct refnic_emu *emu, const struct refnic_frame
 }
 
 static void
-shm_tx_flush(struct refnic_cable *c, struct refnic_emu *emu __rte_unused,
+shm_tx_flush(struct refnic_emu_cable *c, struct refnic_emu *emu __rte_unused,
 	     struct refnic_rx_batch *b)
 {
 	struct shm_cable *sc = (struct shm_cable *)c;
@@ -249,32 +250,32 @@ shm_tx_flush(struct refnic_cable *c, struct refnic_emu *emu __rte_unused,
 
 /* The engine's share: the far end, its messages, our published port. */
 static unsigned int
-shm_rx_service(struct refnic_cable *c, struct refnic_emu *emu, uint64_t now)
+shm_rx_service(struct refnic_emu_cable *c, struct refnic_emu *emu, uint64_t now)
 {
 	struct shm_cable *sc = (struct shm_cable *)c;
 	unsigned int work;
 
 	shm_check_peer(sc, emu, now);
-	work = refnic_shm_mem_receive(sc);
+	work = refnic_emu_cable_shm_mem_receive(sc);
 	/* After the memory tables: a view mapped just now brings the link
 	 * up. Also follows a cable pulled on the other side. */
 	if (emu->link_up != shm_link_up(&sc->c, emu))
 		refnic_emu_update_link(emu);
-	return work + refnic_shm_port_service(sc);
+	return work + refnic_emu_cable_shm_port_service(sc);
 }
 
 static void
-shm_set_plugged(struct refnic_cable *c, struct refnic_emu *emu, bool plugged)
+shm_set_plugged(struct refnic_emu_cable *c, struct refnic_emu *emu, bool plugged)
 {
 	struct shm_cable *sc = (struct shm_cable *)c;
 
 	__atomic_store_n(&sc->shm->unplugged, !plugged, __ATOMIC_RELEASE);
 	refnic_emu_update_link(emu);
-	refnic_shm_kick_peer(sc);
+	refnic_emu_cable_shm_kick_peer(sc);
 }
 
 static int
-shm_doze_prepare(struct refnic_cable *c)
+shm_doze_prepare(struct refnic_emu_cable *c)
 {
 	struct shm_cable *sc = (struct shm_cable *)c;
 
@@ -283,7 +284,7 @@ shm_doze_prepare(struct refnic_cable *c)
 }
 
 static void
-shm_doze_end(struct refnic_cable *c)
+shm_doze_end(struct refnic_emu_cable *c)
 {
 	struct shm_cable *sc = (struct shm_cable *)c;
 
@@ -305,14 +306,14 @@ shm_close(struct shm_cable *sc)
 }
 
 static void
-shm_detach(struct refnic_cable *c, struct refnic_emu *emu)
+shm_detach(struct refnic_emu_cable *c, struct refnic_emu *emu)
 {
 	struct shm_cable *sc = (struct shm_cable *)c;
 	struct shm_end *mine = &sc->shm->end[sc->me];
 
-	refnic_shm_view_retire(sc);
+	refnic_emu_cable_shm_view_retire(sc);
 	if (sc->pending != NULL)
-		refnic_shm_view_free(sc->pending);
+		refnic_emu_cable_shm_view_free(sc->pending);
 	sc->pending = NULL;
 	/* The port's vectors leave the file with it. */
 	emu->rx_published = false;
@@ -329,20 +330,9 @@ shm_detach(struct refnic_cable *c, struct refnic_emu *emu)
 	if (!end_held(sc->fd, peer_of(sc)))
 		shm_unlink(sc->path);
 	shm_flock(sc->fd, LOCK_UN);
-	refnic_shm_kick_peer(sc);
+	refnic_emu_cable_shm_kick_peer(sc);
 	shm_close(sc);
 }
-
-static const struct refnic_cable_ops shm_cable_ops = {
-	.tx = shm_tx,
-	.tx_flush = shm_tx_flush,
-	.rx_service = shm_rx_service,
-	.link_up = shm_link_up,
-	.set_plugged = shm_set_plugged,
-	.doze_prepare = shm_doze_prepare,
-	.doze_end = shm_doze_end,
-	.detach = shm_detach,
-};
 
 static bool
 shm_in_use(int fd)
@@ -466,8 +456,8 @@ shm_open_locked(struct shm_cable *sc)
 	return -EAGAIN;
 }
 
-int
-refnic_cable_shm_attach(struct refnic_emu *emu, const char *name, struct refnic_cable **out)
+static int
+shm_attach(struct refnic_emu *emu, const char *name, struct refnic_emu_cable **out)
 {
 	struct shm_cable *sc;
 	int ret;
@@ -477,7 +467,6 @@ refnic_cable_shm_attach(struct refnic_emu *emu, const char *name, struct refnic_
 	sc = rte_zmalloc("refnic_cable_shm", sizeof(*sc), 0);
 	if (sc == NULL)
 		return -ENOMEM;
-	sc->c.ops = &shm_cable_ops;
 	sc->emu = emu;
 	strlcpy(sc->name, name, sizeof(sc->name));
 	rte_spinlock_init(&sc->tx_lock);
@@ -508,14 +497,14 @@ refnic_cable_shm_attach(struct refnic_emu *emu, const char *name, struct refnic_
 		goto fail;
 	ret = shm_open_socket(sc, emu->name, name);
 	if (ret == 0)
-		ret = refnic_shm_port_init(sc);
+		ret = refnic_emu_cable_shm_port_init(sc);
 	if (ret != 0) {
 		__atomic_store_n(&sc->shm->end[sc->me].pid, 0, __ATOMIC_RELEASE);
 		goto fail;
 	}
 	shm_check_peer(sc, emu, rte_get_tsc_cycles());
 	/* The far end's engine may doze: tell it we are here. */
-	refnic_shm_kick_peer(sc);
+	refnic_emu_cable_shm_kick_peer(sc);
 	EMU_LOG(INFO, "%s: cable shm:%s end %u (peer %s)", emu->name, name, sc->me,
 		sc->peer_up ? "present" : "absent");
 	*out = &sc->c;
@@ -524,3 +513,32 @@ fail:
 	shm_close(sc);
 	return ret;
 }
+
+/* What the device's queues, trap, interrupts and counters call of an shm
+ * port and of the view of its far end: refnic_emu_cable_shm_port.c. */
+const struct refnic_emu_cable_ops refnic_emu_cable_shm_ops = {
+	.prefix = REFNIC_EMU_CABLE_SHM_PREFIX,
+	.attach = shm_attach,
+	.tx = shm_tx,
+	.tx_flush = shm_tx_flush,
+	.rx_service = shm_rx_service,
+	.link_up = shm_link_up,
+	.set_plugged = shm_set_plugged,
+	.doze_prepare = shm_doze_prepare,
+	.doze_end = shm_doze_end,
+	.detach = shm_detach,
+	.config_publish = refnic_emu_cable_shm_config_publish,
+	.rxq_publish = refnic_emu_cable_shm_rxq_publish,
+	.rx_tail = refnic_emu_cable_shm_rx_tail,
+	.rx_published = refnic_emu_cable_shm_rx_published,
+	.rx_head = refnic_emu_cable_shm_rx_head,
+	.stats_add = refnic_emu_cable_shm_stats_add,
+	.stats_clear = refnic_emu_cable_shm_stats_clear,
+	.view_enter = refnic_emu_cable_shm_view_enter,
+	.view_publish = refnic_emu_cable_shm_view_publish,
+	.view_leave = refnic_emu_cable_shm_view_leave,
+	.view_queue_error = refnic_emu_cable_shm_view_queue_error,
+	.view_dma = refnic_emu_cable_shm_view_dma,
+	.shared_lock = refnic_emu_cable_shm_shared_lock,
+	.shared_unlock = refnic_emu_cable_shm_shared_unlock,
+};

@@ -25,14 +25,24 @@
 #include <rte_common.h>
 
 #include "refnic_hw.h"
-#include "refnic_emu_intr.h"
-#include "refnic_emu_flow.h"
 
 #define REFNIC_SHM_PATH_FMT	"/refnic-cable-%s"	/* shm_open name */
 
 #define SHM_MAGIC		0x52464e53	/* "RFNS" */
 #define SHM_VERSION		5	/* 3: the flow table; 4: RX stamps;
 					 * 5: RX write-back */
+
+/*
+ * The receiving port's flow table and queue vectors lie in the file as its
+ * device holds them (struct refnic_emu_flows, struct refnic_emu_intr), so
+ * that the far end's deliveries look rules up and raise vectors in place:
+ * here only their sizes, which the cable checks against the device's at
+ * build time (a change to either changes SHM_VERSION too). Counters: one
+ * shard per thread that may deliver (REFNIC_EMU_SHARDS).
+ */
+#define SHM_FLOWS_SIZE		295192
+#define SHM_INTR_SIZE		3112
+#define SHM_SHARDS		33
 
 /* How a port judges the frames it receives; rx's, under seq (odd: changing). */
 struct shm_rx_config {
@@ -87,13 +97,13 @@ struct shm_port {
 	uint32_t errors_pending;	/* tx's: queues with .error to report */
 	struct shm_rxq q[REFNIC_MAX_QUEUES];
 	/* rx's: its flow table, written with cfg (under cfg.seq). */
-	struct refnic_emu_flows flows;
+	uint8_t flows[SHM_FLOWS_SIZE] __rte_aligned(8);
 	/* The port's queue vectors: its own TX causes and the far end's RX
 	 * deliveries raise them, under each vector's lock (a tag, below). */
-	struct refnic_emu_intr intr __rte_cache_aligned;
+	uint8_t intr[SHM_INTR_SIZE] __rte_cache_aligned;
 	/* tx's: what the far end's threads counted for this port, one shard
 	 * each (their shard ids). */
-	struct refnic_hw_stats stats[REFNIC_EMU_SHARDS] __rte_cache_aligned;
+	struct refnic_hw_stats stats[SHM_SHARDS] __rte_cache_aligned;
 };
 
 struct shm_end {

@@ -24,6 +24,7 @@
 #include <rte_string_fns.h>
 
 #include "refnic_emu_cable.h"
+#include "refnic_emu_cable_kinds.h"
 #include "refnic_emu_parse.h"
 #include "refnic_emu_priv.h"
 #include "refnic_emu_queue.h"
@@ -31,7 +32,7 @@
 #define TAP_RX_BUDGET	32	/* frames per engine pass */
 
 struct tap_cable {
-	struct refnic_cable c;
+	struct refnic_emu_cable c;
 	int fd;
 	bool unplugged;
 	char ifname[IFNAMSIZ];
@@ -39,7 +40,7 @@ struct tap_cable {
 };
 
 static void
-tap_tx(struct refnic_cable *c, struct refnic_emu *emu, const struct refnic_frame *f,
+tap_tx(struct refnic_emu_cable *c, struct refnic_emu *emu, const struct refnic_frame *f,
        struct refnic_rx_batch *b __rte_unused)
 {
 	struct tap_cable *tc = (struct tap_cable *)c;
@@ -61,13 +62,13 @@ tap_tx(struct refnic_cable *c, struct refnic_emu *emu, const struct refnic_frame
 }
 
 static void
-tap_tx_flush(struct refnic_cable *c __rte_unused, struct refnic_emu *emu __rte_unused,
+tap_tx_flush(struct refnic_emu_cable *c __rte_unused, struct refnic_emu *emu __rte_unused,
 	     struct refnic_rx_batch *b __rte_unused)
 {
 }
 
 static unsigned int
-tap_rx_service(struct refnic_cable *c, struct refnic_emu *emu, uint64_t now __rte_unused)
+tap_rx_service(struct refnic_emu_cable *c, struct refnic_emu *emu, uint64_t now __rte_unused)
 {
 	struct tap_cable *tc = (struct tap_cable *)c;
 	struct refnic_frame f = { .nb_segs = 1 };
@@ -96,13 +97,13 @@ tap_rx_service(struct refnic_cable *c, struct refnic_emu *emu, uint64_t now __rt
 }
 
 static bool
-tap_link_up(const struct refnic_cable *c, const struct refnic_emu *emu __rte_unused)
+tap_link_up(const struct refnic_emu_cable *c, const struct refnic_emu *emu __rte_unused)
 {
 	return !((const struct tap_cable *)c)->unplugged;
 }
 
 static void
-tap_set_plugged(struct refnic_cable *c, struct refnic_emu *emu, bool plugged)
+tap_set_plugged(struct refnic_emu_cable *c, struct refnic_emu *emu, bool plugged)
 {
 	((struct tap_cable *)c)->unplugged = !plugged;
 	refnic_emu_update_link(emu);
@@ -110,13 +111,13 @@ tap_set_plugged(struct refnic_cable *c, struct refnic_emu *emu, bool plugged)
 
 /* Frames from the kernel make the fd readable: that wakes the engine. */
 static int
-tap_doze_prepare(struct refnic_cable *c)
+tap_doze_prepare(struct refnic_emu_cable *c)
 {
 	return ((struct tap_cable *)c)->fd;
 }
 
 static void
-tap_detach(struct refnic_cable *c, struct refnic_emu *emu __rte_unused)
+tap_detach(struct refnic_emu_cable *c, struct refnic_emu *emu __rte_unused)
 {
 	struct tap_cable *tc = (struct tap_cable *)c;
 
@@ -126,7 +127,11 @@ tap_detach(struct refnic_cable *c, struct refnic_emu *emu __rte_unused)
 	free(tc);
 }
 
-static const struct refnic_cable_ops tap_cable_ops = {
+static int tap_attach(struct refnic_emu *emu, const char *ifname, struct refnic_emu_cable **out);
+
+const struct refnic_emu_cable_ops refnic_emu_cable_tap_ops = {
+	.prefix = REFNIC_EMU_CABLE_TAP_PREFIX,
+	.attach = tap_attach,
 	.brings_frames = true,
 	.tx = tap_tx,
 	.tx_flush = tap_tx_flush,
@@ -137,8 +142,8 @@ static const struct refnic_cable_ops tap_cable_ops = {
 	.detach = tap_detach,
 };
 
-int
-refnic_cable_tap_attach(struct refnic_emu *emu, const char *ifname, struct refnic_cable **out)
+static int
+tap_attach(struct refnic_emu *emu, const char *ifname, struct refnic_emu_cable **out)
 {
 	struct ifreq ifr = { .ifr_flags = IFF_TAP | IFF_NO_PI };
 	struct tap_cable *tc;
@@ -152,7 +157,6 @@ refnic_cable_tap_attach(struct refnic_emu *emu, const char *ifname, struct refni
 	tc = calloc(1, sizeof(*tc));
 	if (tc == NULL)
 		return -ENOMEM;
-	tc->c.ops = &tap_cable_ops;
 	strlcpy(tc->ifname, ifname, sizeof(tc->ifname));
 	strlcpy(ifr.ifr_name, ifname, sizeof(ifr.ifr_name));
 	tc->fd = open("/dev/net/tun", O_RDWR | O_NONBLOCK | O_CLOEXEC);

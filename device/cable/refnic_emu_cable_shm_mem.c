@@ -192,7 +192,7 @@ mem_table_free(struct mem_table *t)
 }
 
 bool
-refnic_shm_mem_refresh(struct shm_cable *sc)
+refnic_emu_cable_shm_mem_refresh(struct shm_cable *sc)
 {
 	struct mem_table *t;
 	uint32_t sum;
@@ -322,7 +322,7 @@ mem_ask(struct shm_cable *sc)
 /* Engine 0: the far end gets HELLO once per attachment (and when it asks),
  * and our tables. */
 void
-refnic_shm_mem_send(struct shm_cable *sc)
+refnic_emu_cable_shm_mem_send(struct shm_cable *sc)
 {
 	struct mem_table *t;
 	struct shm_msg *m;
@@ -435,7 +435,7 @@ mem_on_table(struct shm_cable *sc, const struct shm_msg *m, const int *fds)
 	if (m->first + m->count != m->total || sv->table_got < m->total)
 		return;
 	__atomic_store_n(&sv->mem_gen, sv->table_gen, __ATOMIC_RELEASE);
-	if (sv == sc->pending && refnic_shm_view_activate(sc, sv))
+	if (sv == sc->pending && refnic_emu_cable_shm_view_activate(sc, sv))
 		sc->pending = NULL;
 }
 
@@ -447,17 +447,17 @@ mem_on_hello(struct shm_cable *sc, const struct shm_msg *m, const int *fds, unsi
 	if ((sc->view != NULL && sc->view->peer_gen == m->gen) ||
 	    (sc->pending != NULL && sc->pending->peer_gen == m->gen))
 		return false;	/* again: it resends until it gets through */
-	sv = refnic_shm_view_new(sc, m->gen, m->bar_iova, m->nb_vectors, fds, n);
+	sv = refnic_emu_cable_shm_view_new(sc, m->gen, m->bar_iova, m->nb_vectors, fds, n);
 	if (sv == NULL)
 		return false;
 	if (sc->pending != NULL)
-		refnic_shm_view_free(sc->pending);
+		refnic_emu_cable_shm_view_free(sc->pending);
 	sc->pending = sv;
 	return true;
 }
 
 unsigned int
-refnic_shm_mem_receive(struct shm_cable *sc)
+refnic_emu_cable_shm_mem_receive(struct shm_cable *sc)
 {
 	char cbuf[CMSG_SPACE(sizeof(int) * (SHM_MSG_REGIONS + MEM_FDS_MAX))];
 	unsigned int work = 0, budget, nb_fds;
@@ -515,7 +515,7 @@ refnic_shm_mem_receive(struct shm_cable *sc)
 }
 
 void
-refnic_shm_view_free(struct shm_view *sv)
+refnic_emu_cable_shm_view_free(struct shm_view *sv)
 {
 	uint32_t i;
 	uint16_t v;
@@ -530,8 +530,8 @@ refnic_shm_view_free(struct shm_view *sv)
 }
 
 void *
-refnic_shm_view_map(struct shm_view *sv, uint64_t iova, uint64_t len, uint64_t *chunk_iova,
-		    uint64_t *chunk_len)
+refnic_emu_cable_shm_view_map(struct shm_view *sv, uint64_t iova, uint64_t len, uint64_t *chunk_iova,
+			      uint64_t *chunk_len)
 {
 	uint32_t n = __atomic_load_n(&sv->nb_regions, __ATOMIC_ACQUIRE), i;
 

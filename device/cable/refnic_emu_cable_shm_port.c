@@ -40,7 +40,6 @@
 #include <rte_string_fns.h>
 
 #include "refnic_emu_cable.h"
-#include "refnic_emu_cable_shm_port.h"
 #include "refnic_emu_cable_shm_priv.h"
 #include "refnic_emu_clock.h"
 #include "refnic_emu_dma.h"
@@ -86,7 +85,7 @@ tag_orphaned(struct shm_cable *sc, uint32_t tag)
 		return false;	/* a thread of this process holds it */
 	if ((tag & 1) == sc->me)
 		return true;
-	return tag != shm_lock_tag(peer_of(sc), gen) || !refnic_shm_peer_alive(sc);
+	return tag != shm_lock_tag(peer_of(sc), gen) || !refnic_emu_cable_shm_peer_alive(sc);
 }
 
 /*
@@ -96,7 +95,7 @@ tag_orphaned(struct shm_cable *sc, uint32_t tag)
  * (hostile), too.
  */
 void
-refnic_cable_shared_lock(struct refnic_cable *c, rte_spinlock_t *lock)
+refnic_emu_cable_shm_shared_lock(struct refnic_emu_cable *c, rte_spinlock_t *lock)
 {
 	struct shm_cable *sc = (struct shm_cable *)c;
 	int *word = (int *)(uintptr_t)&lock->locked;
@@ -131,7 +130,7 @@ refnic_cable_shared_lock(struct refnic_cable *c, rte_spinlock_t *lock)
 
 /* A full barrier: the far end's publish and our arm are a Dekker pair. */
 void
-refnic_cable_shared_unlock(rte_spinlock_t *lock)
+refnic_emu_cable_shm_shared_unlock(struct refnic_emu_cable *c __rte_unused, rte_spinlock_t *lock)
 {
 	__atomic_store_n((int *)(uintptr_t)&lock->locked, 0, __ATOMIC_SEQ_CST);
 }
@@ -182,11 +181,11 @@ config_publish(struct shm_cable *sc)
 	now.seq = seq | 1;
 	memcpy(cfg, &now, sizeof(now));
 	if (flows)
-		memcpy(&sc->port->flows, &sc->emu->flows, sizeof(sc->port->flows));
+		memcpy(shm_port_flows(sc->port), &sc->emu->flows, sizeof(sc->emu->flows));
 	sc->cfg_seq = (seq | 1) + 1;
 	__atomic_store_n(&cfg->seq, sc->cfg_seq, __ATOMIC_RELEASE);
 	/* Its engine follows our PHY (its link) without waiting for a doze. */
-	refnic_shm_kick_peer(sc);
+	refnic_emu_cable_shm_kick_peer(sc);
 	return true;
 }
 
@@ -197,7 +196,7 @@ config_publish(struct shm_cable *sc)
  * time its application's start returns is one the far end sees started.
  */
 void
-refnic_shm_config_publish(struct refnic_emu *emu)
+refnic_emu_cable_shm_config_publish(struct refnic_emu *emu)
 {
 	struct shm_cable *sc = emu_shm(emu);
 
@@ -211,7 +210,7 @@ refnic_shm_config_publish(struct refnic_emu *emu)
  * ring (its busy word), the ring is ours to hand back to the driver.
  */
 void
-refnic_shm_rxq_publish(struct refnic_emu *emu, uint16_t qid)
+refnic_emu_cable_shm_rxq_publish(struct refnic_emu *emu, uint16_t qid)
 {
 	struct shm_cable *sc = emu_shm(emu);
 	const struct refnic_emu_rxq *rxq = &emu->rxq[qid];
@@ -228,10 +227,10 @@ refnic_shm_rxq_publish(struct refnic_emu *emu, uint16_t qid)
 		gen += 2;
 	__atomic_store_n(&q->gen, gen - 1, __ATOMIC_SEQ_CST);
 	/* A far end that never leaves has its word cleared: we went on. */
-	if (!refnic_shm_wait_clear(sc, &q->busy, "an RX ring"))
+	if (!refnic_emu_cable_shm_wait_clear(sc, &q->busy, "an RX ring"))
 		__atomic_store_n(&q->busy, 0, __ATOMIC_RELAXED);
-	if (rxq->enabled && refnic_shm_mem_refresh(sc))
-		refnic_shm_kick_peer(sc);	/* its engine takes our new memory */
+	if (rxq->enabled && refnic_emu_cable_shm_mem_refresh(sc))
+		refnic_emu_cable_shm_kick_peer(sc);	/* its engine takes our new memory */
 	q->enabled = rxq->enabled;
 	q->size = rxq->size;
 	q->buf_size = rxq->buf_size;
@@ -270,13 +269,13 @@ rxq_heal(struct shm_cable *sc)
 		refnic_engine_lock_others(emu);
 		if (emu->rxq[q].enabled)
 			refnic_emu_queue_fail(emu, false, q, "the far end wrote over its set-up");
-		refnic_shm_rxq_publish(emu, q);
+		refnic_emu_cable_shm_rxq_publish(emu, q);
 		refnic_engine_unlock_others(emu);
 	}
 }
 
 void
-refnic_shm_rx_tail(struct refnic_emu *emu, uint16_t qid)
+refnic_emu_cable_shm_rx_tail(struct refnic_emu *emu, uint16_t qid)
 {
 	struct shm_cable *sc = emu_shm(emu);
 
@@ -284,20 +283,20 @@ refnic_shm_rx_tail(struct refnic_emu *emu, uint16_t qid)
 }
 
 uint16_t
-refnic_shm_rx_published(const struct refnic_emu *emu, uint16_t qid)
+refnic_emu_cable_shm_rx_published(const struct refnic_emu *emu, uint16_t qid)
 {
 	return __atomic_load_n(&emu_shm(emu)->port->q[qid].pub, __ATOMIC_SEQ_CST);
 }
 
 uint16_t
-refnic_shm_rx_head(const struct refnic_emu *emu, uint16_t qid)
+refnic_emu_cable_shm_rx_head(const struct refnic_emu *emu, uint16_t qid)
 {
 	return __atomic_load_n(&emu_shm(emu)->port->q[qid].head, __ATOMIC_RELAXED);
 }
 
 /* Counters the far end's threads keep for us, since the last STATS_CLEAR. */
 void
-refnic_shm_stats_add(const struct refnic_emu *emu, struct refnic_hw_stats *sum)
+refnic_emu_cable_shm_stats_add(const struct refnic_emu *emu, struct refnic_hw_stats *sum)
 {
 	const struct shm_cable *sc = emu_shm(emu);
 	const size_t words = sizeof(*sum) / sizeof(uint64_t);
@@ -319,12 +318,12 @@ refnic_shm_stats_add(const struct refnic_emu *emu, struct refnic_hw_stats *sum)
 
 /* The far end keeps counting as it was: the clear is a baseline here. */
 void
-refnic_shm_stats_clear(struct refnic_emu *emu)
+refnic_emu_cable_shm_stats_clear(struct refnic_emu *emu)
 {
 	struct shm_cable *sc = emu_shm(emu);
 
 	memset(sc->stats_base, 0, sizeof(*sc->stats_base));
-	refnic_shm_stats_add(emu, sc->stats_base);
+	refnic_emu_cable_shm_stats_add(emu, sc->stats_base);
 }
 
 /*
@@ -333,7 +332,7 @@ refnic_shm_stats_clear(struct refnic_emu *emu)
  * device's vectors there.
  */
 int
-refnic_shm_port_init(struct shm_cable *sc)
+refnic_emu_cable_shm_port_init(struct shm_cable *sc)
 {
 	struct refnic_emu *emu = sc->emu;
 	struct shm_port *port = sc->port;
@@ -342,18 +341,18 @@ refnic_shm_port_init(struct shm_cable *sc)
 	sc->stats_base = rte_zmalloc("refnic_shm_stats", sizeof(*sc->stats_base), 0);
 	if (sc->stats_base == NULL)
 		return -ENOMEM;
-	refnic_shm_wait_clear(sc, &sc->shm->end[peer_of(sc)].delivering, "our port");
+	refnic_emu_cable_shm_wait_clear(sc, &sc->shm->end[peer_of(sc)].delivering, "our port");
 	memset(port, 0, sizeof(*port));
 	memset(sc->q_gen, 0, sizeof(sc->q_gen));
 	sc->cfg_seq = 0;
 	for (q = 0; q < REFNIC_MAX_QUEUES; q++)
 		port->q[q].phase = REFNIC_PHASE_BIT;
-	port->intr = *emu->intr;
+	*shm_port_intr(port) = *emu->intr;
 	for (q = 0; q < REFNIC_MAX_VECTORS; q++)
-		rte_spinlock_init(&port->intr.vec[q].lock);
+		rte_spinlock_init(&shm_port_intr(port)->vec[q].lock);
 	config_publish(sc);
-	refnic_shm_mem_refresh(sc);
-	emu->intr = &port->intr;
+	refnic_emu_cable_shm_mem_refresh(sc);
+	emu->intr = shm_port_intr(port);
 	emu->intr_cable = &sc->c;
 	emu->rx_published = true;
 	return 0;
@@ -382,20 +381,20 @@ port_errors(struct shm_cable *sc)
 }
 
 unsigned int
-refnic_shm_port_service(struct shm_cable *sc)
+refnic_emu_cable_shm_port_service(struct shm_cable *sc)
 {
 	unsigned int work = config_publish(sc);
 
 	rxq_heal(sc);
-	refnic_shm_mem_send(sc);
+	refnic_emu_cable_shm_mem_send(sc);
 	return work + port_errors(sc);
 }
 
 /* --- the far end's receive side, as we deliver into it ------------------ */
 
 struct shm_view *
-refnic_shm_view_new(struct shm_cable *sc, uint32_t gen, uint64_t bar_iova, uint32_t nb_vectors,
-		    const int *fds, unsigned int nb_fds)
+refnic_emu_cable_shm_view_new(struct shm_cable *sc, uint32_t gen, uint64_t bar_iova,
+			      uint32_t nb_vectors, const int *fds, unsigned int nb_fds)
 {
 	struct shm_view *sv;
 	struct refnic_emu *v;
@@ -419,7 +418,7 @@ refnic_shm_view_new(struct shm_cable *sc, uint32_t gen, uint64_t bar_iova, uint3
 	v = &sv->emu;
 	snprintf(v->name, sizeof(v->name), "%.*s:far", (int)sizeof(v->name) - 5, sc->emu->name);
 	v->view_cable = &sc->c;
-	v->intr = &sc->peer_port->intr;
+	v->intr = shm_port_intr(sc->peer_port);
 	v->intr_cable = &sc->c;
 	v->stats = sc->peer_port->stats;
 	v->link = &sv->link;
@@ -435,7 +434,7 @@ refnic_shm_view_new(struct shm_cable *sc, uint32_t gen, uint64_t bar_iova, uint3
 /* The far end's configuration, if it changed and is not being changed:
  * at the start of each sender's pass. */
 void
-refnic_shm_view_config_sync(struct shm_view *sv, const struct shm_rx_config *cfg)
+refnic_emu_cable_shm_view_config_sync(struct shm_view *sv, const struct shm_rx_config *cfg)
 {
 	struct refnic_emu *v = &sv->emu;
 	struct shm_rx_config copy;
@@ -453,7 +452,7 @@ refnic_shm_view_config_sync(struct shm_view *sv, const struct shm_rx_config *cfg
 		/* Senders read it meanwhile: every index they take from it is
 		 * bounded where it is used (refnic_emu_flow_lookup, rx_frame). */
 		if (copy.flows_gen != sv->flows_gen)
-			memcpy(&v->flows, &container_of(cfg, struct shm_port, cfg)->flows,
+			memcpy(&v->flows, shm_port_flows(container_of(cfg, struct shm_port, cfg)),
 			       sizeof(v->flows));
 		rte_atomic_thread_fence(__ATOMIC_ACQUIRE);
 		if (__atomic_load_n(&cfg->seq, __ATOMIC_RELAXED) == seq)
@@ -516,13 +515,13 @@ view_rxq_sync(struct shm_view *sv, const struct shm_rxq *q, uint16_t qid, uint32
 			v->name, qid);
 		return;
 	}
-	rxq->ring = refnic_shm_view_map(sv, ring_iova, (uint64_t)size * sizeof(*rxq->ring),
-					NULL, NULL);
+	rxq->ring = refnic_emu_cable_shm_view_map(sv, ring_iova, (uint64_t)size * sizeof(*rxq->ring),
+						  NULL, NULL);
 	/* Stamped: the receiver's clock (the view's, mapped from the far
 	 * end's BAR memzone) writes them. */
 	stamped = q->stamps && v->clock != NULL;
 	cq_len = refnic_emu_rxq_cq_len(size, wb, stamped);
-	cq_area = cq_len != 0 ? refnic_shm_view_map(sv, cq_iova, cq_len, NULL, NULL) : NULL;
+	cq_area = cq_len != 0 ? refnic_emu_cable_shm_view_map(sv, cq_iova, cq_len, NULL, NULL) : NULL;
 	if (rxq->ring == NULL || (cq_len != 0 && cq_area == NULL)) {
 		emu_stats(v)->dma_errors++;
 		EMU_LOG(ERR, "%s: RX queue %u rings outside the memory it handed over",
@@ -548,7 +547,7 @@ view_rxq_sync(struct shm_view *sv, const struct shm_rxq *q, uint16_t qid, uint32
  * then the tail it took.
  */
 void
-refnic_shm_view_enter(struct refnic_emu *view, uint16_t qid)
+refnic_emu_cable_shm_view_enter(struct refnic_emu *view, uint16_t qid)
 {
 	struct shm_view *sv = view_of(view);
 	struct shm_cable *sc = view_shm(view);
@@ -580,7 +579,7 @@ refnic_shm_view_enter(struct refnic_emu *view, uint16_t qid)
 /* Where delivery into queue qid stands, into the file. The published index
  * goes last and whole (seq_cst): the far end's arm reads it. */
 void
-refnic_shm_view_publish(struct refnic_emu *view, uint16_t qid)
+refnic_emu_cable_shm_view_publish(struct refnic_emu *view, uint16_t qid)
 {
 	struct shm_rxq *q = &view_shm(view)->peer_port->q[qid];
 	const struct refnic_emu_rxq *rxq = &view->rxq[qid];
@@ -592,19 +591,19 @@ refnic_shm_view_publish(struct refnic_emu *view, uint16_t qid)
 
 /* Done with queue qid: where delivery stands into the file, then out. */
 void
-refnic_shm_view_leave(struct refnic_emu *view, uint16_t qid)
+refnic_emu_cable_shm_view_leave(struct refnic_emu *view, uint16_t qid)
 {
 	struct shm_view *sv = view_of(view);
 
 	if (!sv->q_busy[qid])
 		return;
-	refnic_shm_view_publish(view, qid);
+	refnic_emu_cable_shm_view_publish(view, qid);
 	__atomic_store_n(&view_shm(view)->peer_port->q[qid].busy, 0, __ATOMIC_RELEASE);
 	sv->q_busy[qid] = false;
 }
 
 void
-refnic_shm_view_queue_error(struct refnic_emu *view, uint16_t qid)
+refnic_emu_cable_shm_view_queue_error(struct refnic_emu *view, uint16_t qid)
 {
 	struct shm_port *port = view_shm(view)->peer_port;
 
@@ -614,14 +613,14 @@ refnic_shm_view_queue_error(struct refnic_emu *view, uint16_t qid)
 }
 
 void *
-refnic_shm_view_dma(struct refnic_emu *view, uint64_t iova, uint64_t len)
+refnic_emu_cable_shm_view_dma(struct refnic_emu *view, uint64_t iova, uint64_t len)
 {
 	struct refnic_dma_cache *dma = &emu_shard(view)->dma;
 	unsigned int slot = (iova >> 21) % REFNIC_DMA_PAGE_CACHE;
 	uint64_t chunk_iova, chunk_len;
 	void *va;
 
-	va = refnic_shm_view_map(view_of(view), iova, len, &chunk_iova, &chunk_len);
+	va = refnic_emu_cable_shm_view_map(view_of(view), iova, len, &chunk_iova, &chunk_len);
 	if (va == NULL) {
 		emu_stats(view)->dma_errors++;
 		EMU_LOG(ERR, "%s: DMA to IOVA 0x%" PRIx64 " len %" PRIu64
@@ -636,9 +635,9 @@ refnic_shm_view_dma(struct refnic_emu *view, uint64_t iova, uint64_t len)
 
 /* Senders may use it once its BAR's registers map (its vectors' moderation). */
 bool
-refnic_shm_view_activate(struct shm_cable *sc, struct shm_view *sv)
+refnic_emu_cable_shm_view_activate(struct shm_cable *sc, struct shm_view *sv)
 {
-	sv->emu.bar0 = refnic_shm_view_map(sv, sv->bar_iova, REFNIC_BAR0_SIZE, NULL, NULL);
+	sv->emu.bar0 = refnic_emu_cable_shm_view_map(sv, sv->bar_iova, REFNIC_BAR0_SIZE, NULL, NULL);
 	if (sv->emu.bar0 == NULL) {
 		EMU_LOG(ERR, "%s: cable shm:%s: the far end's BAR is outside its memory",
 			sc->emu->name, sc->name);
@@ -646,8 +645,8 @@ refnic_shm_view_activate(struct shm_cable *sc, struct shm_view *sv)
 	}
 	/* Its clock, for RX stamps and PTP latches: in the same memzone as its
 	 * BAR; without it (not in the memory handed over) frames go unstamped. */
-	sv->emu.clock = refnic_shm_view_map(sv, sv->bar_iova + refnic_emu_bar_clock_offset(),
-					    sizeof(*sv->emu.clock), NULL, NULL);
+	sv->emu.clock = refnic_emu_cable_shm_view_map(sv, sv->bar_iova + refnic_emu_bar_clock_offset(),
+						      sizeof(*sv->emu.clock), NULL, NULL);
 	__atomic_store_n(&sc->view, sv, __ATOMIC_SEQ_CST);
 	EMU_LOG(INFO, "%s: cable shm:%s: delivering into the far end's port (%u regions)",
 		sc->emu->name, sc->name, sv->nb_regions);
@@ -656,7 +655,7 @@ refnic_shm_view_activate(struct shm_cable *sc, struct shm_view *sv)
 
 /* Senders see no view, then the last of them leaves (our delivering word). */
 void
-refnic_shm_view_retire(struct shm_cable *sc)
+refnic_emu_cable_shm_view_retire(struct shm_cable *sc)
 {
 	const uint32_t *delivering = &sc->shm->end[sc->me].delivering;
 	struct shm_view *sv = sc->view;
@@ -676,5 +675,5 @@ refnic_shm_view_retire(struct shm_cable *sc)
 		}
 		sched_yield();
 	}
-	refnic_shm_view_free(sv);
+	refnic_emu_cable_shm_view_free(sv);
 }

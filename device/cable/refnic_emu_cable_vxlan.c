@@ -44,6 +44,7 @@
 #include <rte_string_fns.h>
 
 #include "refnic_emu_cable.h"
+#include "refnic_emu_cable_kinds.h"
 #include "refnic_emu_cable_vxlan.h"
 #include "refnic_emu_parse.h"
 #include "refnic_emu_priv.h"
@@ -69,7 +70,7 @@ struct vxlan_udp_hdr {
 };
 
 struct vxlan_cable {
-	struct refnic_cable c;
+	struct refnic_emu_cable c;
 	int fd;				/* UDP, bound: receives */
 	int tx_fd;			/* raw UDP (or fd): sends */
 	bool unplugged;
@@ -226,7 +227,7 @@ vxlan_tx_burst(struct vxlan_cable *vc, struct refnic_emu *emu)
 }
 
 static void
-vxlan_tx(struct refnic_cable *c, struct refnic_emu *emu, const struct refnic_frame *f,
+vxlan_tx(struct refnic_emu_cable *c, struct refnic_emu *emu, const struct refnic_frame *f,
 	 struct refnic_rx_batch *b __rte_unused)
 {
 	struct vxlan_cable *vc = (struct vxlan_cable *)c;
@@ -269,7 +270,7 @@ vxlan_tx(struct refnic_cable *c, struct refnic_emu *emu, const struct refnic_fra
 }
 
 static void
-vxlan_tx_flush(struct refnic_cable *c, struct refnic_emu *emu,
+vxlan_tx_flush(struct refnic_emu_cable *c, struct refnic_emu *emu,
 	       struct refnic_rx_batch *b __rte_unused)
 {
 	struct vxlan_cable *vc = (struct vxlan_cable *)c;
@@ -322,7 +323,7 @@ vxlan_count_overflows(struct vxlan_cable *vc, struct refnic_emu *emu)
 }
 
 static unsigned int
-vxlan_rx_service(struct refnic_cable *c, struct refnic_emu *emu, uint64_t now __rte_unused)
+vxlan_rx_service(struct refnic_emu_cable *c, struct refnic_emu *emu, uint64_t now __rte_unused)
 {
 	struct vxlan_cable *vc = (struct vxlan_cable *)c;
 	struct refnic_rx_batch batch = { .held = NULL };
@@ -367,13 +368,13 @@ vxlan_rx_service(struct refnic_cable *c, struct refnic_emu *emu, uint64_t now __
 }
 
 static bool
-vxlan_link_up(const struct refnic_cable *c, const struct refnic_emu *emu __rte_unused)
+vxlan_link_up(const struct refnic_emu_cable *c, const struct refnic_emu *emu __rte_unused)
 {
 	return !((const struct vxlan_cable *)c)->unplugged;
 }
 
 static void
-vxlan_set_plugged(struct refnic_cable *c, struct refnic_emu *emu, bool plugged)
+vxlan_set_plugged(struct refnic_emu_cable *c, struct refnic_emu *emu, bool plugged)
 {
 	((struct vxlan_cable *)c)->unplugged = !plugged;
 	refnic_emu_update_link(emu);
@@ -381,13 +382,13 @@ vxlan_set_plugged(struct refnic_cable *c, struct refnic_emu *emu, bool plugged)
 
 /* Datagrams make the socket readable: that wakes the engine. */
 static int
-vxlan_doze_prepare(struct refnic_cable *c)
+vxlan_doze_prepare(struct refnic_emu_cable *c)
 {
 	return ((struct vxlan_cable *)c)->fd;
 }
 
 static void
-vxlan_detach(struct refnic_cable *c, struct refnic_emu *emu __rte_unused)
+vxlan_detach(struct refnic_emu_cable *c, struct refnic_emu *emu __rte_unused)
 {
 	struct vxlan_cable *vc = (struct vxlan_cable *)c;
 
@@ -397,7 +398,11 @@ vxlan_detach(struct refnic_cable *c, struct refnic_emu *emu __rte_unused)
 	free(vc);
 }
 
-static const struct refnic_cable_ops vxlan_cable_ops = {
+static int vxlan_attach(struct refnic_emu *emu, const char *spec, struct refnic_emu_cable **out);
+
+const struct refnic_emu_cable_ops refnic_emu_cable_vxlan_ops = {
+	.prefix = REFNIC_EMU_CABLE_VXLAN_PREFIX,
+	.attach = vxlan_attach,
 	.brings_frames = true,
 	.tx = vxlan_tx,
 	.tx_flush = vxlan_tx_flush,
@@ -517,8 +522,8 @@ vxlan_tx_socket(struct refnic_emu *emu, struct vxlan_cable *vc, const char *spec
 	vc->tx_off = 0;
 }
 
-int
-refnic_cable_vxlan_attach(struct refnic_emu *emu, const char *spec, struct refnic_cable **out)
+static int
+vxlan_attach(struct refnic_emu *emu, const char *spec, struct refnic_emu_cable **out)
 {
 	struct vxlan_cable *vc;
 	int ret;
@@ -528,7 +533,6 @@ refnic_cable_vxlan_attach(struct refnic_emu *emu, const char *spec, struct refni
 		return -ENOMEM;
 	vc->fd = -1;
 	vc->tx_fd = -1;
-	vc->c.ops = &vxlan_cable_ops;
 	vc->vni = emu->params.vxlan_vni;
 	refnic_vxlan_hdr_init(&vc->hdr, vc->vni);
 	rte_spinlock_init(&vc->tx_lock);

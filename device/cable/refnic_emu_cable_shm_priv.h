@@ -20,6 +20,16 @@
 
 #include "refnic_emu_cable.h"
 #include "refnic_emu_cable_shm.h"
+#include "refnic_emu_flow.h"
+#include "refnic_emu_intr.h"
+
+/* The file holds the device's own flow table, vectors and counter shards. */
+_Static_assert(sizeof(struct refnic_emu_flows) == SHM_FLOWS_SIZE &&
+	       _Alignof(struct refnic_emu_flows) <= 8, "SHM_FLOWS_SIZE: the device's flow table");
+_Static_assert(sizeof(struct refnic_emu_intr) == SHM_INTR_SIZE &&
+	       _Alignof(struct refnic_emu_intr) <= RTE_CACHE_LINE_SIZE,
+	       "SHM_INTR_SIZE: the device's queue vectors");
+_Static_assert(SHM_SHARDS == REFNIC_EMU_SHARDS, "SHM_SHARDS: the device's counter shards");
 
 #define SHM_MAX_REGIONS		8192	/* of the far end's memory, mapped here */
 #define SHM_WAIT_MS		100	/* for the far end to leave a ring or the port */
@@ -57,7 +67,7 @@ struct shm_view {
 };
 
 struct shm_cable {
-	struct refnic_cable c;
+	struct refnic_emu_cable c;
 	struct refnic_emu *emu;		/* the port's device */
 	char name[REFNIC_EMU_NAME_LEN];
 	char path[REFNIC_EMU_NAME_LEN + 16];	/* shm_open name */
@@ -94,6 +104,19 @@ struct shm_cable {
 	struct shm_view *pending;	/* being set up from the far end's messages */
 };
 
+/* A port's flow table and vectors in the file, as the device's. */
+static inline struct refnic_emu_flows *
+shm_port_flows(struct shm_port *port)
+{
+	return (struct refnic_emu_flows *)port->flows;
+}
+
+static inline struct refnic_emu_intr *
+shm_port_intr(struct shm_port *port)
+{
+	return (struct refnic_emu_intr *)port->intr;
+}
+
 static inline unsigned int
 peer_of(const struct shm_cable *sc)
 {
@@ -101,33 +124,50 @@ peer_of(const struct shm_cable *sc)
 }
 
 /* refnic_emu_cable_shm.c */
-bool refnic_shm_peer_alive(struct shm_cable *sc);
-void refnic_shm_kick_peer(struct shm_cable *sc);
+bool refnic_emu_cable_shm_peer_alive(struct shm_cable *sc);
+void refnic_emu_cable_shm_kick_peer(struct shm_cable *sc);
 /* Bounded wait for a word the far end clears; false if it never did. */
-bool refnic_shm_wait_clear(struct shm_cable *sc, const uint32_t *word, const char *what);
+bool refnic_emu_cable_shm_wait_clear(struct shm_cable *sc, const uint32_t *word, const char *what);
 
 /* refnic_emu_cable_shm_mem.c */
 /* Collect this process's memory; true if it differs from the last table. */
-bool refnic_shm_mem_refresh(struct shm_cable *sc);
+bool refnic_emu_cable_shm_mem_refresh(struct shm_cable *sc);
 /* Send HELLO and the memory table to the far end, if it needs them. */
-void refnic_shm_mem_send(struct shm_cable *sc);
+void refnic_emu_cable_shm_mem_send(struct shm_cable *sc);
 /* The far end's messages: set up and fill its view. */
-unsigned int refnic_shm_mem_receive(struct shm_cable *sc);
-void refnic_shm_view_free(struct shm_view *sv);
+unsigned int refnic_emu_cable_shm_mem_receive(struct shm_cable *sc);
+void refnic_emu_cable_shm_view_free(struct shm_view *sv);
 /* Host address here of the far end's [iova, iova + len), or NULL. */
-void *refnic_shm_view_map(struct shm_view *sv, uint64_t iova, uint64_t len,
-			  uint64_t *chunk_iova, uint64_t *chunk_len);
+void *refnic_emu_cable_shm_view_map(struct shm_view *sv, uint64_t iova, uint64_t len,
+				    uint64_t *chunk_iova, uint64_t *chunk_len);
 
-/* refnic_emu_cable_shm_port.c */
-int refnic_shm_port_init(struct shm_cable *sc);
-unsigned int refnic_shm_port_service(struct shm_cable *sc);
+/* refnic_emu_cable_shm_port.c: the ops the device calls of an shm port
+ * (emu->rx_published: its receive side, in the file) and of the view of
+ * the far end's (emu->view_cable), through refnic_emu_cable.h. */
+void refnic_emu_cable_shm_config_publish(struct refnic_emu *emu);
+void refnic_emu_cable_shm_rxq_publish(struct refnic_emu *emu, uint16_t qid);
+void refnic_emu_cable_shm_rx_tail(struct refnic_emu *emu, uint16_t qid);
+uint16_t refnic_emu_cable_shm_rx_published(const struct refnic_emu *emu, uint16_t qid);
+uint16_t refnic_emu_cable_shm_rx_head(const struct refnic_emu *emu, uint16_t qid);
+void refnic_emu_cable_shm_stats_add(const struct refnic_emu *emu, struct refnic_hw_stats *sum);
+void refnic_emu_cable_shm_stats_clear(struct refnic_emu *emu);
+void refnic_emu_cable_shm_view_enter(struct refnic_emu *view, uint16_t qid);
+void refnic_emu_cable_shm_view_publish(struct refnic_emu *view, uint16_t qid);
+void refnic_emu_cable_shm_view_leave(struct refnic_emu *view, uint16_t qid);
+void refnic_emu_cable_shm_view_queue_error(struct refnic_emu *view, uint16_t qid);
+void *refnic_emu_cable_shm_view_dma(struct refnic_emu *view, uint64_t iova, uint64_t len);
+void refnic_emu_cable_shm_shared_lock(struct refnic_emu_cable *c, rte_spinlock_t *lock);
+void refnic_emu_cable_shm_shared_unlock(struct refnic_emu_cable *c, rte_spinlock_t *lock);
+
+int refnic_emu_cable_shm_port_init(struct shm_cable *sc);
+unsigned int refnic_emu_cable_shm_port_service(struct shm_cable *sc);
 /* A new view, for the far end's attachment gen (HELLO). */
-struct shm_view *refnic_shm_view_new(struct shm_cable *sc, uint32_t gen, uint64_t bar_iova,
-				     uint32_t nb_vectors, const int *fds, unsigned int nb_fds);
-void refnic_shm_view_config_sync(struct shm_view *sv, const struct shm_rx_config *cfg);
+struct shm_view *refnic_emu_cable_shm_view_new(struct shm_cable *sc, uint32_t gen, uint64_t bar_iova,
+					       uint32_t nb_vectors, const int *fds, unsigned int nb_fds);
+void refnic_emu_cable_shm_view_config_sync(struct shm_view *sv, const struct shm_rx_config *cfg);
 /* The view's first whole table came: senders may use it. */
-bool refnic_shm_view_activate(struct shm_cable *sc, struct shm_view *sv);
+bool refnic_emu_cable_shm_view_activate(struct shm_cable *sc, struct shm_view *sv);
 /* Senders stop using the view; it is freed once none does. */
-void refnic_shm_view_retire(struct shm_cable *sc);
+void refnic_emu_cable_shm_view_retire(struct shm_cable *sc);
 
 #endif /* _REFNIC_EMU_CABLE_SHM_PRIV_H_ */
