@@ -19,7 +19,7 @@ its stack once and nothing that is not there (a missing, doubled or stale
 row fails):
 
 - drivers/net/refnic/DESIGN.rst, "Files": every file of drivers/net/refnic/;
-- device/DESIGN.rst, "Files": every .c and .h of device/;
+- device/DESIGN.rst, "Files": every .c and .h of device/ and device/cable/;
 - tests/README.rst, "Layout": every file and folder of tests/;
 - README.md, "Tour": every file of the checkout, by its own row or a folder
   row above it (the driver, device and tests rows point at the maps above),
@@ -347,9 +347,9 @@ def test_xstats_table_is_the_drivers_counters():
 
 
 def test_device_design_map_names_every_device_file():
-    """Each .c and .h of device/ has its row in DESIGN.rst's file table, once;
-    every row names a file that is there."""
-    files = [n for n in os.listdir(DEVICE) if n.endswith((".c", ".h"))]
+    """Each .c and .h of device/ and its folders (cable/NAME) has its row in
+    DESIGN.rst's file table, once; every row names a file that is there."""
+    files = [n for n in checkout_files(DEVICE) if n.endswith((".c", ".h"))]
     problem = map_problems("device/DESIGN.rst", rst_table_map(os.path.join(DEVICE, "DESIGN.rst")),
                            files, lambda n: os.path.exists(os.path.join(DEVICE, n)))
     assert not problem, problem
