@@ -30,6 +30,16 @@ cable_kind_of(const char *spec, const char **name)
 	return k;
 }
 
+bool
+refnic_emu_cable_addr_valid(const char *prefix, const char *addr)
+{
+	const struct refnic_emu_cable_ops *ops;
+	const char *rest;
+
+	ops = refnic_emu_cable_kinds[cable_kind_of(prefix, &rest)];
+	return ops->prefix != NULL && ops->addr_valid != NULL && ops->addr_valid(addr);
+}
+
 static void
 cable_link_changed(struct refnic_emu *emu)
 {

@@ -25,6 +25,9 @@ struct refnic_plain_frame;
 struct refnic_emu_cable_ops {
 	/* cable=PREFIX...; NULL: any other name (the in-process kind). */
 	const char *prefix;
+	/* An ADDR[:PORT] of the network this kind reaches, as devargs give
+	 * it (cable= after the prefix, and the kind's own keys); NULL: none. */
+	bool (*addr_valid)(const char *addr);
 	/* The rest of the cable= value after the prefix; the device lock held. */
 	int (*attach)(struct refnic_emu *emu, const char *name, struct refnic_emu_cable **out);
 	/* Frames from outside wait for the engine (rx_service) to bring them in. */
@@ -114,6 +117,11 @@ refnic_emu_cable_ops(const struct refnic_emu_cable *c)
 #define REFNIC_EMU_CABLE_SHM_PREFIX	"shm:"
 #define REFNIC_EMU_CABLE_TAP_PREFIX	"tap:"
 #define REFNIC_EMU_CABLE_VXLAN_PREFIX	"vxlan:"
+/* A VXLAN network identifier is 24 bits (RFC 7348). */
+#define REFNIC_EMU_CABLE_VXLAN_VNI_MAX	0xffffffu
+
+/* Devargs' check: is ADDR one the kind of cable=PREFIX... can use? */
+bool refnic_emu_cable_addr_valid(const char *prefix, const char *addr);
 
 /* refnic_emu_cable.c: the port's cable, whatever its kind. */
 int refnic_emu_cable_attach(struct refnic_emu *emu, const char *spec);

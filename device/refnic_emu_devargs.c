@@ -20,7 +20,6 @@
 #include <rte_string_fns.h>
 
 #include "refnic_emu_cable.h"
-#include "refnic_emu_cable_vxlan.h"
 #include "refnic_emu_devargs.h"
 #include "refnic_emu_priv.h"
 #include "refnic_emu_profile.h"
@@ -335,7 +334,8 @@ handle_cable(const char *key, const char *value, void *opaque)
 	if (strncmp(name, REFNIC_EMU_CABLE_VXLAN_PREFIX,
 		    strlen(REFNIC_EMU_CABLE_VXLAN_PREFIX)) == 0) {
 		if (strlen(value) >= sizeof(p->cable) ||
-		    !refnic_vxlan_addr_valid(name + strlen(REFNIC_EMU_CABLE_VXLAN_PREFIX))) {
+		    !refnic_emu_cable_addr_valid(REFNIC_EMU_CABLE_VXLAN_PREFIX,
+						 name + strlen(REFNIC_EMU_CABLE_VXLAN_PREFIX))) {
 			EMU_LOG(ERR, "invalid %s=" ARG_QUOTE_FMT ": expected vxlan:IPV4[:PORT] "
 				"or vxlan:[IPV6][:PORT]", key, ARG_QUOTE(value));
 			return -EINVAL;
@@ -369,9 +369,9 @@ handle_vxlan_vni(const char *key, const char *value, void *opaque)
 {
 	struct refnic_emu_params *p = opaque;
 
-	if (parse_u32(value, 0, REFNIC_VXLAN_VNI_MAX, &p->vxlan_vni) != 0) {
+	if (parse_u32(value, 0, REFNIC_EMU_CABLE_VXLAN_VNI_MAX, &p->vxlan_vni) != 0) {
 		EMU_LOG(ERR, "invalid %s=" ARG_QUOTE_FMT ": expected a VNI from 0 to %u",
-			key, ARG_QUOTE(value), REFNIC_VXLAN_VNI_MAX);
+			key, ARG_QUOTE(value), REFNIC_EMU_CABLE_VXLAN_VNI_MAX);
 		return -EINVAL;
 	}
 	return 0;
@@ -383,7 +383,7 @@ handle_vxlan_local(const char *key, const char *value, void *opaque)
 	struct refnic_emu_params *p = opaque;
 
 	if (value == NULL || strlen(value) >= sizeof(p->vxlan_local) ||
-	    !refnic_vxlan_addr_valid(value)) {
+	    !refnic_emu_cable_addr_valid(REFNIC_EMU_CABLE_VXLAN_PREFIX, value)) {
 		EMU_LOG(ERR, "invalid %s=" ARG_QUOTE_FMT ": expected IPV4[:PORT] or "
 			"[IPV6][:PORT]", key, ARG_QUOTE(value));
 		return -EINVAL;

@@ -139,6 +139,9 @@ vxlan_parse_addr(const char *s, uint16_t default_port, struct sockaddr_storage *
 	return -EINVAL;
 }
 
+/* The devargs' bound (the seam's) is the header's. */
+_Static_assert(REFNIC_VXLAN_VNI_MAX == REFNIC_EMU_CABLE_VXLAN_VNI_MAX, "VNI bounds differ");
+
 bool
 refnic_vxlan_addr_valid(const char *s)
 {
@@ -402,6 +405,7 @@ static int vxlan_attach(struct refnic_emu *emu, const char *spec, struct refnic_
 
 const struct refnic_emu_cable_ops refnic_emu_cable_vxlan_ops = {
 	.prefix = REFNIC_EMU_CABLE_VXLAN_PREFIX,
+	.addr_valid = refnic_vxlan_addr_valid,
 	.attach = vxlan_attach,
 	.brings_frames = true,
 	.tx = vxlan_tx,
