@@ -1293,73 +1293,87 @@ rx_config_hold(struct refnic_rx_batch *b, struct refnic_emu *emu)
 	}
 }
 
-static __rte_always_inline bool
-rx_frame(struct refnic_emu *emu, const struct refnic_frame *f, struct refnic_rx_batch *b)
-{
-	uint8_t hdr_copy[RX_HDR_MAX];
-	uint32_t hdr_len = RTE_MIN(f->len, sizeof(hdr_copy));
-	struct rx_meta meta = { .hash = 0 };
-	struct refnic_pkt_hdrs hdrs;
-	struct refnic_frame stripped;
-	struct refnic_hw_queue_stats *qs;
-	struct refnic_emu_rxq *rxq;
-	const uint8_t *hdr;
-	uint16_t qid, tail, n;
-	uint8_t plan;
+/* A frame nothing will take: counted (hostile tests add every frame up). */
+#define RX_DROPPED	UINT16_MAX
 
-	rx_config_hold(b, emu);
-	plan = emu->rx_plan;
-	/* Every frame not taken is counted somewhere: hostile tests add them up. */
-	if (unlikely(emu_state(emu) != REFNIC_STATE_READY)) {
+/*
+ * Is emu taking frames at all? Not unless it is up, and not with its PHY
+ * off (LINK_SET): what comes in from another process or the kernel is not
+ * taken. In this process, nothing is sent to a port that is down.
+ */
+static __rte_always_inline bool
+rx_port_takes(struct refnic_emu *emu)
+{
+	if (unlikely(emu_state(emu) != REFNIC_STATE_READY) ||
+	    unlikely(__atomic_load_n(&emu->phy_down, __ATOMIC_ACQUIRE))) {
 		emu_stats(emu)->cable_rx_dropped++;
 		return false;
 	}
-	/* PHY off (LINK_SET): what comes in from another process or the kernel
-	 * is not taken. In this process, nothing is sent to a port that is down. */
-	if (unlikely(__atomic_load_n(&emu->phy_down, __ATOMIC_ACQUIRE))) {
-		emu_stats(emu)->cable_rx_dropped++;
-		return false;
-	}
-	/* Parse the headers where they are; gather them only if split. */
-	if (f->seg_len[0] >= hdr_len) {
-		hdr = f->seg[0];
-	} else {
-		frame_peek(f, hdr_copy, hdr_len);
-		hdr = hdr_copy;
-	}
+	return true;
+}
+
+/*
+ * A frame's queue and what its completion will say, doing what the plan
+ * asks and no more: the filters, the size, then the parser for a type, a
+ * checksum, a hash or a rule (counted in *parsed). RX_DROPPED if it is not
+ * taken (counted).
+ */
+static __rte_always_inline uint16_t
+rx_classify(struct refnic_emu *emu, uint8_t plan, const struct refnic_frame *f,
+	    const uint8_t *hdr, uint32_t hdr_len, struct rx_meta *meta, unsigned int *parsed)
+{
+	struct refnic_pkt_hdrs hdrs;
+	uint16_t qid = 0;
+
 	/* Promiscuous without a VLAN filter takes every frame: not looked at. */
 	if ((plan & REFNIC_EMU_RX_FILTER) && !refnic_emu_rx_accept(emu, hdr, hdr_len)) {
 		emu_stats(emu)->rx_filtered++;
-		return false;
+		return RX_DROPPED;
 	}
 	if (f->len > emu->mtu + REFNIC_ETH_OVERHEAD) {
 		emu_stats(emu)->rx_oversize++;
-		return false;
+		return RX_DROPPED;
 	}
-	/* The parser runs for what needs it: a type, a checksum, a hash, a rule. */
-	qid = 0;
-	meta.ptype = REFNIC_PTYPE_L2;
-	if (plan & RX_PLAN_PARSE) {
-		refnic_emu_parse(hdr, hdr_len, &hdrs);
-		emu_path_stats(emu)->rx_parsed++;
-		/* Flow rules before RSS; with none, one test. */
-		if (plan & REFNIC_EMU_RX_FLOW) {
-			qid = rx_flow_classify(emu, hdr, &hdrs, f->len, &meta);
-			if (qid == UINT16_MAX) {
-				emu_stats(emu)->rx_filtered++;
-				return false;
-			}
-		} else if (plan & REFNIC_EMU_RX_RSS) {
-			qid = refnic_emu_rss_queue(emu, hdr, &hdrs, &meta.hash, &meta.hashed);
+	meta->ptype = REFNIC_PTYPE_L2;
+	if (!(plan & RX_PLAN_PARSE))
+		return 0;
+	refnic_emu_parse(hdr, hdr_len, &hdrs);
+	(*parsed)++;
+	/* Flow rules before RSS; with none, one test. */
+	if (plan & REFNIC_EMU_RX_FLOW) {
+		qid = rx_flow_classify(emu, hdr, &hdrs, f->len, meta);
+		if (qid == UINT16_MAX) {
+			emu_stats(emu)->rx_filtered++;
+			return RX_DROPPED;
 		}
-		if (plan & REFNIC_EMU_RX_PTYPE)
-			meta.ptype = rx_ptype(&hdrs);
-		if (plan & REFNIC_EMU_RX_CSUM)
-			meta.flags |= refnic_emu_rx_csum(f, &hdrs);
+	} else if (plan & REFNIC_EMU_RX_RSS) {
+		qid = refnic_emu_rss_queue(emu, hdr, &hdrs, &meta->hash, &meta->hashed);
 	}
+	if (plan & REFNIC_EMU_RX_PTYPE)
+		meta->ptype = rx_ptype(&hdrs);
+	if (plan & REFNIC_EMU_RX_CSUM)
+		meta->flags |= refnic_emu_rx_csum(f, &hdrs);
+	return qid;
+}
+
+/*
+ * A classified frame into queue qid by itself: its tag stripped if asked,
+ * its buffers found, its bytes scattered, stamped if the queue stamps, and
+ * a held interrupt raised at once when the ring is half taken.
+ */
+static __rte_always_inline bool
+rx_deliver_one(struct refnic_emu *emu, const struct refnic_frame *f, uint16_t qid,
+	       struct rx_meta *meta, const uint8_t *hdr, uint32_t hdr_len, uint8_t plan,
+	       struct refnic_rx_batch *b)
+{
+	struct refnic_frame stripped;
+	struct refnic_hw_queue_stats *qs;
+	struct refnic_emu_rxq *rxq;
+	uint16_t tail, n;
+
 	if ((plan & REFNIC_EMU_RX_STRIP) &&
-	    refnic_emu_vlan_strip(f, &stripped, &meta.vlan_tci)) {
-		meta.flags |= REFNIC_RXC_VLAN_STRIPPED;
+	    refnic_emu_vlan_strip(f, &stripped, &meta->vlan_tci)) {
+		meta->flags |= REFNIC_RXC_VLAN_STRIPPED;
 		f = &stripped;
 	}
 	rxq = &emu->rxq[qid];
@@ -1367,34 +1381,34 @@ rx_frame(struct refnic_emu *emu, const struct refnic_frame *f, struct refnic_rx_
 	qs = &b->stats->q[qid];
 	if (!rxq->enabled) {
 		qs->rx_no_buffer++;
-		goto drop;
+		return false;
 	}
 	tail = emu_db_tail(&emu->rxdb[qid]);
 	if (tail >= rxq->size) {
 		queue_error(emu, false, qid, &rxq->enabled, "RX tail beyond ring");
 		qs->rx_no_buffer++;
-		goto drop;
+		return false;
 	}
 	n = rx_buffers_needed(rxq, tail, f->len);
 	/* A device that cannot scatter (caps_off=scatter) writes a frame into
 	 * one buffer or not at all: one longer than its buffers is oversize. */
 	if (unlikely(n > 1) && !emu_has_cap(emu, REFNIC_CAP_SCATTER)) {
 		emu_stats(emu)->rx_oversize++;
-		goto drop;
+		return false;
 	}
 	/* Stamped once taken: a frame dropped here latches nothing. */
 	if (unlikely(rxq->stamps != NULL || emu_timesync(emu)) && n != 0)
-		rx_stamp(emu, rxq, hdr, hdr_len, &meta);
+		rx_stamp(emu, rxq, hdr, hdr_len, meta);
 	if (n == 0) {
 		qs->rx_no_buffer++;
 		if (rxq_intr_held(emu, rxq))
 			qs->rx_missed_while_held++;
-		goto drop;
+		return false;
 	}
-	if (!rx_scatter(emu, b, rxq, f, n, tail, &meta)) {
+	if (!rx_scatter(emu, b, rxq, f, n, tail, meta)) {
 		queue_error(emu, false, qid, &rxq->enabled, "RX buffer DMA error");
 		qs->rx_no_buffer++;
-		goto drop;
+		return false;
 	}
 	qs->rx_packets++;
 	qs->rx_bytes += f->len;
@@ -1410,8 +1424,36 @@ rx_frame(struct refnic_emu *emu, const struct refnic_frame *f, struct refnic_rx_
 		refnic_emu_intr_fire(emu, rxq->vector, REFNIC_EMU_CAUSE_RX, true);
 	}
 	return true;
-drop:
-	return false;
+}
+
+static __rte_always_inline bool
+rx_frame(struct refnic_emu *emu, const struct refnic_frame *f, struct refnic_rx_batch *b)
+{
+	uint8_t hdr_copy[RX_HDR_MAX];
+	uint32_t hdr_len = RTE_MIN(f->len, sizeof(hdr_copy));
+	struct rx_meta meta = { .hash = 0 };
+	unsigned int parsed = 0;
+	const uint8_t *hdr;
+	uint16_t qid;
+	uint8_t plan;
+
+	rx_config_hold(b, emu);
+	plan = emu->rx_plan;
+	if (!rx_port_takes(emu))
+		return false;
+	/* Parse the headers where they are; gather them only if split. */
+	if (f->seg_len[0] >= hdr_len) {
+		hdr = f->seg[0];
+	} else {
+		frame_peek(f, hdr_copy, hdr_len);
+		hdr = hdr_copy;
+	}
+	qid = rx_classify(emu, plan, f, hdr, hdr_len, &meta, &parsed);
+	if (parsed != 0)
+		emu_path_stats(emu)->rx_parsed++;
+	if (qid == RX_DROPPED)
+		return false;
+	return rx_deliver_one(emu, f, qid, &meta, hdr, hdr_len, plan, b);
 }
 
 bool
@@ -1421,164 +1463,400 @@ refnic_emu_rx_frame(struct refnic_emu *emu, const struct refnic_frame *f,
 	return rx_frame(emu, f, b);
 }
 
-/* What a plain burst does not do itself: a frame that asks it goes alone. */
-#define RX_PLAN_ALONE	(REFNIC_EMU_RX_CSUM | REFNIC_EMU_RX_RSS | REFNIC_EMU_RX_FLOW | \
-			 REFNIC_EMU_RX_STRIP)
+/*
+ * Plans whose frames are classified a burst at a time before any queue is
+ * held: a queue, hash or verdict per frame, or a tag to find. Without them
+ * every frame goes to queue 0 and is judged (filters, size, type) where it
+ * is copied: one first touch of its line, not two a burst apart.
+ */
+#define RX_PLAN_CLASSIFY	(REFNIC_EMU_RX_CSUM | REFNIC_EMU_RX_RSS | REFNIC_EMU_RX_FLOW | \
+				 REFNIC_EMU_RX_STRIP)
+
+/* A frame's verdict from the classify stage. */
+struct rx_verdict {
+	uint16_t qid;			/* RX_DROPPED: not taken, counted */
+	bool alone;			/* a tag to strip: delivered by itself */
+	struct rx_meta meta;
+};
+
+/* The frame at position k of a queue's list (order), or k itself (none). */
+#define RX_AT(order, k)		((order) == NULL ? (k) : (order)[k])
+
+/* One queue's share of a burst, as it goes through the stages. */
+struct rx_queue_burst {
+	struct refnic_emu_rxq *rxq;
+	uint16_t qid, tail;
+	unsigned int looked;		/* frames looked at */
+	unsigned int taken, filtered, oversize, no_buffer;
+	uint32_t bytes;
+	bool dma_error;
+	uint8_t *dst[RX_BURST_MAX];	/* NULL: not taken */
+};
 
 /*
- * Can plain frames into emu go as a burst? Its plan asks no per-frame
- * choice of queue, verdict or tag; it is up and takes frames; queue 0 (the
- * only one without RSS or rules) is held, enabled, and has neither stamps
- * nor an interrupt to raise mid-batch. Its taken tail in *tail.
+ * Can queue qid of a port taking bursts take its frames as one? Held,
+ * enabled, with neither stamps nor an interrupt to raise mid-batch, and a
+ * sane tail. Else its frames go one by one, which says why.
  */
-static __rte_always_inline struct refnic_emu_rxq *
-rx_burst_queue(struct refnic_emu *emu, struct refnic_rx_batch *b, uint16_t *tail)
+static __rte_always_inline bool
+rx_queue_open(struct refnic_emu *emu, struct refnic_rx_batch *b, struct rx_queue_burst *qb,
+	      uint16_t qid)
 {
-	struct refnic_emu_rxq *rxq = &emu->rxq[0];
+	struct refnic_emu_rxq *rxq = &emu->rxq[qid];
 
-	if ((emu->rx_plan & RX_PLAN_ALONE) || emu_state(emu) != REFNIC_STATE_READY ||
-	    __atomic_load_n(&emu->phy_down, __ATOMIC_ACQUIRE) || emu_timesync(emu) ||
-	    emu->view_cable != NULL)
-		return NULL;
 	rx_batch_hold(b, emu, rxq);
 	if (!rxq->enabled || rxq->intr || rxq->stamps != NULL)
-		return NULL;
-	*tail = emu_db_tail(&emu->rxdb[0]);
-	return *tail < rxq->size ? rxq : NULL;
+		return false;
+	qb->tail = emu_db_tail(&emu->rxdb[qid]);
+	if (qb->tail >= rxq->size)
+		return false;
+	qb->rxq = rxq;
+	qb->qid = qid;
+	qb->looked = 0;
+	qb->taken = qb->filtered = qb->oversize = qb->no_buffer = 0;
+	qb->bytes = 0;
+	qb->dma_error = false;
+	return true;
 }
 
 /*
- * Plain frames into rxq as a NIC's pipeline takes them: every frame judged
- * and its buffer checked and translated first, then the bytes copied and
- * the completions written, and the counters added once. Stops before the
- * first frame it cannot take as the others (a buffer shorter than the
- * queue's or than the frame: the per-frame path judges it), or after one
- * whose buffer does not translate (the queue stops, as rx_frame() stops
- * it); returns the frames done.
+ * Stage one of a queue's burst: each frame judged (unless classified),
+ * its buffer checked and translated, nothing written yet. Stops before a
+ * frame it cannot take as the others (a tag to strip; a buffer shorter
+ * than the queue's or than the frame: the per-frame path judges it), or
+ * at one whose buffer does not translate.
  */
-static unsigned int
-rx_burst(struct refnic_emu *emu, struct refnic_emu_rxq *rxq, uint16_t tail,
-	 const struct refnic_plain_frame *pf, unsigned int n, struct refnic_rx_batch *b)
+static __rte_always_inline void
+rx_burst_map(struct refnic_emu *emu, struct refnic_rx_batch *b, struct rx_queue_burst *qb,
+	     const struct refnic_plain_frame *pf, const uint8_t *order, unsigned int n,
+	     const struct rx_verdict *v, uint8_t plan)
 {
-	uint32_t max_len = emu->mtu + REFNIC_ETH_OVERHEAD, bytes = 0;
+	struct refnic_emu_rxq *rxq = qb->rxq;
+	uint32_t max_len = emu->mtu + REFNIC_ETH_OVERHEAD;
 	uint16_t mask = rxq->size - 1, idx = rxq->head;
-	unsigned int i, taken = 0, filtered = 0, oversize = 0, no_buffer = 0;
-	bool dma_error = false;
-	struct refnic_hw_queue_stats *qs = &b->stats->q[0];
-	struct refnic_emu_path_stats *ps;
-	uint8_t plan = emu->rx_plan;
-	uint8_t *dst[RX_BURST_MAX];
+	unsigned int i;
 
-	n = RTE_MIN(n, (unsigned int)RX_BURST_MAX);
-	/* Judged, checked, translated: nothing written yet. */
 	for (i = 0; i < n; i++) {
-		const uint8_t *p = pf[i].data;
-		uint32_t len = pf[i].len;
+		const struct refnic_plain_frame *fr = &pf[RX_AT(order, i)];
 		struct refnic_rx_desc d;
 
-		dst[i] = NULL;
-		if ((plan & REFNIC_EMU_RX_FILTER) &&
-		    !refnic_emu_rx_accept(emu, p, RTE_MIN(len, (uint32_t)RX_HDR_MAX))) {
-			filtered++;
-			continue;
+		qb->dst[i] = NULL;
+		if (v == NULL) {
+			if ((plan & REFNIC_EMU_RX_FILTER) &&
+			    !refnic_emu_rx_accept(emu, fr->data,
+						  RTE_MIN(fr->len, (uint32_t)RX_HDR_MAX))) {
+				qb->filtered++;
+				continue;
+			}
+			if (fr->len > max_len) {
+				qb->oversize++;
+				continue;
+			}
+		} else if (v[RX_AT(order, i)].alone) {
+			break;
 		}
-		if (len > max_len) {
-			oversize++;
-			continue;
-		}
-		if (idx == tail) {
-			no_buffer++;
+		if (idx == qb->tail) {
+			qb->no_buffer++;
 			continue;
 		}
 		d = rxq->ring[idx];
-		if (d.buf_len < rxq->buf_size || len > d.buf_len)
+		if (d.buf_len < rxq->buf_size || fr->len > d.buf_len)
 			break;
-		dst[i] = refnic_dma_window_map(emu, &b->win, d.addr, len);
-		if (unlikely(dst[i] == NULL)) {
-			dma_error = true;	/* counted (dma_errors) by the look-up */
+		qb->dst[i] = refnic_dma_window_map(emu, &b->win, d.addr, fr->len);
+		if (unlikely(qb->dst[i] == NULL)) {
+			qb->dma_error = true;	/* counted (dma_errors) by the look-up */
 			break;
 		}
 		/* The driver's buffer, last touched on its core: the copy comes
 		 * a burst later. A line holds four descriptors: the next, once. */
-		rte_prefetch0_write(dst[i]);
+		rte_prefetch0_write(qb->dst[i]);
 		if ((idx & 3) == 0) {
 			rte_prefetch0(&rxq->ring[(idx + 4) & mask]);
 			rte_prefetch0(&rxq->cq[(idx + 4) & mask]);
 		}
 		idx = (idx + 1) & mask;
-		taken++;
+		qb->taken++;
 	}
+	qb->looked = i;
+}
+
+/* A classified frame's completion, all but its phase (the batch's publish). */
+static __rte_always_inline void
+rx_cpl_write_meta(struct refnic_rx_cpl *cpl, uint16_t idx, uint32_t len,
+		  const struct rx_meta *meta)
+{
+	cpl->rss_hash = meta->hash;
+	cpl->desc_idx = idx;
+	cpl->len = len;
+	cpl->flags = REFNIC_RXC_EOP | (meta->hashed ? REFNIC_RXC_RSS_VALID : 0) | meta->flags;
+	cpl->vlan_tci = meta->vlan_tci;
+	cpl->ptype = meta->ptype;
+}
+
+/* Stage two: the bytes copied and the completions written, in ring order. */
+static __rte_always_inline void
+rx_burst_copy(struct refnic_emu *emu, struct refnic_rx_batch *b, struct rx_queue_burst *qb,
+	      const struct refnic_plain_frame *pf, const uint8_t *order,
+	      const struct rx_verdict *v, uint8_t plan)
+{
+	struct refnic_emu_rxq *rxq = qb->rxq;
+	uint16_t mask = rxq->size - 1, idx = rxq->head;
+	unsigned int i;
+
 	/* Descriptors read before completions go over them (write-back). */
 	rte_compiler_barrier();
-	idx = rxq->head;
-	for (n = i, i = 0; i < n; i++) {
+	for (i = 0; i < qb->looked; i++) {
+		const struct refnic_plain_frame *fr = &pf[RX_AT(order, i)];
 		struct refnic_rx_cpl *cpl = &rxq->cq[idx];
-		uint32_t len = pf[i].len;
 		uint8_t ptype = REFNIC_PTYPE_L2;
 
-		if (dst[i] == NULL)
+		if (qb->dst[i] == NULL)
 			continue;
-		/* Typed where it is copied: one first touch of its line, not two
-		 * a burst apart (the pool's buffers share few cache sets). */
-		if (plan & REFNIC_EMU_RX_PTYPE) {
+		/* Typed where it is copied, when no classify stage typed it. */
+		if (v == NULL && (plan & REFNIC_EMU_RX_PTYPE)) {
 			struct refnic_pkt_hdrs h;
 
-			refnic_emu_parse_inline(pf[i].data, RTE_MIN(len, (uint32_t)RX_HDR_MAX), &h);
+			refnic_emu_parse_inline(fr->data, RTE_MIN(fr->len, (uint32_t)RX_HDR_MAX),
+						&h);
 			ptype = rx_ptype(&h);
 		}
-		rte_memcpy(dst[i], pf[i].data, len);
-		bytes += len;
-		rx_cpl_write(cpl, idx, len, ptype);
+		rte_memcpy(qb->dst[i], fr->data, fr->len);
+		qb->bytes += fr->len;
+		if (v == NULL)
+			rx_cpl_write(cpl, idx, fr->len, ptype);
+		else
+			rx_cpl_write_meta(cpl, idx, fr->len, &v[RX_AT(order, i)].meta);
 		if (unlikely(b->garble))
 			refnic_emu_corrupt_rx_cpl(emu, cpl, rxq->size);
 		idx = (idx + 1) & mask;
 	}
 	rxq->head = idx;
-	qs->rx_packets += taken;
-	qs->rx_bytes += bytes;
-	b->stats->dma_writes += 2 * taken;
-	if (unlikely((no_buffer | filtered | oversize) != 0)) {
-		qs->rx_no_buffer += no_buffer;
-		b->stats->rx_filtered += filtered;
-		b->stats->rx_oversize += oversize;
+}
+
+/* Stage three: the counters, once; returns the frames the burst consumed. */
+static __rte_always_inline unsigned int
+rx_burst_count(struct refnic_emu *emu, struct refnic_rx_batch *b, struct rx_queue_burst *qb,
+	       bool typed_here)
+{
+	struct refnic_hw_queue_stats *qs = &b->stats->q[qb->qid];
+	struct refnic_emu_path_stats *ps;
+
+	qs->rx_packets += qb->taken;
+	qs->rx_bytes += qb->bytes;
+	b->stats->dma_writes += 2 * qb->taken;
+	if (unlikely((qb->no_buffer | qb->filtered | qb->oversize) != 0)) {
+		qs->rx_no_buffer += qb->no_buffer;
+		b->stats->rx_filtered += qb->filtered;
+		b->stats->rx_oversize += qb->oversize;
 	}
 	ps = emu_path_stats(emu);
 	ps->rx_bursts++;
-	ps->rx_burst_frames += taken;
-	if (plan & REFNIC_EMU_RX_PTYPE)
-		ps->rx_parsed += taken;
-	if (unlikely(dma_error)) {
-		queue_error(emu, false, 0, &rxq->enabled, "RX buffer DMA error");
+	ps->rx_burst_frames += qb->taken;
+	if (typed_here)
+		ps->rx_parsed += qb->taken;
+	if (unlikely(qb->dma_error)) {
+		queue_error(emu, false, qb->qid, &qb->rxq->enabled, "RX buffer DMA error");
 		qs->rx_no_buffer++;
-		n++;	/* that frame is dropped */
+		return qb->looked + 1;	/* that frame is dropped */
 	}
-	return n;
+	return qb->looked;
+}
+
+/*
+ * Frames into queue qid as a NIC's pipeline takes them: every frame judged
+ * and its buffer checked and translated first, then the bytes copied and
+ * the completions written, then the counters added, once for the burst.
+ * Frames pf[RX_AT(order, k)], k < n; verdicts v, or NULL if not classified.
+ * Returns the frames done; the caller delivers the next by itself.
+ */
+static __rte_always_inline unsigned int
+rx_queue_burst(struct refnic_emu *emu, struct refnic_rx_batch *b, uint16_t qid,
+	       const struct refnic_plain_frame *pf, const uint8_t *order, unsigned int n,
+	       const struct rx_verdict *v, uint8_t plan)
+{
+	struct rx_queue_burst qb;
+
+	if (!rx_queue_open(emu, b, &qb, qid))
+		return 0;
+	rx_burst_map(emu, b, &qb, pf, order, n, v, plan);
+	rx_burst_copy(emu, b, &qb, pf, order, v, plan);
+	return rx_burst_count(emu, b, &qb, v == NULL && (plan & REFNIC_EMU_RX_PTYPE));
+}
+
+/* Can plain frames into emu go in bursts? It is up, takes frames, and no
+ * frame needs a stamp latched or a far end's view. */
+static __rte_always_inline bool
+rx_port_bursts(struct refnic_emu *emu)
+{
+	return emu_state(emu) == REFNIC_STATE_READY &&
+	       !__atomic_load_n(&emu->phy_down, __ATOMIC_ACQUIRE) && !emu_timesync(emu) &&
+	       emu->view_cable == NULL;
+}
+
+/* Frames all for queue 0, judged as they are copied; returns those done alone. */
+static unsigned int
+rx_burst_unclassified(struct refnic_emu *emu, uint8_t plan, const struct refnic_plain_frame *pf,
+		      unsigned int n, struct refnic_rx_batch *b)
+{
+	struct refnic_frame f;
+	unsigned int k = 0, single = 0;
+
+	refnic_frame_plain_init(&f);
+	while (k < n) {
+		k += rx_queue_burst(emu, b, 0, pf + k, NULL, n - k, NULL, plan);
+		if (k == n)
+			break;
+		/* The frame the burst stopped at. */
+		refnic_frame_plain_set(&f, &pf[k++]);
+		rx_frame(emu, &f, b);
+		single++;
+	}
+	return single;
+}
+
+/* Stage zero of a classified burst: every frame's queue and verdicts,
+ * before any queue is held. */
+static void
+rx_burst_classify(struct refnic_emu *emu, uint8_t plan, const struct refnic_plain_frame *pf,
+		  unsigned int n, struct rx_verdict *v)
+{
+	struct refnic_frame f;
+	unsigned int i, parsed = 0;
+
+	refnic_frame_plain_init(&f);
+	for (i = 0; i < n; i++) {
+		const uint8_t *p = pf[i].data;
+
+		refnic_frame_plain_set(&f, &pf[i]);
+		v[i].meta = (struct rx_meta){ .hash = 0 };
+		v[i].qid = rx_classify(emu, plan, &f, p, RTE_MIN(pf[i].len, (uint32_t)RX_HDR_MAX),
+				       &v[i].meta, &parsed);
+		/* refnic_emu_vlan_strip()'s test, on a frame of one segment. */
+		v[i].alone = (plan & REFNIC_EMU_RX_STRIP) && pf[i].len >= EMU_ETH_HLEN + 4 &&
+			     (p[12] << 8 | p[13]) == EMU_ETH_P_VLAN;
+	}
+	if (parsed != 0)
+		emu_path_stats(emu)->rx_parsed += parsed;
+}
+
+/* A classified burst's frames grouped by queue, in arrival order in each. */
+struct rx_by_queue {
+	uint64_t queues;		/* a bit per queue with frames */
+	uint8_t start[REFNIC_MAX_QUEUES];	/* its first in order[] */
+	uint8_t count[REFNIC_MAX_QUEUES];
+	uint8_t order[RX_BURST_MAX];	/* frame indexes */
+};
+_Static_assert(REFNIC_MAX_QUEUES <= 64 && RX_BURST_MAX <= UINT8_MAX, "rx_by_queue's widths");
+
+/* Stage one: a counting sort, over the queues that have frames only. */
+static void
+rx_burst_group(const struct rx_verdict *v, unsigned int n, struct rx_by_queue *g)
+{
+	uint8_t at[REFNIC_MAX_QUEUES];
+	unsigned int i, pos = 0;
+	uint64_t m;
+
+	g->queues = 0;
+	for (i = 0; i < n; i++) {
+		uint16_t q = v[i].qid;
+
+		if (q == RX_DROPPED)
+			continue;
+		if (!(g->queues & RTE_BIT64(q))) {
+			g->queues |= RTE_BIT64(q);
+			g->count[q] = 0;
+		}
+		g->count[q]++;
+	}
+	for (m = g->queues; m != 0; m &= m - 1) {
+		unsigned int q = __builtin_ctzll(m);
+
+		g->start[q] = at[q] = pos;
+		pos += g->count[q];
+	}
+	for (i = 0; i < n; i++)
+		if (v[i].qid != RX_DROPPED)
+			g->order[at[v[i].qid]++] = i;
+}
+
+/* A queue's frames: in bursts as far as they go, the rest one by one with
+ * their verdicts; returns those done alone. */
+static unsigned int
+rx_queue_deliver(struct refnic_emu *emu, struct refnic_rx_batch *b, uint16_t qid,
+		 const struct refnic_plain_frame *pf, const uint8_t *order, unsigned int n,
+		 const struct rx_verdict *v, uint8_t plan)
+{
+	struct refnic_frame f;
+	unsigned int k = 0, single = 0;
+
+	refnic_frame_plain_init(&f);
+	while (k < n) {
+		struct rx_meta meta;
+		unsigned int i;
+
+		k += rx_queue_burst(emu, b, qid, pf, order + k, n - k, v, plan);
+		if (k == n)
+			break;
+		i = order[k++];
+		meta = v[i].meta;
+		refnic_frame_plain_set(&f, &pf[i]);
+		rx_deliver_one(emu, &f, qid, &meta, pf[i].data,
+			       RTE_MIN(pf[i].len, (uint32_t)RX_HDR_MAX), plan, b);
+		single++;
+	}
+	return single;
+}
+
+/*
+ * Frames classified first (queue, hash, verdicts), then delivered a queue
+ * at a time: one hold, one publish, one counter add per queue per burst.
+ * Returns the frames done alone.
+ */
+static unsigned int
+rx_burst_classified(struct refnic_emu *emu, uint8_t plan, const struct refnic_plain_frame *pf,
+		    unsigned int n, struct refnic_rx_batch *b)
+{
+	struct rx_verdict v[RX_BURST_MAX];
+	struct rx_by_queue g;
+	unsigned int single = 0;
+	uint64_t m;
+
+	rx_burst_classify(emu, plan, pf, n, v);
+	rx_burst_group(v, n, &g);
+	for (m = g.queues; m != 0; m &= m - 1) {
+		uint16_t q = __builtin_ctzll(m);
+
+		single += rx_queue_deliver(emu, b, q, pf, &g.order[g.start[q]], g.count[q], v,
+					   plan);
+	}
+	return single;
 }
 
 void
 refnic_emu_rx_plain(struct refnic_emu *emu, const struct refnic_plain_frame *pf,
 		    unsigned int n, struct refnic_rx_batch *b)
 {
-	struct refnic_emu_rxq *rxq;
+	unsigned int i, m, single = 0;
 	struct refnic_frame f;
-	unsigned int i = 0, single = 0;
-	uint16_t tail;
+	uint8_t plan;
 
 	rx_config_hold(b, emu);
-	refnic_frame_plain_init(&f);
-	while (i < n) {
-		/* Once it cannot, it cannot for the rest of the pass. */
-		rxq = rx_burst_queue(emu, b, &tail);
-		if (likely(rxq != NULL))
-			i += rx_burst(emu, rxq, tail, pf + i, n - i, b);
-		/* The frame the burst stopped at, or every frame if none can go. */
-		do {
-			if (i == n)
-				break;
-			refnic_frame_plain_set(&f, &pf[i++]);
+	plan = emu->rx_plan;
+	if (unlikely(!rx_port_bursts(emu))) {
+		/* Every frame by itself, which says where it went. */
+		refnic_frame_plain_init(&f);
+		for (i = 0; i < n; i++) {
+			refnic_frame_plain_set(&f, &pf[i]);
 			rx_frame(emu, &f, b);
-			single++;
-		} while (rxq == NULL);
+		}
+		single = n;
+	} else {
+		for (i = 0; i < n; i += m) {
+			m = RTE_MIN(n - i, (unsigned int)RX_BURST_MAX);
+			single += (plan & RX_PLAN_CLASSIFY) ?
+				  rx_burst_classified(emu, plan, pf + i, m, b) :
+				  rx_burst_unclassified(emu, plan, pf + i, m, b);
+		}
 	}
 	if (single != 0)
 		emu_path_stats(emu)->rx_single_frames += single;
