@@ -90,8 +90,10 @@ refnic_emu_rx_plan_update(struct refnic_emu *emu)
 		plan |= REFNIC_EMU_RX_PTYPE;
 	if (emu->features & REFNIC_CAP_RX_CSUM)
 		plan |= REFNIC_EMU_RX_CSUM;
-	if (emu->rss.hash_types != 0)
+	if (emu->rss.hash_types != 0) {
 		plan |= REFNIC_EMU_RX_RSS;
+		refnic_emu_rss_table_update(&emu->rss_table, emu->rss.key);
+	}
 	if (refnic_emu_flows_any(emu))
 		plan |= REFNIC_EMU_RX_FLOW;
 	if (emu->features & REFNIC_CAP_VLAN_STRIP)
