@@ -42,6 +42,7 @@
 #include "refnic_emu_link.h"
 #include "refnic_emu_queue.h"
 #include "refnic_emu_remote.h"
+#include "refnic_emu_rss.h"
 #include "refnic_emu_trap.h"
 
 extern int refnic_emu_logtype;
@@ -120,6 +121,7 @@ struct refnic_emu {
 	uint64_t vlan_filter[(REFNIC_MAX_VLAN_ID + 1) / 64];
 	uint32_t features;		/* REFNIC_FEATURES_SWITCHABLE bits on */
 	struct refnic_rss_config rss;	/* hash_types == 0: RSS off */
+	struct refnic_emu_rss_table rss_table;	/* rss.key's, with RSS on */
 	struct refnic_emu_flows flows;	/* REFNIC_CAP_FLOW */
 	/* The work the above asks of every frame (REFNIC_EMU_RX_*), decided
 	 * whenever it changes (refnic_emu_rx_plan_update()), not per frame. */

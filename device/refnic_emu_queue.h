@@ -6,9 +6,11 @@
 #define _REFNIC_EMU_QUEUE_H_
 
 /*
- * Data queues (refnic_emu_queue.c): the TX and RX queue state the device
- * embeds, the frames a TX pass carries and the batches it delivers in, and
- * what the trap, the engine, the cables and the admin processor call.
+ * Data queues: the TX and RX queue state the device embeds, the frames a TX
+ * pass carries and the batches it delivers in, and what the trap, the
+ * engine, the cables and the admin processor call of the queues' life
+ * cycle (refnic_emu_queue.c), TX service (refnic_emu_tx.c) and RX delivery
+ * (refnic_emu_rx_batch.c, refnic_emu_rx.c).
  */
 
 #include <stdbool.h>

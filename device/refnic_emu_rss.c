@@ -36,6 +36,47 @@ refnic_toeplitz(const uint8_t *key, const uint8_t *data, uint32_t len)
  * The hash input for a frame: addresses, then ports if the L4 type is
  * hashed. Returns its length, 0 if the frame is not hashed at all.
  */
+/* The key's 32 bits from bit j on: what a set tuple bit j adds to the hash. */
+static uint32_t
+key_window(const uint8_t *key, unsigned int j)
+{
+	uint64_t w = 0;
+	unsigned int i;
+
+	for (i = 0; i < 5; i++)
+		w = w << 8 | (j / 8 + i < REFNIC_RSS_KEY_SIZE ? key[j / 8 + i] : 0);
+	return (uint32_t)(w >> (8 - j % 8));
+}
+
+void
+refnic_emu_rss_table_update(struct refnic_emu_rss_table *t, const uint8_t *key)
+{
+	unsigned int k, v, b;
+
+	if (t->valid && memcmp(t->key, key, sizeof(t->key)) == 0)
+		return;
+	for (k = 0; k < RTE_DIM(t->nib); k++)
+		for (v = 0; v < 16; v++) {
+			t->nib[k][v] = 0;
+			for (b = 0; b < 4; b++)
+				if (v & (8 >> b))
+					t->nib[k][v] ^= key_window(key, 4 * k + b);
+		}
+	memcpy(t->key, key, sizeof(t->key));
+	t->valid = true;
+}
+
+/* refnic_toeplitz() by the table. */
+static inline uint32_t
+toeplitz_by_table(const struct refnic_emu_rss_table *t, const uint8_t *data, uint32_t len)
+{
+	uint32_t hash = 0, i;
+
+	for (i = 0; i < len; i++)
+		hash ^= t->nib[2 * i][data[i] >> 4] ^ t->nib[2 * i + 1][data[i] & 15];
+	return hash;
+}
+
 static uint32_t
 rss_tuple(uint32_t types, const uint8_t *p, const struct refnic_pkt_hdrs *h,
 	  uint8_t *tuple)
@@ -63,7 +104,7 @@ bool
 refnic_emu_rss_hash(uint32_t types, const uint8_t *key, const uint8_t *p,
 		    const struct refnic_pkt_hdrs *h, uint32_t *hash)
 {
-	uint8_t tuple[36];
+	uint8_t tuple[REFNIC_EMU_RSS_TUPLE_MAX];
 	uint32_t len;
 
 	if (types == 0)
@@ -79,8 +120,15 @@ uint16_t
 refnic_emu_rss_queue(const struct refnic_emu *emu, const uint8_t *p,
 		     const struct refnic_pkt_hdrs *h, uint32_t *hash, bool *hashed)
 {
-	*hashed = refnic_emu_rss_hash(emu->rss.hash_types, emu->rss.key, p, h, hash);
-	return *hashed ? emu->rss.reta[*hash & (REFNIC_RSS_RETA_SIZE - 1)] : 0;
+	uint8_t tuple[REFNIC_EMU_RSS_TUPLE_MAX];
+	uint32_t len = emu->rss.hash_types == 0 ? 0 :
+		       rss_tuple(emu->rss.hash_types, p, h, tuple);
+
+	*hashed = len != 0;
+	if (!*hashed)
+		return 0;
+	*hash = toeplitz_by_table(&emu->rss_table, tuple, len);
+	return emu->rss.reta[*hash & (REFNIC_RSS_RETA_SIZE - 1)];
 }
 
 static uint16_t

@@ -7,7 +7,7 @@
  * packet in, ceil(payload / mss) frames out, each with the packet's headers
  * fixed up for its place in the stream. The frames are built one at a time
  * in the thread's TX scratch, so a 64 KiB packet needs no 64 KiB buffer; the
- * caller delivers each before asking for the next (refnic_emu_queue.c).
+ * caller delivers each before asking for the next (refnic_emu_tx.c).
  */
 
 #include <string.h>

@@ -14,8 +14,11 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include <rte_cycles.h>
 #include <rte_ethdev.h>
+#include <rte_ip.h>
 #include <rte_mbuf.h>
+#include <rte_thash.h>
 
 #include "test_common.h"
 
@@ -23,6 +26,8 @@
 #define BT_B	"net_refnic_bt1"
 #define BT_C	"net_refnic_bt2"	/* a pair whose receiver takes interrupts */
 #define BT_D	"net_refnic_bt3"
+#define BT_E	"net_refnic_bt4"	/* a pair whose receiver has 2 RSS queues */
+#define BT_F	"net_refnic_bt5"
 
 static uint16_t port_a, port_b;
 static struct rte_ether_addr mac_b;
@@ -258,6 +263,181 @@ out:
 	return ret;
 }
 
+/* The RX queue a frame of hash lands on, per port's RETA (UINT16_MAX: unknown). */
+static uint16_t
+reta_queue(uint16_t port, uint32_t hash)
+{
+	struct rte_eth_rss_reta_entry64 reta[REFNIC_RSS_RETA_SIZE / RTE_ETH_RETA_GROUP_SIZE];
+	unsigned int j = hash % REFNIC_RSS_RETA_SIZE;
+
+	memset(reta, 0, sizeof(reta));
+	reta[j / RTE_ETH_RETA_GROUP_SIZE].mask = UINT64_C(1) << (j % RTE_ETH_RETA_GROUP_SIZE);
+	if (rte_eth_dev_rss_reta_query(port, reta, REFNIC_RSS_RETA_SIZE) != 0)
+		return UINT16_MAX;
+	return reta[j / RTE_ETH_RETA_GROUP_SIZE].reta[j % RTE_ETH_RETA_GROUP_SIZE];
+}
+
+/* DPDK's own Toeplitz (rte_softrss) of the IPv4 2-tuple 10.2.x.y -> dst under key. */
+static uint32_t
+soft_hash(uint16_t flow, const uint8_t *dst, const uint8_t *key)
+{
+	uint32_t tuple[2] = {
+		(uint32_t)10 << 24 | 2 << 16 | flow,
+		(uint32_t)dst[0] << 24 | dst[1] << 16 | dst[2] << 8 | dst[3],
+	};
+
+	return rte_softrss(tuple, RTE_DIM(tuple), key);
+}
+
+/*
+ * n flows (from *next on) whose frames land on queues 0, 1, 0, 1, ... of
+ * port, found with rte_softrss() and the port's RETA; their hashes in
+ * want. False if the key cannot be read or no such flows turn up.
+ */
+static bool
+flows_alternating(uint16_t port, const uint8_t *dst, uint16_t *flow, uint32_t *want,
+		  unsigned int n, uint16_t *next)
+{
+	uint8_t key[REFNIC_RSS_KEY_SIZE];
+	struct rte_eth_rss_conf rss = { .rss_key = key, .rss_key_len = sizeof(key) };
+	unsigned int i = 0;
+
+	if (rte_eth_dev_rss_hash_conf_get(port, &rss) != 0)
+		return false;
+	for (; i < n && *next < UINT16_MAX; (*next)++) {
+		uint32_t h = soft_hash(*next, dst, key);
+
+		if (reta_queue(port, h) == i % 2) {
+			flow[i] = *next;
+			want[i++] = h;
+		}
+	}
+	return i == n;
+}
+
+/* Receive on queues 0 and 1 of port until n arrived or TEST_WAIT_S passed;
+ * got[q] counts queue q's, rx holds them all, each frame's queue in qof. */
+static uint16_t
+rx_wait_two_queues(uint16_t port, struct rte_mbuf **rx, uint8_t *qof, uint16_t n,
+		   uint16_t got[2])
+{
+	uint64_t deadline = rte_get_timer_cycles() + rte_get_timer_hz() * TEST_WAIT_S;
+	uint16_t total = 0, q, k, i;
+
+	got[0] = got[1] = 0;
+	while (total < n && rte_get_timer_cycles() < deadline) {
+		for (q = 0; q < 2 && total < n; q++) {
+			k = rte_eth_rx_burst(port, q, rx + total, n - total);
+			for (i = 0; i < k; i++)
+				qof[total + i] = q;
+			got[q] += k;
+			total += k;
+		}
+	}
+	return total;
+}
+
+/* Is every frame hashed as rte_softrss() says, on its RETA's queue? */
+static bool
+rx_hashed_as(uint16_t port, struct rte_mbuf **rx, const uint8_t *qof, uint16_t n,
+	     const uint32_t *want, const uint16_t *flow)
+{
+	uint16_t i, k;
+
+	for (i = 0; i < n; i++) {
+		/* Frame k was built from flow[k]: its source address's low half. */
+		const struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(rx[i],
+			const struct rte_ipv4_hdr *, sizeof(struct rte_ether_hdr));
+		uint16_t src = rte_be_to_cpu_32(ip->src_addr) & 0xffff;
+
+		for (k = 0; k < n && flow[k] != src; k++)
+			;
+		if (k == n || !(rx[i]->ol_flags & RTE_MBUF_F_RX_RSS_HASH) ||
+		    rx[i]->hash.rss != want[k] || reta_queue(port, want[k]) != qof[i]) {
+			printf("    frame %u (flow %u): on queue %u, hash 0x%08x\n", i, src,
+			       qof[i], rx[i]->hash.rss);
+			return false;
+		}
+	}
+	return true;
+}
+
+/*
+ * A 2-queue RSS port takes a burst of 32 flows that alternate between its
+ * queues as one classify pass, then one receive burst and one publish per
+ * queue (the per-frame path takes 32 frames one at a time and publishes
+ * at every change of queue: 32 times); every frame hashed as rte_softrss()
+ * says, on its RETA's queue.
+ */
+static int
+test_rss_burst_per_queue(void)
+{
+	struct rte_eth_conf conf = {
+		.rxmode = { .mq_mode = RTE_ETH_MQ_RX_RSS, .offloads = RTE_ETH_RX_OFFLOAD_RSS_HASH },
+		.rx_adv_conf.rss_conf = { .rss_hf = RTE_ETH_RSS_IPV4 },
+	};
+	const struct test_pair_conf rss_pair = {
+		.name_a = BT_E, .name_b = BT_F, .conf = &conf, .nb_queues = 2,
+	};
+	static const uint8_t dst[4] = { 192, 0, 2, 1 };
+	struct refnic_emu_path_stats a0, a1, f0, f1;
+	struct rte_mbuf *tx[TEST_BURST], *rx[TEST_BURST];
+	uint16_t e, f, sent, total = 0, got[2], i, flow[TEST_BURST], next = 0;
+	uint32_t want[TEST_BURST];
+	uint8_t qof[TEST_BURST], src[4] = { 10, 2, 0, 0 };
+	unsigned int round;
+	int ret = TEST_FAILED;
+
+	if (test_pair_setup(&rss_pair, &e, &f, NULL) != 0)
+		return TEST_FAILED;
+	for (round = 0; round < 3; round++) {
+		if (!flows_alternating(f, dst, flow, want, TEST_BURST, &next))
+			goto out;
+		for (i = 0; i < TEST_BURST; i++) {
+			src[2] = flow[i] >> 8;
+			src[3] = flow[i];
+			tx[i] = test_make_tcp_pkt(src, dst, false, 1000 + i, 80);
+			if (tx[i] == NULL) {
+				rte_pktmbuf_free_bulk(tx, i);
+				goto out;
+			}
+		}
+		path_stats(BT_E, &a0);
+		path_stats(BT_F, &f0);
+		sent = rte_eth_tx_burst(e, 0, tx, TEST_BURST);
+		rte_pktmbuf_free_bulk(tx + sent, TEST_BURST - sent);
+		total = rx_wait_two_queues(f, rx, qof, sent, got);
+		path_stats(BT_E, &a1);
+		path_stats(BT_F, &f1);
+		printf("    round %u: %u sent, %u + %u received; %" PRIu64 " bursts, %" PRIu64
+		       " frames in them, %" PRIu64 " alone, %" PRIu64 " publishes, %" PRIu64
+		       " parsed\n", round, sent, got[0], got[1], f1.rx_bursts - f0.rx_bursts,
+		       f1.rx_burst_frames - f0.rx_burst_frames,
+		       f1.rx_single_frames - f0.rx_single_frames,
+		       f1.rx_publishes - f0.rx_publishes, f1.rx_parsed - f0.rx_parsed);
+		if (sent != TEST_BURST || got[0] != TEST_BURST / 2 || got[1] != TEST_BURST / 2 ||
+		    !rx_hashed_as(f, rx, qof, total, want, flow))
+			goto free_rx;
+		/* One burst and one publish per queue, every frame in them, each
+		 * parsed once; one TX completion for the sender's burst. */
+		if (f1.rx_bursts - f0.rx_bursts != 2 ||
+		    f1.rx_burst_frames - f0.rx_burst_frames != TEST_BURST ||
+		    f1.rx_single_frames - f0.rx_single_frames != 0 ||
+		    f1.rx_publishes - f0.rx_publishes != 2 ||
+		    f1.rx_parsed - f0.rx_parsed != TEST_BURST ||
+		    a1.tx_completions - a0.tx_completions != 1)
+			goto free_rx;
+		rte_pktmbuf_free_bulk(rx, total);
+		total = 0;
+	}
+	ret = TEST_SUCCESS;
+free_rx:
+	rte_pktmbuf_free_bulk(rx, total);
+out:
+	test_pair_teardown(&rss_pair);
+	return ret;
+}
+
 const struct unit_test_suite refnic_batching_suite = {
 	.name = "batching",
 	.setup = bt_setup,
@@ -266,6 +446,7 @@ const struct unit_test_suite refnic_batching_suite = {
 		TEST_CASE(test_burst_is_one_pass),
 		TEST_CASE(test_parse_only_when_asked),
 		TEST_CASE(test_burst_matches_single_path),
+		TEST_CASE(test_rss_burst_per_queue),
 		TEST_CASES_END(),
 	},
 };

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The refnic authors
+ */
+
+#ifndef _REFNIC_EMU_QUEUE_PRIV_H_
+#define _REFNIC_EMU_QUEUE_PRIV_H_
+
+/*
+ * What the queues' files share: the queue life cycle
+ * (refnic_emu_queue.c), the TX service (refnic_emu_tx.c), and RX delivery
+ * (refnic_emu_rx_batch.c, refnic_emu_rx.c).
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "refnic_emu_intr.h"
+#include "refnic_emu_priv.h"
+#include "refnic_emu_queue.h"
+
+#define TX_PLAIN_BURST		32	/* plain frames handed to the cable at once */
+#define RX_BURST_MAX		TX_PLAIN_BURST	/* plain frames an RX burst takes */
+
+/* A queue whose driver broke the ring protocol stops (refnic_emu_queue.c). */
+void refnic_emu_queue_error(struct refnic_emu *emu, bool tx, uint16_t qid, bool *enabled,
+			    const char *what);
+
+/* Completions out: a cause armed on the queue's vector fires. */
+static inline bool
+emu_queue_intr_armed(struct refnic_emu *emu, bool intr, uint16_t v, uint8_t cause)
+{
+	return unlikely(intr) &&
+	       (__atomic_load_n(&emu->intr->vec[v].armed, __ATOMIC_RELAXED) & cause);
+}
+
+/* A release store: x86's rte_spinlock_unlock() is an xchg, a full barrier. */
+static inline void
+emu_rxq_unlock(struct refnic_emu_rxq *rxq)
+{
+	__atomic_store_n(&rxq->lock.locked, 0, __ATOMIC_RELEASE);
+}
+
+/* The RX queue's completions made visible up to its head (refnic_emu_rx_batch.c). */
+void refnic_emu_rxq_publish(struct refnic_emu_rxq *rxq);
+/* Hold rxq for the batch: the one held before is done. */
+void refnic_emu_rx_batch_switch(struct refnic_rx_batch *b, struct refnic_emu *emu,
+				struct refnic_emu_rxq *rxq);
+
+/* The same queue as the frame before: nothing to do (the common case). */
+static __rte_always_inline void
+emu_rx_batch_hold(struct refnic_rx_batch *b, struct refnic_emu *emu, struct refnic_emu_rxq *rxq)
+{
+	if (unlikely(b->held != rxq))
+		refnic_emu_rx_batch_switch(b, emu, rxq);
+}
+
+#endif /* _REFNIC_EMU_QUEUE_PRIV_H_ */
