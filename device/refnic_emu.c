@@ -198,9 +198,9 @@ emu_service_control(struct refnic_emu *emu, uint64_t now, uint64_t *next_due_tsc
 	if (!emu->dataplane_paused)
 		*work += refnic_emu_cable_rx_service(emu, now);
 	if (emu_reset_requested(emu)) {
-		refnic_engine_lock_others(emu);
+		refnic_emu_engine_lock_others(emu);
 		emu_start_reset(emu, now);
-		refnic_engine_unlock_others(emu);
+		refnic_emu_engine_unlock_others(emu);
 		(*work)++;
 	}
 	if (emu_state(emu) == REFNIC_STATE_RESETTING) {
@@ -209,11 +209,11 @@ emu_service_control(struct refnic_emu *emu, uint64_t now, uint64_t *next_due_tsc
 				*next_due_tsc = RTE_MIN(*next_due_tsc, emu->reset_done_tsc);
 			return false;
 		}
-		refnic_engine_lock_others(emu);
+		refnic_emu_engine_lock_others(emu);
 		emu_set_status(emu, REFNIC_STATE_READY);
 		if (emu->rx_published)
 			refnic_emu_cable_config_publish(emu);
-		refnic_engine_unlock_others(emu);
+		refnic_emu_engine_unlock_others(emu);
 		emu_reg_write(emu, REFNIC_REG_RESET_GEN,
 			      emu_reg_read(emu, REFNIC_REG_RESET_GEN) + 1);
 		(*work)++;
@@ -328,7 +328,7 @@ refnic_emu_create(const char *name, const struct refnic_emu_params *params,
 
 	if (params->max_queues == 0 || params->max_queues > REFNIC_MAX_QUEUES ||
 	    params->engines == 0 || params->engines > REFNIC_EMU_MAX_ENGINES ||
-	    refnic_profile_get(params->profile) == NULL)
+	    refnic_emu_profile_get(params->profile) == NULL)
 		return -EINVAL;
 	/* In DPDK's memory, as its link: a secondary process reaches both at
 	 * the same address and runs its doorbells' work on them. */
@@ -345,7 +345,7 @@ refnic_emu_create(const char *name, const struct refnic_emu_params *params,
 	if (emu->faults.fatal_after_ms != 0)
 		emu->fatal_at_tsc = rte_get_tsc_cycles() +
 			(uint64_t)emu->faults.fatal_after_ms * rte_get_tsc_hz() / 1000;
-	emu->profile = refnic_profile_get(params->profile);
+	emu->profile = refnic_emu_profile_get(params->profile);
 	ret = refnic_emu_bar_alloc(emu);
 	if (ret != 0)
 		goto fail;
@@ -358,11 +358,11 @@ refnic_emu_create(const char *name, const struct refnic_emu_params *params,
 	if (ret != 0)
 		goto fail;
 	emu_make_mac(emu);
-	refnic_dma_init(emu);
+	refnic_emu_dma_init(emu);
 	emu->inline_exec = params->exec == REFNIC_EXEC_INLINE ||
 			   (params->exec == REFNIC_EXEC_AUTO &&
-			    refnic_profile_allows_inline(emu->profile));
-	if (emu->inline_exec && !refnic_profile_allows_inline(emu->profile)) {
+			    refnic_emu_profile_allows_inline(emu->profile));
+	if (emu->inline_exec && !refnic_emu_profile_allows_inline(emu->profile)) {
 		EMU_LOG(ERR, "%s: exec=inline cannot run profile=%s", name, emu->profile->name);
 		ret = -EINVAL;
 		goto fail;
@@ -383,20 +383,20 @@ refnic_emu_create(const char *name, const struct refnic_emu_params *params,
 		ret = -EEXIST;
 		goto fail_unlock;
 	}
-	ret = refnic_engine_get(params->engines);
+	ret = refnic_emu_engine_get(params->engines);
 	if (ret != 0)
 		goto fail_unlock;
 	ret = refnic_emu_cable_attach(emu, params->cable);
 	if (ret != 0) {
-		refnic_engine_put();
+		refnic_emu_engine_put();
 		goto fail_unlock;
 	}
-	refnic_engine_link_init(emu);
+	refnic_emu_engine_link_init(emu);
 	refnic_emu_remote_listen();
 	TAILQ_INSERT_TAIL(&refnic_emu_devices, emu, next);
 	refnic_emu_queues_lock(emu);	/* as every device's, until unlock */
 	/* Dozing engines look at the new device. */
-	refnic_engine_kick_all();
+	refnic_emu_engine_kick_all();
 	refnic_emu_unlock();
 
 	EMU_LOG(INFO, "%s: created, profile %s, %u queue pairs, %s execution, %u engine%s, "
@@ -426,7 +426,7 @@ refnic_emu_destroy(struct refnic_emu *emu)
 	refnic_emu_lock();
 	TAILQ_REMOVE(&refnic_emu_devices, emu, next);
 	refnic_emu_cable_detach(emu);
-	refnic_engine_put();
+	refnic_emu_engine_put();
 	refnic_emu_unlock();
 	emu_free(emu);
 }

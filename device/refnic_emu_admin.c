@@ -54,8 +54,8 @@ admin_latch(struct refnic_emu *emu)
 		  emu_reg_read(emu, REFNIC_REG_AQ_BASE_LO);
 	cq_iova = (uint64_t)emu_reg_read(emu, REFNIC_REG_ACQ_BASE_HI) << 32 |
 		  emu_reg_read(emu, REFNIC_REG_ACQ_BASE_LO);
-	aq->sq = refnic_dma_map(emu, sq_iova, depth * sizeof(*aq->sq));
-	aq->cq = refnic_dma_map(emu, cq_iova, depth * sizeof(*aq->cq));
+	aq->sq = refnic_emu_dma_map(emu, sq_iova, depth * sizeof(*aq->sq));
+	aq->cq = refnic_emu_dma_map(emu, cq_iova, depth * sizeof(*aq->cq));
 	if (aq->sq == NULL || aq->cq == NULL)
 		return false;
 	aq->depth = depth;
@@ -81,9 +81,9 @@ refnic_emu_fatal(struct refnic_emu *emu, uint32_t code)
 	status = (status & ~REFNIC_STATUS_STATE_MASK) | REFNIC_STATE_FATAL |
 		 REFNIC_STATUS_FATAL;
 	emu_reg_write(emu, REFNIC_REG_STATUS, status);
-	refnic_engine_lock_others(emu);
+	refnic_emu_engine_lock_others(emu);
 	emu_state_set(emu, REFNIC_STATE_FATAL);
-	refnic_engine_unlock_others(emu);
+	refnic_emu_engine_unlock_others(emu);
 	if (report)
 		refnic_emu_post_event(emu, REFNIC_EVENT_FATAL, code);
 }
@@ -97,7 +97,7 @@ refnic_emu_admin_dma_to_host(struct refnic_emu *emu, const struct refnic_admin_c
 
 	if (cmd->buf.len < len)
 		return REFNIC_ADMIN_STS_INVALID;
-	dst = refnic_dma_map(emu, cmd->buf.iova, len);
+	dst = refnic_emu_dma_map(emu, cmd->buf.iova, len);
 	if (dst == NULL)
 		return REFNIC_ADMIN_STS_DMA_ERROR;
 	memcpy(dst, data, len);
@@ -268,11 +268,11 @@ admin_complete(struct refnic_emu *emu)
 	/* Commands change queues and settings the other engines read, and
 	 * what senders' passes into this device read (the queue locks take
 	 * the receive configuration's write lock too). */
-	refnic_engine_lock_others(emu);
+	refnic_emu_engine_lock_others(emu);
 	status = admin_execute(emu, &aq->cmd, &result);
 	if (emu->rx_published)
 		refnic_emu_cable_config_publish(emu);
-	refnic_engine_unlock_others(emu);
+	refnic_emu_engine_unlock_others(emu);
 	cpl->cmd_id = aq->cmd.cmd_id;
 	cpl->status = status;
 	cpl->result = result;
@@ -389,7 +389,7 @@ refnic_emu_admin_trap(struct refnic_emu *emu)
 	uint64_t next_due_tsc = UINT64_MAX;
 	bool engine_work;
 
-	if (!emu_has_cap(emu, REFNIC_CAP_ADMIN_DUE) || !refnic_engine_borrow_first())
+	if (!emu_has_cap(emu, REFNIC_CAP_ADMIN_DUE) || !refnic_emu_engine_borrow_first())
 		return true;
 	/* The driver's stores take effect in its order: an event queue it
 	 * enabled before this command is latched before the command runs
@@ -399,6 +399,6 @@ refnic_emu_admin_trap(struct refnic_emu *emu)
 		refnic_emu_admin_service(emu, rte_get_tsc_cycles(), &next_due_tsc);
 	}
 	engine_work = emu_state(emu) != REFNIC_STATE_READY || emu->aq.busy;
-	refnic_engine_return_first();
+	refnic_emu_engine_return_first();
 	return engine_work;
 }

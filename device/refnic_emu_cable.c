@@ -110,9 +110,9 @@ refnic_emu_cable_tx_each(struct refnic_emu *emu, const struct refnic_plain_frame
 	struct refnic_frame f;
 	unsigned int i;
 
-	refnic_frame_plain_init(&f);
+	refnic_emu_frame_plain_init(&f);
 	for (i = 0; i < n; i++) {
-		refnic_frame_plain_set(&f, &pf[i]);
+		refnic_emu_frame_plain_set(&f, &pf[i]);
 		refnic_emu_cable_tx(emu, &f, b);
 	}
 }

@@ -570,8 +570,8 @@ refnic_emu_devargs_parse(const char *name, const struct rte_kvargs *kvlist,
 			ARG_VXLAN_VNI, ARG_VXLAN_LOCAL, params->cable);
 		return -EINVAL;
 	}
-	profile = refnic_profile_get(params->profile);
-	if (params->exec == REFNIC_EXEC_INLINE && !refnic_profile_allows_inline(profile)) {
+	profile = refnic_emu_profile_get(params->profile);
+	if (params->exec == REFNIC_EXEC_INLINE && !refnic_emu_profile_allows_inline(profile)) {
 		EMU_LOG(ERR, "%s: exec=inline cannot run profile=%s: its descriptor fetch is a "
 			"DMA round trip after the doorbell, which only an engine thread models; "
 			"use exec=thread or exec=auto with it", name, profile->name);

@@ -42,7 +42,7 @@ dma_load_ranges(struct refnic_dma_cache *dma)
 
 /* Each engine has a cache of its own: translations are filled in on misses. */
 void
-refnic_dma_init(struct refnic_emu *emu)
+refnic_emu_dma_init(struct refnic_emu *emu)
 {
 	unsigned int e;
 
@@ -157,7 +157,7 @@ dma_map_pa(struct refnic_dma_cache *dma, uint64_t iova, uint64_t len)
 }
 
 void *
-refnic_dma_map_slow(struct refnic_emu *emu, uint64_t iova, uint64_t len)
+refnic_emu_dma_map_slow(struct refnic_emu *emu, uint64_t iova, uint64_t len)
 {
 	struct refnic_dma_cache *dma = &emu_shard(emu)->dma;
 	void *va;
@@ -180,15 +180,15 @@ refnic_dma_map_slow(struct refnic_emu *emu, uint64_t iova, uint64_t len)
 }
 
 void *
-refnic_dma_window_fill(struct refnic_emu *emu, struct refnic_dma_window *w, uint64_t iova,
+refnic_emu_dma_window_fill(struct refnic_emu *emu, struct refnic_dma_window *w, uint64_t iova,
 		       uint64_t len)
 {
 	struct refnic_dma_cache *dma = emu_dma_cache(emu);
 	unsigned int slot = (iova >> 21) % REFNIC_DMA_PAGE_CACHE;
-	void *va = refnic_dma_map_in(emu, dma, iova, len);
+	void *va = refnic_emu_dma_map_in(emu, dma, iova, len);
 
 	/* A view's translations are not cached (refnic_emu_cable_view_dma()). */
-	if (va != NULL && refnic_dma_lookup(dma, iova, len) == va) {
+	if (va != NULL && refnic_emu_dma_lookup(dma, iova, len) == va) {
 		w->iova = dma->page[slot].iova;
 		w->len = dma->page[slot].len;
 		w->va = dma->page[slot].va;

@@ -8,7 +8,7 @@
 /*
  * The device's view of host memory (refnic_emu_dma.c). Its cache is a
  * thread's own (struct refnic_emu_shard); the inline look-up that every
- * descriptor takes, refnic_dma_map(), is in refnic_emu_priv.h, beside the
+ * descriptor takes, refnic_emu_dma_map(), is in refnic_emu_priv.h, beside the
  * shards it reads.
  */
 
@@ -43,11 +43,11 @@ struct refnic_dma_cache {
 	struct refnic_dma_window tx_win, rx_win;
 };
 
-void refnic_dma_init(struct refnic_emu *emu);
+void refnic_emu_dma_init(struct refnic_emu *emu);
 /* Host address of [iova, iova + len), or NULL (counted as a DMA error). */
-void *refnic_dma_map_slow(struct refnic_emu *emu, uint64_t iova, uint64_t len);
-/* refnic_dma_map(), and w takes the cache's page that holds the range. */
-void *refnic_dma_window_fill(struct refnic_emu *emu, struct refnic_dma_window *w,
+void *refnic_emu_dma_map_slow(struct refnic_emu *emu, uint64_t iova, uint64_t len);
+/* refnic_emu_dma_map(), and w takes the cache's page that holds the range. */
+void *refnic_emu_dma_window_fill(struct refnic_emu *emu, struct refnic_dma_window *w,
 			     uint64_t iova, uint64_t len);
 
 #endif /* _REFNIC_EMU_DMA_H_ */

@@ -123,7 +123,7 @@ engine_check_contention(uint64_t now, uint64_t *next_check, long *nivcsw)
 		engines_share_cpu_set(true);
 		EMU_LOG(INFO, "engine %u: preempted %ld times in %u ms: its CPU is another "
 			"thread's too; engines doze as soon as they are idle",
-			refnic_engine_id, ru.ru_nivcsw - *nivcsw, ENGINE_CONTENTION_MS);
+			refnic_emu_engine_id, ru.ru_nivcsw - *nivcsw, ENGINE_CONTENTION_MS);
 	}
 	*nivcsw = ru.ru_nivcsw;
 }
@@ -131,8 +131,8 @@ engine_check_contention(uint64_t now, uint64_t *next_check, long *nivcsw)
 static unsigned int engine_users;	/* devices */
 static bool engine_stop;
 
-__thread unsigned int refnic_engine_id __attribute__((tls_model("initial-exec")));
-__thread bool refnic_on_engine __attribute__((tls_model("initial-exec")));
+__thread unsigned int refnic_emu_engine_id __attribute__((tls_model("initial-exec")));
+__thread bool refnic_emu_on_engine __attribute__((tls_model("initial-exec")));
 
 _Static_assert(REFNIC_EMU_MAX_ENGINES <= REFNIC_EMU_LINK_MAX_ENGINES,
 	       "every engine has a kick fd in the link");
@@ -221,14 +221,14 @@ refnic_emu_list_unlock(void)
 }
 
 unsigned int
-refnic_engine_running(bool *share_cpu)
+refnic_emu_engine_running(bool *share_cpu)
 {
 	*share_cpu = engines_share_cpu_get();
 	return nb_engines;
 }
 
 void
-refnic_engine_name(unsigned int k, char *buf, size_t len)
+refnic_emu_engine_name(unsigned int k, char *buf, size_t len)
 {
 	snprintf(buf, len, k == 0 ? "refnic-engine" : "refnic-engine%u", k);
 }
@@ -242,9 +242,9 @@ refnic_engine_name(unsigned int k, char *buf, size_t len)
 static __thread bool first_engine_borrowed __attribute__((tls_model("initial-exec")));
 
 bool
-refnic_engine_borrow_first(void)
+refnic_emu_engine_borrow_first(void)
 {
-	if (refnic_on_engine)
+	if (refnic_emu_on_engine)
 		return false;
 	engine_lock(0);
 	first_engine_borrowed = true;
@@ -252,7 +252,7 @@ refnic_engine_borrow_first(void)
 }
 
 void
-refnic_engine_return_first(void)
+refnic_emu_engine_return_first(void)
 {
 	first_engine_borrowed = false;
 	pthread_mutex_unlock(&engines[0].mutex);
@@ -265,24 +265,24 @@ refnic_engine_return_first(void)
  * them all already.
  */
 void
-refnic_engine_lock_others(struct refnic_emu *emu)
+refnic_emu_engine_lock_others(struct refnic_emu *emu)
 {
 	unsigned int k;
 
-	if (!refnic_on_engine && !first_engine_borrowed)
+	if (!refnic_emu_on_engine && !first_engine_borrowed)
 		return;
-	RTE_VERIFY(refnic_engine_id == 0);
+	RTE_VERIFY(refnic_emu_engine_id == 0);
 	for (k = 1; k < nb_engines; k++)
 		engine_lock(k);
 	refnic_emu_queues_lock(emu);
 }
 
 void
-refnic_engine_unlock_others(struct refnic_emu *emu)
+refnic_emu_engine_unlock_others(struct refnic_emu *emu)
 {
 	unsigned int k;
 
-	if (!refnic_on_engine && !first_engine_borrowed)
+	if (!refnic_emu_on_engine && !first_engine_borrowed)
 		return;
 	refnic_emu_queues_unlock(emu);
 	for (k = nb_engines; k-- > 1;)
@@ -338,7 +338,7 @@ engine_set_dozing(unsigned int k, bool dozing)
  * dozing engine wakes and looks at it before it sleeps again.
  */
 void
-refnic_engine_link_init(struct refnic_emu *emu)
+refnic_emu_engine_link_init(struct refnic_emu *emu)
 {
 	unsigned int k;
 
@@ -348,7 +348,7 @@ refnic_engine_link_init(struct refnic_emu *emu)
 }
 
 void
-refnic_engine_kick_all(void)
+refnic_emu_engine_kick_all(void)
 {
 	unsigned int k;
 
@@ -450,9 +450,9 @@ engine_main(void *arg)
 	unsigned int k = (uintptr_t)arg;
 	long nivcsw = -1;
 
-	refnic_engine_id = k;
-	refnic_shard_id = k;
-	refnic_on_engine = true;
+	refnic_emu_engine_id = k;
+	refnic_emu_shard_id = k;
+	refnic_emu_on_engine = true;
 	prctl(PR_SET_TIMERSLACK, ENGINE_TIMER_SLACK_NS);
 	pthread_mutex_lock(&engines[k].mutex);
 	while (!engine_stop) {
@@ -548,7 +548,7 @@ engine_start(unsigned int k)
 	pthread_attr_destroy(&attr);
 	if (ret != 0)
 		return -ret;
-	refnic_engine_name(k, name, sizeof(name));
+	refnic_emu_engine_name(k, name, sizeof(name));
 	pthread_setname_np(*thread, name);
 	return 0;
 }
@@ -562,7 +562,7 @@ engines_stop(void)
 	unsigned int k;
 
 	engine_stop = true;
-	refnic_engine_kick_all();
+	refnic_emu_engine_kick_all();
 	engines_unlock_all();
 	for (k = 0; k < nb_engines; k++)
 		pthread_join(engines[k].thread, NULL);
@@ -599,7 +599,7 @@ engine_add(unsigned int k)
 
 /* A device served by `want` engines arrives; called with all locks held. */
 int
-refnic_engine_get(unsigned int want)
+refnic_emu_engine_get(unsigned int want)
 {
 	int ret = 0;
 
@@ -623,7 +623,7 @@ refnic_engine_get(unsigned int want)
 
 /* Called with all locks held; the engines go with the last device. */
 void
-refnic_engine_put(void)
+refnic_emu_engine_put(void)
 {
 	if (--engine_users == 0)
 		engines_stop();

@@ -62,7 +62,7 @@ refnic_emu_aeq_service(struct refnic_emu *emu)
 		    !rte_is_power_of_2(depth))
 			EMU_LOG(ERR, "%s: event queue depth %u invalid", emu->name, depth);
 		else
-			ring = refnic_dma_map(emu, iova, depth * sizeof(*aeq->ring));
+			ring = refnic_emu_dma_map(emu, iova, depth * sizeof(*aeq->ring));
 	}
 	rte_spinlock_lock(&aeq->lock);
 	aeq->enabled = ring != NULL;

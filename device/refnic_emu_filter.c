@@ -114,7 +114,7 @@ mc_list_set(struct refnic_emu *emu, const struct refnic_admin_buf *buf)
 		emu->nb_mc_filters = 0;
 		return REFNIC_ADMIN_STS_OK;
 	}
-	addrs = refnic_dma_map(emu, buf->iova, buf->len);
+	addrs = refnic_emu_dma_map(emu, buf->iova, buf->len);
 	if (addrs == NULL)
 		return REFNIC_ADMIN_STS_DMA_ERROR;
 	emu_stats(emu)->dma_reads++;

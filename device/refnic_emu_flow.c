@@ -279,7 +279,7 @@ flow_add(struct refnic_emu *emu, const struct refnic_admin_flow *cmd)
 		return REFNIC_ADMIN_STS_NOSPC;
 	if (cmd->buf.len < sizeof(r))
 		return REFNIC_ADMIN_STS_INVALID;
-	host = refnic_dma_map(emu, cmd->buf.iova, sizeof(r));
+	host = refnic_emu_dma_map(emu, cmd->buf.iova, sizeof(r));
 	if (host == NULL)
 		return REFNIC_ADMIN_STS_DMA_ERROR;
 	r = *host;	/* one read of host memory: what is checked is what is used */

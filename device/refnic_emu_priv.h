@@ -153,26 +153,26 @@ struct refnic_emu {
  * for control threads (they hold every engine's lock). Read per frame: the
  * initial-exec model makes it one load, not a call.
  */
-extern __thread unsigned int refnic_shard_id
+extern __thread unsigned int refnic_emu_shard_id
 	__attribute__((tls_model("initial-exec")));
 
 static inline struct refnic_emu_shard *
 emu_shard(struct refnic_emu *emu)
 {
-	return &emu->shard[refnic_shard_id];
+	return &emu->shard[refnic_emu_shard_id];
 }
 
 static inline struct refnic_hw_stats *
 emu_stats(struct refnic_emu *emu)
 {
-	return &emu->stats[refnic_shard_id];
+	return &emu->stats[refnic_emu_shard_id];
 }
 
 /* This thread's data path counts (refnic_emu_read_path_stats()). */
 static inline struct refnic_emu_path_stats *
 emu_path_stats(struct refnic_emu *emu)
 {
-	return &emu->shard[refnic_shard_id].path;
+	return &emu->shard[refnic_emu_shard_id].path;
 }
 
 /* The device's counters: every engine's, added up. */
@@ -268,7 +268,7 @@ refnic_emu_flows_any(const struct refnic_emu *emu)
 /*
  * refnic_emu_dma.c's cache, per thread: a translation it holds, or NULL (no
  * look-up, nothing counted). A pass over many descriptors takes its cache
- * once (emu_dma_cache()) and looks up with refnic_dma_lookup().
+ * once (emu_dma_cache()) and looks up with refnic_emu_dma_lookup().
  */
 static inline struct refnic_dma_cache *
 emu_dma_cache(struct refnic_emu *emu)
@@ -277,7 +277,7 @@ emu_dma_cache(struct refnic_emu *emu)
 }
 
 static inline void *
-refnic_dma_lookup(const struct refnic_dma_cache *dma, uint64_t iova, uint64_t len)
+refnic_emu_dma_lookup(const struct refnic_dma_cache *dma, uint64_t iova, uint64_t len)
 {
 	unsigned int slot = (iova >> 21) % REFNIC_DMA_PAGE_CACHE;
 	uint64_t off = iova - dma->page[slot].iova;
@@ -289,25 +289,25 @@ refnic_dma_lookup(const struct refnic_dma_cache *dma, uint64_t iova, uint64_t le
 }
 
 static inline void *
-refnic_dma_map_cached(struct refnic_emu *emu, uint64_t iova, uint64_t len)
+refnic_emu_dma_map_cached(struct refnic_emu *emu, uint64_t iova, uint64_t len)
 {
-	return refnic_dma_lookup(emu_dma_cache(emu), iova, len);
+	return refnic_emu_dma_lookup(emu_dma_cache(emu), iova, len);
 }
 
 /* Per descriptor: a page translated and checked before costs one compare. */
 static inline void *
-refnic_dma_map_in(struct refnic_emu *emu, const struct refnic_dma_cache *dma, uint64_t iova,
+refnic_emu_dma_map_in(struct refnic_emu *emu, const struct refnic_dma_cache *dma, uint64_t iova,
 		  uint64_t len)
 {
-	void *va = refnic_dma_lookup(dma, iova, len);
+	void *va = refnic_emu_dma_lookup(dma, iova, len);
 
-	return likely(va != NULL) ? va : refnic_dma_map_slow(emu, iova, len);
+	return likely(va != NULL) ? va : refnic_emu_dma_map_slow(emu, iova, len);
 }
 
 static inline void *
-refnic_dma_map(struct refnic_emu *emu, uint64_t iova, uint64_t len)
+refnic_emu_dma_map(struct refnic_emu *emu, uint64_t iova, uint64_t len)
 {
-	return refnic_dma_map_in(emu, emu_dma_cache(emu), iova, len);
+	return refnic_emu_dma_map_in(emu, emu_dma_cache(emu), iova, len);
 }
 
 /*
@@ -316,7 +316,7 @@ refnic_dma_map(struct refnic_emu *emu, uint64_t iova, uint64_t len)
  * with two compares, where the cache look-up costs a slot's address.
  */
 static inline void *
-refnic_dma_window_peek(const struct refnic_dma_window *w, uint64_t iova, uint64_t len)
+refnic_emu_dma_window_peek(const struct refnic_dma_window *w, uint64_t iova, uint64_t len)
 {
 	uint64_t off = iova - w->iova;
 
@@ -327,12 +327,12 @@ refnic_dma_window_peek(const struct refnic_dma_window *w, uint64_t iova, uint64_
 }
 
 static inline void *
-refnic_dma_window_map(struct refnic_emu *emu, struct refnic_dma_window *w, uint64_t iova,
+refnic_emu_dma_window_map(struct refnic_emu *emu, struct refnic_dma_window *w, uint64_t iova,
 		      uint64_t len)
 {
-	void *va = refnic_dma_window_peek(w, iova, len);
+	void *va = refnic_emu_dma_window_peek(w, iova, len);
 
-	return likely(va != NULL) ? va : refnic_dma_window_fill(emu, w, iova, len);
+	return likely(va != NULL) ? va : refnic_emu_dma_window_fill(emu, w, iova, len);
 }
 
 #endif /* _REFNIC_EMU_PRIV_H_ */

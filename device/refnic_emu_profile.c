@@ -126,7 +126,7 @@ static const struct refnic_profile refnic_profiles[REFNIC_PROFILE_COUNT] = {
 };
 
 const struct refnic_profile *
-refnic_profile_get(enum refnic_emu_profile id)
+refnic_emu_profile_get(enum refnic_emu_profile id)
 {
 	if ((unsigned int)id >= REFNIC_PROFILE_COUNT)
 		return NULL;

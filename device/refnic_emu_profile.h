@@ -29,14 +29,14 @@ struct refnic_profile {
 	int32_t clock_skew_ppb;		/* the clock's oscillator error (1.4) */
 };
 
-const struct refnic_profile *refnic_profile_get(enum refnic_emu_profile id);
+const struct refnic_profile *refnic_emu_profile_get(enum refnic_emu_profile id);
 /* A profile by the name users type (profile=...); -EINVAL if unknown. */
 int refnic_emu_profile_parse(const char *name, enum refnic_emu_profile *profile);
 
 /* Inline execution models a device emulated in the trapped store; a bus
  * device's asynchronous fetch needs an engine thread. */
 static inline bool
-refnic_profile_allows_inline(const struct refnic_profile *p)
+refnic_emu_profile_allows_inline(const struct refnic_profile *p)
 {
 	return p->trap_and_emulate;
 }

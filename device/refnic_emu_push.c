@@ -223,7 +223,7 @@ refnic_emu_push_gather(struct refnic_emu *emu, const struct refnic_emu_push *p,
 			skip -= len;
 			continue;
 		}
-		f->seg[f->nb_segs] = refnic_dma_map(emu, d[i].addr + skip, len - skip);
+		f->seg[f->nb_segs] = refnic_emu_dma_map(emu, d[i].addr + skip, len - skip);
 		if (f->seg[f->nb_segs] == NULL) {
 			*malformed = true;
 			return;

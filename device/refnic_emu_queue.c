@@ -103,8 +103,8 @@ static int
 queue_rings_map(struct refnic_emu *emu, const struct refnic_admin_queue_create *qc,
 		size_t desc_size, size_t cpl_size, void **ring, void **cq)
 {
-	*ring = refnic_dma_map(emu, qc->ring_iova, (uint64_t)qc->ring_size * desc_size);
-	*cq = refnic_dma_map(emu, qc->cq_iova, (uint64_t)qc->ring_size * cpl_size);
+	*ring = refnic_emu_dma_map(emu, qc->ring_iova, (uint64_t)qc->ring_size * desc_size);
+	*cq = refnic_emu_dma_map(emu, qc->cq_iova, (uint64_t)qc->ring_size * cpl_size);
 	return *ring != NULL && *cq != NULL ? 0 : -EFAULT;
 }
 
@@ -119,10 +119,10 @@ rxq_rings_map(struct refnic_emu *emu, struct refnic_emu_rxq *rxq,
 	uint64_t cq_len = refnic_emu_rxq_cq_len(qc->ring_size, wb, stamped);
 	void *cq_area = NULL;
 
-	rxq->ring = refnic_dma_map(emu, qc->ring_iova,
+	rxq->ring = refnic_emu_dma_map(emu, qc->ring_iova,
 				   (uint64_t)qc->ring_size * sizeof(*rxq->ring));
 	if (cq_len != 0)
-		cq_area = refnic_dma_map(emu, qc->cq_iova, cq_len);
+		cq_area = refnic_emu_dma_map(emu, qc->cq_iova, cq_len);
 	if (rxq->ring == NULL || (cq_len != 0 && cq_area == NULL))
 		return -EFAULT;
 	rxq->size = qc->ring_size;

@@ -174,9 +174,9 @@ struct refnic_plain_frame {
 
 /* f as a plain frame: the fields a frame of one segment without offloads
  * reads, set one by one (an initializer clears the segment arrays, over a
- * kilobyte, at every call); then refnic_frame_plain_set() per frame. */
+ * kilobyte, at every call); then refnic_emu_frame_plain_set() per frame. */
 static inline void
-refnic_frame_plain_init(struct refnic_frame *f)
+refnic_emu_frame_plain_init(struct refnic_frame *f)
 {
 	f->nb_segs = 1;
 	f->offload = 0;
@@ -187,7 +187,7 @@ refnic_frame_plain_init(struct refnic_frame *f)
 }
 
 static inline void
-refnic_frame_plain_set(struct refnic_frame *f, const struct refnic_plain_frame *pf)
+refnic_emu_frame_plain_set(struct refnic_frame *f, const struct refnic_plain_frame *pf)
 {
 	f->seg[0] = pf->data;
 	f->seg_len[0] = pf->len;

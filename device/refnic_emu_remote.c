@@ -380,9 +380,9 @@ remote_trap(void *ctx, uint32_t off, uint32_t val)
 	}
 	if (r->emu != NULL && remote_store_inline(r->emu, off)) {
 		rte_spinlock_lock(&r->emu->secondary.lock);
-		refnic_shard_id = REFNIC_EMU_REMOTE_SHARD;
+		refnic_emu_shard_id = REFNIC_EMU_REMOTE_SHARD;
 		refnic_emu_bar_write(r->emu, off, val);
-		refnic_shard_id = 0;
+		refnic_emu_shard_id = 0;
 		__atomic_store_n(&r->emu->secondary.inlined, r->emu->secondary.inlined + 1,
 				 __ATOMIC_RELAXED);
 		rte_spinlock_unlock(&r->emu->secondary.lock);

@@ -16,7 +16,7 @@
 #include "refnic_emu_rss.h"
 
 uint32_t
-refnic_toeplitz(const uint8_t *key, const uint8_t *data, uint32_t len)
+refnic_emu_toeplitz(const uint8_t *key, const uint8_t *data, uint32_t len)
 {
 	uint32_t hash = 0, window = key[0] << 24 | key[1] << 16 | key[2] << 8 | key[3];
 	uint32_t i;
@@ -66,7 +66,7 @@ refnic_emu_rss_table_update(struct refnic_emu_rss_table *t, const uint8_t *key)
 	t->valid = true;
 }
 
-/* refnic_toeplitz() by the table. */
+/* refnic_emu_toeplitz() by the table. */
 static inline uint32_t
 toeplitz_by_table(const struct refnic_emu_rss_table *t, const uint8_t *data, uint32_t len)
 {
@@ -112,7 +112,7 @@ refnic_emu_rss_hash(uint32_t types, const uint8_t *key, const uint8_t *p,
 	len = rss_tuple(types, p, h, tuple);
 	if (len == 0)
 		return false;
-	*hash = refnic_toeplitz(key, tuple, len);
+	*hash = refnic_emu_toeplitz(key, tuple, len);
 	return true;
 }
 
@@ -140,7 +140,7 @@ rss_set(struct refnic_emu *emu, const struct refnic_admin_buf *buf)
 
 	if (buf->len < sizeof(cfg))
 		return REFNIC_ADMIN_STS_INVALID;
-	host = refnic_dma_map(emu, buf->iova, sizeof(cfg));
+	host = refnic_emu_dma_map(emu, buf->iova, sizeof(cfg));
 	if (host == NULL)
 		return REFNIC_ADMIN_STS_DMA_ERROR;
 	/* One read of host memory; what is checked is what is used. */

@@ -181,9 +181,9 @@ rx_prefetch_buffer(struct refnic_emu *emu, const struct refnic_emu_rxq *rxq,
 	if (((tail - idx) & mask) <= 2)
 		return;
 	iova = rxq->ring[(idx + 2) & mask].addr;
-	va = refnic_dma_window_peek(win, iova, RTE_CACHE_LINE_SIZE);
+	va = refnic_emu_dma_window_peek(win, iova, RTE_CACHE_LINE_SIZE);
 	if (va == NULL)
-		va = refnic_dma_map_cached(emu, iova, RTE_CACHE_LINE_SIZE);
+		va = refnic_emu_dma_map_cached(emu, iova, RTE_CACHE_LINE_SIZE);
 	if (va != NULL)
 		rte_prefetch0_write(va);
 }
@@ -247,7 +247,7 @@ rx_scatter(struct refnic_emu *emu, struct refnic_rx_batch *batch, struct refnic_
 		rx_prefetch_buffer(emu, rxq, &batch->win, idx, tail);
 		uint32_t chunk = RTE_MIN(left, (uint32_t)d.buf_len);
 		struct refnic_rx_cpl *cpl = &rxq->cq[idx];
-		uint8_t *dst = refnic_dma_window_map(emu, &batch->win, d.addr, chunk);
+		uint8_t *dst = refnic_emu_dma_window_map(emu, &batch->win, d.addr, chunk);
 
 		if (dst == NULL)
 			return false;
@@ -583,7 +583,7 @@ rx_burst_map(struct refnic_emu *emu, struct refnic_rx_batch *b, struct rx_queue_
 		d = rxq->ring[idx];
 		if (d.buf_len < rxq->buf_size || fr->len > d.buf_len)
 			break;
-		dst[i] = refnic_dma_window_map(emu, &b->win, d.addr, fr->len);
+		dst[i] = refnic_emu_dma_window_map(emu, &b->win, d.addr, fr->len);
 		if (unlikely(dst[i] == NULL)) {
 			qb->dma_error = true;	/* counted (dma_errors) by the look-up */
 			break;
@@ -724,13 +724,13 @@ rx_burst_unclassified(struct refnic_emu *emu, uint8_t plan, const struct refnic_
 	struct refnic_frame f;
 	unsigned int k = 0, single = 0;
 
-	refnic_frame_plain_init(&f);
+	refnic_emu_frame_plain_init(&f);
 	while (k < n) {
 		k += rx_queue_burst(emu, b, 0, pf + k, NULL, n - k, NULL, plan);
 		if (k == n)
 			break;
 		/* The frame the burst stopped at. */
-		refnic_frame_plain_set(&f, &pf[k++]);
+		refnic_emu_frame_plain_set(&f, &pf[k++]);
 		rx_frame(emu, &f, b);
 		single++;
 	}
@@ -746,11 +746,11 @@ rx_burst_classify(struct refnic_emu *emu, uint8_t plan, const struct refnic_plai
 	struct refnic_frame f;
 	unsigned int i, parsed = 0;
 
-	refnic_frame_plain_init(&f);
+	refnic_emu_frame_plain_init(&f);
 	for (i = 0; i < n; i++) {
 		const uint8_t *p = pf[i].data;
 
-		refnic_frame_plain_set(&f, &pf[i]);
+		refnic_emu_frame_plain_set(&f, &pf[i]);
 		v[i].meta = (struct rx_meta){ .hash = 0 };
 		v[i].qid = rx_classify(emu, plan, &f, p, RTE_MIN(pf[i].len, (uint32_t)RX_HDR_MAX),
 				       &v[i].meta, &parsed);
@@ -812,7 +812,7 @@ rx_queue_deliver(struct refnic_emu *emu, struct refnic_rx_batch *b, uint16_t qid
 	struct refnic_frame f;
 	unsigned int k = 0, single = 0;
 
-	refnic_frame_plain_init(&f);
+	refnic_emu_frame_plain_init(&f);
 	while (k < n) {
 		struct rx_meta meta;
 		unsigned int i;
@@ -822,7 +822,7 @@ rx_queue_deliver(struct refnic_emu *emu, struct refnic_rx_batch *b, uint16_t qid
 			break;
 		i = order[k++];
 		meta = v[i].meta;
-		refnic_frame_plain_set(&f, &pf[i]);
+		refnic_emu_frame_plain_set(&f, &pf[i]);
 		rx_deliver_one(emu, &f, qid, &meta, pf[i].data,
 			       RTE_MIN(pf[i].len, (uint32_t)RX_HDR_MAX), plan, b);
 		single++;
@@ -870,9 +870,9 @@ refnic_emu_rx_plain(struct refnic_emu *emu, const struct refnic_plain_frame *pf,
 	plan = emu->rx_plan;
 	if (unlikely(!rx_port_bursts(emu))) {
 		/* Every frame by itself, which says where it went. */
-		refnic_frame_plain_init(&f);
+		refnic_emu_frame_plain_init(&f);
 		for (i = 0; i < n; i++) {
-			refnic_frame_plain_set(&f, &pf[i]);
+			refnic_emu_frame_plain_set(&f, &pf[i]);
 			rx_frame(emu, &f, b);
 		}
 		single = n;

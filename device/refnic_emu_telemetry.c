@@ -51,7 +51,7 @@ queue_placement(const struct refnic_emu *emu, uint16_t q, char *buf, size_t len)
 	if (emu->inline_exec)
 		snprintf(buf, len, "inline");
 	else
-		refnic_engine_name(q % emu->params.engines, buf, len);
+		refnic_emu_engine_name(q % emu->params.engines, buf, len);
 }
 
 static struct rte_tel_data *
@@ -143,7 +143,7 @@ static void
 tel_device_fill(const struct refnic_emu *emu, struct rte_tel_data *d)
 {
 	bool share_cpu;
-	unsigned int running = refnic_engine_running(&share_cpu);
+	unsigned int running = refnic_emu_engine_running(&share_cpu);
 	uint64_t remote_stores, remote_kicks;
 
 	rte_tel_data_start_dict(d);

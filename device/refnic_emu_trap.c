@@ -53,7 +53,7 @@
 #include "refnic_emu_remote.h"
 #include "refnic_emu_trap.h"
 
-__thread unsigned int refnic_shard_id __attribute__((tls_model("initial-exec")));
+__thread unsigned int refnic_emu_shard_id __attribute__((tls_model("initial-exec")));
 
 /* Trap slots in use, one bit each; the last slot is shared, under a lock. */
 static uint32_t trap_slots_used;
@@ -86,8 +86,8 @@ trap_shard(void)
 	uint32_t used, slot;
 
 	/* An engine replaying a secondary's store counts as itself. */
-	if (likely(refnic_shard_id != 0) || refnic_on_engine)
-		return refnic_shard_id;
+	if (likely(refnic_emu_shard_id != 0) || refnic_emu_on_engine)
+		return refnic_emu_shard_id;
 	pthread_once(&trap_slot_once, trap_slot_key_create);
 	used = __atomic_load_n(&trap_slots_used, __ATOMIC_RELAXED);
 	do {
@@ -96,9 +96,9 @@ trap_shard(void)
 			return TRAP_SLOT_OVERFLOW;
 	} while (!__atomic_compare_exchange_n(&trap_slots_used, &used, used | (1u << slot),
 					      false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED));
-	refnic_shard_id = REFNIC_EMU_MAX_ENGINES + slot;
-	pthread_setspecific(trap_slot_key, (void *)(uintptr_t)(refnic_shard_id + 1));
-	return refnic_shard_id;
+	refnic_emu_shard_id = REFNIC_EMU_MAX_ENGINES + slot;
+	pthread_setspecific(trap_slot_key, (void *)(uintptr_t)(refnic_emu_shard_id + 1));
+	return refnic_emu_shard_id;
 }
 
 /* A queue doorbell's work, on the writing thread: TX runs (RX TAIL writes
@@ -110,14 +110,14 @@ trap_queue_doorbell(struct refnic_emu *emu, bool tx, uint16_t qid)
 
 	if (unlikely(shard == TRAP_SLOT_OVERFLOW)) {
 		rte_spinlock_lock(&overflow_lock);
-		refnic_shard_id = shard;
+		refnic_emu_shard_id = shard;
 	}
 	if (tx)
 		refnic_emu_tx_run(emu, qid);
 	else
 		refnic_emu_rx_count_doorbells(emu, qid);
 	if (unlikely(shard == TRAP_SLOT_OVERFLOW)) {
-		refnic_shard_id = 0;
+		refnic_emu_shard_id = 0;
 		rte_spinlock_unlock(&overflow_lock);
 	}
 }

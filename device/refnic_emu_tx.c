@@ -91,7 +91,7 @@ tx_gather_single(struct refnic_emu *emu, const struct refnic_tx_desc *ring, stru
 	f->hdr_lens = d.hdr_lens;
 	*idx = (*idx + 1) & p->mask;
 	/* Mapped once: a failed map counts its DMA error once. */
-	f->seg[0] = refnic_dma_window_map(emu, &p->win, d.addr, d.len);
+	f->seg[0] = refnic_emu_dma_window_map(emu, &p->win, d.addr, d.len);
 	if (unlikely(f->seg[0] == NULL)) {
 		f->nb_segs = 0;
 		f->len = 0;
@@ -153,7 +153,7 @@ tx_gather(struct refnic_emu *emu, struct refnic_emu_txq *txq, struct tx_pass *p,
 			*malformed = true;
 			continue;
 		}
-		f->seg[f->nb_segs] = refnic_dma_window_map(emu, &p->win, d.addr, d.len);
+		f->seg[f->nb_segs] = refnic_emu_dma_window_map(emu, &p->win, d.addr, d.len);
 		if (f->seg[f->nb_segs] == NULL) {
 			*malformed = true;
 			continue;
@@ -190,9 +190,9 @@ tx_prefetch(const struct refnic_emu_txq *txq, const struct tx_pass *p, uint16_t 
 		rte_prefetch0(&txq->ring[(idx + 4) & p->mask]);
 	if (((p->tail - idx) & p->mask) <= 2 || (d->flags & REFNIC_TXD_CTX))
 		return;
-	va = refnic_dma_window_peek(&p->win, d->addr, d->len);
+	va = refnic_emu_dma_window_peek(&p->win, d->addr, d->len);
 	if (va == NULL)
-		va = refnic_dma_lookup(p->dma, d->addr, d->len);
+		va = refnic_emu_dma_lookup(p->dma, d->addr, d->len);
 	if (va != NULL)
 		rte_prefetch0(va);
 }
@@ -225,7 +225,7 @@ tx_plain_run(struct refnic_emu *emu, const struct refnic_emu_txq *txq, struct tx
 			break;
 		if ((idx & 3) == 0)	/* four to a line: the next line, once */
 			rte_prefetch0(&txq->ring[(idx + 4) & p->mask]);
-		va = refnic_dma_window_map(emu, &p->win, addr, len);
+		va = refnic_emu_dma_window_map(emu, &p->win, addr, len);
 		idx = (idx + 1) & p->mask;
 		used++;
 		if (unlikely(va == NULL)) {

@@ -266,11 +266,11 @@ rxq_heal(struct shm_cable *sc)
 	for (q = 0; q < emu->params.max_queues; q++) {
 		if (__atomic_load_n(&sc->port->q[q].gen, __ATOMIC_RELAXED) == sc->q_gen[q])
 			continue;
-		refnic_engine_lock_others(emu);
+		refnic_emu_engine_lock_others(emu);
 		if (emu->rxq[q].enabled)
 			refnic_emu_queue_fail(emu, false, q, "the far end wrote over its set-up");
 		refnic_emu_cable_shm_rxq_publish(emu, q);
-		refnic_engine_unlock_others(emu);
+		refnic_emu_engine_unlock_others(emu);
 	}
 }
 
@@ -368,7 +368,7 @@ port_errors(struct shm_cable *sc)
 
 	if (__atomic_exchange_n(&sc->port->errors_pending, 0, __ATOMIC_ACQUIRE) == 0)
 		return 0;
-	refnic_engine_lock_others(emu);
+	refnic_emu_engine_lock_others(emu);
 	for (q = 0; q < REFNIC_MAX_QUEUES; q++) {
 		if (__atomic_exchange_n(&sc->port->q[q].error, 0, __ATOMIC_RELAXED) == 0)
 			continue;
@@ -376,7 +376,7 @@ port_errors(struct shm_cable *sc)
 			refnic_emu_queue_fail(emu, false, q, "the far end's delivery found an error");
 		n++;
 	}
-	refnic_engine_unlock_others(emu);
+	refnic_emu_engine_unlock_others(emu);
 	return n;
 }
 

@@ -143,7 +143,7 @@ vxlan_parse_addr(const char *s, uint16_t default_port, struct sockaddr_storage *
 _Static_assert(REFNIC_VXLAN_VNI_MAX == REFNIC_EMU_CABLE_VXLAN_VNI_MAX, "VNI bounds differ");
 
 bool
-refnic_vxlan_addr_valid(const char *s)
+refnic_emu_cable_vxlan_addr_valid(const char *s)
 {
 	struct sockaddr_storage ss;
 	socklen_t len;
@@ -349,7 +349,7 @@ vxlan_rx_service(struct refnic_emu_cable *c, struct refnic_emu *emu, uint64_t no
 			emu_stats(emu)->cable_rx_foreign++;
 			continue;
 		}
-		v = refnic_vxlan_check(vc->rx.buf[i], m->msg_len,
+		v = refnic_emu_cable_vxlan_check(vc->rx.buf[i], m->msg_len,
 				       (m->msg_hdr.msg_flags & MSG_TRUNC) != 0, vc->vni,
 				       REFNIC_MAX_FRAME_LEN);
 		if (v != REFNIC_VXLAN_OK) {
@@ -405,7 +405,7 @@ static int vxlan_attach(struct refnic_emu *emu, const char *spec, struct refnic_
 
 const struct refnic_emu_cable_ops refnic_emu_cable_vxlan_ops = {
 	.prefix = REFNIC_EMU_CABLE_VXLAN_PREFIX,
-	.addr_valid = refnic_vxlan_addr_valid,
+	.addr_valid = refnic_emu_cable_vxlan_addr_valid,
 	.attach = vxlan_attach,
 	.brings_frames = true,
 	.tx = vxlan_tx,
@@ -538,7 +538,7 @@ vxlan_attach(struct refnic_emu *emu, const char *spec, struct refnic_emu_cable *
 	vc->fd = -1;
 	vc->tx_fd = -1;
 	vc->vni = emu->params.vxlan_vni;
-	refnic_vxlan_hdr_init(&vc->hdr, vc->vni);
+	refnic_emu_cable_vxlan_hdr_init(&vc->hdr, vc->vni);
 	rte_spinlock_init(&vc->tx_lock);
 	if (vxlan_parse_addr(spec, REFNIC_VXLAN_PORT, &vc->remote, &vc->remote_len) != 0) {
 		EMU_LOG(ERR, "%s: cable vxlan:%s: expected vxlan:IPV4[:PORT] or "

@@ -43,10 +43,10 @@ enum refnic_vxlan_verdict {
 };
 
 /* ADDR[:PORT]: an IPv4 address, or an IPv6 one in brackets; port 1-65535. */
-bool refnic_vxlan_addr_valid(const char *s);
+bool refnic_emu_cable_vxlan_addr_valid(const char *s);
 
 static inline void
-refnic_vxlan_hdr_init(struct refnic_vxlan_hdr *h, uint32_t vni)
+refnic_emu_cable_vxlan_hdr_init(struct refnic_vxlan_hdr *h, uint32_t vni)
 {
 	*h = (struct refnic_vxlan_hdr){ .flags = REFNIC_VXLAN_FLAG_I };
 	h->vni[0] = vni >> 16;
@@ -61,7 +61,7 @@ refnic_vxlan_hdr_init(struct refnic_vxlan_hdr *h, uint32_t vni)
  * largest the device takes (max_inner); its MTU is the port's to apply.
  */
 static inline enum refnic_vxlan_verdict
-refnic_vxlan_check(const uint8_t *d, size_t len, bool cut, uint32_t vni, size_t max_inner)
+refnic_emu_cable_vxlan_check(const uint8_t *d, size_t len, bool cut, uint32_t vni, size_t max_inner)
 {
 	const struct refnic_vxlan_hdr *h = (const struct refnic_vxlan_hdr *)d;
 

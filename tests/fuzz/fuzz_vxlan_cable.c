@@ -10,7 +10,7 @@
  * datagram carrying a marker frame. V's engine decapsulates both, as from
  * any peer. Nothing may crash (ASan, UBSan); the input is counted exactly
  * once, delivered or refused, and delivered only if it passes the checks
- * (refnic_vxlan_check() and the source), as its own bytes; the marker always
+ * (refnic_emu_cable_vxlan_check() and the source), as its own bytes; the marker always
  * arrives after it (abort otherwise).
  */
 
@@ -132,14 +132,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		   (struct sockaddr *)&to_v, sizeof(to_v)) != (ssize_t)size)
 		abort();
 	memset(marker, 0, sizeof(marker));
-	refnic_vxlan_hdr_init((struct refnic_vxlan_hdr *)marker, FZ_VNI);
+	refnic_emu_cable_vxlan_hdr_init((struct refnic_vxlan_hdr *)marker, FZ_VNI);
 	memset(marker + REFNIC_VXLAN_HLEN, 0xff, 6);	/* broadcast */
 	marker[sizeof(marker) - 1] = 0xa5;
 	if (sendto(from_remote, marker, sizeof(marker), 0, (struct sockaddr *)&to_v,
 		   sizeof(to_v)) != (ssize_t)sizeof(marker))
 		abort();
-	ok = !stranger && refnic_vxlan_check(data, size, false, FZ_VNI, REFNIC_MAX_FRAME_LEN) ==
-			  REFNIC_VXLAN_OK;
+	ok = !stranger && refnic_emu_cable_vxlan_check(data, size, false, FZ_VNI,
+							REFNIC_MAX_FRAME_LEN) == REFNIC_VXLAN_OK;
 	receive_until_marker(data + REFNIC_VXLAN_HLEN, ok ? size - REFNIC_VXLAN_HLEN : 0, ok);
 	/* The input and the marker, each counted once: no more, no less. */
 	if (accounted() - before != 2)
@@ -159,7 +159,8 @@ LLVMFuzzerInitialize(int *argc __rte_unused, char ***argv)
 	unsigned int i;
 
 	/* Also what links the PMD in: nothing else here names its code. */
-	if (!refnic_vxlan_addr_valid("127.0.0.1:4789") || rte_eal_init(RTE_DIM(eal) - 1, eal) < 0)
+	if (!refnic_emu_cable_vxlan_addr_valid("127.0.0.1:4789") ||
+	    rte_eal_init(RTE_DIM(eal) - 1, eal) < 0)
 		abort();
 	pool = rte_pktmbuf_pool_create("fuzz", 4095, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
 				       SOCKET_ID_ANY);

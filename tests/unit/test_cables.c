@@ -152,7 +152,7 @@ test_vxlan_socket_overflow_counted(void)
 	emu = refnic_emu_lookup(CB_A);
 	fd = socket(AF_INET, SOCK_DGRAM, 0);
 	TEST_ASSERT(fd >= 0 && emu != NULL, "");
-	refnic_vxlan_hdr_init((struct refnic_vxlan_hdr *)dgram, 9);
+	refnic_emu_cable_vxlan_hdr_init((struct refnic_vxlan_hdr *)dgram, 9);
 	memset(dgram + REFNIC_VXLAN_HLEN, 0xff, 6);	/* broadcast */
 	refnic_emu_set_dataplane_paused(emu, true);
 	for (i = 0; i < sent; i++)
