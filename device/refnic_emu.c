@@ -319,6 +319,54 @@ emu_make_mac(struct refnic_emu *emu)
 	emu->perm_mac[5] = h;
 }
 
+/* Where the queue work runs and what the profile charges for it. */
+static int
+emu_timing_set(struct refnic_emu *emu, const struct refnic_emu_params *params)
+{
+	emu->inline_exec = params->exec == REFNIC_EXEC_INLINE ||
+			   (params->exec == REFNIC_EXEC_AUTO &&
+			    refnic_emu_profile_allows_inline(emu->profile));
+	if (emu->inline_exec && !refnic_emu_profile_allows_inline(emu->profile)) {
+		EMU_LOG(ERR, "%s: exec=inline cannot run profile=%s", emu->name,
+			emu->profile->name);
+		return -EINVAL;
+	}
+	emu->desc_fetch_tsc = emu->inline_exec ? 0 : emu_ns_to_tsc(emu->profile->desc_fetch_ns);
+	emu->push_burst_tsc = emu_ns_to_tsc(emu->profile->push_burst_ns);
+	emu->link->trap_cost_tsc = emu_ns_to_tsc(emu->profile->bar_store_ns);
+	emu->push_wc = params->bar_wc == REFNIC_BAR_WC_AUTO ? emu->profile->push_wc :
+		       params->bar_wc == REFNIC_BAR_WC_ON;
+	return 0;
+}
+
+/* The device joins the process's list: its engines, its cable, its name. */
+static int
+emu_join(struct refnic_emu *emu, const struct refnic_emu_params *params)
+{
+	int ret = -EEXIST;
+
+	refnic_emu_lock();
+	if (refnic_emu_lookup(emu->name) != NULL)
+		goto out;
+	ret = refnic_emu_engine_get(params->engines);
+	if (ret != 0)
+		goto out;
+	ret = refnic_emu_cable_attach(emu, params->cable);
+	if (ret != 0) {
+		refnic_emu_engine_put();
+		goto out;
+	}
+	refnic_emu_engine_link_init(emu);
+	refnic_emu_remote_listen();
+	TAILQ_INSERT_TAIL(&refnic_emu_devices, emu, next);
+	refnic_emu_queues_lock(emu);	/* as every device's, until unlock */
+	/* Dozing engines look at the new device. */
+	refnic_emu_engine_kick_all();
+out:
+	refnic_emu_unlock();
+	return ret;
+}
+
 int
 refnic_emu_create(const char *name, const struct refnic_emu_params *params,
 		  struct refnic_emu **out)
@@ -359,45 +407,18 @@ refnic_emu_create(const char *name, const struct refnic_emu_params *params,
 		goto fail;
 	emu_make_mac(emu);
 	refnic_emu_dma_init(emu);
-	emu->inline_exec = params->exec == REFNIC_EXEC_INLINE ||
-			   (params->exec == REFNIC_EXEC_AUTO &&
-			    refnic_emu_profile_allows_inline(emu->profile));
-	if (emu->inline_exec && !refnic_emu_profile_allows_inline(emu->profile)) {
-		EMU_LOG(ERR, "%s: exec=inline cannot run profile=%s", name, emu->profile->name);
-		ret = -EINVAL;
+	ret = emu_timing_set(emu, params);
+	if (ret != 0)
 		goto fail;
-	}
-	emu->desc_fetch_tsc = emu->inline_exec ? 0 : emu_ns_to_tsc(emu->profile->desc_fetch_ns);
-	emu->push_burst_tsc = emu_ns_to_tsc(emu->profile->push_burst_ns);
-	emu->link->trap_cost_tsc = emu_ns_to_tsc(emu->profile->bar_store_ns);
-	emu->push_wc = params->bar_wc == REFNIC_BAR_WC_AUTO ? emu->profile->push_wc :
-		       params->bar_wc == REFNIC_BAR_WC_ON;
 	rte_spinlock_init(&emu->push_probe.lock);
 	rte_rwlock_init(&emu->rx_config_lock);
 	emu->push_probe.qid = UINT16_MAX;
 	emu_load_defaults(emu);
 	emu_set_status(emu, REFNIC_STATE_OFF);
 
-	refnic_emu_lock();
-	if (refnic_emu_lookup(name) != NULL) {
-		ret = -EEXIST;
-		goto fail_unlock;
-	}
-	ret = refnic_emu_engine_get(params->engines);
+	ret = emu_join(emu, params);
 	if (ret != 0)
-		goto fail_unlock;
-	ret = refnic_emu_cable_attach(emu, params->cable);
-	if (ret != 0) {
-		refnic_emu_engine_put();
-		goto fail_unlock;
-	}
-	refnic_emu_engine_link_init(emu);
-	refnic_emu_remote_listen();
-	TAILQ_INSERT_TAIL(&refnic_emu_devices, emu, next);
-	refnic_emu_queues_lock(emu);	/* as every device's, until unlock */
-	/* Dozing engines look at the new device. */
-	refnic_emu_engine_kick_all();
-	refnic_emu_unlock();
+		goto fail;
 
 	EMU_LOG(INFO, "%s: created, profile %s, %u queue pairs, %s execution, %u engine%s, "
 		"cable %s, errata 0x%x, push window %s%s", name, emu->profile->name,
@@ -411,8 +432,6 @@ refnic_emu_create(const char *name, const struct refnic_emu_params *params,
 	*out = emu;
 	return 0;
 
-fail_unlock:
-	refnic_emu_unlock();
 fail:
 	emu_free(emu);
 	return ret;

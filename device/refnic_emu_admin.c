@@ -155,17 +155,11 @@ admin_stats_get(struct refnic_emu *emu, const struct refnic_admin_cmd *cmd)
 	return refnic_emu_admin_dma_to_host(emu, cmd, &sum, sizeof(sum));
 }
 
+/* MAC, MTU, RX mode, features: the port's settings. */
 static uint16_t
-admin_execute(struct refnic_emu *emu, const struct refnic_admin_cmd *cmd, uint32_t *result)
+admin_port_config(struct refnic_emu *emu, const struct refnic_admin_cmd *cmd, uint32_t *result)
 {
-	unsigned int e;
-
-	*result = 0;
 	switch (cmd->opcode) {
-	case REFNIC_ADMIN_NOP:
-		return REFNIC_ADMIN_STS_OK;
-	case REFNIC_ADMIN_IDENTIFY:
-		return admin_identify(emu, cmd);
 	case REFNIC_ADMIN_SET_MAC:
 		if (cmd->mac[0] & 0x01)	/* group address */
 			return REFNIC_ADMIN_STS_INVALID;
@@ -186,15 +180,6 @@ admin_execute(struct refnic_emu *emu, const struct refnic_admin_cmd *cmd, uint32
 			return REFNIC_ADMIN_STS_INVALID;
 		emu->rx_mode = cmd->value;
 		return REFNIC_ADMIN_STS_OK;
-	case REFNIC_ADMIN_MAC_FILTER_ADD:
-	case REFNIC_ADMIN_MAC_FILTER_DEL:
-	case REFNIC_ADMIN_MC_LIST_SET:
-	case REFNIC_ADMIN_VLAN_FILTER_ADD:
-	case REFNIC_ADMIN_VLAN_FILTER_DEL:
-		return refnic_emu_admin_filter(emu, cmd);
-	case REFNIC_ADMIN_RSS_SET:
-	case REFNIC_ADMIN_RSS_GET:
-		return refnic_emu_admin_rss(emu, cmd);
 	case REFNIC_ADMIN_GET_FEATURES:
 		*result = emu->features;
 		return REFNIC_ADMIN_STS_OK;
@@ -205,29 +190,86 @@ admin_execute(struct refnic_emu *emu, const struct refnic_admin_cmd *cmd, uint32
 			return REFNIC_ADMIN_STS_UNSUPPORTED;
 		emu->features = cmd->value;
 		return REFNIC_ADMIN_STS_OK;
-	case REFNIC_ADMIN_QUEUE_CREATE:
-		switch (refnic_emu_queue_create(emu, &cmd->qcreate)) {
-		case 0:
-			return REFNIC_ADMIN_STS_OK;
-		case -ENOTSUP:
-			return REFNIC_ADMIN_STS_UNSUPPORTED;
-		default:
-			return REFNIC_ADMIN_STS_INVALID;
-		}
-	case REFNIC_ADMIN_QUEUE_DESTROY:
+	default:
+		return REFNIC_ADMIN_STS_UNSUPPORTED;
+	}
+}
+
+static uint16_t
+admin_queue(struct refnic_emu *emu, const struct refnic_admin_cmd *cmd)
+{
+	if (cmd->opcode == REFNIC_ADMIN_QUEUE_DESTROY)
 		return refnic_emu_queue_destroy(emu, cmd->qdestroy.type, cmd->qdestroy.qid) == 0 ?
 			REFNIC_ADMIN_STS_OK : REFNIC_ADMIN_STS_NOT_FOUND;
+	switch (refnic_emu_queue_create(emu, &cmd->qcreate)) {
+	case 0:
+		return REFNIC_ADMIN_STS_OK;
+	case -ENOTSUP:
+		return REFNIC_ADMIN_STS_UNSUPPORTED;
+	default:
+		return REFNIC_ADMIN_STS_INVALID;
+	}
+}
+
+static uint16_t
+admin_stats_clear(struct refnic_emu *emu)
+{
+	unsigned int e;
+
+	for (e = 0; e < REFNIC_EMU_SHARDS; e++)
+		memset(&emu->stats[e], 0, sizeof(emu->stats[e]));
+	memset(emu->intr->count, 0, sizeof(emu->intr->count));
+	refnic_emu_rx_doorbells_forget(emu);
+	if (emu->rx_published)
+		refnic_emu_cable_stats_clear(emu);
+	__atomic_store_n(&emu->doorbells_dropped, 0, __ATOMIC_RELAXED);
+	return REFNIC_ADMIN_STS_OK;
+}
+
+static uint16_t
+admin_link(struct refnic_emu *emu, const struct refnic_admin_cmd *cmd, uint32_t *result)
+{
+	if (cmd->opcode == REFNIC_ADMIN_LINK_GET) {
+		*result = refnic_emu_cable_link_up(emu) ? REFNIC_LINK_UP : 0;
+		return REFNIC_ADMIN_STS_OK;
+	}
+	if (cmd->value & ~REFNIC_LINK_UP)
+		return REFNIC_ADMIN_STS_INVALID;
+	refnic_emu_cable_set_phy(emu, cmd->value & REFNIC_LINK_UP);
+	return REFNIC_ADMIN_STS_OK;
+}
+
+static uint16_t
+admin_execute(struct refnic_emu *emu, const struct refnic_admin_cmd *cmd, uint32_t *result)
+{
+	*result = 0;
+	switch (cmd->opcode) {
+	case REFNIC_ADMIN_NOP:
+		return REFNIC_ADMIN_STS_OK;
+	case REFNIC_ADMIN_IDENTIFY:
+		return admin_identify(emu, cmd);
+	case REFNIC_ADMIN_SET_MAC:
+	case REFNIC_ADMIN_SET_MTU:
+	case REFNIC_ADMIN_SET_RX_MODE:
+	case REFNIC_ADMIN_GET_FEATURES:
+	case REFNIC_ADMIN_SET_FEATURES:
+		return admin_port_config(emu, cmd, result);
+	case REFNIC_ADMIN_MAC_FILTER_ADD:
+	case REFNIC_ADMIN_MAC_FILTER_DEL:
+	case REFNIC_ADMIN_MC_LIST_SET:
+	case REFNIC_ADMIN_VLAN_FILTER_ADD:
+	case REFNIC_ADMIN_VLAN_FILTER_DEL:
+		return refnic_emu_admin_filter(emu, cmd);
+	case REFNIC_ADMIN_RSS_SET:
+	case REFNIC_ADMIN_RSS_GET:
+		return refnic_emu_admin_rss(emu, cmd);
+	case REFNIC_ADMIN_QUEUE_CREATE:
+	case REFNIC_ADMIN_QUEUE_DESTROY:
+		return admin_queue(emu, cmd);
 	case REFNIC_ADMIN_STATS_GET:
 		return admin_stats_get(emu, cmd);
 	case REFNIC_ADMIN_STATS_CLEAR:
-		for (e = 0; e < REFNIC_EMU_SHARDS; e++)
-			memset(&emu->stats[e], 0, sizeof(emu->stats[e]));
-		memset(emu->intr->count, 0, sizeof(emu->intr->count));
-		refnic_emu_rx_doorbells_forget(emu);
-		if (emu->rx_published)
-			refnic_emu_cable_stats_clear(emu);
-		__atomic_store_n(&emu->doorbells_dropped, 0, __ATOMIC_RELAXED);
-		return REFNIC_ADMIN_STS_OK;
+		return admin_stats_clear(emu);
 	case REFNIC_ADMIN_FW_VERSION:
 		return refnic_emu_admin_dma_to_host(emu, cmd, REFNIC_EMU_FW_VERSION,
 						    sizeof(REFNIC_EMU_FW_VERSION));
@@ -243,13 +285,8 @@ admin_execute(struct refnic_emu *emu, const struct refnic_admin_cmd *cmd, uint32
 	case REFNIC_ADMIN_TIMESYNC_CTRL:
 		return refnic_emu_admin_clock(emu, cmd);
 	case REFNIC_ADMIN_LINK_GET:
-		*result = refnic_emu_cable_link_up(emu) ? REFNIC_LINK_UP : 0;
-		return REFNIC_ADMIN_STS_OK;
 	case REFNIC_ADMIN_LINK_SET:
-		if (cmd->value & ~REFNIC_LINK_UP)
-			return REFNIC_ADMIN_STS_INVALID;
-		refnic_emu_cable_set_phy(emu, cmd->value & REFNIC_LINK_UP);
-		return REFNIC_ADMIN_STS_OK;
+		return admin_link(emu, cmd, result);
 	default:
 		/* Defined by the contract, not offered by this device version. */
 		return REFNIC_ADMIN_STS_UNSUPPORTED;
