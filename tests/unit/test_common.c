@@ -423,7 +423,7 @@ test_stats_loop(void *arg)
 			rte_eth_stats_reset(r->port);
 		else
 			rte_eth_stats_get(r->port, &st);	/* a STATS_GET each */
-		r->calls++;
+		__atomic_store_n(&r->calls, r->calls + 1, __ATOMIC_RELAXED);
 	}
 	return NULL;
 }

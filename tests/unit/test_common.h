@@ -106,7 +106,7 @@ struct test_stats_thread {
 	uint16_t port;
 	bool reset;			/* rte_eth_stats_reset(), else _get() */
 	bool stop;			/* atomic: set by the thread that waits */
-	unsigned int calls;
+	unsigned int calls;		/* atomic: others may watch it grow */
 };
 void *test_stats_loop(void *arg);
 /* Whether the port's link reaches status (RTE_ETH_LINK_UP/DOWN) within TEST_WAIT_S. */
