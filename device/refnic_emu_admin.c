@@ -23,6 +23,7 @@
 #include "refnic_emu_cable.h"
 #include "refnic_emu_clock.h"
 #include "refnic_emu_corrupt.h"
+#include "refnic_emu_dma_map.h"
 #include "refnic_emu_engine.h"
 #include "refnic_emu_events.h"
 #include "refnic_emu_filter.h"

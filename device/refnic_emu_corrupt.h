@@ -32,4 +32,14 @@ void refnic_emu_corrupt_event(struct refnic_emu *emu, struct refnic_event *ev);
 /* A reply buffer (IDENTIFY, STATS_GET, RSS_GET, FW_VERSION), as it is DMA-written. */
 void refnic_emu_corrupt_reply(struct refnic_emu *emu, uint8_t opcode, void *data, uint32_t len);
 
+/* splitmix64's finaliser: consecutive counts to scattered values, the same
+ * every run (which writes fault_doorbell_drop and fault_corrupt hit). */
+static inline uint64_t
+refnic_emu_mix64(uint64_t x)
+{
+	x = (x ^ (x >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+	x = (x ^ (x >> 27)) * UINT64_C(0x94d049bb133111eb);
+	return x ^ (x >> 31);
+}
+
 #endif /* _REFNIC_EMU_CORRUPT_H_ */

@@ -16,6 +16,7 @@
 
 #include "refnic_emu_cable.h"
 #include "refnic_emu_dma.h"
+#include "refnic_emu_dma_map.h"
 #include "refnic_emu_priv.h"
 
 static int

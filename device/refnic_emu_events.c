@@ -15,6 +15,7 @@
 #include <rte_eal.h>
 
 #include "refnic_emu_corrupt.h"
+#include "refnic_emu_dma_map.h"
 #include "refnic_emu_events.h"
 #include "refnic_emu_priv.h"
 #include "refnic_emu_remote.h"

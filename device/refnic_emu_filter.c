@@ -10,6 +10,7 @@
 
 #include <string.h>
 
+#include "refnic_emu_dma_map.h"
 #include "refnic_emu_filter.h"
 #include "refnic_emu_parse.h"
 #include "refnic_emu_priv.h"

@@ -20,6 +20,7 @@
 #include <rte_byteorder.h>
 
 #include "refnic_emu_admin.h"
+#include "refnic_emu_dma_map.h"
 #include "refnic_emu_flow.h"
 #include "refnic_emu_parse.h"
 #include "refnic_emu_priv.h"

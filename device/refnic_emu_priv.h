@@ -16,7 +16,7 @@
  * in the area's header and embedded here, so those headers see the device
  * only by name. The inline helpers that need the whole device and run per
  * frame or per descriptor (registers, state, shards, caps, the DMA cache
- * look-up, emu_may_garble()) are here, so they stay inline.
+ * look-up in refnic_emu_dma_map.h) are here, so they stay inline.
  */
 
 #include <inttypes.h>
@@ -233,106 +233,11 @@ void refnic_emu_update_link(struct refnic_emu *emu);
 unsigned int refnic_emu_service(struct refnic_emu *emu, unsigned int engine, uint64_t now,
 				bool settled, uint64_t *next_due_tsc);
 
-/* splitmix64's finaliser: consecutive counts to scattered values, the same
- * every run (which writes fault_doorbell_drop and fault_corrupt hit). */
-static inline uint64_t
-refnic_emu_mix64(uint64_t x)
-{
-	x = (x ^ (x >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-	x = (x ^ (x >> 27)) * UINT64_C(0x94d049bb133111eb);
-	return x ^ (x >> 31);
-}
-
 /* Descriptors per TX packet this device takes (max_tx_segs=; 0: the contract's). */
 static inline uint16_t
 refnic_emu_max_tx_segs(const struct refnic_emu *emu)
 {
 	return emu->params.max_tx_segs != 0 ? emu->params.max_tx_segs : REFNIC_MAX_TX_SEGS;
-}
-
-/* refnic_emu_corrupt.c, for the per-completion paths: may anything garble at all? */
-static inline bool
-emu_may_garble(const struct refnic_emu *emu)
-{
-	return emu->faults.corrupt_what != 0 ||
-	       __atomic_load_n(&emu->corrupt.tamper, __ATOMIC_RELAXED) != NULL;
-}
-
-/* refnic_emu_flow.c: the hot path's one test: is any rule in the table? */
-static inline bool
-refnic_emu_flows_any(const struct refnic_emu *emu)
-{
-	return __atomic_load_n(&emu->flows.nb, __ATOMIC_RELAXED) != 0;
-}
-
-/*
- * refnic_emu_dma.c's cache, per thread: a translation it holds, or NULL (no
- * look-up, nothing counted). A pass over many descriptors takes its cache
- * once (emu_dma_cache()) and looks up with refnic_emu_dma_lookup().
- */
-static inline struct refnic_dma_cache *
-emu_dma_cache(struct refnic_emu *emu)
-{
-	return &emu_shard(emu)->dma;
-}
-
-static inline void *
-refnic_emu_dma_lookup(const struct refnic_dma_cache *dma, uint64_t iova, uint64_t len)
-{
-	unsigned int slot = (iova >> 21) % REFNIC_DMA_PAGE_CACHE;
-	uint64_t off = iova - dma->page[slot].iova;
-
-	if (likely(len != 0 && iova >= dma->page[slot].iova &&
-		   len <= dma->page[slot].len && off <= dma->page[slot].len - len))
-		return (void *)(uintptr_t)(dma->page[slot].va + off);
-	return NULL;
-}
-
-static inline void *
-refnic_emu_dma_map_cached(struct refnic_emu *emu, uint64_t iova, uint64_t len)
-{
-	return refnic_emu_dma_lookup(emu_dma_cache(emu), iova, len);
-}
-
-/* Per descriptor: a page translated and checked before costs one compare. */
-static inline void *
-refnic_emu_dma_map_in(struct refnic_emu *emu, const struct refnic_dma_cache *dma, uint64_t iova,
-		  uint64_t len)
-{
-	void *va = refnic_emu_dma_lookup(dma, iova, len);
-
-	return likely(va != NULL) ? va : refnic_emu_dma_map_slow(emu, iova, len);
-}
-
-static inline void *
-refnic_emu_dma_map(struct refnic_emu *emu, uint64_t iova, uint64_t len)
-{
-	return refnic_emu_dma_map_in(emu, emu_dma_cache(emu), iova, len);
-}
-
-/*
- * A pass's last translation (struct refnic_dma_window, refnic_emu_dma.h):
- * a mempool's buffers share a page, so most descriptors of a pass hit it
- * with two compares, where the cache look-up costs a slot's address.
- */
-static inline void *
-refnic_emu_dma_window_peek(const struct refnic_dma_window *w, uint64_t iova, uint64_t len)
-{
-	uint64_t off = iova - w->iova;
-
-	/* off < len: iova >= w->iova too (off wraps below it). */
-	if (likely(off < w->len && len != 0 && len <= w->len - off))
-		return (void *)(w->va + off);
-	return NULL;
-}
-
-static inline void *
-refnic_emu_dma_window_map(struct refnic_emu *emu, struct refnic_dma_window *w, uint64_t iova,
-		      uint64_t len)
-{
-	void *va = refnic_emu_dma_window_peek(w, iova, len);
-
-	return likely(va != NULL) ? va : refnic_emu_dma_window_fill(emu, w, iova, len);
 }
 
 #endif /* _REFNIC_EMU_PRIV_H_ */

@@ -23,6 +23,7 @@
 #include <rte_cycles.h>
 #include <rte_pause.h>
 
+#include "refnic_emu_dma_map.h"
 #include "refnic_emu_parse.h"
 #include "refnic_emu_priv.h"
 #include "refnic_emu_push.h"

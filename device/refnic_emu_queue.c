@@ -18,6 +18,7 @@
 #include <rte_common.h>
 
 #include "refnic_emu_cable.h"
+#include "refnic_emu_dma_map.h"
 #include "refnic_emu_events.h"
 #include "refnic_emu_intr.h"
 #include "refnic_emu_priv.h"

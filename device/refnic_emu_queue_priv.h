@@ -54,4 +54,12 @@ emu_rx_batch_hold(struct refnic_rx_batch *b, struct refnic_emu *emu, struct refn
 		refnic_emu_rx_batch_switch(b, emu, rxq);
 }
 
+/* refnic_emu_corrupt.c, for the per-completion paths: may anything garble at all? */
+static inline bool
+emu_may_garble(const struct refnic_emu *emu)
+{
+	return emu->faults.corrupt_what != 0 ||
+	       __atomic_load_n(&emu->corrupt.tamper, __ATOMIC_RELAXED) != NULL;
+}
+
 #endif /* _REFNIC_EMU_QUEUE_PRIV_H_ */

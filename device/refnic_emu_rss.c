@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "refnic_emu_admin.h"
+#include "refnic_emu_dma_map.h"
 #include "refnic_emu_parse.h"
 #include "refnic_emu_priv.h"
 #include "refnic_emu_rss.h"

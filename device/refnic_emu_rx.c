@@ -18,6 +18,7 @@
 
 #include "refnic_emu_clock.h"
 #include "refnic_emu_corrupt.h"
+#include "refnic_emu_dma_map.h"
 #include "refnic_emu_filter.h"
 #include "refnic_emu_flow.h"
 #include "refnic_emu_intr.h"
@@ -28,6 +29,13 @@
 #include "refnic_emu_queue_priv.h"
 #include "refnic_emu_rss.h"
 #include "refnic_emu_trap.h"
+
+/* refnic_emu_flow.c: the hot path's one test: is any rule in the table? */
+static inline bool
+rx_flows_any(const struct refnic_emu *emu)
+{
+	return __atomic_load_n(&emu->flows.nb, __ATOMIC_RELAXED) != 0;
+}
 
 /* The rings' prefetches take a line per four entries. */
 _Static_assert(sizeof(struct refnic_rx_desc) * 4 == RTE_CACHE_LINE_SIZE &&
@@ -94,7 +102,7 @@ refnic_emu_rx_plan_update(struct refnic_emu *emu)
 		plan |= REFNIC_EMU_RX_RSS;
 		refnic_emu_rss_table_update(&emu->rss_table, emu->rss.key);
 	}
-	if (refnic_emu_flows_any(emu))
+	if (rx_flows_any(emu))
 		plan |= REFNIC_EMU_RX_FLOW;
 	if (emu->features & REFNIC_CAP_VLAN_STRIP)
 		plan |= REFNIC_EMU_RX_STRIP;

@@ -11,6 +11,7 @@
 #include <rte_common.h>
 
 #include "refnic_emu_cable.h"
+#include "refnic_emu_dma_map.h"
 #include "refnic_emu_intr.h"
 #include "refnic_emu_priv.h"
 #include "refnic_emu_queue.h"

@@ -19,6 +19,7 @@
 #include "refnic_emu_cable.h"
 #include "refnic_emu_clock.h"
 #include "refnic_emu_corrupt.h"
+#include "refnic_emu_dma_map.h"
 #include "refnic_emu_intr.h"
 #include "refnic_emu_offload.h"
 #include "refnic_emu_parse.h"
