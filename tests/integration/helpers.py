@@ -322,10 +322,27 @@ def received_ptypes(text):
 # The kernel as the peer: two refnic ports on TAP interfaces, each in a
 # network namespace of its own.
 
-def run(argv):
-    """argv run to its end within 30 s, its output and errors together."""
+def run(argv, timeout=30, **kw):
+    """argv run to its end within timeout s, its output and errors together."""
     return subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                          text=True, timeout=30)
+                          text=True, timeout=timeout, **kw)
+
+
+def must(argv, timeout=30):
+    """run() that must succeed; its output."""
+    r = run(argv, timeout)
+    assert r.returncode == 0, (argv, r.stdout)
+    return r.stdout
+
+
+def wait_until(fn, ok, timeout=20.0):
+    """fn() until ok(value), or the last value after timeout: counts, not time."""
+    deadline = time.monotonic() + timeout
+    while True:
+        v = fn()
+        if ok(v) or time.monotonic() > deadline:
+            return v
+        time.sleep(0.1)
 
 
 def netns_snmp(ip, ns, v6=False):

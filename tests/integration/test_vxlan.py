@@ -13,20 +13,12 @@ import time
 
 import pytest
 
+from helpers import must, run, wait_until
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 IP = shutil.which("ip")
 VNI = 4242
 
-
-def _run(argv, **kw):
-    return subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                          text=True, timeout=30, **kw)
-
-
-def _must(argv):
-    r = _run(argv)
-    assert r.returncode == 0, (argv, r.stdout)
-    return r.stdout
 
 
 class Hosts:
@@ -42,22 +34,22 @@ class Hosts:
         self.addr = ["10.%d.0.%d" % (net, i + 1) for i in range(n)]
         self.made = []
         for ns in self.ns:
-            if _run([IP, "netns", "add", ns]).returncode != 0:
+            if run([IP, "netns", "add", ns]).returncode != 0:
                 self.close()
                 pytest.skip("this machine forbids network namespaces")
             self.made.append(ns)
             for key in ("all", "default"):
-                _must([IP, "netns", "exec", ns, "sysctl", "-qw",
+                must([IP, "netns", "exec", ns, "sysctl", "-qw",
                        "net.ipv6.conf.%s.disable_ipv6=1" % key])
-            _must([IP, "-n", ns, "link", "set", "lo", "up"])
+            must([IP, "-n", ns, "link", "set", "lo", "up"])
         if n == 2:
             veth = ["vxv%d%s0" % (pid, tag), "vxv%d%s1" % (pid, tag)]
-            _must([IP, "link", "add", veth[0], "netns", self.ns[0], "type", "veth",
+            must([IP, "link", "add", veth[0], "netns", self.ns[0], "type", "veth",
                    "peer", "name", veth[1], "netns", self.ns[1]])
             for i in (0, 1):
-                _must([IP, "-n", self.ns[i], "addr", "add", self.addr[i] + "/24",
+                must([IP, "-n", self.ns[i], "addr", "add", self.addr[i] + "/24",
                        "dev", veth[i]])
-                _must([IP, "-n", self.ns[i], "link", "set", veth[i], "up"])
+                must([IP, "-n", self.ns[i], "link", "set", veth[i], "up"])
             self.veth = veth
 
     def wrapper(self, i):
@@ -65,7 +57,7 @@ class Hosts:
 
     def close(self):
         for ns in self.made:
-            _run([IP, "netns", "del", ns])
+            run([IP, "netns", "del", ns])
 
 
 @pytest.fixture
@@ -79,18 +71,9 @@ def _vxlan_port(remote, local, vni=VNI):
     return "net_refnic0,cable=vxlan:%s,vxlan_vni=%d,vxlan_local=%s" % (remote, vni, local)
 
 
-def _wait(fn, ok, timeout=20.0):
-    """fn() until ok(value), or the last value after timeout: counts, not time."""
-    deadline = time.monotonic() + timeout
-    while True:
-        v = fn()
-        if ok(v) or time.monotonic() > deadline:
-            return v
-        time.sleep(0.1)
-
 
 def _link_stats(ns, ifname):
-    out = _must([IP, "-n", ns, "-s", "-j", "link", "show", ifname])
+    out = must([IP, "-n", ns, "-s", "-j", "link", "show", ifname])
     s = json.loads(out)[0]["stats64"]
     return s["rx"]["packets"], s["tx"]["packets"]
 
@@ -110,16 +93,16 @@ def test_vxlan_kernel_peer_pings_icmpecho(refnic_testpmd, hosts2):
     pings an address behind it; testpmd's icmpecho answers on a refnic port
     whose cable is vxlan: to the kernel's end, in the other namespace."""
     h, n = hosts2, 5
-    _must([IP, "-n", h.ns[1], "link", "add", "vx0", "type", "vxlan", "id", str(VNI),
+    must([IP, "-n", h.ns[1], "link", "add", "vx0", "type", "vxlan", "id", str(VNI),
            "remote", h.addr[0], "local", h.addr[1], "dstport", "4789", "nolearning"])
-    _must([IP, "-n", h.ns[1], "addr", "add", "10.235.0.2/24", "dev", "vx0"])
-    _must([IP, "-n", h.ns[1], "link", "set", "vx0", "up"])
+    must([IP, "-n", h.ns[1], "addr", "add", "10.235.0.2/24", "dev", "vx0"])
+    must([IP, "-n", h.ns[1], "link", "set", "vx0", "up"])
     tp = refnic_testpmd([_vxlan_port(h.addr[1], h.addr[0])], wrapper=h.wrapper(0))
     assert "Link status: up" in tp.cmd("show port info 0")
     tp.cmd("set fwd icmpecho", check=True)
     tp.cmd("start", check=True)
     k_rx0, k_tx0 = _link_stats(h.ns[1], "vx0")
-    r = _run(h.wrapper(1) + ["python3", os.path.join(HERE, "icmp_ping.py"),
+    r = run(h.wrapper(1) + ["python3", os.path.join(HERE, "icmp_ping.py"),
                              "10.235.0.1", str(n)])
     assert r.returncode == 0 and "%d/%d replies" % (n, n) in r.stdout, r.stdout
     fwd = tp.stop()[0]
@@ -151,7 +134,7 @@ def test_vxlan_two_hosts_testpmd_io(refnic_testpmd, hosts2):
         b.cmd("start", check=True)
         a.cmd("set fwd rxonly", check=True)
         a.cmd("start tx_first %d" % bursts, check=True)
-        got = _wait(lambda: a.port_stats(0)["RX-packets"], lambda v: v >= sent)
+        got = wait_until(lambda: a.port_stats(0)["RX-packets"], lambda v: v >= sent)
         time.sleep(0.5)     # anything beyond would show
         fa, fb = a.stop()[0], b.stop()[0]
         xa, xb = a.xstats(0), b.xstats(0)
@@ -194,13 +177,13 @@ def test_vxlan_hostile_datagrams_counted_not_delivered(refnic_testpmd, hosts2):
     its own counter by exactly one; only the well-formed one is delivered."""
     h = hosts2
     foreign = "10.%s.0.9" % h.addr[1].split(".")[1]
-    _must([IP, "-n", h.ns[1], "addr", "add", foreign + "/24", "dev", h.veth[1]])
+    must([IP, "-n", h.ns[1], "addr", "add", foreign + "/24", "dev", h.veth[1]])
     tp = refnic_testpmd([_vxlan_port(h.addr[1], h.addr[0])], wrapper=h.wrapper(0))
     tp.cmd("set fwd rxonly", check=True)
     tp.cmd("start", check=True)
-    _must(h.wrapper(1) + ["python3", "-c", HOSTILE, h.addr[0], h.addr[1], foreign,
+    must(h.wrapper(1) + ["python3", "-c", HOSTILE, h.addr[0], h.addr[1], foreign,
                           str(VNI)])
-    _wait(lambda: tp.port_stats(0)["RX-packets"], lambda v: v >= 1)
+    wait_until(lambda: tp.port_stats(0)["RX-packets"], lambda v: v >= 1)
     time.sleep(0.3)
     fwd = tp.stop()[0]
     xs = tp.xstats(0)
@@ -217,7 +200,7 @@ def test_vxlan_oversize_frames_counted_never_cut(refnic_testpmd, hosts2):
     fragmented nor cut; a 1000-byte frame crosses."""
     h = hosts2
     for i in (0, 1):
-        _must([IP, "-n", h.ns[i], "link", "set", h.veth[i], "mtu", "1200"])
+        must([IP, "-n", h.ns[i], "link", "set", h.veth[i], "mtu", "1200"])
     b = refnic_testpmd([_vxlan_port(h.addr[0], h.addr[1])], wrapper=h.wrapper(1))
     a = refnic_testpmd([_vxlan_port(h.addr[1], h.addr[0])], wrapper=h.wrapper(0))
     b.cmd("set fwd rxonly", check=True)
@@ -225,11 +208,11 @@ def test_vxlan_oversize_frames_counted_never_cut(refnic_testpmd, hosts2):
     a.cmd("set fwd rxonly", check=True)
     a.cmd("set txpkts 1200", check=True)
     a.cmd("start tx_first", check=True)
-    oversize = _wait(lambda: a.xstats(0)["cable_tx_oversize"], lambda v: v >= 32)
+    oversize = wait_until(lambda: a.xstats(0)["cable_tx_oversize"], lambda v: v >= 32)
     a.cmd("stop")
     a.cmd("set txpkts 1000", check=True)
     a.cmd("start tx_first", check=True)
-    got = _wait(lambda: b.port_stats(0)["RX-packets"], lambda v: v >= 32)
+    got = wait_until(lambda: b.port_stats(0)["RX-packets"], lambda v: v >= 32)
     time.sleep(0.3)
     xa, xb = a.xstats(0), b.xstats(0)
     a.cmd("stop")
@@ -244,13 +227,13 @@ def test_vxlan_ipv6_two_ports_on_loopback(refnic_testpmd):
     the receiving UDP stack, uncounted here, and the counts would fall)."""
     h = Hosts("v6", 0, n=1)
     try:
-        _must([IP, "netns", "exec", h.ns[0], "sysctl", "-qw", "net.ipv6.conf.lo.disable_ipv6=0"])
+        must([IP, "netns", "exec", h.ns[0], "sysctl", "-qw", "net.ipv6.conf.lo.disable_ipv6=0"])
         ports = ["net_refnic%d,cable=vxlan:[::1]:%d,vxlan_vni=7,vxlan_local=[::1]:%d"
                  % (i, 4791 - i, 4790 + i) for i in (0, 1)]
         tp = refnic_testpmd(ports, wrapper=h.wrapper(0))
         tp.cmd("set fwd rxonly", check=True)
         tp.cmd("start tx_first 2", check=True)
-        _wait(lambda: tp.port_stats("all"),
+        wait_until(lambda: tp.port_stats("all"),
               lambda s: s[0]["RX-packets"] >= 64 and s[1]["RX-packets"] >= 64)
         time.sleep(0.3)
         fwd = tp.stop()
@@ -271,7 +254,7 @@ def test_vxlan_kernel_tcp_with_checksum_and_tso_offloads(refnic_testpmd):
     kernel, after decapsulation, checks every segment: the server gets the
     bytes sent (same SHA-256), no checksum error is counted, and port 1's
     device did the TSO (tx_tso_packets > 0)."""
-    from helpers import netns_snmp, run
+    from helpers import netns_snmp
     stream, mss, mtu = 1 << 20, 1400, 9000
     pid = os.getpid() % 100000
     ns = ["refnic-vx%dt%s" % (pid, x) for x in "abd"]
@@ -280,31 +263,31 @@ def test_vxlan_kernel_tcp_with_checksum_and_tso_offloads(refnic_testpmd):
     made, server = [], None
     try:
         for n in ns:
-            if _run([IP, "netns", "add", n]).returncode != 0:
+            if run([IP, "netns", "add", n]).returncode != 0:
                 pytest.skip("this machine forbids network namespaces")
             made.append(n)
             for key in ("all", "default"):
-                _must([IP, "netns", "exec", n, "sysctl", "-qw",
+                must([IP, "netns", "exec", n, "sysctl", "-qw",
                        "net.ipv6.conf.%s.disable_ipv6=1" % key])
         for i in (0, 1):
             under, inner = "10.233.%d.2" % (i + 1), "10.232.0.%d" % (i + 1)
             d_side = "10.233.%d.1" % (i + 1)
-            _must([IP, "link", "add", veth[i][0], "netns", ns[i], "mtu", str(mtu), "type",
+            must([IP, "link", "add", veth[i][0], "netns", ns[i], "mtu", str(mtu), "type",
                    "veth", "peer", "name", veth[i][1], "netns", ns[2], "mtu", str(mtu)])
-            _must([IP, "-n", ns[i], "addr", "add", under + "/24", "dev", veth[i][0]])
-            _must([IP, "-n", ns[2], "addr", "add", d_side + "/24", "dev", veth[i][1]])
-            _must([IP, "-n", ns[i], "link", "set", veth[i][0], "up"])
-            _must([IP, "-n", ns[2], "link", "set", veth[i][1], "up"])
+            must([IP, "-n", ns[i], "addr", "add", under + "/24", "dev", veth[i][0]])
+            must([IP, "-n", ns[2], "addr", "add", d_side + "/24", "dev", veth[i][1]])
+            must([IP, "-n", ns[i], "link", "set", veth[i][0], "up"])
+            must([IP, "-n", ns[2], "link", "set", veth[i][1], "up"])
             # gso_max_size: over a veth, the kernel hands the UDP socket its
             # tunnel GSO packets unsegmented (inner frames up to 64 KB, which
             # the cable refuses as oversize); a NIC would segment them.
-            _must([IP, "-n", ns[i], "link", "add", "vx0", "address", macs[i], "mtu",
+            must([IP, "-n", ns[i], "link", "add", "vx0", "address", macs[i], "mtu",
                    str(mtu - 50), "gso_max_size", str(mtu - 50), "type", "vxlan", "id",
                    str(VNI), "remote", d_side, "local", under, "dstport", "4789",
                    "nolearning"])
-            _must([IP, "-n", ns[i], "addr", "add", inner + "/24", "dev", "vx0"])
-            _must([IP, "-n", ns[i], "link", "set", "vx0", "up"])
-            _must([IP, "-n", ns[i], "neigh", "add", "10.232.0.%d" % (2 - i), "lladdr", far,
+            must([IP, "-n", ns[i], "addr", "add", inner + "/24", "dev", "vx0"])
+            must([IP, "-n", ns[i], "link", "set", "vx0", "up"])
+            must([IP, "-n", ns[i], "neigh", "add", "10.232.0.%d" % (2 - i), "lladdr", far,
                    "dev", "vx0"])
         ports = ["net_refnic%d,cable=vxlan:10.233.%d.2,vxlan_vni=%d,vxlan_local=10.233.%d.1"
                  % (i, i + 1, VNI, i + 1) for i in (0, 1)]
@@ -335,7 +318,7 @@ def test_vxlan_kernel_tcp_with_checksum_and_tso_offloads(refnic_testpmd):
         if server is not None and server.poll() is None:
             server.kill()
         for n in made:
-            _run([IP, "netns", "del", n])
+            run([IP, "netns", "del", n])
     sent = r.stdout.split()
     assert r.returncode == 0 and sent[:2] == ["sent", str(stream)], r.stdout
     assert got == ["got", str(stream), sent[2]], (got, sent)

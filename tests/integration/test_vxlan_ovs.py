@@ -24,11 +24,11 @@ neighbour cache (tnl/arp/set) rather than learned by the first frame.
 import json
 import os
 import shutil
-import subprocess
 import time
 
 import pytest
 
+from helpers import must, run, wait_until
 from ovs import PrivateOvs, ovs_missing
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -39,25 +39,6 @@ INNER = ("10.228.0.1", "10.228.0.2")     # testpmd's icmpecho, the kernel behind
 BR_INT_MAC = "02:00:00:0e:22:02"
 
 
-def _run(argv, **kw):
-    return subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                          text=True, timeout=60, **kw)
-
-
-def _must(argv):
-    r = _run(argv)
-    assert r.returncode == 0, (argv, r.stdout)
-    return r.stdout
-
-
-def _wait(fn, ok, timeout=30.0):
-    """fn() until ok(value), or the last value after timeout: counts, not time."""
-    deadline = time.monotonic() + timeout
-    while True:
-        v = fn()
-        if ok(v) or time.monotonic() > deadline:
-            return v
-        time.sleep(0.1)
 
 
 class OvsHosts:
@@ -80,18 +61,18 @@ class OvsHosts:
         pid = os.getpid() % 100000
         self.ns = {x: "refnic-ovs%d%s" % (pid, x) for x in ("rok" if veth else "ro")}
         for ns in self.ns.values():
-            if _run([IP, "netns", "add", ns]).returncode != 0:
+            if run([IP, "netns", "add", ns]).returncode != 0:
                 pytest.skip("this machine forbids network namespaces")
             self.made.append(ns)
             for key in ("all", "default"):
-                _must([IP, "netns", "exec", ns, "sysctl", "-qw",
+                must([IP, "netns", "exec", ns, "sysctl", "-qw",
                        "net.ipv6.conf.%s.disable_ipv6=1" % key])
-            _must([IP, "-n", ns, "link", "set", "lo", "up"])
+            must([IP, "-n", ns, "link", "set", "lo", "up"])
         r, o = self.ns["r"], self.ns["o"]
         self.under = ("ovu%dr" % pid, "ovu%do" % pid)
-        _must([IP, "link", "add", self.under[0], "netns", r, "type", "veth",
+        must([IP, "link", "add", self.under[0], "netns", r, "type", "veth",
                "peer", "name", self.under[1], "netns", o])
-        _must([IP, "-n", r, "addr", "add", UNDER[0] + "/24", "dev", self.under[0]])
+        must([IP, "-n", r, "addr", "add", UNDER[0] + "/24", "dev", self.under[0]])
         up = [(r, self.under[0]), (o, self.under[1])]
         # The kernel behind OVS: a veth from br-int into namespace k, or
         # br-int's own internal port (a TAP, with the userspace datapath).
@@ -100,11 +81,11 @@ class OvsHosts:
         if veth:
             self.kside = ("ovk%do" % pid, "ovk%dk" % pid)
             self.kns, self.kdev = ("k", self.kside[1])
-            _must([IP, "link", "add", self.kside[0], "netns", o, "type", "veth",
+            must([IP, "link", "add", self.kside[0], "netns", o, "type", "veth",
                    "peer", "name", self.kside[1], "netns", self.ns["k"]])
             up += [(o, self.kside[0]), (self.ns["k"], self.kside[1])]
         for ns, dev in up:
-            _must([IP, "-n", ns, "link", "set", dev, "up"])
+            must([IP, "-n", ns, "link", "set", dev, "up"])
 
     def plumb(self, ovs):
         """OVS's two bridges, as OVS's userspace tunneling guide has them."""
@@ -116,7 +97,7 @@ class OvsHosts:
         mac = self.mac("o", self.under[1])
         ovs.vsctl("add-br", "br-phy", "--", "set", "bridge", "br-phy", "datapath_type=netdev",
                   "other-config:hwaddr=\"%s\"" % mac, "--", "add-port", "br-phy", self.under[1])
-        got = _wait(lambda: self.mac("o", "br-phy"), lambda m: m == mac)
+        got = wait_until(lambda: self.mac("o", "br-phy"), lambda m: m == mac)
         assert got == mac, (got, mac)
         ovs.vsctl("add-br", "br-int", "--", "set", "bridge", "br-int", "datapath_type=netdev",
                   "other-config:hwaddr=\"%s\"" % BR_INT_MAC,
@@ -125,18 +106,18 @@ class OvsHosts:
                   "options:key=%d" % self.vni)
         if self.kside:
             ovs.vsctl("add-port", "br-int", self.kside[0])
-        got = _wait(lambda: self.mac("o", "br-int"), lambda m: m == BR_INT_MAC)
+        got = wait_until(lambda: self.mac("o", "br-int"), lambda m: m == BR_INT_MAC)
         assert got == BR_INT_MAC, got
-        _must([IP, "-n", o, "addr", "add", UNDER[1] + "/24", "dev", "br-phy"])
-        _must([IP, "-n", o, "link", "set", "br-phy", "up"])
-        _must([IP, "-n", o, "link", "set", "br-int", "up"])
+        must([IP, "-n", o, "addr", "add", UNDER[1] + "/24", "dev", "br-phy"])
+        must([IP, "-n", o, "link", "set", "br-phy", "up"])
+        must([IP, "-n", o, "link", "set", "br-int", "up"])
         kns = self.ns[self.kns]
-        _must([IP, "-n", kns, "addr", "add", INNER[1] + "/24", "dev", self.kdev])
-        _must([IP, "netns", "exec", kns, "sysctl", "-qw",
+        must([IP, "-n", kns, "addr", "add", INNER[1] + "/24", "dev", self.kdev])
+        must([IP, "netns", "exec", kns, "sysctl", "-qw",
                "net.ipv4.neigh.%s.base_reachable_time_ms=3600000" % self.kdev])
         # OVS caches the kernel's routes; the one through br-phy is the
         # tunnel's way out.
-        routes = _wait(lambda: ovs.appctl("ovs/route/show"),
+        routes = wait_until(lambda: ovs.appctl("ovs/route/show"),
                        lambda out: "10.229.0.0/24 dev br-phy" in out)
         assert "10.229.0.0/24 dev br-phy" in routes, routes
         # Without the far end's MAC, OVS drops the frame it was to tunnel
@@ -148,15 +129,15 @@ class OvsHosts:
         return [IP, "netns", "exec", self.ns[x]]
 
     def link_stats(self, x, dev):
-        s = json.loads(_must([IP, "-n", self.ns[x], "-s", "-j", "link", "show", dev]))[0]
+        s = json.loads(must([IP, "-n", self.ns[x], "-s", "-j", "link", "show", dev]))[0]
         return s["stats64"]["rx"]["packets"], s["stats64"]["tx"]["packets"]
 
     def mac(self, x, dev):
-        return json.loads(_must([IP, "-n", self.ns[x], "-j", "link", "show", dev]))[0]["address"]
+        return json.loads(must([IP, "-n", self.ns[x], "-j", "link", "show", dev]))[0]["address"]
 
     def close(self):
         for ns in self.made:
-            _run([IP, "netns", "del", ns])
+            run([IP, "netns", "del", ns])
 
 
 @pytest.fixture(params=["veth", "internal"])
@@ -204,7 +185,7 @@ def test_vxlan_ovs_userspace_tunnel_to_kernel(refnic_testpmd, ovs_hosts):
     tp.cmd("set fwd icmpecho", check=True)
     tp.cmd("start", check=True)
     k0 = h.link_stats(h.kns, h.kdev)
-    r = _run(h.wrapper(h.kns) + ["python3", os.path.join(HERE, "icmp_ping.py"), INNER[0], str(n)])
+    r = run(h.wrapper(h.kns) + ["python3", os.path.join(HERE, "icmp_ping.py"), INNER[0], str(n)])
     k1 = h.link_stats(h.kns, h.kdev)
     assert r.returncode == 0 and "%d/%d replies" % (n, n) in r.stdout, (r.stdout, ovs.logs())
     fwd = tp.stop()[0]
@@ -221,10 +202,10 @@ def test_vxlan_ovs_userspace_tunnel_to_kernel(refnic_testpmd, ovs_hosts):
     tp.cmd("clear port stats all", check=True)
     k0 = h.link_stats(h.kns, h.kdev)
     tp.cmd("start tx_first %d" % bursts, check=True)
-    got_k = _wait(lambda: h.link_stats(h.kns, h.kdev)[0] - k0[0],
+    got_k = wait_until(lambda: h.link_stats(h.kns, h.kdev)[0] - k0[0],
                   lambda v: v >= 32 * bursts)
-    _must(h.wrapper(h.kns) + ["python3", "-c", SEND_UDP, INNER[0], str(dgrams)])
-    got_tp = _wait(lambda: tp.port_stats(0)["RX-packets"], lambda v: v >= dgrams)
+    must(h.wrapper(h.kns) + ["python3", "-c", SEND_UDP, INNER[0], str(dgrams)])
+    got_tp = wait_until(lambda: tp.port_stats(0)["RX-packets"], lambda v: v >= dgrams)
     time.sleep(0.5)     # anything beyond would show
     k1 = h.link_stats(h.kns, h.kdev)
     fwd = tp.stop()[0]
