@@ -392,10 +392,11 @@ void refnic_hw_stats_rebase(struct refnic_adapter *ad, bool go_on);
 /* A queue set up takes on what the queues of its id counted, and is
  * published in dev->data; a queue released leaves its counts to the port
  * and is unpublished (before its memory goes). */
-void refnic_rxq_stats_join(struct rte_eth_dev *dev, struct refnic_rx_queue *rxq);
-void refnic_txq_stats_join(struct rte_eth_dev *dev, struct refnic_tx_queue *txq);
-void refnic_rxq_stats_leave(struct rte_eth_dev *dev, uint16_t qid);
-void refnic_txq_stats_leave(struct rte_eth_dev *dev, uint16_t qid);
+void refnic_queue_stats_join(struct rte_eth_dev *dev, bool tx, uint16_t qid, void *queue,
+			     struct refnic_queue_stats *base);
+void refnic_queue_stats_leave(struct rte_eth_dev *dev, bool tx, uint16_t qid,
+			      const struct refnic_queue_stats *stats,
+			      const struct refnic_queue_stats *base);
 /* Queue id q's counts since the last stats reset: its queue's, with its
  * predecessors', or theirs alone while none is set up. Under stats_lock. */
 void refnic_queue_counts(const struct rte_eth_dev *dev, uint16_t q, bool tx,

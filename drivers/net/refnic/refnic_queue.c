@@ -67,7 +67,7 @@ refnic_rx_queue_release(struct rte_eth_dev *dev, uint16_t qid)
 
 	if (rxq == NULL)
 		return;
-	refnic_rxq_stats_leave(dev, qid);
+	refnic_queue_stats_leave(dev, false, qid, &rxq->stats, &rxq->stats_base);
 	rte_eth_dma_zone_free(dev, "rx_ring", qid);
 	rte_free(rxq->sw_ring);
 	rte_free(rxq);
@@ -80,7 +80,7 @@ refnic_tx_queue_release(struct rte_eth_dev *dev, uint16_t qid)
 
 	if (txq == NULL)
 		return;
-	refnic_txq_stats_leave(dev, qid);
+	refnic_queue_stats_leave(dev, true, qid, &txq->stats, &txq->stats_base);
 	rte_eth_dma_zone_free(dev, "tx_ring", qid);
 	rte_free(txq->sw_ring);
 	rte_free(txq);
@@ -150,7 +150,7 @@ refnic_rx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
 	refnic_rx_ol_flags_tbl_init(rxq);
 	rxq->ptype_mask = refnic_adapter(dev)->ptype_mask;
 	rxq->deferred_start = conf->rx_deferred_start;
-	refnic_rxq_stats_join(dev, rxq);
+	refnic_queue_stats_join(dev, false, qid, rxq, &rxq->stats_base);
 	return 0;
 }
 
@@ -219,7 +219,7 @@ refnic_tx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
 	txq->port_id = dev->data->port_id;
 	txq->offloads = conf->offloads | dev->data->dev_conf.txmode.offloads;
 	txq->deferred_start = conf->tx_deferred_start;
-	refnic_txq_stats_join(dev, txq);
+	refnic_queue_stats_join(dev, true, qid, txq, &txq->stats_base);
 	return 0;
 }
 

@@ -54,50 +54,30 @@ queue_stats_take_over(struct refnic_queue_stats *carry, struct refnic_queue_stat
 	memset(carry, 0, sizeof(*carry));
 }
 
+/* The queue (an RX one, or TX) takes its slot in the port. */
 void
-refnic_rxq_stats_join(struct rte_eth_dev *dev, struct refnic_rx_queue *rxq)
+refnic_queue_stats_join(struct rte_eth_dev *dev, bool tx, uint16_t qid, void *queue,
+			struct refnic_queue_stats *base)
 {
 	struct refnic_adapter *ad = refnic_adapter(dev);
 
 	pthread_mutex_lock(&ad->stats_lock);
-	queue_stats_take_over(&ad->rxq_carry[rxq->qid], &rxq->stats_base);
-	dev->data->rx_queues[rxq->qid] = rxq;
-	pthread_mutex_unlock(&ad->stats_lock);
-}
-
-void
-refnic_txq_stats_join(struct rte_eth_dev *dev, struct refnic_tx_queue *txq)
-{
-	struct refnic_adapter *ad = refnic_adapter(dev);
-
-	pthread_mutex_lock(&ad->stats_lock);
-	queue_stats_take_over(&ad->txq_carry[txq->qid], &txq->stats_base);
-	dev->data->tx_queues[txq->qid] = txq;
+	queue_stats_take_over(tx ? &ad->txq_carry[qid] : &ad->rxq_carry[qid], base);
+	(tx ? dev->data->tx_queues : dev->data->rx_queues)[qid] = queue;
 	pthread_mutex_unlock(&ad->stats_lock);
 }
 
 /* Under the stats lock, so that no reader finds the queue half gone. */
 void
-refnic_rxq_stats_leave(struct rte_eth_dev *dev, uint16_t qid)
+refnic_queue_stats_leave(struct rte_eth_dev *dev, bool tx, uint16_t qid,
+			 const struct refnic_queue_stats *stats,
+			 const struct refnic_queue_stats *base)
 {
 	struct refnic_adapter *ad = refnic_adapter(dev);
-	struct refnic_rx_queue *rxq = dev->data->rx_queues[qid];
 
 	pthread_mutex_lock(&ad->stats_lock);
-	refnic_queue_stats_read(&rxq->stats, &rxq->stats_base, &ad->rxq_carry[qid]);
-	dev->data->rx_queues[qid] = NULL;
-	pthread_mutex_unlock(&ad->stats_lock);
-}
-
-void
-refnic_txq_stats_leave(struct rte_eth_dev *dev, uint16_t qid)
-{
-	struct refnic_adapter *ad = refnic_adapter(dev);
-	struct refnic_tx_queue *txq = dev->data->tx_queues[qid];
-
-	pthread_mutex_lock(&ad->stats_lock);
-	refnic_queue_stats_read(&txq->stats, &txq->stats_base, &ad->txq_carry[qid]);
-	dev->data->tx_queues[qid] = NULL;
+	refnic_queue_stats_read(stats, base, tx ? &ad->txq_carry[qid] : &ad->rxq_carry[qid]);
+	(tx ? dev->data->tx_queues : dev->data->rx_queues)[qid] = NULL;
 	pthread_mutex_unlock(&ad->stats_lock);
 }
 
