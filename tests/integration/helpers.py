@@ -335,6 +335,23 @@ def must(argv, timeout=30):
     return r.stdout
 
 
+def netns_make(ns):
+    """Network namespace ns, lo up, IPv6 off (no router solicitations in
+    its counts); False if this machine forbids namespaces."""
+    ip = shutil.which("ip")
+    if run([ip, "netns", "add", ns]).returncode != 0:
+        return False
+    try:
+        for key in ("all", "default"):
+            must([ip, "netns", "exec", ns, "sysctl", "-qw",
+                  "net.ipv6.conf.%s.disable_ipv6=1" % key])
+        must([ip, "-n", ns, "link", "set", "lo", "up"])
+    except BaseException:
+        run([ip, "netns", "del", ns])
+        raise
+    return True
+
+
 def wait_until(fn, ok, timeout=20.0):
     """fn() until ok(value), or the last value after timeout: counts, not time."""
     deadline = time.monotonic() + timeout

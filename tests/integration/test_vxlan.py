@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from helpers import must, run, wait_until
+from helpers import must, netns_make, run, wait_until
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 IP = shutil.which("ip")
@@ -34,14 +34,10 @@ class Hosts:
         self.addr = ["10.%d.0.%d" % (net, i + 1) for i in range(n)]
         self.made = []
         for ns in self.ns:
-            if run([IP, "netns", "add", ns]).returncode != 0:
+            if not netns_make(ns):
                 self.close()
                 pytest.skip("this machine forbids network namespaces")
             self.made.append(ns)
-            for key in ("all", "default"):
-                must([IP, "netns", "exec", ns, "sysctl", "-qw",
-                       "net.ipv6.conf.%s.disable_ipv6=1" % key])
-            must([IP, "-n", ns, "link", "set", "lo", "up"])
         if n == 2:
             veth = ["vxv%d%s0" % (pid, tag), "vxv%d%s1" % (pid, tag)]
             must([IP, "link", "add", veth[0], "netns", self.ns[0], "type", "veth",
@@ -263,12 +259,9 @@ def test_vxlan_kernel_tcp_with_checksum_and_tso_offloads(refnic_testpmd):
     made, server = [], None
     try:
         for n in ns:
-            if run([IP, "netns", "add", n]).returncode != 0:
+            if not netns_make(n):
                 pytest.skip("this machine forbids network namespaces")
             made.append(n)
-            for key in ("all", "default"):
-                must([IP, "netns", "exec", n, "sysctl", "-qw",
-                       "net.ipv6.conf.%s.disable_ipv6=1" % key])
         for i in (0, 1):
             under, inner = "10.233.%d.2" % (i + 1), "10.232.0.%d" % (i + 1)
             d_side = "10.233.%d.1" % (i + 1)

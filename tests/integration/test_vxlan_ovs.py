@@ -28,7 +28,7 @@ import time
 
 import pytest
 
-from helpers import must, run, wait_until
+from helpers import must, netns_make, run, wait_until
 from ovs import PrivateOvs, ovs_missing
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -61,13 +61,9 @@ class OvsHosts:
         pid = os.getpid() % 100000
         self.ns = {x: "refnic-ovs%d%s" % (pid, x) for x in ("rok" if veth else "ro")}
         for ns in self.ns.values():
-            if run([IP, "netns", "add", ns]).returncode != 0:
+            if not netns_make(ns):
                 pytest.skip("this machine forbids network namespaces")
             self.made.append(ns)
-            for key in ("all", "default"):
-                must([IP, "netns", "exec", ns, "sysctl", "-qw",
-                       "net.ipv6.conf.%s.disable_ipv6=1" % key])
-            must([IP, "-n", ns, "link", "set", "lo", "up"])
         r, o = self.ns["r"], self.ns["o"]
         self.under = ("ovu%dr" % pid, "ovu%do" % pid)
         must([IP, "link", "add", self.under[0], "netns", r, "type", "veth",
