@@ -30,7 +30,7 @@
 #include "refnic_emu_rss.h"
 #include "refnic_emu_trap.h"
 
-/* refnic_emu_flow.c: the hot path's one test: is any rule in the table? */
+/* refnic_emu_flow.c's table, for the plan: is any rule in it? */
 static inline bool
 rx_flows_any(const struct refnic_emu *emu)
 {
@@ -679,7 +679,7 @@ rx_burst_count(struct refnic_emu *emu, struct refnic_rx_batch *b, struct rx_queu
 		b->stats->rx_oversize += qb->oversize;
 	}
 	ps = emu_path_stats(emu);
-	ps->rx_bursts++;
+	ps->rx_bursts += qb->taken != 0;	/* one that stopped at once took none */
 	ps->rx_burst_frames += qb->taken;
 	if (typed_here)
 		ps->rx_parsed += qb->taken;
@@ -696,17 +696,19 @@ rx_burst_count(struct refnic_emu *emu, struct refnic_rx_batch *b, struct rx_queu
  * and its buffer checked and translated first, then the bytes copied and
  * the completions written, then the counters added, once for the burst.
  * Frames pf[RX_AT(order, k)], k < n; verdicts v, or NULL if not classified.
- * Returns the frames done; the caller delivers the next by itself.
+ * Returns the frames done; the caller delivers the next by itself, and the
+ * rest too if *open went false (the queue takes no bursts in this pass).
  */
 static __rte_always_inline unsigned int
 rx_queue_burst(struct refnic_emu *emu, struct refnic_rx_batch *b, uint16_t qid,
 	       const struct refnic_plain_frame *pf, const uint8_t *order, unsigned int n,
-	       const struct rx_verdict *v, uint8_t plan)
+	       const struct rx_verdict *v, uint8_t plan, bool *open)
 {
 	uint8_t *dst[RX_BURST_MAX];	/* where each frame goes; NULL: not taken */
 	struct rx_queue_burst qb = { .looked = 0 };
 
-	if (!rx_queue_open(emu, b, &qb, qid))
+	*open = rx_queue_open(emu, b, &qb, qid);
+	if (!*open)
 		return 0;
 	n = RTE_MIN(n, (unsigned int)RX_BURST_MAX);
 	rx_burst_map(emu, b, &qb, dst, pf, order, n, v, plan);
@@ -731,10 +733,12 @@ rx_burst_unclassified(struct refnic_emu *emu, uint8_t plan, const struct refnic_
 {
 	struct refnic_frame f;
 	unsigned int k = 0, single = 0;
+	bool open = true;
 
 	refnic_emu_frame_plain_init(&f);
 	while (k < n) {
-		k += rx_queue_burst(emu, b, 0, pf + k, NULL, n - k, NULL, plan);
+		if (open)
+			k += rx_queue_burst(emu, b, 0, pf + k, NULL, n - k, NULL, plan, &open);
 		if (k == n)
 			break;
 		/* The frame the burst stopped at. */
@@ -819,13 +823,16 @@ rx_queue_deliver(struct refnic_emu *emu, struct refnic_rx_batch *b, uint16_t qid
 {
 	struct refnic_frame f;
 	unsigned int k = 0, single = 0;
+	bool open = true;
 
 	refnic_emu_frame_plain_init(&f);
 	while (k < n) {
 		struct rx_meta meta;
 		unsigned int i;
 
-		k += rx_queue_burst(emu, b, qid, pf, order + k, n - k, v, plan);
+		/* A frame classified to go alone skips the burst it would stop. */
+		if (open && !v[order[k]].alone)
+			k += rx_queue_burst(emu, b, qid, pf, order + k, n - k, v, plan, &open);
 		if (k == n)
 			break;
 		i = order[k++];

@@ -28,6 +28,8 @@
 #define BT_D	"net_refnic_bt3"
 #define BT_E	"net_refnic_bt4"	/* a pair whose receiver has 2 RSS queues */
 #define BT_F	"net_refnic_bt5"
+#define BT_G	"net_refnic_bt6"	/* a pair whose receiver strips VLAN tags */
+#define BT_H	"net_refnic_bt7"
 
 static uint16_t port_a, port_b;
 static struct rte_ether_addr mac_b;
@@ -438,6 +440,65 @@ out:
 	return ret;
 }
 
+/*
+ * A receiver stripping VLAN tags, frames tagged and plain in turn: each
+ * tagged frame goes alone (its tag out, in the mbuf), each plain one in a
+ * burst of its own, and no burst that took nothing is counted: 16 bursts,
+ * 16 frames in them, 16 alone, every frame intact and in order.
+ */
+static int
+test_tagged_frames_go_alone(void)
+{
+	struct rte_eth_conf conf = {
+		.rxmode = { .offloads = RTE_ETH_RX_OFFLOAD_VLAN_STRIP },
+	};
+	const struct test_pair_conf strip_pair = { .name_a = BT_G, .name_b = BT_H, .conf = &conf };
+	struct refnic_emu_path_stats h0, h1;
+	struct rte_mbuf *tx[TEST_BURST], *rx[TEST_BURST];
+	struct rte_ether_addr mac;
+	uint16_t g, h, i, sent, got = 0, intact = 0;
+	int ret = TEST_FAILED;
+
+	if (test_pair_setup(&strip_pair, &g, &h, &mac) != 0)
+		return TEST_FAILED;
+	for (i = 0; i < TEST_BURST; i++) {
+		tx[i] = test_make_pkt(&mac, 200, 700 + i, 1);
+		if (tx[i] != NULL && i % 2 == 0) {
+			tx[i]->vlan_tci = 100;
+			if (rte_vlan_insert(&tx[i]) != 0) {
+				rte_pktmbuf_free(tx[i]);
+				tx[i] = NULL;
+			}
+		}
+		if (tx[i] == NULL) {
+			rte_pktmbuf_free_bulk(tx, i);
+			goto out;
+		}
+	}
+	path_stats(BT_H, &h0);
+	sent = rte_eth_tx_burst(g, 0, tx, TEST_BURST);
+	rte_pktmbuf_free_bulk(tx + sent, TEST_BURST - sent);
+	got = test_rx_wait(h, rx, sent);
+	path_stats(BT_H, &h1);
+	for (i = 0; i < got; i++)
+		intact += test_pkt_matches(rx[i], &mac, 200, 700 + i) &&
+			  (i % 2 == 0) == !!(rx[i]->ol_flags & RTE_MBUF_F_RX_VLAN_STRIPPED) &&
+			  (i % 2 != 0 || rx[i]->vlan_tci == 100);
+	printf("    %u sent, %u received, %u intact; %" PRIu64 " bursts, %" PRIu64
+	       " frames in them, %" PRIu64 " alone\n", sent, got, intact,
+	       h1.rx_bursts - h0.rx_bursts, h1.rx_burst_frames - h0.rx_burst_frames,
+	       h1.rx_single_frames - h0.rx_single_frames);
+	if (sent == TEST_BURST && intact == TEST_BURST &&
+	    h1.rx_bursts - h0.rx_bursts == TEST_BURST / 2 &&
+	    h1.rx_burst_frames - h0.rx_burst_frames == TEST_BURST / 2 &&
+	    h1.rx_single_frames - h0.rx_single_frames == TEST_BURST / 2)
+		ret = TEST_SUCCESS;
+	rte_pktmbuf_free_bulk(rx, got);
+out:
+	test_pair_teardown(&strip_pair);
+	return ret;
+}
+
 const struct unit_test_suite refnic_batching_suite = {
 	.name = "batching",
 	.setup = bt_setup,
@@ -447,6 +508,7 @@ const struct unit_test_suite refnic_batching_suite = {
 		TEST_CASE(test_parse_only_when_asked),
 		TEST_CASE(test_burst_matches_single_path),
 		TEST_CASE(test_rss_burst_per_queue),
+		TEST_CASE(test_tagged_frames_go_alone),
 		TEST_CASES_END(),
 	},
 };
