@@ -253,6 +253,10 @@ rx_scatter(struct refnic_emu *emu, struct refnic_rx_batch *batch, struct refnic_
 			rte_prefetch0(&rxq->cq[(idx + 4) & (rxq->size - 1)]);
 		}
 		rx_prefetch_buffer(emu, rxq, &batch->win, idx, tail);
+		/* What is used is what is checked: rx_buffers_needed() read
+		 * the ring, the driver may have written it since. */
+		if (unlikely(d.buf_len < rxq->buf_size))
+			return false;
 		uint32_t chunk = RTE_MIN(left, (uint32_t)d.buf_len);
 		struct refnic_rx_cpl *cpl = &rxq->cq[idx];
 		uint8_t *dst = refnic_emu_dma_window_map(emu, &batch->win, d.addr, chunk);
