@@ -33,10 +33,6 @@ refnic_emu_toeplitz(const uint8_t *key, const uint8_t *data, uint32_t len)
 	return hash;
 }
 
-/*
- * The hash input for a frame: addresses, then ports if the L4 type is
- * hashed. Returns its length, 0 if the frame is not hashed at all.
- */
 /* The key's 32 bits from bit j on: what a set tuple bit j adds to the hash. */
 static uint32_t
 key_window(const uint8_t *key, unsigned int j)
@@ -78,6 +74,10 @@ toeplitz_by_table(const struct refnic_emu_rss_table *t, const uint8_t *data, uin
 	return hash;
 }
 
+/*
+ * The hash input for a frame: addresses, then ports if the L4 type is
+ * hashed. Returns its length, 0 if the frame is not hashed at all.
+ */
 static uint32_t
 rss_tuple(uint32_t types, const uint8_t *p, const struct refnic_pkt_hdrs *h,
 	  uint8_t *tuple)
