@@ -305,12 +305,22 @@ emu_free(struct refnic_emu *emu)
 	rte_free(emu);
 }
 
-/* A locally administered MAC derived from the name: stable across runs. */
+/*
+ * The permanent MAC: mac= if given, else a locally administered one derived
+ * from the name, stable across runs (and so the same in two processes or
+ * hosts that name their ports alike: they need mac= to share a segment).
+ */
 static void
-emu_make_mac(struct refnic_emu *emu)
+emu_make_mac(struct refnic_emu *emu, const struct refnic_emu_params *params)
 {
-	uint32_t h = rte_hash_crc(emu->name, strlen(emu->name), 0x52464e43);
+	static const uint8_t unset[sizeof(params->mac)];
+	uint32_t h;
 
+	if (memcmp(params->mac, unset, sizeof(unset)) != 0) {
+		memcpy(emu->perm_mac, params->mac, sizeof(emu->perm_mac));
+		return;
+	}
+	h = rte_hash_crc(emu->name, strlen(emu->name), 0x52464e43);
 	emu->perm_mac[0] = 0x02;
 	emu->perm_mac[1] = 0x52;	/* 'R' */
 	emu->perm_mac[2] = h >> 24;
@@ -405,7 +415,7 @@ refnic_emu_create(const char *name, const struct refnic_emu_params *params,
 	ret = emu_alloc_vectors(emu);
 	if (ret != 0)
 		goto fail;
-	emu_make_mac(emu);
+	emu_make_mac(emu, params);
 	refnic_emu_dma_init(emu);
 	ret = emu_timing_set(emu, params);
 	if (ret != 0)

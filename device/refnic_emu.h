@@ -83,6 +83,8 @@ struct refnic_emu_params {
 	uint32_t vxlan_vni;		/* cable=vxlan: the VNI sent and taken */
 	char vxlan_local[REFNIC_EMU_NAME_LEN]; /* cable=vxlan: ADDR[:PORT] bound;
 					 * "": any address, port 4789 */
+	uint8_t mac[6];			/* the port's permanent address (mac=);
+					 * all zero: derived from the device name */
 	enum refnic_emu_profile profile;
 	enum refnic_emu_exec exec;
 	uint16_t max_queues;		/* queue pairs the device offers */
@@ -126,6 +128,7 @@ extern const char * const refnic_emu_devargs_keys[];
 	"cable=loopback|<name>|shm:<name>|tap:<ifname>|vxlan:<addr>[:<port>] " \
 	"vxlan_vni=<0-16777215> " \
 	"vxlan_local=<addr>[:<port>] " \
+	"mac=<xx:xx:xx:xx:xx:xx> " \
 	"profile=ideal|baremetal|vm " \
 	"exec=auto|inline|thread " \
 	"queues=<1-64> " \

@@ -42,6 +42,7 @@
 #define ARG_CAPS_OFF		"caps_off"
 #define ARG_VXLAN_VNI		"vxlan_vni"
 #define ARG_VXLAN_LOCAL		"vxlan_local"
+#define ARG_MAC			"mac"
 
 #define DOORBELL_DROP_MAX	1000000000u
 
@@ -86,6 +87,7 @@ const char * const refnic_emu_devargs_keys[] = {
 	ARG_CAPS_OFF,
 	ARG_VXLAN_VNI,
 	ARG_VXLAN_LOCAL,
+	ARG_MAC,
 	NULL
 };
 
@@ -392,6 +394,53 @@ handle_vxlan_local(const char *key, const char *value, void *opaque)
 	return 0;
 }
 
+static unsigned int
+hex_value(char c)
+{
+	return isdigit((unsigned char)c) ? c - '0' : tolower((unsigned char)c) - 'a' + 10;
+}
+
+/*
+ * XX:XX:XX:XX:XX:XX in hex digits of either case, and nothing else: the
+ * same on every DPDK release (rte_ether_unformat_addr() takes more forms
+ * in newer ones).
+ */
+static int
+parse_mac(const char *s, uint8_t mac[6])
+{
+	unsigned int i;
+
+	for (i = 0; i < 6; i++, s += 3) {
+		if (!isxdigit((unsigned char)s[0]) || !isxdigit((unsigned char)s[1]) ||
+		    s[2] != (i < 5 ? ':' : '\0'))
+			return -EINVAL;
+		mac[i] = hex_value(s[0]) << 4 | hex_value(s[1]);
+	}
+	return 0;
+}
+
+/*
+ * mac=XX:XX:XX:XX:XX:XX: the port's permanent address, as a hypervisor sets
+ * a virtual NIC's. Unicast and not all zero: it is the address the port
+ * answers to and comes back to at every reset.
+ */
+static int
+handle_mac(const char *key, const char *value, void *opaque)
+{
+	static const uint8_t zero[6];
+	struct refnic_emu_params *p = opaque;
+	uint8_t mac[6];
+
+	if (value == NULL || parse_mac(value, mac) != 0 || (mac[0] & 0x01) != 0 ||
+	    memcmp(mac, zero, sizeof(zero)) == 0) {
+		EMU_LOG(ERR, "invalid %s=" ARG_QUOTE_FMT ": expected a unicast address "
+			"XX:XX:XX:XX:XX:XX, not all zero", key, ARG_QUOTE(value));
+		return -EINVAL;
+	}
+	memcpy(p->mac, mac, sizeof(p->mac));
+	return 0;
+}
+
 static int
 handle_profile(const char *key, const char *value, void *opaque)
 {
@@ -548,6 +597,7 @@ static const struct {
 	{ ARG_CAPS_OFF, handle_caps_off },
 	{ ARG_VXLAN_VNI, handle_vxlan_vni },
 	{ ARG_VXLAN_LOCAL, handle_vxlan_local },
+	{ ARG_MAC, handle_mac },
 };
 
 int

@@ -1,5 +1,5 @@
 """The control path through stock testpmd commands: MTU, promiscuous mode and
-MAC filters, RSS key/functions/RETA, link events when the peer goes and comes
+MAC filters, a port's address from mac=, RSS key/functions/RETA, link events when the peer goes and comes
 back, `set link-down`/`set link-up` seen by the peer, a port that recovers with `port reset` after a lost admin command, and
 one that recovers by itself from a device fatal error in mid-forwarding.
 """
@@ -65,6 +65,20 @@ def test_promisc_off_then_mac_addr_add(pair):
     fwd = forward_once(tp)
     assert fwd[0]["RX-packets"] > 0 and fwd[1]["RX-packets"] > 0, fwd
     tp.cmd("mac_addr remove 1 02:00:00:00:00:00", check=True)
+
+
+def test_mac_devarg_is_the_ports_own_address(refnic_testpmd):
+    """mac= sets a port's permanent address: testpmd shows it, and with
+    promiscuous mode off tx_first's frames to testpmd's peer addresses
+    (02:00:00:00:00:0N) pass the device's filter, nothing filtered."""
+    tp = refnic_testpmd(["net_refnic0,cable=macs,mac=02:00:00:00:00:01",
+                         "net_refnic1,cable=macs,mac=02:00:00:00:00:00"])
+    assert tp.port_info(0).get("MAC address") == "02:00:00:00:00:01"
+    assert tp.port_info(1).get("MAC address") == "02:00:00:00:00:00"
+    tp.cmd("set promisc all off", check=True)
+    fwd = forward_once(tp)
+    assert fwd[0]["RX-packets"] > 0 and fwd[1]["RX-packets"] > 0, fwd
+    assert tp.xstats(0)["rx_filtered"] == 0 and tp.xstats(1)["rx_filtered"] == 0
 
 
 def test_rss_key_functions_reta(pair):
@@ -165,6 +179,7 @@ BAD_DEVARGS = [
     ("errata=bogus", "errata"), ("doorbell_check=maybe", "doorbell_check"),
     ("doorbell_check_us=99", "doorbell_check_us"),
     ("doorbell_check=off,doorbell_check_us=500", "doorbell_check_us"),
+    ("mac=01:00:00:00:00:01", "mac"), ("mac=02:00:00:00:00", "mac"),
     ("rx_itr_us=" + "9" * 5000, "rx_itr_us"),
     ("x" * 5000 + "=1", "xxxxxxxx"),
 ]

@@ -82,6 +82,10 @@ test_probe_bad_devargs(void)
 		"doorbell_check=off,doorbell_check_us=500",
 		"wc=", "wc=maybe", "wc=ON", "wc=1", "bar_wc=", "bar_wc=yes",
 		"fault_wc_garble=2", "fault_wc_garble=on",
+		"mac=", "mac=01:00:00:00:00:01", "mac=ff:ff:ff:ff:ff:ff",
+		"mac=00:00:00:00:00:00", "mac=02:00:00:00:00", "mac=02:00:00:00:00:0g",
+		"mac=02:00:00:00:00:01:", "mac=02-00-00-00-00-01", "mac=0200.0000.0001",
+		"mac=2:0:0:0:0:1", "mac=02:00:00:00:00:01,mac=02:00:00:00:00:02",
 		"a=1,b=2,c=3,d=4,e=5,f=6,g=7,h=8,i=9,j=10,k=11,l=12,m=13,n=14,o=15,p=16,"
 		"q=17,r=18,s=19,t=20,u=21,v=22,w=23,x=24,y=25,z=26,A=27,B=28,C=29,D=30,"
 		"E=31,F=32,G=33",
@@ -97,6 +101,42 @@ test_probe_bad_devargs(void)
 		rte_vdev_uninit("net_refnic_bad");
 	}
 	TEST_ASSERT_EQUAL(rte_eth_dev_count_avail(), before, "ports leaked");
+	return TEST_SUCCESS;
+}
+
+/*
+ * mac= is the port's permanent address: what ethdev reports, what the
+ * device's filter takes with promiscuous mode off (and not the address the
+ * name gives), and what the port comes back with after a reset.
+ */
+static int
+test_probe_mac(void)
+{
+	static const struct rte_ether_addr want = {
+		.addr_bytes = { 0x02, 0xab, 0xcd, 0xef, 0x01, 0x23 } };
+	struct rte_ether_addr named, got;
+	uint16_t a, b;
+	int ret;
+
+	TEST_ASSERT_SUCCESS(test_port_create("net_refnic_m1", "cable=macs", &b), "");
+	rte_eth_macaddr_get(b, &named);
+	test_port_destroy("net_refnic_m1");
+	TEST_ASSERT_SUCCESS(test_port_create("net_refnic_m0", "cable=macs", &a), "");
+	TEST_ASSERT_SUCCESS(test_port_create("net_refnic_m1",
+					     "cable=macs,mac=02:AB:cd:ef:01:23", &b), "");
+	rte_eth_macaddr_get(b, &got);
+	ret = test_port_start(a, 0, 0) | test_port_start(b, 0, 0) |
+	      rte_eth_promiscuous_disable(b);
+	if (ret == 0 && (!rte_is_same_ether_addr(&got, &want) ||
+			 !test_frame_passes(a, b, &want, 0) || test_frame_passes(a, b, &named, 0)))
+		ret = -EINVAL;
+	if (ret == 0)
+		ret = rte_eth_dev_reset(b) | test_port_start(b, 0, 0);
+	rte_eth_macaddr_get(b, &got);
+	test_port_destroy("net_refnic_m1");
+	test_port_destroy("net_refnic_m0");
+	TEST_ASSERT_SUCCESS(ret, "mac= is not the address the port answers to");
+	TEST_ASSERT(rte_is_same_ether_addr(&got, &want), "after a reset: another address");
 	return TEST_SUCCESS;
 }
 
@@ -270,6 +310,7 @@ const struct unit_test_suite refnic_probe_suite = {
 		TEST_CASE(test_probe_defaults),
 		TEST_CASE(test_probe_devargs),
 		TEST_CASE(test_probe_bad_devargs),
+		TEST_CASE(test_probe_mac),
 		TEST_CASE(test_probe_long_devargs),
 		TEST_CASE(test_probe_cable_ends),
 		TEST_CASE(test_probe_failure_leaves_no_alarm),
