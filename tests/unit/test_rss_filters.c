@@ -271,11 +271,103 @@ out:
 	return ret;
 }
 
+/* The address a -> b's i-th extra filter takes: locally administered. */
+static struct rte_ether_addr
+extra_addr(unsigned int i)
+{
+	return (struct rte_ether_addr){{ 0x02, 0xee, 0, 0, i >> 8, i }};
+}
+
+/*
+ * The filters' edges: a new default address replaces the old one in the
+ * filter and stays across a stop/start and a reset; every extra address the
+ * port reports room for works, one more is refused and breaks none; a
+ * multicast list one longer than the device takes is refused and the old
+ * one kept; a VLAN ID removed is filtered again.
+ */
+static int
+test_filter_edges(void)
+{
+	static const struct rte_ether_addr mc = {{ 0x01, 0x00, 0x5e, 0, 0, 7 }};
+	struct rte_ether_addr mc_list[REFNIC_MAX_MC_FILTERS + 1];
+	struct rte_ether_addr own, addr, mine = extra_addr(0xffff);
+	struct rte_eth_dev_info info;
+	unsigned int i, extras = 0;
+	uint16_t a, b;
+	int ret = TEST_FAILED;
+
+	TEST_ASSERT_SUCCESS(test_pair_create(CP_A, CP_B, &a, &b), "");
+	if (test_port_start(a, 0, 0) != 0 ||
+	    test_port_start(b, RTE_ETH_RX_OFFLOAD_VLAN_FILTER, 0) != 0 ||
+	    rte_eth_promiscuous_disable(b) != 0 || rte_eth_macaddr_get(b, &own) != 0 ||
+	    rte_eth_dev_info_get(b, &info) != 0)
+		goto out;
+	/* A new default address. */
+	if (rte_eth_dev_default_mac_addr_set(b, &mine) != 0 || rte_eth_macaddr_get(b, &addr) != 0 ||
+	    !rte_is_same_ether_addr(&addr, &mine) || !test_frame_passes(a, b, &mine, 0) ||
+	    test_frame_passes(a, b, &own, 0)) {
+		printf("    a new default address is not the one the filter takes\n");
+		goto out;
+	}
+	if (rte_eth_dev_stop(b) != 0 || rte_eth_dev_start(b) != 0 ||
+	    !test_frame_passes(a, b, &mine, 0) || test_frame_passes(a, b, &own, 0)) {
+		printf("    the new default address is lost across a stop/start\n");
+		goto out;
+	}
+	/* Every extra address there is room for, then one more. */
+	for (i = 0; i + 1 < info.max_mac_addrs; i++, extras++) {
+		addr = extra_addr(i);
+		if (rte_eth_dev_mac_addr_add(b, &addr, 0) != 0)
+			break;
+	}
+	addr = extra_addr(i + 1);
+	if (extras != REFNIC_MAX_MAC_FILTERS || rte_eth_dev_mac_addr_add(b, &addr, 0) == 0) {
+		printf("    %u extra addresses taken of %u reported\n", extras,
+		       info.max_mac_addrs - 1);
+		goto out;
+	}
+	for (i = 0; i < extras; i++) {
+		addr = extra_addr(i);
+		if (!test_frame_passes(a, b, &addr, 0)) {
+			printf("    extra address %u filtered\n", i);
+			goto out;
+		}
+	}
+	/* A multicast list longer than the device takes. */
+	for (i = 0; i < RTE_DIM(mc_list); i++)
+		mc_list[i] = (struct rte_ether_addr){{ 0x01, 0x00, 0x5e, 0, 1, i }};
+	mc_list[0] = mc;
+	if (rte_eth_dev_set_mc_addr_list(b, mc_list, 1) != 0 ||
+	    rte_eth_dev_set_mc_addr_list(b, mc_list, RTE_DIM(mc_list)) == 0 ||
+	    !test_frame_passes(a, b, &mc, 0) || test_frame_passes(a, b, &mc_list[1], 0)) {
+		printf("    a refused multicast list changed the filter\n");
+		goto out;
+	}
+	/* A VLAN ID added, then removed. */
+	if (rte_eth_dev_vlan_filter(b, 200, 1) != 0 || !test_frame_passes(a, b, &mine, 200) ||
+	    rte_eth_dev_vlan_filter(b, 200, 0) != 0 || test_frame_passes(a, b, &mine, 200)) {
+		printf("    a removed VLAN ID still passes\n");
+		goto out;
+	}
+	/* The default address across a reset, as ethdev's data keeps it. */
+	if (rte_eth_dev_reset(b) != 0 || test_port_start(b, 0, 0) != 0 ||
+	    rte_eth_promiscuous_disable(b) != 0 || !test_frame_passes(a, b, &mine, 0) ||
+	    test_frame_passes(a, b, &own, 0)) {
+		printf("    the default address is lost across a reset\n");
+		goto out;
+	}
+	ret = TEST_SUCCESS;
+out:
+	test_pair_destroy(CP_A, CP_B);
+	return ret;
+}
+
 const struct unit_test_suite refnic_rss_filters_suite = {
 	.name = "rss_filters",
 	.cases = {
 		TEST_CASE(test_rss),
 		TEST_CASE(test_filters),
+		TEST_CASE(test_filter_edges),
 		TEST_CASES_END()
 	},
 };
