@@ -119,6 +119,140 @@ test_stats_counts(void)
 	return ret;
 }
 
+#define QS_QUEUES	4
+#define QS_FRAMES	32	/* through queue q: QS_FRAMES * (q + 1) */
+
+/* Every RSS table entry of B to queue q. */
+static int
+qs_steer(uint16_t q)
+{
+	struct rte_eth_rss_reta_entry64 reta[REFNIC_RSS_RETA_SIZE / RTE_ETH_RETA_GROUP_SIZE];
+	unsigned int i, j;
+
+	for (i = 0; i < RTE_DIM(reta); i++) {
+		reta[i].mask = UINT64_MAX;
+		for (j = 0; j < RTE_ETH_RETA_GROUP_SIZE; j++)
+			reta[i].reta[j] = q;
+	}
+	return rte_eth_dev_rss_reta_update(port_b, reta, REFNIC_RSS_RETA_SIZE);
+}
+
+/* Frames of several flows from A's TX queue q; their bytes added up. */
+static int
+qs_send(uint16_t q, uint64_t *bytes)
+{
+	static const uint8_t src[4] = { 10, 0, 0, 1 }, dst[4] = { 10, 0, 0, 2 };
+	struct rte_mbuf *m;
+	unsigned int i;
+
+	for (i = 0; i < QS_FRAMES * (q + 1u); i++) {
+		m = test_make_tcp_pkt(src, dst, false, 1000 + i, 80);
+		if (m == NULL)
+			return -ENOMEM;
+		*bytes += m->pkt_len;
+		if (test_tx_all_queue(port_a, q, &m, 1) != 1)
+			return -EIO;
+	}
+	return 0;
+}
+
+/* Receive n frames from any of B's queues, counting per queue. */
+static unsigned int
+qs_receive(unsigned int n, uint64_t pkts[], uint64_t bytes[])
+{
+	uint64_t deadline = rte_get_timer_cycles() + TEST_WAIT_S * rte_get_timer_hz();
+	struct rte_mbuf *rx[TEST_BURST];
+	unsigned int got = 0;
+	uint16_t q, i, k;
+
+	while (got < n && rte_get_timer_cycles() < deadline) {
+		for (q = 0; q < QS_QUEUES; q++) {
+			k = rte_eth_rx_burst(port_b, q, rx, TEST_BURST);
+			for (i = 0; i < k; i++) {
+				bytes[q] += rx[i]->pkt_len;
+				rte_pktmbuf_free(rx[i]);
+			}
+			pkts[q] += k;
+			got += k;
+		}
+	}
+	return got;
+}
+
+/* Each of the port's queue counters (ethdev's rx/tx_qN_* xstats) is pkts[q] and bytes[q]. */
+static int
+qs_check(uint16_t port, const char *dir, const uint64_t pkts[], const uint64_t bytes[])
+{
+	char name[64];
+	uint64_t p, b;
+	uint16_t q;
+
+	for (q = 0; q < QS_QUEUES; q++) {
+		snprintf(name, sizeof(name), "%s_q%u_packets", dir, q);
+		p = test_xstat(port, name);
+		snprintf(name, sizeof(name), "%s_q%u_bytes", dir, q);
+		b = test_xstat(port, name);
+		if (p != pkts[q] || b != bytes[q]) {
+			printf("    %s queue %u: %" PRIu64 " packets, %" PRIu64 " bytes; want %"
+			       PRIu64 ", %" PRIu64 "\n", dir, q, p, b, pkts[q], bytes[q]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Queue q of each end carries QS_FRAMES * (q + 1) frames (B's RSS table
+ * pointed at q for them): every queue's counters, as ethdev's rx/tx_qN_*
+ * xstats show them, are what the application sent and took there, exactly;
+ * a reset zeroes them.
+ */
+static int
+qs_run(const char *args_b)
+{
+	const struct rte_eth_conf rss = {
+		.rxmode = { .mq_mode = RTE_ETH_MQ_RX_RSS },
+		.rx_adv_conf = { .rss_conf = { .rss_hf = RTE_ETH_RSS_NONFRAG_IPV4_TCP } },
+	};
+	uint64_t tx_pkts[QS_QUEUES] = { 0 }, tx_bytes[QS_QUEUES] = { 0 };
+	uint64_t rx_pkts[QS_QUEUES] = { 0 }, rx_bytes[QS_QUEUES] = { 0 }, zero[QS_QUEUES] = { 0 };
+	uint16_t q;
+	int ret;
+
+	ret = test_port_create(LC_A, "cable=qstats", &port_a) |
+	      test_port_create(LC_B, args_b, &port_b);
+	if (ret == 0)
+		ret = test_port_setup(port_a, NULL, QS_QUEUES, 0, 0, NULL) |
+		      test_port_setup(port_b, &rss, QS_QUEUES, 0, 0, NULL);
+	for (q = 0; ret == 0 && q < QS_QUEUES; q++) {
+		tx_pkts[q] = QS_FRAMES * (q + 1u);
+		ret = qs_steer(q) | qs_send(q, &tx_bytes[q]);
+		if (ret == 0 && qs_receive(tx_pkts[q], rx_pkts, rx_bytes) != tx_pkts[q])
+			ret = -ETIMEDOUT;
+	}
+	if (ret == 0 && memcmp(rx_pkts, tx_pkts, sizeof(rx_pkts)) != 0) {
+		printf("    frames landed off the queue the RSS table named\n");
+		ret = -EINVAL;
+	}
+	if (ret == 0)
+		ret = qs_check(port_a, "tx", tx_pkts, tx_bytes) |
+		      qs_check(port_b, "rx", rx_pkts, rx_bytes);
+	if (ret == 0)
+		ret = rte_eth_stats_reset(port_b) | qs_check(port_b, "rx", zero, zero);
+	test_port_destroy(LC_B);
+	test_port_destroy(LC_A);
+	return ret;
+}
+
+/* With the device's counters (statistics DMA) and with the PMD's own. */
+static int
+test_queue_stats_counts(void)
+{
+	TEST_ASSERT_SUCCESS(qs_run("cable=qstats"), "with the device's counters");
+	TEST_ASSERT_SUCCESS(qs_run("cable=qstats,caps_off=stats_dma"), "with the PMD's own");
+	return TEST_SUCCESS;
+}
+
 /* Names and values line up by id; the doorbell count is the device's. */
 static int
 test_xstats_line_up(void)
@@ -187,6 +321,7 @@ const struct unit_test_suite refnic_lifecycle_suite = {
 	.cases = {
 		TEST_CASE(test_mbufs_return_on_stop_and_close),
 		TEST_CASE(test_stats_counts),
+		TEST_CASE(test_queue_stats_counts),
 		TEST_CASE(test_xstats_line_up),
 		TEST_CASE(test_dev_reset),
 		TEST_CASES_END()
