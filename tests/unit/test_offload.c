@@ -252,6 +252,60 @@ test_vlan_insert_and_strip(void)
 	return TEST_SUCCESS;
 }
 
+enum vlan_seen { VLAN_LOST, VLAN_STRIPPED, VLAN_IN_FRAME, VLAN_BROKEN };
+
+/* One frame tagged tci A -> B: how B's application sees the tag. */
+static enum vlan_seen
+vlan_crossing(uint16_t tci)
+{
+	struct rte_mbuf *m = l4_frame(false, IPPROTO_UDP, true, 1), *rx;
+	const struct rte_ether_hdr *eh;
+	const struct rte_vlan_hdr *vh;
+	enum vlan_seen seen = VLAN_BROKEN;
+	uint32_t len;
+
+	if (m == NULL)
+		return VLAN_LOST;
+	len = m->pkt_len;
+	m->ol_flags |= RTE_MBUF_F_TX_VLAN;
+	m->vlan_tci = tci;
+	rx = off_cross(m);
+	if (rx == NULL)
+		return VLAN_LOST;
+	eh = rte_pktmbuf_mtod(rx, const struct rte_ether_hdr *);
+	vh = (const struct rte_vlan_hdr *)(eh + 1);
+	if (rx->pkt_len == len && (rx->ol_flags & RTE_MBUF_F_RX_VLAN_STRIPPED) &&
+	    rx->vlan_tci == tci && eh->ether_type == rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4))
+		seen = VLAN_STRIPPED;
+	else if (rx->pkt_len == len + 4 && !(rx->ol_flags & RTE_MBUF_F_RX_VLAN_STRIPPED) &&
+		 eh->ether_type == rte_cpu_to_be_16(RTE_ETHER_TYPE_VLAN) &&
+		 vh->vlan_tci == rte_cpu_to_be_16(tci))
+		seen = VLAN_IN_FRAME;
+	rte_pktmbuf_free(rx);
+	return seen;
+}
+
+/*
+ * VLAN stripping switched on a started port with rte_eth_dev_set_vlan_offload():
+ * the next frame's tag is stripped into vlan_tci, and left in the frame once
+ * it is switched off again; the port reports the offload as it is.
+ */
+static int
+test_vlan_strip_switched_at_runtime(void)
+{
+	TEST_ASSERT_SUCCESS(test_port_start_offloads(port_a, 0, RTE_ETH_TX_OFFLOAD_VLAN_INSERT, 0), "");
+	TEST_ASSERT_SUCCESS(test_port_start_offloads(port_b, 0, 0, 0), "");
+	TEST_ASSERT_EQUAL(vlan_crossing(0x0101), VLAN_IN_FRAME, "before stripping is asked");
+	TEST_ASSERT_SUCCESS(rte_eth_dev_set_vlan_offload(port_b, RTE_ETH_VLAN_STRIP_OFFLOAD), "");
+	TEST_ASSERT_EQUAL(rte_eth_dev_get_vlan_offload(port_b) & RTE_ETH_VLAN_STRIP_OFFLOAD,
+			  RTE_ETH_VLAN_STRIP_OFFLOAD, "");
+	TEST_ASSERT_EQUAL(vlan_crossing(0x0102), VLAN_STRIPPED, "once switched on");
+	TEST_ASSERT_SUCCESS(rte_eth_dev_set_vlan_offload(port_b, 0), "");
+	TEST_ASSERT_EQUAL(rte_eth_dev_get_vlan_offload(port_b) & RTE_ETH_VLAN_STRIP_OFFLOAD, 0, "");
+	TEST_ASSERT_EQUAL(vlan_crossing(0x0103), VLAN_IN_FRAME, "once switched off");
+	return TEST_SUCCESS;
+}
+
 static int
 test_tx_prepare_refuses(void)
 {
@@ -287,6 +341,7 @@ const struct unit_test_suite refnic_offload_suite = {
 		TEST_CASE(test_tx_checksum_insertion),
 		TEST_CASE(test_rx_checksum_flags),
 		TEST_CASE(test_vlan_insert_and_strip),
+		TEST_CASE(test_vlan_strip_switched_at_runtime),
 		TEST_CASE(test_ptype_mask),
 		TEST_CASE(test_tx_prepare_refuses),
 		TEST_CASES_END()

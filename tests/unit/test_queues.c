@@ -169,6 +169,45 @@ test_deferred_start(void)
 	return TEST_SUCCESS;
 }
 
+/*
+ * A deferred TX queue stays stopped at port start: it sends nothing and
+ * rings no doorbell until started on its own, then its frames arrive.
+ */
+static int
+test_tx_deferred_start(void)
+{
+	struct rte_eth_txconf txconf = { .tx_deferred_start = 1 };
+	struct rte_eth_conf conf = { 0 };
+	struct rte_eth_txq_info info;
+	struct rte_mbuf *m, *rx;
+	uint64_t tx_db;
+
+	q_drain(port_b);
+	TEST_ASSERT_SUCCESS(rte_eth_dev_stop(port_a), "");
+	TEST_ASSERT_SUCCESS(rte_eth_dev_configure(port_a, 1, 1, &conf), "");
+	TEST_ASSERT_SUCCESS(rte_eth_rx_queue_setup(port_a, 0, TEST_RING_SIZE, SOCKET_ID_ANY,
+						   NULL, test_pool), "");
+	TEST_ASSERT_SUCCESS(rte_eth_tx_queue_setup(port_a, 0, TEST_RING_SIZE, SOCKET_ID_ANY,
+						   &txconf), "");
+	TEST_ASSERT_SUCCESS(rte_eth_dev_start(port_a), "");
+	TEST_ASSERT_SUCCESS(rte_eth_tx_queue_info_get(port_a, 0, &info), "");
+	TEST_ASSERT_EQUAL(info.queue_state, RTE_ETH_QUEUE_STATE_STOPPED, "deferred queue");
+	TEST_ASSERT_EQUAL(info.conf.tx_deferred_start, 1, "");
+	tx_db = test_xstat(port_a, "tx_doorbell_writes");
+	m = test_make_pkt(&mac_b, 64, 7, 1);
+	TEST_ASSERT_EQUAL(rte_eth_tx_burst(port_a, 0, &m, 1), 0, "a deferred queue sent");
+	TEST_ASSERT_EQUAL(test_xstat(port_a, "tx_doorbell_writes"), tx_db, "doorbell rung");
+	TEST_ASSERT_EQUAL(test_rx_wait_ms(port_b, &rx, 1, 100), 0, "a frame arrived");
+	TEST_ASSERT_SUCCESS(rte_eth_dev_tx_queue_start(port_a, 0), "");
+	TEST_ASSERT_SUCCESS(rte_eth_tx_queue_info_get(port_a, 0, &info), "");
+	TEST_ASSERT_EQUAL(info.queue_state, RTE_ETH_QUEUE_STATE_STARTED, "started");
+	TEST_ASSERT_EQUAL(test_tx_all(port_a, &m, 1), 1, "");
+	TEST_ASSERT_EQUAL(test_rx_wait(port_b, &rx, 1), 1, "");
+	TEST_ASSERT(test_pkt_matches(rx, &mac_b, 64, 7), "intact");
+	rte_pktmbuf_free(rx);
+	return TEST_SUCCESS;
+}
+
 /* RX descriptor status and queue count on an empty, a partly filled and a full ring. */
 static int
 test_rx_descriptor_status(void)
@@ -291,6 +330,7 @@ const struct unit_test_suite refnic_queues_suite = {
 		TEST_CASE(test_done_cleanup_and_stopped_queues),
 		TEST_CASE(test_bursts_on_stopped_queues),
 		TEST_CASE(test_deferred_start),
+		TEST_CASE(test_tx_deferred_start),
 		TEST_CASES_END()
 	},
 };
