@@ -235,6 +235,90 @@ out:
 	return ret;
 }
 
+/* Vector i's frame as UDP (the same ports, where UDP keeps them too). */
+static struct rte_mbuf *
+rss_udp_frame(unsigned int i)
+{
+	struct rte_mbuf *m = rss_frame(i);
+	uint8_t *l3;
+
+	if (m == NULL)
+		return NULL;
+	l3 = rte_pktmbuf_mtod_offset(m, uint8_t *, sizeof(struct rte_ether_hdr));
+	if (rss_vectors[i].v6)
+		((struct rte_ipv6_hdr *)l3)->proto = IPPROTO_UDP;
+	else
+		((struct rte_ipv4_hdr *)l3)->next_proto_id = IPPROTO_UDP;
+	return m;
+}
+
+/*
+ * RSS over UDP takes the ports as it does over TCP (Microsoft's 4-tuple
+ * vectors), over the addresses only once UDP is not asked; and a tagged
+ * frame the port does not strip is hashed on what follows its tag.
+ */
+static int
+test_rss_udp_and_vlan(void)
+{
+	uint64_t hf = RTE_ETH_RSS_IPV4 | RTE_ETH_RSS_NONFRAG_IPV4_UDP |
+		      RTE_ETH_RSS_IPV6 | RTE_ETH_RSS_NONFRAG_IPV6_UDP | RTE_ETH_RSS_NONFRAG_IPV4_TCP;
+	struct rte_eth_rss_conf rss_conf = { .rss_hf = RTE_ETH_RSS_IPV4 | RTE_ETH_RSS_IPV6 };
+	uint16_t a, b;
+	uint32_t hash;
+	bool has_hash;
+	unsigned int i;
+	int q, ret = TEST_FAILED;
+
+	TEST_ASSERT_SUCCESS(test_pair_create(CP_A, CP_B, &a, &b), "");
+	if (test_port_start_offloads(a, 0, RTE_ETH_TX_OFFLOAD_VLAN_INSERT, 0) != 0 ||
+	    rss_port_start(b, hf) != 0)
+		goto out;
+	for (i = 0; i < RTE_DIM(rss_vectors); i++) {
+		q = rss_send_frame(a, b, rss_udp_frame(i), &hash, &has_hash);
+		if (q < 0 || !has_hash || hash != rss_vectors[i].hash_tcp ||
+		    q != (int)(hash % RSS_QUEUES)) {
+			printf("    UDP vector %u: queue %d hash 0x%08x, want queue %u hash 0x%08x\n",
+			       i, q, hash, rss_vectors[i].hash_tcp % RSS_QUEUES,
+			       rss_vectors[i].hash_tcp);
+			goto out;
+		}
+	}
+	for (i = 0; i < RTE_DIM(rss_vectors); i++) {
+		struct rte_mbuf *m = rss_frame(i);
+
+		if (m != NULL) {
+			m->ol_flags |= RTE_MBUF_F_TX_VLAN;
+			m->vlan_tci = 42;
+		}
+		q = rss_send_frame(a, b, m, &hash, &has_hash);
+		if (!rss_vectors[i].v6 && (q < 0 || !has_hash || hash != rss_vectors[i].hash_tcp)) {
+			printf("    tagged TCP vector %u: queue %d hash 0x%08x, want 0x%08x\n",
+			       i, q, hash, rss_vectors[i].hash_tcp);
+			goto out;
+		}
+		/* IPv6 TCP is not asked: its addresses only. */
+		if (rss_vectors[i].v6 && (q < 0 || !has_hash || hash != rss_vectors[i].hash_ip)) {
+			printf("    tagged IPv6 vector %u: hash 0x%08x, want 0x%08x\n", i, hash,
+			       rss_vectors[i].hash_ip);
+			goto out;
+		}
+	}
+	if (rte_eth_dev_rss_hash_update(b, &rss_conf) != 0)
+		goto out;
+	for (i = 0; i < RTE_DIM(rss_vectors); i++) {
+		q = rss_send_frame(a, b, rss_udp_frame(i), &hash, &has_hash);
+		if (q < 0 || !has_hash || hash != rss_vectors[i].hash_ip) {
+			printf("    UDP vector %u, UDP not asked: hash 0x%08x, want 0x%08x\n", i,
+			       hash, rss_vectors[i].hash_ip);
+			goto out;
+		}
+	}
+	ret = TEST_SUCCESS;
+out:
+	test_pair_destroy(CP_A, CP_B);
+	return ret;
+}
+
 static int
 test_filters(void)
 {
@@ -366,6 +450,7 @@ const struct unit_test_suite refnic_rss_filters_suite = {
 	.name = "rss_filters",
 	.cases = {
 		TEST_CASE(test_rss),
+		TEST_CASE(test_rss_udp_and_vlan),
 		TEST_CASE(test_filters),
 		TEST_CASE(test_filter_edges),
 		TEST_CASES_END()
