@@ -163,6 +163,132 @@ test_rx_checksum_flags(void)
 	return TEST_SUCCESS;
 }
 
+enum csum_edge {
+	EDGE_V4_FIRST_FRAGMENT,		/* MF set */
+	EDGE_V4_FIRST_FRAGMENT_CORRUPT,
+	EDGE_V4_LATER_FRAGMENT,		/* a fragment offset */
+	EDGE_V4_UDP_NO_CSUM,		/* UDP checksum 0: none sent (RFC 768) */
+	EDGE_V6_UDP_ZERO_CSUM,		/* not allowed over IPv6 (RFC 8200) */
+	EDGE_V6_HOP_BY_HOP,		/* an extension header before TCP */
+	EDGE_V4_TAGGED,			/* a VLAN tag the port keeps */
+	EDGE_V4_TAGGED_CORRUPT,
+};
+
+/* An IPv6 TCP frame with an 8-byte hop-by-hop header (PadN) before TCP:
+ * the TCP checksum stays right (the pseudo-header is the same). */
+static struct rte_mbuf *
+v6_hop_by_hop_frame(void)
+{
+	const uint32_t l4 = sizeof(struct rte_ether_hdr) + sizeof(struct rte_ipv6_hdr);
+	static const uint8_t hbh[8] = { IPPROTO_TCP, 0, 1, 4, 0, 0, 0, 0 };
+	struct rte_mbuf *src = l4_frame(true, IPPROTO_TCP, true, 1), *m;
+	struct rte_ipv6_hdr *ip6;
+	uint8_t *p;
+
+	m = src != NULL ? rte_pktmbuf_alloc(test_pool) : NULL;
+	p = m != NULL ? (uint8_t *)rte_pktmbuf_append(m, src->pkt_len + sizeof(hbh)) : NULL;
+	if (p == NULL) {
+		rte_pktmbuf_free(src);
+		rte_pktmbuf_free(m);
+		return NULL;
+	}
+	memcpy(p, rte_pktmbuf_mtod(src, uint8_t *), l4);
+	memcpy(p + l4, hbh, sizeof(hbh));
+	memcpy(p + l4 + sizeof(hbh), rte_pktmbuf_mtod_offset(src, uint8_t *, l4), src->pkt_len - l4);
+	ip6 = (struct rte_ipv6_hdr *)(p + sizeof(struct rte_ether_hdr));
+	ip6->proto = IPPROTO_HOPOPTS;
+	ip6->payload_len = rte_cpu_to_be_16(rte_be_to_cpu_16(ip6->payload_len) + sizeof(hbh));
+	rte_pktmbuf_free(src);
+	return m;
+}
+
+static struct rte_mbuf *
+csum_edge_frame(enum csum_edge e)
+{
+	const uint32_t l3 = sizeof(struct rte_ether_hdr);
+	bool v6 = e == EDGE_V6_UDP_ZERO_CSUM;
+	uint8_t proto = e == EDGE_V4_UDP_NO_CSUM || e == EDGE_V6_UDP_ZERO_CSUM ||
+			e <= EDGE_V4_LATER_FRAGMENT ? IPPROTO_UDP : IPPROTO_TCP;
+	struct rte_mbuf *m = e == EDGE_V6_HOP_BY_HOP ? v6_hop_by_hop_frame() :
+			     l4_frame(v6, proto, true, 1);
+	struct rte_ipv4_hdr *ip;
+	struct rte_udp_hdr *udp;
+
+	if (m == NULL)
+		return NULL;
+	ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, l3);
+	udp = rte_pktmbuf_mtod_offset(m, struct rte_udp_hdr *,
+				      l3 + (v6 ? sizeof(struct rte_ipv6_hdr) : sizeof(*ip)));
+	switch (e) {
+	case EDGE_V4_FIRST_FRAGMENT:
+	case EDGE_V4_FIRST_FRAGMENT_CORRUPT:
+	case EDGE_V4_LATER_FRAGMENT:
+		ip->fragment_offset = rte_cpu_to_be_16(e == EDGE_V4_LATER_FRAGMENT ? 185 :
+						       RTE_IPV4_HDR_MF_FLAG);
+		ip->hdr_checksum = 0;
+		ip->hdr_checksum = rte_ipv4_cksum(ip);
+		break;
+	case EDGE_V4_UDP_NO_CSUM:
+	case EDGE_V6_UDP_ZERO_CSUM:
+		udp->dgram_cksum = 0;
+		break;
+	case EDGE_V4_TAGGED:
+	case EDGE_V4_TAGGED_CORRUPT:
+		m->ol_flags |= RTE_MBUF_F_TX_VLAN;
+		m->vlan_tci = 7;
+		break;
+	default:
+		break;
+	}
+	if (e == EDGE_V4_FIRST_FRAGMENT_CORRUPT || e == EDGE_V4_TAGGED_CORRUPT)
+		rte_pktmbuf_mtod(m, uint8_t *)[m->pkt_len - 1] ^= 0x5a;	/* payload */
+	return m;
+}
+
+/*
+ * The verdicts a NIC gives where a checksum cannot or need not be checked:
+ * no L4 verdict for an IPv4 fragment (good or corrupt), for UDP sent
+ * without a checksum over IPv4, or behind an IPv6 extension header the
+ * device does not walk; a zero UDP checksum over IPv6 is bad; a tagged
+ * frame is checked as an untagged one.
+ */
+static int
+test_rx_checksum_edge_cases(void)
+{
+	static const struct { enum csum_edge e; uint64_t want; uint32_t l4_ptype; } cases[] = {
+		{ EDGE_V4_FIRST_FRAGMENT, RTE_MBUF_F_RX_IP_CKSUM_GOOD, 0 },
+		{ EDGE_V4_FIRST_FRAGMENT_CORRUPT, RTE_MBUF_F_RX_IP_CKSUM_GOOD, 0 },
+		{ EDGE_V4_LATER_FRAGMENT, RTE_MBUF_F_RX_IP_CKSUM_GOOD, 0 },
+		{ EDGE_V4_UDP_NO_CSUM, RTE_MBUF_F_RX_IP_CKSUM_GOOD, RTE_PTYPE_L4_UDP },
+		{ EDGE_V6_UDP_ZERO_CSUM, RTE_MBUF_F_RX_L4_CKSUM_BAD, RTE_PTYPE_L4_UDP },
+		{ EDGE_V6_HOP_BY_HOP, 0, 0 },
+		{ EDGE_V4_TAGGED, RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD,
+		  RTE_PTYPE_L4_TCP },
+		{ EDGE_V4_TAGGED_CORRUPT, RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_BAD,
+		  RTE_PTYPE_L4_TCP },
+	};
+	const uint64_t mask = RTE_MBUF_F_RX_IP_CKSUM_MASK | RTE_MBUF_F_RX_L4_CKSUM_MASK;
+	unsigned int i;
+
+	TEST_ASSERT_SUCCESS(test_port_start_offloads(port_a, 0, RTE_ETH_TX_OFFLOAD_VLAN_INSERT, 0), "");
+	TEST_ASSERT_SUCCESS(test_port_start_offloads(port_b, RTE_ETH_RX_OFFLOAD_IPV4_CKSUM |
+				      RTE_ETH_RX_OFFLOAD_TCP_CKSUM |
+				      RTE_ETH_RX_OFFLOAD_UDP_CKSUM, 0, 0), "");
+	for (i = 0; i < RTE_DIM(cases); i++) {
+		struct rte_mbuf *rx = off_cross(csum_edge_frame(cases[i].e));
+		uint64_t got;
+		uint32_t l4;
+
+		TEST_ASSERT(rx != NULL, "case %u not received", i);
+		got = rx->ol_flags & mask;
+		l4 = rx->packet_type & RTE_PTYPE_L4_MASK;
+		rte_pktmbuf_free(rx);
+		TEST_ASSERT_EQUAL(got, cases[i].want, "case %u: checksum flags 0x%" PRIx64, i, got);
+		TEST_ASSERT_EQUAL(l4, cases[i].l4_ptype, "case %u: L4 packet type 0x%x", i, l4);
+	}
+	return TEST_SUCCESS;
+}
+
 /* B's packet type for one TCP/IPv6 frame from A; UINT32_MAX if none came. */
 static uint32_t
 ptype_of_cross(void)
@@ -340,6 +466,7 @@ const struct unit_test_suite refnic_offload_suite = {
 	.cases = {
 		TEST_CASE(test_tx_checksum_insertion),
 		TEST_CASE(test_rx_checksum_flags),
+		TEST_CASE(test_rx_checksum_edge_cases),
 		TEST_CASE(test_vlan_insert_and_strip),
 		TEST_CASE(test_vlan_strip_switched_at_runtime),
 		TEST_CASE(test_ptype_mask),
