@@ -1,6 +1,6 @@
 """DPDK's own example applications, unchanged, on refnic ports.
 
-skeleton (basicfwd), l2fwd, l3fwd-power, ip_reassembly, flow_filtering, rxtx_callbacks and ptpclient are built from Debian's dpdk-doc examples
+skeleton (basicfwd), l2fwd, l3fwd, l3fwd-power, ip_reassembly, flow_filtering, rxtx_callbacks and ptpclient are built from Debian's dpdk-doc examples
 (/usr/share/dpdk/examples) against the system DPDK with their own Makefiles
 (the -shared variant, which loads plugins), in a temporary directory, and run
 with the staged PMD (-d) on two refnic ports.
@@ -63,6 +63,10 @@ def build_example(build_dir, name, app):
     binary = os.path.join(dst, "build", app + "-shared")
     if not os.path.exists(binary):
         shutil.copytree(src, dst, dirs_exist_ok=True)
+        # l3fwd (and others) include ../common's headers.
+        common = os.path.join(EXAMPLES, "common")
+        if os.path.isdir(common):
+            shutil.copytree(common, os.path.join(build_dir, "common"), dirs_exist_ok=True)
         res = subprocess.run(["make", "-C", dst, "shared"], capture_output=True,
                              text=True, timeout=300)
         assert res.returncode == 0, "building %s failed:\n%s%s" % (name, res.stdout, res.stderr)
@@ -151,22 +155,22 @@ def app_macs(text):
     return macs
 
 
-def aim_at_app(tp, app):
-    """testpmd's links up, its mac forwarding addressed to the app's ports."""
+def aim_at_app(tp, app, fwd="mac"):
+    """testpmd's links up, its forwarding (mac unless told) addressed to the app's ports."""
     wait_links_up(tp)
     macs = app_macs(app.output())
     assert sorted(macs) == [0, 1], app.output()
     for port in (0, 1):
         tp.cmd("set eth-peer %d %s" % (port, macs[port]), check=True)
-    tp.cmd("set fwd mac", check=True)
+    tp.cmd("set fwd %s" % fwd, check=True)
 
 
-def loop_through(tp, app, ready):
+def loop_through(tp, app, ready, fwd="mac"):
     """Start the app, wait until it forwards, run traffic; testpmd's fwd stats."""
     app.start()
     try:
         app.wait_for(ready)
-        aim_at_app(tp, app)
+        aim_at_app(tp, app, fwd)
         tp.cmd("start tx_first", check=True)
         time.sleep(RUN_S)
         fwd = tp.stop()
@@ -335,6 +339,34 @@ def test_example_l2fwd_every_core_an_lcore_never_stops(build_dir, refnic_pmd, re
 
 
 L3FWD_POWER_WOKEN = re.compile(r"lcore 0 is waked up from rx interrupt on port (\d+) queue 0")
+
+
+# testpmd sends to 198.18.1.2, which l3fwd's default LPM table routes out
+# its port 1; 5tswap sends each frame back swapped (to 198.18.0.1: out port
+# 0) by testpmd's other port, so the loop crosses l3fwd both ways. l3fwd
+# addresses what it routes to its own --eth-dest, not testpmd's ports: it
+# runs promiscuous (-P) and so does testpmd, as by default.
+L3FWD_TESTPMD = ["--tx-ip=198.18.0.1,198.18.1.2"]
+L3FWD_ARGS = ["-p", "0x3", "-P", "--config=(0,0,0),(1,0,0)"]
+L3FWD_READY = r"L3FWD: entering main loop on lcore 0"
+L3FWD_ROUTES = r"LPM: Adding route 198\.18\.1\.0 / 24 \(1\)"
+
+
+def test_example_l3fwd_routes_both_ways(build_dir, refnic_pmd, refnic_testpmd):
+    """DPDK's l3fwd, unchanged (LPM, its default routes, RSS, Rx checksum
+    offloads and packet types asked of the ports), both refnic ports on one
+    lcore: the loop through it keeps going both ways. (No memif control:
+    l3fwd asks for Rx checksum offloads, which memif does not offer.)"""
+    binary = build_example(build_dir, "l3fwd", "l3fwd")
+    vdevs = cables()
+    tp = refnic_testpmd(vdevs, testpmd_args=L3FWD_TESTPMD)
+    app = Example(binary, vdevs, refnic_pmd, L3FWD_ARGS)
+    fwd = loop_through(tp, app, L3FWD_READY, fwd="5tswap")
+    out = app.output()
+    rc = app.stop()
+    assert re.search(L3FWD_ROUTES, out) and "cannot parse packet type" not in out, out[-3000:]
+    assert rc == 0 and "Bye..." in app.output(), (rc, app.output()[-2000:])
+    assert_forwarded(fwd)
 
 
 def test_example_l3fwd_power_sleeps_on_rx_interrupts(build_dir, refnic_pmd, refnic_testpmd):
