@@ -70,6 +70,31 @@ rss_send(uint16_t a, uint16_t b, unsigned int i, uint32_t *hash, bool *has_hash)
 	return rss_send_frame(a, b, rss_frame(i), hash, has_hash);
 }
 
+/*
+ * Every vector's frame (from frame()) lands with its hash, over the ports
+ * or over the addresses only, on queue hash % 4 (the default table).
+ */
+static bool
+rss_vectors_land(uint16_t a, uint16_t b, struct rte_mbuf *(*frame)(unsigned int), bool ports,
+		 const char *what)
+{
+	uint32_t hash, want;
+	bool has_hash;
+	unsigned int i;
+	int q;
+
+	for (i = 0; i < RTE_DIM(rss_vectors); i++) {
+		want = ports ? rss_vectors[i].hash_tcp : rss_vectors[i].hash_ip;
+		q = rss_send_frame(a, b, frame(i), &hash, &has_hash);
+		if (q < 0 || !has_hash || hash != want || q != (int)(want % RSS_QUEUES)) {
+			printf("    %s vector %u: queue %d hash 0x%08x, want queue %u hash 0x%08x\n",
+			       what, i, q, hash, want % RSS_QUEUES, want);
+			return false;
+		}
+	}
+	return true;
+}
+
 /* What RETA entry j is set to below: no pattern a hash % 4 would give. */
 static uint8_t
 rss_reta_entry(unsigned int j)
@@ -155,29 +180,14 @@ test_rss(void)
 	if (rss_port_start(a, hf_tcp) != 0 || rss_port_start(b, hf_tcp) != 0)
 		goto out;
 	/* IP + TCP hashing: the 4-tuple vectors, queue = RETA[hash % 128] = hash % 4. */
-	for (i = 0; i < RTE_DIM(rss_vectors); i++) {
-		q = rss_send(a, b, i, &hash, &has_hash);
-		if (q < 0 || !has_hash || hash != rss_vectors[i].hash_tcp ||
-		    q != (int)(hash % RSS_QUEUES)) {
-			printf("    vector %u: queue %d hash 0x%08x, want queue %u hash 0x%08x\n",
-			       i, q, hash, rss_vectors[i].hash_tcp % RSS_QUEUES,
-			       rss_vectors[i].hash_tcp);
-			goto out;
-		}
-	}
+	if (!rss_vectors_land(a, b, rss_frame, true, "TCP"))
+		goto out;
 	/* IP-only hashing: the 2-tuple vectors. */
 	rss_conf.rss_key = NULL;
 	rss_conf.rss_hf = RTE_ETH_RSS_IPV4 | RTE_ETH_RSS_IPV6;
-	if (rte_eth_dev_rss_hash_update(b, &rss_conf) != 0)
+	if (rte_eth_dev_rss_hash_update(b, &rss_conf) != 0 ||
+	    !rss_vectors_land(a, b, rss_frame, false, "IP-only"))
 		goto out;
-	for (i = 0; i < RTE_DIM(rss_vectors); i++) {
-		q = rss_send(a, b, i, &hash, &has_hash);
-		if (q < 0 || hash != rss_vectors[i].hash_ip) {
-			printf("    vector %u IP only: hash 0x%08x, want 0x%08x\n", i, hash,
-			       rss_vectors[i].hash_ip);
-			goto out;
-		}
-	}
 	/* A new key changes the hash to what DPDK's Toeplitz says for that key. */
 	for (i = 0; i < sizeof(key); i++)
 		key[i] = i * 7 + 1;
@@ -252,6 +262,19 @@ rss_udp_frame(unsigned int i)
 	return m;
 }
 
+/* Vector i's TCP frame, to be sent with a VLAN tag inserted. */
+static struct rte_mbuf *
+rss_tagged_frame(unsigned int i)
+{
+	struct rte_mbuf *m = rss_frame(i);
+
+	if (m != NULL) {
+		m->ol_flags |= RTE_MBUF_F_TX_VLAN;
+		m->vlan_tci = 42;
+	}
+	return m;
+}
+
 /*
  * RSS over UDP takes the ports as it does over TCP (Microsoft's 4-tuple
  * vectors), over the addresses only once UDP is not asked; and a tagged
@@ -260,61 +283,20 @@ rss_udp_frame(unsigned int i)
 static int
 test_rss_udp_and_vlan(void)
 {
-	uint64_t hf = RTE_ETH_RSS_IPV4 | RTE_ETH_RSS_NONFRAG_IPV4_UDP |
-		      RTE_ETH_RSS_IPV6 | RTE_ETH_RSS_NONFRAG_IPV6_UDP | RTE_ETH_RSS_NONFRAG_IPV4_TCP;
+	uint64_t hf = RTE_ETH_RSS_IPV4 | RTE_ETH_RSS_NONFRAG_IPV4_UDP | RTE_ETH_RSS_NONFRAG_IPV4_TCP |
+		      RTE_ETH_RSS_IPV6 | RTE_ETH_RSS_NONFRAG_IPV6_UDP | RTE_ETH_RSS_NONFRAG_IPV6_TCP;
 	struct rte_eth_rss_conf rss_conf = { .rss_hf = RTE_ETH_RSS_IPV4 | RTE_ETH_RSS_IPV6 };
 	uint16_t a, b;
-	uint32_t hash;
-	bool has_hash;
-	unsigned int i;
-	int q, ret = TEST_FAILED;
+	int ret = TEST_FAILED;
 
 	TEST_ASSERT_SUCCESS(test_pair_create(CP_A, CP_B, &a, &b), "");
-	if (test_port_start_offloads(a, 0, RTE_ETH_TX_OFFLOAD_VLAN_INSERT, 0) != 0 ||
-	    rss_port_start(b, hf) != 0)
-		goto out;
-	for (i = 0; i < RTE_DIM(rss_vectors); i++) {
-		q = rss_send_frame(a, b, rss_udp_frame(i), &hash, &has_hash);
-		if (q < 0 || !has_hash || hash != rss_vectors[i].hash_tcp ||
-		    q != (int)(hash % RSS_QUEUES)) {
-			printf("    UDP vector %u: queue %d hash 0x%08x, want queue %u hash 0x%08x\n",
-			       i, q, hash, rss_vectors[i].hash_tcp % RSS_QUEUES,
-			       rss_vectors[i].hash_tcp);
-			goto out;
-		}
-	}
-	for (i = 0; i < RTE_DIM(rss_vectors); i++) {
-		struct rte_mbuf *m = rss_frame(i);
-
-		if (m != NULL) {
-			m->ol_flags |= RTE_MBUF_F_TX_VLAN;
-			m->vlan_tci = 42;
-		}
-		q = rss_send_frame(a, b, m, &hash, &has_hash);
-		if (!rss_vectors[i].v6 && (q < 0 || !has_hash || hash != rss_vectors[i].hash_tcp)) {
-			printf("    tagged TCP vector %u: queue %d hash 0x%08x, want 0x%08x\n",
-			       i, q, hash, rss_vectors[i].hash_tcp);
-			goto out;
-		}
-		/* IPv6 TCP is not asked: its addresses only. */
-		if (rss_vectors[i].v6 && (q < 0 || !has_hash || hash != rss_vectors[i].hash_ip)) {
-			printf("    tagged IPv6 vector %u: hash 0x%08x, want 0x%08x\n", i, hash,
-			       rss_vectors[i].hash_ip);
-			goto out;
-		}
-	}
-	if (rte_eth_dev_rss_hash_update(b, &rss_conf) != 0)
-		goto out;
-	for (i = 0; i < RTE_DIM(rss_vectors); i++) {
-		q = rss_send_frame(a, b, rss_udp_frame(i), &hash, &has_hash);
-		if (q < 0 || !has_hash || hash != rss_vectors[i].hash_ip) {
-			printf("    UDP vector %u, UDP not asked: hash 0x%08x, want 0x%08x\n", i,
-			       hash, rss_vectors[i].hash_ip);
-			goto out;
-		}
-	}
-	ret = TEST_SUCCESS;
-out:
+	if (test_port_start_offloads(a, 0, RTE_ETH_TX_OFFLOAD_VLAN_INSERT, 0) == 0 &&
+	    rss_port_start(b, hf) == 0 &&
+	    rss_vectors_land(a, b, rss_udp_frame, true, "UDP") &&
+	    rss_vectors_land(a, b, rss_tagged_frame, true, "tagged TCP") &&
+	    rte_eth_dev_rss_hash_update(b, &rss_conf) == 0 &&
+	    rss_vectors_land(a, b, rss_udp_frame, false, "UDP not asked:"))
+		ret = TEST_SUCCESS;
 	test_pair_destroy(CP_A, CP_B);
 	return ret;
 }
