@@ -160,6 +160,54 @@ out:
 }
 
 /*
+ * A device without an event queue (caps_off=aeq) tells no one it failed:
+ * the next admin command finds the fatal state while it polls for its
+ * completion and fails at once with -EIO (not after the admin timeout,
+ * -ETIMEDOUT), logging the device's fatal code; the port then says
+ * INTR_RESET, and rte_eth_dev_reset() brings it back.
+ */
+static int
+test_fatal_found_by_polling(void)
+{
+	static const struct test_pair_conf no_aeq = {
+		.name_a = CP_A, .name_b = CP_B, .args_a = "profile=ideal,caps_off=aeq",
+		.args_b = "profile=ideal",
+	};
+	static const enum rte_eth_event_type reset[] = { RTE_ETH_EVENT_INTR_RESET };
+	struct rte_ether_addr mac, extra = {{ 0x02, 0, 0, 0, 0x56, 0x78 }};
+	char log[4096];
+	FILE *capture;
+	uint16_t a, b;
+	int ret = TEST_FAILED, added;
+
+	TEST_ASSERT_SUCCESS(test_pair_probe(&no_aeq, &a, &b), "");
+	recovery_log_start(a, true);
+	if (test_pair_start(&no_aeq, a, b, &mac) != 0 || rte_eth_dev_stop(a) != 0)
+		goto out;
+	refnic_emu_inject_fatal(refnic_emu_lookup(CP_A));
+	rte_delay_us_sleep(50000);
+	if (__atomic_load_n(&recovery_log.n, __ATOMIC_ACQUIRE) != 0) {
+		printf("    an event came from a device without an event queue\n");
+		goto out;
+	}
+	capture = test_log_capture_start(log, sizeof(log));
+	added = rte_eth_dev_mac_addr_add(a, &extra, 0);
+	test_log_capture_stop(capture);
+	if (added != -EIO || test_log_count(log, "device fatal error (code", NULL) != 1) {
+		printf("    an address added on a failed device: %d, log:\n%s", added, log);
+		goto out;
+	}
+	if (!recovery_log_is(reset, RTE_DIM(reset)) || rte_eth_dev_start(a) != -EIO) {
+		printf("    a failed port must say INTR_RESET and refuse to start with -EIO\n");
+		goto out;
+	}
+	if (reset_port_and_send(a, b, &mac, 6))
+		ret = TEST_SUCCESS;
+out:
+	return recovery_case_end(a, ret);
+}
+
+/*
  * A device that comes back from its reset without an offload the port runs
  * with (a firmware downgrade: no TX checksums) is not handed the old
  * configuration: ERR_RECOVERING, RECOVERY_FAILED, the log says what it
@@ -622,6 +670,7 @@ const struct unit_test_suite refnic_recovery_suite = {
 	.name = "recovery",
 	.cases = {
 		TEST_CASE(test_fatal_on_stopped_port_then_reset),
+		TEST_CASE(test_fatal_found_by_polling),
 		TEST_CASE(test_recovery_refuses_what_the_device_lost),
 		TEST_CASE(test_fatal_recovers_with_configuration),
 		TEST_CASE(test_queue_error_recovers),
