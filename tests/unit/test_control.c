@@ -188,6 +188,53 @@ test_reset_failure(void)
 	return TEST_SUCCESS;
 }
 
+#define EVERY_N	40	/* fault_admin_timeout=every:N below */
+
+/*
+ * fault_admin_timeout's counted forms, as users type them: any:1 loses the
+ * device's first command (IDENTIFY): the probe fails, nothing is left.
+ * every:40 loses the 40th command the device fetches after its reset: 39
+ * answer (the probe's, then an address added and removed in turn), the
+ * 40th fails with -ETIMEDOUT, and the port comes back with a reset.
+ */
+static int
+test_admin_timeout_any_and_every(void)
+{
+	struct rte_ether_addr extra = {{ 0x02, 0, 0, 0, 0x9a, 0xbc }};
+	struct refnic_hw_stats hw;
+	unsigned int answered = 0;
+	uint64_t before;
+	uint16_t port;
+	int ret = 0, lost;
+
+	TEST_ASSERT(test_port_create(CP_A, "fault_admin_timeout=any:1", &port) != 0,
+		    "a device that lost its first command was probed");
+	rte_vdev_uninit(CP_A);
+	TEST_ASSERT(refnic_emu_lookup(CP_A) == NULL, "device left behind");
+
+	TEST_ASSERT_SUCCESS(test_port_create(CP_A, "fault_admin_timeout=every:40", &port), "");
+	test_hw_stats(CP_A, &hw);
+	before = hw.admin_commands;
+	while (ret == 0 && before + answered < 2 * EVERY_N) {
+		ret = answered % 2 == 0 ? rte_eth_dev_mac_addr_add(port, &extra, 0) :
+					  rte_eth_dev_mac_addr_remove(port, &extra);
+		answered += ret == 0;
+	}
+	test_hw_stats(CP_A, &hw);
+	lost = ret;
+	ret = rte_eth_dev_reset(port);
+	if (ret == 0)
+		ret = answered % 2 == 0 ? rte_eth_dev_mac_addr_add(port, &extra, 0) :
+					  rte_eth_dev_mac_addr_remove(port, &extra);
+	test_port_destroy(CP_A);
+	TEST_ASSERT_EQUAL(lost, -ETIMEDOUT, "the lost command");
+	TEST_ASSERT_EQUAL(before + answered, EVERY_N - 1,
+			  "%" PRIu64 " commands at probe, %u after, then one lost", before, answered);
+	TEST_ASSERT_EQUAL(hw.admin_commands, EVERY_N - 1, "the device completed more");
+	TEST_ASSERT_SUCCESS(ret, "the port did not come back with a reset");
+	return TEST_SUCCESS;
+}
+
 static unsigned int lsc_events[RTE_MAX_ETHPORTS];
 
 static int
@@ -539,6 +586,7 @@ const struct unit_test_suite refnic_control_suite = {
 		TEST_CASE(test_poll_policies_bounded),
 		TEST_CASE(test_admin_timeout_then_reset),
 		TEST_CASE(test_reset_failure),
+		TEST_CASE(test_admin_timeout_any_and_every),
 		TEST_CASE(test_stats_consistent_under_concurrency),
 		TEST_CASE(test_control_calls_during_inline_traffic),
 		TEST_CASE(test_lsc_on_unplug_replug),
