@@ -213,6 +213,18 @@ run_once_suites() {
 		run_suite "unit-data-path-$devargs" env REFNIC_TEST_DEVARGS="$devargs" \
 			timeout 600 "$REFNIC_BUILD/tests/refnic-unit-test" -- datapath offload queues intr tso timesync
 	done
+	# With IOVA as PA (bare metal with igb_uio, or VFIO without an IOMMU):
+	# the device translates through DPDK's memory segments and its page
+	# cache, which IOVA as VA never enters. Hugepages and root needed.
+	if refnic_hugepages 128; then
+		run_suite unit-data-path-iova-pa timeout 600 "$REFNIC_BUILD/tests/refnic-unit-test" \
+			-m 256 --iova-mode=pa --no-pci --no-shconf --no-telemetry \
+			--file-prefix=refnic-iova-pa --log-level='pmd.net.refnic.*:error' -- \
+			datapath offload tso witness
+	else
+		echo "FAIL unit-data-path-iova-pa: no hugepages for IOVA as PA"
+		failed=$((failed + 1))
+	fi
 	# Scalar, SSE and AVX2 compared again with RX completions written back.
 	run_suite unit-vector-rx_wb=on env REFNIC_TEST_DEVARGS=rx_wb=on \
 		timeout 600 "$REFNIC_BUILD/tests/refnic-unit-test" -- vector

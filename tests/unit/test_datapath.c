@@ -393,6 +393,35 @@ test_mixed_burst_keeps_order(void)
 	return TEST_SUCCESS;
 }
 
+/* rte_memseg_walk_thread_unsafe(): the first segment whose next IOVA is not DPDK's. */
+static int
+dma_end_find(const struct rte_memseg_list *msl __rte_unused, const struct rte_memseg *ms,
+	     void *arg)
+{
+	rte_iova_t next = ms->iova + ms->len;
+
+	if (ms->iova == RTE_BAD_IOVA || rte_mem_iova2virt(next) != NULL)
+		return 0;
+	*(rte_iova_t *)arg = next;
+	return 1;
+}
+
+/*
+ * Where DPDK's memory ends as the device sees it: with IOVA as VA the end
+ * of the mbufs' memory list; with IOVA as PA the end of a physical segment
+ * no other of DPDK's follows. 0 if none.
+ */
+static rte_iova_t
+dma_memory_end(const struct rte_mbuf *m)
+{
+	const struct rte_memseg_list *msl = rte_mem_virt2memseg_list(m->buf_addr);
+	rte_iova_t end = 0;
+
+	if (rte_eal_iova_mode() == RTE_IOVA_VA)
+		return msl != NULL ? (uintptr_t)msl->base_va + msl->len : 0;
+	return rte_memseg_walk_thread_unsafe(dma_end_find, &end) == 1 ? end : 0;
+}
+
 /*
  * A frame that runs past the end of DPDK's memory is a DMA error even
  * right after one read from that memory's last page in the same pass: the
@@ -406,20 +435,13 @@ test_dma_past_memory_end(void)
 	/* Longer than a push line carries: the device reads them by DMA. */
 	struct rte_mbuf *m[2] = { test_make_pkt(&mac_b, 300, 1, 1),
 				  test_make_pkt(&mac_b, 300, 2, 1) };
-	const struct rte_memseg_list *msl;
 	struct rte_mbuf *rx[4];
-	rte_iova_t good[2];
-	uintptr_t end;
+	rte_iova_t good[2], end;
 	uint16_t n;
 
 	TEST_ASSERT(m[0] != NULL && m[1] != NULL, "");
-	msl = rte_mem_virt2memseg_list(m[0]->buf_addr);
-	TEST_ASSERT(msl != NULL, "");
-	if (rte_eal_iova_mode() != RTE_IOVA_VA) {
-		rte_pktmbuf_free_bulk(m, 2);
-		return TEST_SKIPPED;	/* the end's IOVA is its address only then */
-	}
-	end = (uintptr_t)msl->base_va + msl->len;
+	end = dma_memory_end(m[0]);
+	TEST_ASSERT(end != 0, "no end of DPDK's memory found");
 	good[0] = m[0]->buf_iova;
 	good[1] = m[1]->buf_iova;
 	/* The first inside the last page, the second 32 bytes short of its end. */
