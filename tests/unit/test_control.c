@@ -235,6 +235,40 @@ test_admin_timeout_any_and_every(void)
 	return TEST_SUCCESS;
 }
 
+/* What a port's device charged by design for its probe: admin commands and resets. */
+static uint64_t
+probe_charged_us(const char *args)
+{
+	struct refnic_hw_stats hw;
+	uint16_t port;
+
+	if (test_port_create(CP_A, args, &port) != 0)
+		return UINT64_MAX;
+	test_hw_stats(CP_A, &hw);
+	test_port_destroy(CP_A);
+	return hw.control_latency_us;
+}
+
+/*
+ * admin_latency_pct scales what each admin command takes by design, not
+ * what a reset takes: the same probe on the baremetal profile is charged
+ * its resets at 0%, and 3 times as much for its commands at 300% as at 100%.
+ */
+static int
+test_admin_latency_pct(void)
+{
+	uint64_t resets = probe_charged_us("profile=baremetal,admin_latency_pct=0");
+	uint64_t at100 = probe_charged_us("profile=baremetal");
+	uint64_t at300 = probe_charged_us("profile=baremetal,admin_latency_pct=300");
+
+	TEST_ASSERT(resets != 0 && at100 != UINT64_MAX && at300 != UINT64_MAX && at100 > resets,
+		    "charged %" PRIu64 " us at 0%%, %" PRIu64 " us at 100%%", resets, at100);
+	TEST_ASSERT_EQUAL(at300 - resets, 3 * (at100 - resets),
+			  "commands at 300%%: %" PRIu64 " us, at 100%%: %" PRIu64 " us",
+			  at300 - resets, at100 - resets);
+	return TEST_SUCCESS;
+}
+
 static unsigned int lsc_events[RTE_MAX_ETHPORTS];
 
 static int
@@ -587,6 +621,7 @@ const struct unit_test_suite refnic_control_suite = {
 		TEST_CASE(test_admin_timeout_then_reset),
 		TEST_CASE(test_reset_failure),
 		TEST_CASE(test_admin_timeout_any_and_every),
+		TEST_CASE(test_admin_latency_pct),
 		TEST_CASE(test_stats_consistent_under_concurrency),
 		TEST_CASE(test_control_calls_during_inline_traffic),
 		TEST_CASE(test_lsc_on_unplug_replug),
