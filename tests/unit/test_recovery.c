@@ -12,6 +12,8 @@
 
 #include <pthread.h>
 
+#include <rte_mempool.h>
+
 #include "test_common.h"
 
 #define CP_A	"net_refnic_cp0"
@@ -205,6 +207,73 @@ test_fatal_found_by_polling(void)
 		ret = TEST_SUCCESS;
 out:
 	return recovery_case_end(a, ret);
+}
+
+/*
+ * A stop the device does not confirm (its QUEUE_DESTROY lost): the PMD
+ * cannot know the device stopped writing, so it resets the device before
+ * it frees a buffer. Reset done, every buffer of A's rings is back, the
+ * port is failed (start refused) until rte_eth_dev_reset(). If that reset
+ * never finishes either, the buffers are kept, not freed under a device
+ * that may write them, until a reset goes through.
+ */
+static int
+unconfirmed_stop(bool reset_fails)
+{
+	struct refnic_emu_faults faults = {
+		.admin_timeout_opcode = REFNIC_ADMIN_QUEUE_DESTROY, .admin_timeout_times = 1,
+		.reset_fail_times = reset_fails ? 1 : 0,
+	};
+	unsigned int none, started, after_stop, after_reset;
+	struct rte_ether_addr mac;
+	uint16_t a, b;
+	int ret = TEST_FAILED;
+
+	TEST_ASSERT_SUCCESS(test_pair_probe(&cp_pair, &a, &b), "");
+	recovery_log_start(a, true);
+	/* Counted with B stopped: then only A's rings hold mbufs. */
+	if (test_pair_start(&cp_pair, a, b, &mac) != 0 || rte_eth_dev_stop(a) != 0 ||
+	    rte_eth_dev_stop(b) != 0)
+		goto out;
+	none = rte_mempool_in_use_count(test_pool);
+	if (rte_eth_dev_start(a) != 0)
+		goto out;
+	started = rte_mempool_in_use_count(test_pool);
+	refnic_emu_set_faults(refnic_emu_lookup(CP_A), &faults);
+	rte_eth_dev_stop(a);
+	after_stop = rte_mempool_in_use_count(test_pool);
+	if (started == none || after_stop != (reset_fails ? started : none) ||
+	    rte_eth_dev_start(a) != -EIO) {
+		printf("    after the unconfirmed stop: %u mbufs in use (none %u, started %u), "
+		       "the port %s\n", after_stop, none, started,
+		       rte_eth_dev_start(a) == -EIO ? "failed" : "not failed");
+		goto out;
+	}
+	if (rte_eth_dev_start(b) != 0 || !reset_port_and_send(a, b, &mac, 7))
+		goto out;
+	rte_eth_dev_stop(a);
+	rte_eth_dev_stop(b);
+	after_reset = rte_mempool_in_use_count(test_pool);
+	if (after_reset != none) {
+		printf("    after the reset, both stopped: %u mbufs in use, %u before\n",
+		       after_reset, none);
+		goto out;
+	}
+	ret = TEST_SUCCESS;
+out:
+	return recovery_case_end(a, ret);
+}
+
+static int
+test_unconfirmed_stop(void)
+{
+	return unconfirmed_stop(false);
+}
+
+static int
+test_unconfirmed_stop_and_failed_reset(void)
+{
+	return unconfirmed_stop(true);
 }
 
 /*
@@ -671,6 +740,8 @@ const struct unit_test_suite refnic_recovery_suite = {
 	.cases = {
 		TEST_CASE(test_fatal_on_stopped_port_then_reset),
 		TEST_CASE(test_fatal_found_by_polling),
+		TEST_CASE(test_unconfirmed_stop),
+		TEST_CASE(test_unconfirmed_stop_and_failed_reset),
 		TEST_CASE(test_recovery_refuses_what_the_device_lost),
 		TEST_CASE(test_fatal_recovers_with_configuration),
 		TEST_CASE(test_queue_error_recovers),
