@@ -25,9 +25,7 @@
 
 #include "refnic_emu_cable.h"
 #include "refnic_emu_cable_kinds.h"
-#include "refnic_emu_parse.h"
-#include "refnic_emu_priv.h"
-#include "refnic_emu_queue.h"
+#include "refnic_emu_cable_services.h"
 
 #define TAP_RX_BUDGET	32	/* frames per engine pass */
 
@@ -90,9 +88,9 @@ tap_rx_service(struct refnic_emu_cable *c, struct refnic_emu *emu, uint64_t now 
 		f.seg[0] = tc->buf;
 		f.seg_len[0] = len;
 		/* Copied into posted buffers here: the buffer is free again. */
-		refnic_emu_rx_frame(emu, &f, &batch);
+		refnic_emu_svc_rx_frame(emu, &f, &batch);
 	}
-	refnic_emu_rx_batch_end(&batch);
+	refnic_emu_svc_rx_batch_end(&batch);
 	return n;
 }
 
@@ -106,7 +104,7 @@ static void
 tap_set_plugged(struct refnic_emu_cable *c, struct refnic_emu *emu, bool plugged)
 {
 	((struct tap_cable *)c)->unplugged = !plugged;
-	refnic_emu_update_link(emu);
+	refnic_emu_svc_update_link(emu);
 }
 
 /* Frames from the kernel make the fd readable: that wakes the engine. */

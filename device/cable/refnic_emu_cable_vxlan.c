@@ -45,10 +45,8 @@
 
 #include "refnic_emu_cable.h"
 #include "refnic_emu_cable_kinds.h"
+#include "refnic_emu_cable_services.h"
 #include "refnic_emu_cable_vxlan.h"
-#include "refnic_emu_parse.h"
-#include "refnic_emu_priv.h"
-#include "refnic_emu_queue.h"
 
 #define VXLAN_BURST		32	/* datagrams per sendmmsg/recvmmsg */
 #define VXLAN_UDP_HLEN		8
@@ -178,7 +176,7 @@ vxlan_source_port(const uint8_t *fr, uint32_t len)
 
 	if (len < EMU_ETH_HLEN)
 		return REFNIC_VXLAN_SPORT_BASE;
-	refnic_emu_parse(fr, len, &h);
+	refnic_emu_svc_parse(fr, len, &h);
 	if (h.ip_version == 0) {
 		memcpy(key, fr, EMU_ETH_HLEN);
 		key_len = EMU_ETH_HLEN;
@@ -364,9 +362,9 @@ vxlan_rx_service(struct refnic_emu_cable *c, struct refnic_emu *emu, uint64_t no
 		f.seg[0] = vc->rx.buf[i] + REFNIC_VXLAN_HLEN;
 		f.seg_len[0] = f.len;
 		/* Copied into posted buffers here: the slot is free again. */
-		refnic_emu_rx_frame(emu, &f, &batch);
+		refnic_emu_svc_rx_frame(emu, &f, &batch);
 	}
-	refnic_emu_rx_batch_end(&batch);
+	refnic_emu_svc_rx_batch_end(&batch);
 	return n > 0 ? n : 0;
 }
 
@@ -380,7 +378,7 @@ static void
 vxlan_set_plugged(struct refnic_emu_cable *c, struct refnic_emu *emu, bool plugged)
 {
 	((struct vxlan_cable *)c)->unplugged = !plugged;
-	refnic_emu_update_link(emu);
+	refnic_emu_svc_update_link(emu);
 }
 
 /* Datagrams make the socket readable: that wakes the engine. */
