@@ -27,6 +27,50 @@
 #include "refnic_emu_parse.h"
 #include "refnic_emu_priv.h"
 
+/* --- the device's state, counters and queues, as a cable reads them --- */
+
+/* This thread's counters of emu (its shard): per frame, one load. */
+static inline struct refnic_hw_stats *
+refnic_emu_svc_stats(struct refnic_emu *emu)
+{
+	return emu_stats(emu);
+}
+
+/* This thread's shard of emu (its DMA page cache, its path counts). */
+static inline struct refnic_emu_shard *
+refnic_emu_svc_shard(struct refnic_emu *emu)
+{
+	return emu_shard(emu);
+}
+
+/* emu's state (enum refnic_hw_state), as any thread reads it. */
+static inline enum refnic_hw_state
+refnic_emu_svc_state(const struct refnic_emu *emu)
+{
+	return emu_state(emu);
+}
+
+/* The last TAIL the driver wrote to RX queue qid's doorbell. */
+static inline uint32_t
+refnic_emu_svc_rx_tail(const struct refnic_emu *emu, uint16_t qid)
+{
+	return emu_db_tail(&emu->rxdb[qid]);
+}
+
+/* Bytes at an RX queue's cq_iova (its completions, then its stamps). */
+static inline uint64_t
+refnic_emu_svc_rxq_cq_len(uint16_t size, bool wb, bool stamped)
+{
+	return refnic_emu_rxq_cq_len(size, wb, stamped);
+}
+
+/* Lay out an RX queue whose ring is mapped: completions, stamps, phases. */
+static inline void
+refnic_emu_svc_rxq_layout(struct refnic_emu_rxq *rxq, void *cq_area, bool wb, bool stamped)
+{
+	refnic_emu_rxq_layout(rxq, cq_area, wb, stamped);
+}
+
 /* --- receiving: frames a cable brings to a port (hot path) ------------- */
 
 /* Deliver one frame to emu's RX, as if its wire brought it; false: dropped. */

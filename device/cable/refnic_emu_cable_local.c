@@ -55,7 +55,7 @@ local_tx(struct refnic_emu_cable *c, struct refnic_emu *emu, const struct refnic
 	struct refnic_emu *peer = local_peer((struct local_cable *)c, emu);
 
 	if (peer == NULL)
-		emu_stats(emu)->cable_tx_dropped++;
+		refnic_emu_svc_stats(emu)->cable_tx_dropped++;
 	else
 		refnic_emu_svc_rx_frame(peer, f, b);
 }
@@ -68,7 +68,7 @@ local_tx_plain(struct refnic_emu_cable *c, struct refnic_emu *emu,
 	struct refnic_emu *peer = local_peer((struct local_cable *)c, emu);
 
 	if (peer == NULL)
-		emu_stats(emu)->cable_tx_dropped += n;
+		refnic_emu_svc_stats(emu)->cable_tx_dropped += n;
 	else
 		refnic_emu_svc_rx_plain(peer, pf, n, b);
 }

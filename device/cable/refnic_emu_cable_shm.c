@@ -175,7 +175,7 @@ shm_tx(struct refnic_emu_cable *c, struct refnic_emu *emu, const struct refnic_f
 	if (b->view == NULL)
 		b->view = shm_view_hold(sc);
 	if (b->view == NULL || !shm_link_up(c, emu) || f->len > REFNIC_MAX_FRAME_LEN) {
-		emu_stats(emu)->cable_tx_dropped++;
+		refnic_emu_svc_stats(emu)->cable_tx_dropped++;
 		return;
 	}
 	/* The far end's device counts what it does not take. */

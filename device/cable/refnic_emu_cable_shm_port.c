@@ -160,7 +160,7 @@ static void
 config_snapshot(const struct refnic_emu *emu, struct shm_rx_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
-	cfg->state = emu_state(emu);
+	cfg->state = refnic_emu_svc_state(emu);
 	cfg->phy_down = emu->phy_down;
 	cfg->nb_queues = emu->params.max_queues;
 	cfg->mtu = emu->mtu;
@@ -260,7 +260,7 @@ refnic_emu_cable_shm_rxq_publish(struct refnic_emu *emu, uint16_t qid)
 	q->mem_gen = sc->port->mem_gen;
 	q->ring_iova = rxq->ring_iova;
 	q->cq_iova = rxq->cq_iova;
-	q->tail = emu_db_tail(&emu->rxdb[qid]);
+	q->tail = refnic_emu_svc_rx_tail(emu, qid);
 	q->head = 0;
 	q->phase = REFNIC_PHASE_BIT;
 	q->error = 0;
@@ -298,7 +298,7 @@ refnic_emu_cable_shm_rx_tail(struct refnic_emu *emu, uint16_t qid)
 {
 	struct shm_cable *sc = emu_shm(emu);
 
-	__atomic_store_n(&sc->port->q[qid].tail, emu_db_tail(&emu->rxdb[qid]), __ATOMIC_RELEASE);
+	__atomic_store_n(&sc->port->q[qid].tail, refnic_emu_svc_rx_tail(emu, qid), __ATOMIC_RELEASE);
 }
 
 uint16_t
@@ -500,16 +500,16 @@ view_rxq_sync(struct shm_view *sv, const struct shm_rxq *q, uint16_t qid, uint32
 	/* Stamped: the receiver's clock (the view's, mapped from the far
 	 * end's BAR memzone) writes them. */
 	stamped = q->stamps && v->clock != NULL;
-	cq_len = refnic_emu_rxq_cq_len(size, wb, stamped);
+	cq_len = refnic_emu_svc_rxq_cq_len(size, wb, stamped);
 	cq_area = cq_len != 0 ? refnic_emu_cable_shm_view_map(sv, cq_iova, cq_len, NULL, NULL) : NULL;
 	if (rxq->ring == NULL || (cq_len != 0 && cq_area == NULL)) {
-		emu_stats(v)->dma_errors++;
+		refnic_emu_svc_stats(v)->dma_errors++;
 		EMU_LOG(ERR, "%s: RX queue %u rings outside the memory it handed over",
 			v->name, qid);
 		return;
 	}
 	rxq->size = size;
-	refnic_emu_rxq_layout(rxq, cq_area, wb, stamped);
+	refnic_emu_svc_rxq_layout(rxq, cq_area, wb, stamped);
 	rxq->buf_size = q->buf_size;
 	rxq->intr = q->intr != 0;
 	rxq->vector = q->vector;
@@ -595,14 +595,14 @@ refnic_emu_cable_shm_view_queue_error(struct refnic_emu *view, uint16_t qid)
 void *
 refnic_emu_cable_shm_view_dma(struct refnic_emu *view, uint64_t iova, uint64_t len)
 {
-	struct refnic_dma_cache *dma = &emu_shard(view)->dma;
+	struct refnic_dma_cache *dma = &refnic_emu_svc_shard(view)->dma;
 	unsigned int slot = (iova >> 21) % REFNIC_DMA_PAGE_CACHE;
 	uint64_t chunk_iova, chunk_len;
 	void *va;
 
 	va = refnic_emu_cable_shm_view_map(view_of(view), iova, len, &chunk_iova, &chunk_len);
 	if (va == NULL) {
-		emu_stats(view)->dma_errors++;
+		refnic_emu_svc_stats(view)->dma_errors++;
 		EMU_LOG(ERR, "%s: DMA to IOVA 0x%" PRIx64 " len %" PRIu64
 			" outside the memory it handed over", view->name, iova, len);
 		return NULL;

@@ -46,7 +46,7 @@ tap_tx(struct refnic_emu_cable *c, struct refnic_emu *emu, const struct refnic_f
 	uint16_t s;
 
 	if (tc->unplugged) {
-		emu_stats(emu)->cable_tx_dropped++;
+		refnic_emu_svc_stats(emu)->cable_tx_dropped++;
 		return;
 	}
 	for (s = 0; s < f->nb_segs; s++) {
@@ -56,7 +56,7 @@ tap_tx(struct refnic_emu_cable *c, struct refnic_emu *emu, const struct refnic_f
 	/* The kernel refuses frames while the interface is down (EIO), or
 	 * when its queue is full: the frame is lost, as on a wire. */
 	if (writev(tc->fd, iov, f->nb_segs) != (ssize_t)f->len)
-		emu_stats(emu)->cable_tx_dropped++;
+		refnic_emu_svc_stats(emu)->cable_tx_dropped++;
 }
 
 static void
@@ -81,7 +81,7 @@ tap_rx_service(struct refnic_emu_cable *c, struct refnic_emu *emu, uint64_t now 
 		/* The kernel cuts what does not fit: a frame longer than any
 		 * the port takes is dropped, not delivered cut. */
 		if (tc->unplugged || len < EMU_ETH_HLEN || len > REFNIC_MAX_FRAME_LEN) {
-			emu_stats(emu)->cable_rx_dropped++;
+			refnic_emu_svc_stats(emu)->cable_rx_dropped++;
 			continue;
 		}
 		f.len = len;

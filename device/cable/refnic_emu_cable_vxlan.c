@@ -219,9 +219,9 @@ vxlan_tx_burst(struct vxlan_cable *vc, struct refnic_emu *emu)
 		/* Above the path MTU (the socket does not fragment); else the
 		 * kernel refused it (no route, buffer full): lost, as on a wire. */
 		if (n < 0 && errno == EMSGSIZE)
-			emu_stats(emu)->cable_tx_oversize++;
+			refnic_emu_svc_stats(emu)->cable_tx_oversize++;
 		else
-			emu_stats(emu)->cable_tx_dropped++;
+			refnic_emu_svc_stats(emu)->cable_tx_dropped++;
 		i++;
 	}
 	vc->tx_n = 0;
@@ -238,12 +238,12 @@ vxlan_tx(struct refnic_emu_cable *c, struct refnic_emu *emu, const struct refnic
 	uint16_t s;
 
 	if (vc->unplugged) {
-		emu_stats(emu)->cable_tx_dropped++;
+		refnic_emu_svc_stats(emu)->cable_tx_dropped++;
 		return;
 	}
 	/* Longer than any frame a peer's port takes: not sent, never cut. */
 	if (f->len > REFNIC_MAX_FRAME_LEN) {
-		emu_stats(emu)->cable_tx_oversize++;
+		refnic_emu_svc_stats(emu)->cable_tx_oversize++;
 		return;
 	}
 	rte_spinlock_lock(&vc->tx_lock);
@@ -286,7 +286,7 @@ vxlan_tx_flush(struct refnic_emu_cable *c, struct refnic_emu *emu,
 static void
 vxlan_count_refusal(struct refnic_emu *emu, enum refnic_vxlan_verdict v)
 {
-	struct refnic_hw_stats *st = emu_stats(emu);
+	struct refnic_hw_stats *st = refnic_emu_svc_stats(emu);
 
 	switch (v) {
 	case REFNIC_VXLAN_TRUNCATED:
@@ -319,7 +319,7 @@ vxlan_count_overflows(struct vxlan_cable *vc, struct refnic_emu *emu)
 	if (getsockopt(vc->fd, SOL_SOCKET, SO_MEMINFO, mem, &len) != 0 ||
 	    len <= SK_MEMINFO_DROPS * sizeof(mem[0]))
 		return;
-	emu_stats(emu)->cable_rx_dropped += (uint32_t)(mem[SK_MEMINFO_DROPS] - vc->rx_overflows);
+	refnic_emu_svc_stats(emu)->cable_rx_dropped += (uint32_t)(mem[SK_MEMINFO_DROPS] - vc->rx_overflows);
 	vc->rx_overflows = mem[SK_MEMINFO_DROPS];
 }
 
@@ -344,7 +344,7 @@ vxlan_rx_service(struct refnic_emu_cable *c, struct refnic_emu *emu, uint64_t no
 	for (i = 0; i < n; i++) {
 		m = &vc->rx.msg[i];
 		if (!vxlan_from_remote(vc, &vc->rx.from[i])) {
-			emu_stats(emu)->cable_rx_foreign++;
+			refnic_emu_svc_stats(emu)->cable_rx_foreign++;
 			continue;
 		}
 		v = refnic_emu_cable_vxlan_check(vc->rx.buf[i], m->msg_len,
@@ -355,7 +355,7 @@ vxlan_rx_service(struct refnic_emu_cable *c, struct refnic_emu *emu, uint64_t no
 			continue;
 		}
 		if (vc->unplugged) {
-			emu_stats(emu)->cable_rx_dropped++;
+			refnic_emu_svc_stats(emu)->cable_rx_dropped++;
 			continue;
 		}
 		f.len = m->msg_len - REFNIC_VXLAN_HLEN;
