@@ -177,12 +177,9 @@ test_vxlan_socket_overflow_counted(void)
 	return TEST_SUCCESS;
 }
 
-/*
- * A and B on one shm cable, started, link up, and 8 frames from A delivered
- * into B's ring, which B's application has not read. args gets the devargs.
- */
+/* A and B on one shm cable, started, link up. args gets the devargs. */
 static int
-shm_frames_delivered(char *args, size_t len, uint16_t *a, uint16_t *b)
+shm_pair_up(char *args, size_t len, uint16_t *a, uint16_t *b)
 {
 	cable_args(args, len, "shm");
 	TEST_ASSERT_SUCCESS(test_port_create(CB_A, args, a), "");
@@ -190,6 +187,17 @@ shm_frames_delivered(char *args, size_t len, uint16_t *a, uint16_t *b)
 	TEST_ASSERT_SUCCESS(test_port_start(*a, 0, 0), "");
 	TEST_ASSERT_SUCCESS(test_port_start(*b, 0, 0), "");
 	TEST_ASSERT(test_link_wait(*a, RTE_ETH_LINK_UP), "link up");
+	return TEST_SUCCESS;
+}
+
+/*
+ * A and B on one shm cable, started, link up, and 8 frames from A delivered
+ * into B's ring, which B's application has not read. args gets the devargs.
+ */
+static int
+shm_frames_delivered(char *args, size_t len, uint16_t *a, uint16_t *b)
+{
+	TEST_ASSERT_SUCCESS(shm_pair_up(args, len, a, b), "");
 	/* A's TX doorbell delivers as soon as B's memory has reached A. */
 	TEST_ASSERT_EQUAL(send_recv(*a, *b, TEST_BURST, 50, 1), TEST_BURST, "A to B");
 	send_frames(*a, 8, 300, 1);
@@ -298,12 +306,7 @@ test_shm_far_end_writes_over_queue_setup(void)
 	uint64_t deadline;
 	uint16_t a, b, i;
 
-	cable_args(args, sizeof(args), "shm");
-	TEST_ASSERT_SUCCESS(test_port_create(CB_A, args, &a), "");
-	TEST_ASSERT_SUCCESS(test_port_create(CB_B, args, &b), "");
-	TEST_ASSERT_SUCCESS(test_port_start(a, 0, 0), "");
-	TEST_ASSERT_SUCCESS(test_port_start(b, 0, 0), "");
-	TEST_ASSERT(test_link_wait(a, RTE_ETH_LINK_UP), "link up");
+	TEST_ASSERT_SUCCESS(shm_pair_up(args, sizeof(args), &a, &b), "");
 	for (i = 0; i < 6; i++)
 		TEST_ASSERT_EQUAL(send_recv(a, b, TEST_BURST, 100 * i, 1), TEST_BURST, "A to B");
 
@@ -345,12 +348,7 @@ test_shm_sender_leaves_ring(void)
 	uint32_t busy;
 	FILE *f;
 
-	cable_args(args, sizeof(args), "shm");
-	TEST_ASSERT_SUCCESS(test_port_create(CB_A, args, &a), "");
-	TEST_ASSERT_SUCCESS(test_port_create(CB_B, args, &b), "");
-	TEST_ASSERT_SUCCESS(test_port_start(a, 0, 0), "");
-	TEST_ASSERT_SUCCESS(test_port_start(b, 0, 0), "");
-	TEST_ASSERT(test_link_wait(a, RTE_ETH_LINK_UP), "link up");
+	TEST_ASSERT_SUCCESS(shm_pair_up(args, sizeof(args), &a, &b), "");
 	TEST_ASSERT_EQUAL(send_recv(a, b, TEST_BURST, 100, 1), TEST_BURST, "A to B");
 	shm = shm_file_map(args);
 	TEST_ASSERT(shm != MAP_FAILED, "the cable's file: %s", strerror(errno));
