@@ -20,7 +20,8 @@
  * its HELLO, handed to senders once its whole table came, freed once the
  * last sender left it) and the kick that wakes the far end's engine. The
  * bottom of the cable's three files: it calls neither
- * refnic_emu_cable_shm.c nor refnic_emu_cable_shm_port.c, which call it.
+ * refnic_emu_cable_shm_ends.c nor refnic_emu_cable_shm_port.c, which call
+ * it.
  */
 
 #include <errno.h>
@@ -470,7 +471,8 @@ view_activate(struct shm_cable *sc, struct shm_view *sv)
 	}
 	/* Its clock, for RX stamps and PTP latches: in the same memzone as its
 	 * BAR; without it (not in the memory handed over) frames go unstamped. */
-	sv->emu.clock = refnic_emu_cable_shm_view_map(sv, sv->bar_iova + refnic_emu_svc_bar_clock_offset(),
+	sv->emu.clock = refnic_emu_cable_shm_view_map(sv, sv->bar_iova +
+						      refnic_emu_svc_bar_clock_offset(),
 						      sizeof(*sv->emu.clock), NULL, NULL);
 	__atomic_store_n(&sc->view, sv, __ATOMIC_SEQ_CST);
 	EMU_LOG(INFO, "%s: cable shm:%s: delivering into the far end's port (%u regions)",

@@ -24,9 +24,9 @@
  * Whatever the far end wrote is checked before use: sizes, vectors, RSS
  * queues, IOVAs (through the memory it handed over, nothing else).
  *
- * The middle of the cable's three files: refnic_emu_cable_shm.c puts these
- * ops in its table; this file calls refnic_emu_cable_shm_mem.c (the far
- * end's memory and view) and never the cable's file.
+ * The middle of the cable's three files: refnic_emu_cable_shm_ends.c puts
+ * these ops in its table; this file calls refnic_emu_cable_shm_mem.c (the
+ * far end's memory and view) and never the cable's top file.
  */
 
 #include <errno.h>
@@ -133,7 +133,8 @@ refnic_emu_cable_shm_shared_lock(struct refnic_emu_cable *c, rte_spinlock_t *loc
 		}
 		held = __atomic_load_n(word, __ATOMIC_RELAXED);
 		if (deadline == 0)
-			deadline = rte_get_tsc_cycles() + refnic_emu_svc_us_to_tsc(SHM_WAIT_MS * 1000);
+			deadline = rte_get_tsc_cycles() +
+				   refnic_emu_svc_us_to_tsc(SHM_WAIT_MS * 1000);
 		if (held != 0 && (tag_orphaned(sc, (uint32_t)held) ||
 				  ((uint32_t)held != sc->my_tag &&
 				   rte_get_tsc_cycles() > deadline))) {
@@ -287,7 +288,8 @@ rxq_heal(struct shm_cable *sc)
 			continue;
 		refnic_emu_svc_engines_lock(emu);
 		if (emu->rxq[q].enabled)
-			refnic_emu_svc_queue_fail(emu, false, q, "the far end wrote over its set-up");
+			refnic_emu_svc_queue_fail(emu, false, q,
+						  "the far end wrote over its set-up");
 		refnic_emu_cable_shm_rxq_publish(emu, q);
 		refnic_emu_svc_engines_unlock(emu);
 	}
@@ -392,7 +394,8 @@ port_errors(struct shm_cable *sc)
 		if (__atomic_exchange_n(&sc->port->q[q].error, 0, __ATOMIC_RELAXED) == 0)
 			continue;
 		if (emu->rxq[q].enabled)
-			refnic_emu_svc_queue_fail(emu, false, q, "the far end's delivery found an error");
+			refnic_emu_svc_queue_fail(emu, false, q,
+						  "the far end's delivery found an error");
 		n++;
 	}
 	refnic_emu_svc_engines_unlock(emu);

@@ -7,13 +7,14 @@
 
 /*
  * Inside the shm cable, shared by its files:
- *   refnic_emu_cable_shm.c       the file, its two ends, link, the socket,
+ *   refnic_emu_cable_shm_ends.c  the file, its two ends, link, the socket,
  *                                the ops;
- *   refnic_emu_cable_shm_mem.c   memory tables: this process's memory handed
- *                                to the far end, the far end's mapped here;
  *   refnic_emu_cable_shm_port.c  the receive side this port publishes, and
- *                                the view of the far end's through which
- *                                this process delivers into it.
+ *                                delivery through the view of the far
+ *                                end's;
+ *   refnic_emu_cable_shm_mem.c   memory tables: this process's memory handed
+ *                                to the far end, the far end's mapped here
+ *                                and the view made on it.
  */
 
 #include <fcntl.h>
@@ -140,7 +141,7 @@ refnic_emu_cable_shm_peer_alive(const struct shm_cable *sc)
 }
 
 /*
- * The three files call one way: refnic_emu_cable_shm.c (the cable: the
+ * The three files call one way: refnic_emu_cable_shm_ends.c (the cable: the
  * file, its ends, the ops) calls the port and the memory;
  * refnic_emu_cable_shm_port.c (the receive sides) calls the memory;
  * refnic_emu_cable_shm_mem.c (the far end's process: its socket, its

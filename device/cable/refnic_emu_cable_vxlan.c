@@ -319,7 +319,8 @@ vxlan_count_overflows(struct vxlan_cable *vc, struct refnic_emu *emu)
 	if (getsockopt(vc->fd, SOL_SOCKET, SO_MEMINFO, mem, &len) != 0 ||
 	    len <= SK_MEMINFO_DROPS * sizeof(mem[0]))
 		return;
-	refnic_emu_svc_stats(emu)->cable_rx_dropped += (uint32_t)(mem[SK_MEMINFO_DROPS] - vc->rx_overflows);
+	refnic_emu_svc_stats(emu)->cable_rx_dropped +=
+		(uint32_t)(mem[SK_MEMINFO_DROPS] - vc->rx_overflows);
 	vc->rx_overflows = mem[SK_MEMINFO_DROPS];
 }
 
