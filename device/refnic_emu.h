@@ -214,8 +214,6 @@ void refnic_emu_set_tamper(struct refnic_emu *emu, refnic_emu_tamper_t fn, void 
 void refnic_emu_inject_queue_error(struct refnic_emu *emu, bool tx, uint16_t qid);
 /* Stop or resume the device's data path (admin still answers): a stalled DMA engine. */
 void refnic_emu_set_dataplane_paused(struct refnic_emu *emu, bool paused);
-/* The device's RSS hash (Toeplitz, key of len + 4 bytes at least). */
-uint32_t refnic_emu_toeplitz(const uint8_t *key, const uint8_t *data, uint32_t len);
 /* Pull or push back the cable: both of its ends see the link go down or up. */
 void refnic_emu_set_cable_plugged(struct refnic_emu *emu, bool plugged);
 

@@ -14,7 +14,8 @@
  * from outside the process (another process, the kernel) to the port when
  * the engine polls it. Calls come from the threads that run the port's TX
  * work (tx, tx_flush), from the engine or from control paths holding the
- * device lock.
+ * device lock. What a cable may call of the core, the other way, is in
+ * refnic_emu_cable_services.h.
  */
 
 #include "refnic_emu_priv.h"

@@ -16,7 +16,8 @@
 #include "refnic_emu_priv.h"
 #include "refnic_emu_rss.h"
 
-uint32_t
+/* The device's RSS hash (Toeplitz, key of len + 4 bytes at least). */
+static uint32_t
 refnic_emu_toeplitz(const uint8_t *key, const uint8_t *data, uint32_t len)
 {
 	uint32_t hash = 0, window = key[0] << 24 | key[1] << 16 | key[2] << 8 | key[3];

@@ -19,8 +19,7 @@
 
 #include "refnic_emu_cable.h"
 #include "refnic_emu_cable_kinds.h"
-#include "refnic_emu_priv.h"
-#include "refnic_emu_queue.h"
+#include "refnic_emu_cable_services.h"
 
 #define LOCAL_CABLE_LOOPBACK	"loopback"
 
@@ -56,9 +55,9 @@ local_tx(struct refnic_emu_cable *c, struct refnic_emu *emu, const struct refnic
 	struct refnic_emu *peer = local_peer((struct local_cable *)c, emu);
 
 	if (peer == NULL)
-		emu_stats(emu)->cable_tx_dropped++;
+		refnic_emu_svc_stats(emu)->cable_tx_dropped++;
 	else
-		refnic_emu_rx_frame(peer, f, b);
+		refnic_emu_svc_rx_frame(peer, f, b);
 }
 
 /* The far end looked up once (its PHY, ours, the plug). */
@@ -69,16 +68,16 @@ local_tx_plain(struct refnic_emu_cable *c, struct refnic_emu *emu,
 	struct refnic_emu *peer = local_peer((struct local_cable *)c, emu);
 
 	if (peer == NULL)
-		emu_stats(emu)->cable_tx_dropped += n;
+		refnic_emu_svc_stats(emu)->cable_tx_dropped += n;
 	else
-		refnic_emu_rx_plain(peer, pf, n, b);
+		refnic_emu_svc_rx_plain(peer, pf, n, b);
 }
 
 static void
 local_tx_flush(struct refnic_emu_cable *c __rte_unused, struct refnic_emu *emu __rte_unused,
 	       struct refnic_rx_batch *b)
 {
-	refnic_emu_rx_batch_end(b);
+	refnic_emu_svc_rx_batch_end(b);
 }
 
 static bool
@@ -96,7 +95,7 @@ local_link_changed(struct refnic_emu_cable *c, struct refnic_emu *emu __rte_unus
 
 	for (i = 0; i < 2; i++)
 		if (lc->end[i] != NULL)
-			refnic_emu_update_link(lc->end[i]);
+			refnic_emu_svc_update_link(lc->end[i]);
 }
 
 static void

@@ -15,11 +15,19 @@
  * created on memory the last table did not have (queues name the table
  * they need: the far end delivers to them only once it has it). The far
  * end keeps what it mapped until our attachment goes: tables only add.
+ *
+ * Here too the view of the far end's port built on that memory (made at
+ * its HELLO, handed to senders once its whole table came, freed once the
+ * last sender left it) and the kick that wakes the far end's engine. The
+ * bottom of the cable's three files: it calls neither
+ * refnic_emu_cable_shm_ends.c nor refnic_emu_cable_shm_port.c, which call
+ * it.
  */
 
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,9 +41,8 @@
 #include <rte_malloc.h>
 #include <rte_memory.h>
 
+#include "refnic_emu_cable_services.h"
 #include "refnic_emu_cable_shm_priv.h"
-#include "refnic_emu_priv.h"
-#include "refnic_emu_trap.h"
 
 #define MEM_RECV_BUDGET		16	/* messages per engine pass */
 #define MEM_FDS_MAX		(REFNIC_MAX_VECTORS + 1)
@@ -212,6 +219,17 @@ refnic_emu_cable_shm_mem_refresh(struct shm_cable *sc)
 	return true;
 }
 
+void
+refnic_emu_cable_shm_kick_peer(struct shm_cable *sc)
+{
+	static const char kick = 'k';
+
+	/* Lost kicks are harmless: a dozing engine looks again within
+	 * its longest doze. */
+	(void)sendto(sc->sock, &kick, 1, MSG_DONTWAIT,
+		     (struct sockaddr *)&sc->peer_addr, sc->peer_addr_len);
+}
+
 static int
 mem_sendmsg(struct shm_cable *sc, const struct shm_msg *m, size_t len, const int *fds,
 	    unsigned int nb_fds)
@@ -305,7 +323,7 @@ mem_ask(struct shm_cable *sc)
 	now = rte_get_tsc_cycles();
 	if (now < sc->ask_tsc)
 		return;
-	sc->ask_tsc = now + refnic_emu_us_to_tsc(SHM_ASK_US);
+	sc->ask_tsc = now + refnic_emu_svc_us_to_tsc(SHM_ASK_US);
 	memset(&m, 0, offsetof(struct shm_msg, reg));
 	m.magic = SHM_MSG_MAGIC;
 	m.type = SHM_MSG_ASK;
@@ -359,9 +377,135 @@ refnic_emu_cable_shm_mem_send(struct shm_cable *sc)
 		mem_table_free(t);
 out:
 	if (sc->table_sent_gen != sc->peer_gen || sc->table_unsent)
-		sc->table_retry_tsc = rte_get_tsc_cycles() + refnic_emu_us_to_tsc(MEM_RETRY_US);
+		sc->table_retry_tsc = rte_get_tsc_cycles() + refnic_emu_svc_us_to_tsc(MEM_RETRY_US);
 	free(m);
 }
+
+/* --- the far end's view: made at HELLO, used once its table came ------- */
+
+void
+refnic_emu_cable_shm_view_free(struct shm_view *sv)
+{
+	uint32_t i;
+	uint16_t v;
+
+	for (i = 0; i < sv->nb_regions; i++)
+		munmap(sv->region[i].va, sv->region[i].len);
+	for (v = 0; v < sv->emu.nb_vectors; v++)
+		close(sv->emu.vector_fd[v]);
+	if (sv->link.kick_fd[0] >= 0)
+		close(sv->link.kick_fd[0]);
+	rte_free(sv);
+}
+
+void *
+refnic_emu_cable_shm_view_map(struct shm_view *sv, uint64_t iova, uint64_t len, uint64_t *chunk_iova,
+			      uint64_t *chunk_len)
+{
+	uint32_t n = __atomic_load_n(&sv->nb_regions, __ATOMIC_ACQUIRE), i;
+
+	if (len == 0 || iova + len < iova)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		const struct shm_region *r = &sv->region[i];
+
+		if (iova < r->iova || iova - r->iova > r->len || len > r->len - (iova - r->iova))
+			continue;
+		if (chunk_iova != NULL) {
+			*chunk_iova = r->iova;
+			*chunk_len = r->len;
+		}
+		return r->va + (iova - r->iova);
+	}
+	return NULL;
+}
+
+static struct shm_view *
+view_new(struct shm_cable *sc, uint32_t gen, uint64_t bar_iova,
+	 uint32_t nb_vectors, const int *fds, unsigned int nb_fds)
+{
+	struct shm_view *sv;
+	struct refnic_emu *v;
+	unsigned int i;
+
+	if (nb_vectors == 0 || nb_vectors > REFNIC_MAX_VECTORS || nb_fds != nb_vectors + 1)
+		return NULL;
+	sv = rte_zmalloc("refnic_shm_view", sizeof(*sv), RTE_CACHE_LINE_SIZE);
+	if (sv == NULL)
+		return NULL;
+	sv->peer_gen = gen;
+	sv->bar_iova = bar_iova;
+	sv->cfg_seq = UINT32_MAX;
+	for (i = 0; i < REFNIC_MAX_QUEUES; i++)
+		sv->q_gen[i] = UINT32_MAX;	/* odd: never a settled generation */
+	for (i = 0; i < REFNIC_EMU_LINK_MAX_ENGINES; i++)
+		sv->link.kick_fd[i] = -1;
+	/* A held raise kicks the far end's engine 0, which times it. */
+	sv->link.kick_fd[0] = fds[nb_vectors];
+	sv->link.engine_dozing = 1;
+	v = &sv->emu;
+	snprintf(v->name, sizeof(v->name), "%.*s:far", (int)sizeof(v->name) - 5, sc->emu->name);
+	v->view_cable = &sc->c;
+	v->intr = shm_port_intr(sc->peer_port);
+	v->intr_cable = &sc->c;
+	v->stats = sc->peer_port->stats;
+	v->link = &sv->link;
+	v->state = REFNIC_STATE_OFF;
+	v->rx_plan = REFNIC_EMU_RX_ALL;	/* until its configuration is read */
+	v->params.max_queues = REFNIC_MAX_QUEUES;
+	v->nb_vectors = nb_vectors;
+	for (i = 0; i < REFNIC_MAX_VECTORS; i++)
+		v->vector_fd[i] = i < nb_vectors ? fds[i] : -1;
+	return sv;
+}
+
+/* Senders may use it once its BAR's registers map (its vectors' moderation). */
+static bool
+view_activate(struct shm_cable *sc, struct shm_view *sv)
+{
+	sv->emu.bar0 = refnic_emu_cable_shm_view_map(sv, sv->bar_iova, REFNIC_BAR0_SIZE, NULL, NULL);
+	if (sv->emu.bar0 == NULL) {
+		EMU_LOG(ERR, "%s: cable shm:%s: the far end's BAR is outside its memory",
+			sc->emu->name, sc->name);
+		return false;
+	}
+	/* Its clock, for RX stamps and PTP latches: in the same memzone as its
+	 * BAR; without it (not in the memory handed over) frames go unstamped. */
+	sv->emu.clock = refnic_emu_cable_shm_view_map(sv, sv->bar_iova +
+						      refnic_emu_svc_bar_clock_offset(),
+						      sizeof(*sv->emu.clock), NULL, NULL);
+	__atomic_store_n(&sc->view, sv, __ATOMIC_SEQ_CST);
+	EMU_LOG(INFO, "%s: cable shm:%s: delivering into the far end's port (%u regions)",
+		sc->emu->name, sc->name, sv->nb_regions);
+	return true;
+}
+
+/* Senders see no view, then the last of them leaves (our delivering word). */
+void
+refnic_emu_cable_shm_view_retire(struct shm_cable *sc)
+{
+	const uint32_t *delivering = &sc->shm->end[sc->me].delivering;
+	struct shm_view *sv = sc->view;
+	uint64_t deadline;
+
+	if (sv == NULL)
+		return;
+	__atomic_store_n(&sc->view, NULL, __ATOMIC_SEQ_CST);
+	deadline = rte_get_tsc_cycles() + refnic_emu_svc_us_to_tsc(SHM_WAIT_MS * 1000);
+	while (__atomic_load_n(delivering, __ATOMIC_SEQ_CST) != 0) {
+		if (rte_get_tsc_cycles() > deadline) {
+			/* Someone wrote the word (it is in the file): keep the
+			 * view rather than free it under a sender. */
+			EMU_LOG(ERR, "%s: cable shm:%s: senders still counted; the far end's "
+				"mappings are kept", sc->emu->name, sc->name);
+			return;
+		}
+		sched_yield();
+	}
+	refnic_emu_cable_shm_view_free(sv);
+}
+
+/* --- the far end's messages --------------------------------------------- */
 
 static void
 fds_close(const int *fds, unsigned int n)
@@ -435,7 +579,7 @@ mem_on_table(struct shm_cable *sc, const struct shm_msg *m, const int *fds)
 	if (m->first + m->count != m->total || sv->table_got < m->total)
 		return;
 	__atomic_store_n(&sv->mem_gen, sv->table_gen, __ATOMIC_RELEASE);
-	if (sv == sc->pending && refnic_emu_cable_shm_view_activate(sc, sv))
+	if (sv == sc->pending && view_activate(sc, sv))
 		sc->pending = NULL;
 }
 
@@ -447,7 +591,7 @@ mem_on_hello(struct shm_cable *sc, const struct shm_msg *m, const int *fds, unsi
 	if ((sc->view != NULL && sc->view->peer_gen == m->gen) ||
 	    (sc->pending != NULL && sc->pending->peer_gen == m->gen))
 		return false;	/* again: it resends until it gets through */
-	sv = refnic_emu_cable_shm_view_new(sc, m->gen, m->bar_iova, m->nb_vectors, fds, n);
+	sv = view_new(sc, m->gen, m->bar_iova, m->nb_vectors, fds, n);
 	if (sv == NULL)
 		return false;
 	if (sc->pending != NULL)
@@ -512,41 +656,4 @@ refnic_emu_cable_shm_mem_receive(struct shm_cable *sc)
 	}
 	free(m);
 	return work;
-}
-
-void
-refnic_emu_cable_shm_view_free(struct shm_view *sv)
-{
-	uint32_t i;
-	uint16_t v;
-
-	for (i = 0; i < sv->nb_regions; i++)
-		munmap(sv->region[i].va, sv->region[i].len);
-	for (v = 0; v < sv->emu.nb_vectors; v++)
-		close(sv->emu.vector_fd[v]);
-	if (sv->link.kick_fd[0] >= 0)
-		close(sv->link.kick_fd[0]);
-	rte_free(sv);
-}
-
-void *
-refnic_emu_cable_shm_view_map(struct shm_view *sv, uint64_t iova, uint64_t len, uint64_t *chunk_iova,
-			      uint64_t *chunk_len)
-{
-	uint32_t n = __atomic_load_n(&sv->nb_regions, __ATOMIC_ACQUIRE), i;
-
-	if (len == 0 || iova + len < iova)
-		return NULL;
-	for (i = 0; i < n; i++) {
-		const struct shm_region *r = &sv->region[i];
-
-		if (iova < r->iova || iova - r->iova > r->len || len > r->len - (iova - r->iova))
-			continue;
-		if (chunk_iova != NULL) {
-			*chunk_iova = r->iova;
-			*chunk_len = r->len;
-		}
-		return r->va + (iova - r->iova);
-	}
-	return NULL;
 }

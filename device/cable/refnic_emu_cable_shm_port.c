@@ -23,6 +23,10 @@
  *
  * Whatever the far end wrote is checked before use: sizes, vectors, RSS
  * queues, IOVAs (through the memory it handed over, nothing else).
+ *
+ * The middle of the cable's three files: refnic_emu_cable_shm_ends.c puts
+ * these ops in its table; this file calls refnic_emu_cable_shm_mem.c (the
+ * far end's memory and view) and never the cable's top file.
  */
 
 #include <errno.h>
@@ -40,16 +44,8 @@
 #include <rte_string_fns.h>
 
 #include "refnic_emu_cable.h"
+#include "refnic_emu_cable_services.h"
 #include "refnic_emu_cable_shm_priv.h"
-#include "refnic_emu_clock.h"
-#include "refnic_emu_dma.h"
-#include "refnic_emu_engine.h"
-#include "refnic_emu_intr.h"
-#include "refnic_emu_link.h"
-#include "refnic_emu_priv.h"
-#include "refnic_emu_queue.h"
-#include "refnic_emu_remote.h"
-#include "refnic_emu_trap.h"
 
 #define SHARED_LOCK_CHECK_SPINS	1024	/* before its holder is looked at */
 #define SEQLOCK_TRIES		16
@@ -88,6 +84,29 @@ tag_orphaned(struct shm_cable *sc, uint32_t tag)
 	return tag != shm_lock_tag(peer_of(sc), gen) || !refnic_emu_cable_shm_peer_alive(sc);
 }
 
+/* Bounded wait for a word the far end clears; false if it never did. */
+static bool
+wait_clear(struct shm_cable *sc, const uint32_t *word, const char *what)
+{
+	uint64_t deadline = rte_get_tsc_cycles() + refnic_emu_svc_us_to_tsc(SHM_WAIT_MS * 1000);
+	unsigned int spins = 0;
+
+	while (__atomic_load_n(word, __ATOMIC_SEQ_CST) != 0) {
+		/* Its holder may be preempted on this CPU: let it run. */
+		if (++spins % 64 == 0) {
+			if (!refnic_emu_cable_shm_peer_alive(sc))
+				return true;
+			if (rte_get_tsc_cycles() > deadline) {
+				EMU_LOG(ERR, "%s: cable shm:%s: the far end stays in %s; going on",
+					sc->emu->name, sc->name, what);
+				return false;
+			}
+		}
+		sched_yield();
+	}
+	return true;
+}
+
 /*
  * The word holds its holder's tag. A holder that died (killed between lock
  * and unlock) leaves it behind: after a while the lock is taken from it;
@@ -114,7 +133,8 @@ refnic_emu_cable_shm_shared_lock(struct refnic_emu_cable *c, rte_spinlock_t *loc
 		}
 		held = __atomic_load_n(word, __ATOMIC_RELAXED);
 		if (deadline == 0)
-			deadline = rte_get_tsc_cycles() + refnic_emu_us_to_tsc(SHM_WAIT_MS * 1000);
+			deadline = rte_get_tsc_cycles() +
+				   refnic_emu_svc_us_to_tsc(SHM_WAIT_MS * 1000);
 		if (held != 0 && (tag_orphaned(sc, (uint32_t)held) ||
 				  ((uint32_t)held != sc->my_tag &&
 				   rte_get_tsc_cycles() > deadline))) {
@@ -141,7 +161,7 @@ static void
 config_snapshot(const struct refnic_emu *emu, struct shm_rx_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
-	cfg->state = emu_state(emu);
+	cfg->state = refnic_emu_svc_state(emu);
 	cfg->phy_down = emu->phy_down;
 	cfg->nb_queues = emu->params.max_queues;
 	cfg->mtu = emu->mtu;
@@ -227,7 +247,7 @@ refnic_emu_cable_shm_rxq_publish(struct refnic_emu *emu, uint16_t qid)
 		gen += 2;
 	__atomic_store_n(&q->gen, gen - 1, __ATOMIC_SEQ_CST);
 	/* A far end that never leaves has its word cleared: we went on. */
-	if (!refnic_emu_cable_shm_wait_clear(sc, &q->busy, "an RX ring"))
+	if (!wait_clear(sc, &q->busy, "an RX ring"))
 		__atomic_store_n(&q->busy, 0, __ATOMIC_RELAXED);
 	if (rxq->enabled && refnic_emu_cable_shm_mem_refresh(sc))
 		refnic_emu_cable_shm_kick_peer(sc);	/* its engine takes our new memory */
@@ -241,7 +261,7 @@ refnic_emu_cable_shm_rxq_publish(struct refnic_emu *emu, uint16_t qid)
 	q->mem_gen = sc->port->mem_gen;
 	q->ring_iova = rxq->ring_iova;
 	q->cq_iova = rxq->cq_iova;
-	q->tail = emu_db_tail(&emu->rxdb[qid]);
+	q->tail = refnic_emu_svc_rx_tail(emu, qid);
 	q->head = 0;
 	q->phase = REFNIC_PHASE_BIT;
 	q->error = 0;
@@ -266,11 +286,12 @@ rxq_heal(struct shm_cable *sc)
 	for (q = 0; q < emu->params.max_queues; q++) {
 		if (__atomic_load_n(&sc->port->q[q].gen, __ATOMIC_RELAXED) == sc->q_gen[q])
 			continue;
-		refnic_emu_engine_lock_others(emu);
+		refnic_emu_svc_engines_lock(emu);
 		if (emu->rxq[q].enabled)
-			refnic_emu_queue_fail(emu, false, q, "the far end wrote over its set-up");
+			refnic_emu_svc_queue_fail(emu, false, q,
+						  "the far end wrote over its set-up");
 		refnic_emu_cable_shm_rxq_publish(emu, q);
-		refnic_emu_engine_unlock_others(emu);
+		refnic_emu_svc_engines_unlock(emu);
 	}
 }
 
@@ -279,7 +300,7 @@ refnic_emu_cable_shm_rx_tail(struct refnic_emu *emu, uint16_t qid)
 {
 	struct shm_cable *sc = emu_shm(emu);
 
-	__atomic_store_n(&sc->port->q[qid].tail, emu_db_tail(&emu->rxdb[qid]), __ATOMIC_RELEASE);
+	__atomic_store_n(&sc->port->q[qid].tail, refnic_emu_svc_rx_tail(emu, qid), __ATOMIC_RELEASE);
 }
 
 uint16_t
@@ -341,7 +362,7 @@ refnic_emu_cable_shm_port_init(struct shm_cable *sc)
 	sc->stats_base = rte_zmalloc("refnic_shm_stats", sizeof(*sc->stats_base), 0);
 	if (sc->stats_base == NULL)
 		return -ENOMEM;
-	refnic_emu_cable_shm_wait_clear(sc, &sc->shm->end[peer_of(sc)].delivering, "our port");
+	wait_clear(sc, &sc->shm->end[peer_of(sc)].delivering, "our port");
 	memset(port, 0, sizeof(*port));
 	memset(sc->q_gen, 0, sizeof(sc->q_gen));
 	sc->cfg_seq = 0;
@@ -368,15 +389,16 @@ port_errors(struct shm_cable *sc)
 
 	if (__atomic_exchange_n(&sc->port->errors_pending, 0, __ATOMIC_ACQUIRE) == 0)
 		return 0;
-	refnic_emu_engine_lock_others(emu);
+	refnic_emu_svc_engines_lock(emu);
 	for (q = 0; q < REFNIC_MAX_QUEUES; q++) {
 		if (__atomic_exchange_n(&sc->port->q[q].error, 0, __ATOMIC_RELAXED) == 0)
 			continue;
 		if (emu->rxq[q].enabled)
-			refnic_emu_queue_fail(emu, false, q, "the far end's delivery found an error");
+			refnic_emu_svc_queue_fail(emu, false, q,
+						  "the far end's delivery found an error");
 		n++;
 	}
-	refnic_emu_engine_unlock_others(emu);
+	refnic_emu_svc_engines_unlock(emu);
 	return n;
 }
 
@@ -391,45 +413,6 @@ refnic_emu_cable_shm_port_service(struct shm_cable *sc)
 }
 
 /* --- the far end's receive side, as we deliver into it ------------------ */
-
-struct shm_view *
-refnic_emu_cable_shm_view_new(struct shm_cable *sc, uint32_t gen, uint64_t bar_iova,
-			      uint32_t nb_vectors, const int *fds, unsigned int nb_fds)
-{
-	struct shm_view *sv;
-	struct refnic_emu *v;
-	unsigned int i;
-
-	if (nb_vectors == 0 || nb_vectors > REFNIC_MAX_VECTORS || nb_fds != nb_vectors + 1)
-		return NULL;
-	sv = rte_zmalloc("refnic_shm_view", sizeof(*sv), RTE_CACHE_LINE_SIZE);
-	if (sv == NULL)
-		return NULL;
-	sv->peer_gen = gen;
-	sv->bar_iova = bar_iova;
-	sv->cfg_seq = UINT32_MAX;
-	for (i = 0; i < REFNIC_MAX_QUEUES; i++)
-		sv->q_gen[i] = UINT32_MAX;	/* odd: never a settled generation */
-	for (i = 0; i < REFNIC_EMU_LINK_MAX_ENGINES; i++)
-		sv->link.kick_fd[i] = -1;
-	/* A held raise kicks the far end's engine 0, which times it. */
-	sv->link.kick_fd[0] = fds[nb_vectors];
-	sv->link.engine_dozing = 1;
-	v = &sv->emu;
-	snprintf(v->name, sizeof(v->name), "%.*s:far", (int)sizeof(v->name) - 5, sc->emu->name);
-	v->view_cable = &sc->c;
-	v->intr = shm_port_intr(sc->peer_port);
-	v->intr_cable = &sc->c;
-	v->stats = sc->peer_port->stats;
-	v->link = &sv->link;
-	v->state = REFNIC_STATE_OFF;
-	v->rx_plan = REFNIC_EMU_RX_ALL;	/* until its configuration is read */
-	v->params.max_queues = REFNIC_MAX_QUEUES;
-	v->nb_vectors = nb_vectors;
-	for (i = 0; i < REFNIC_MAX_VECTORS; i++)
-		v->vector_fd[i] = i < nb_vectors ? fds[i] : -1;
-	return sv;
-}
 
 /* The far end's configuration, if it changed and is not being changed:
  * at the start of each sender's pass. */
@@ -459,7 +442,7 @@ refnic_emu_cable_shm_view_config_sync(struct shm_view *sv, const struct shm_rx_c
 			break;
 	}
 	if (tries == SEQLOCK_TRIES) {
-		refnic_emu_rx_plan_update(v);	/* its flow table may be new */
+		refnic_emu_svc_rx_plan_update(v);	/* its flow table may be new */
 		return;		/* the next batch looks again */
 	}
 	v->state = copy.state;
@@ -481,7 +464,7 @@ refnic_emu_cable_shm_view_config_sync(struct shm_view *sv, const struct shm_rx_c
 				 copy.corrupt_what & REFNIC_EMU_CORRUPT_RX : 0;
 	sv->flows_gen = copy.flows_gen;
 	sv->cfg_seq = seq;
-	refnic_emu_rx_plan_update(v);
+	refnic_emu_svc_rx_plan_update(v);
 }
 
 /* Queue qid as the far end's device set it up (generation gen, even). */
@@ -520,16 +503,16 @@ view_rxq_sync(struct shm_view *sv, const struct shm_rxq *q, uint16_t qid, uint32
 	/* Stamped: the receiver's clock (the view's, mapped from the far
 	 * end's BAR memzone) writes them. */
 	stamped = q->stamps && v->clock != NULL;
-	cq_len = refnic_emu_rxq_cq_len(size, wb, stamped);
+	cq_len = refnic_emu_svc_rxq_cq_len(size, wb, stamped);
 	cq_area = cq_len != 0 ? refnic_emu_cable_shm_view_map(sv, cq_iova, cq_len, NULL, NULL) : NULL;
 	if (rxq->ring == NULL || (cq_len != 0 && cq_area == NULL)) {
-		emu_stats(v)->dma_errors++;
+		refnic_emu_svc_stats(v)->dma_errors++;
 		EMU_LOG(ERR, "%s: RX queue %u rings outside the memory it handed over",
 			v->name, qid);
 		return;
 	}
 	rxq->size = size;
-	refnic_emu_rxq_layout(rxq, cq_area, wb, stamped);
+	refnic_emu_svc_rxq_layout(rxq, cq_area, wb, stamped);
 	rxq->buf_size = q->buf_size;
 	rxq->intr = q->intr != 0;
 	rxq->vector = q->vector;
@@ -615,14 +598,14 @@ refnic_emu_cable_shm_view_queue_error(struct refnic_emu *view, uint16_t qid)
 void *
 refnic_emu_cable_shm_view_dma(struct refnic_emu *view, uint64_t iova, uint64_t len)
 {
-	struct refnic_dma_cache *dma = &emu_shard(view)->dma;
+	struct refnic_dma_cache *dma = &refnic_emu_svc_shard(view)->dma;
 	unsigned int slot = (iova >> 21) % REFNIC_DMA_PAGE_CACHE;
 	uint64_t chunk_iova, chunk_len;
 	void *va;
 
 	va = refnic_emu_cable_shm_view_map(view_of(view), iova, len, &chunk_iova, &chunk_len);
 	if (va == NULL) {
-		emu_stats(view)->dma_errors++;
+		refnic_emu_svc_stats(view)->dma_errors++;
 		EMU_LOG(ERR, "%s: DMA to IOVA 0x%" PRIx64 " len %" PRIu64
 			" outside the memory it handed over", view->name, iova, len);
 		return NULL;
@@ -631,49 +614,4 @@ refnic_emu_cable_shm_view_dma(struct refnic_emu *view, uint64_t iova, uint64_t l
 	dma->page[slot].va = (uintptr_t)va - (iova - chunk_iova);
 	dma->page[slot].len = chunk_len;
 	return va;
-}
-
-/* Senders may use it once its BAR's registers map (its vectors' moderation). */
-bool
-refnic_emu_cable_shm_view_activate(struct shm_cable *sc, struct shm_view *sv)
-{
-	sv->emu.bar0 = refnic_emu_cable_shm_view_map(sv, sv->bar_iova, REFNIC_BAR0_SIZE, NULL, NULL);
-	if (sv->emu.bar0 == NULL) {
-		EMU_LOG(ERR, "%s: cable shm:%s: the far end's BAR is outside its memory",
-			sc->emu->name, sc->name);
-		return false;
-	}
-	/* Its clock, for RX stamps and PTP latches: in the same memzone as its
-	 * BAR; without it (not in the memory handed over) frames go unstamped. */
-	sv->emu.clock = refnic_emu_cable_shm_view_map(sv, sv->bar_iova + refnic_emu_bar_clock_offset(),
-						      sizeof(*sv->emu.clock), NULL, NULL);
-	__atomic_store_n(&sc->view, sv, __ATOMIC_SEQ_CST);
-	EMU_LOG(INFO, "%s: cable shm:%s: delivering into the far end's port (%u regions)",
-		sc->emu->name, sc->name, sv->nb_regions);
-	return true;
-}
-
-/* Senders see no view, then the last of them leaves (our delivering word). */
-void
-refnic_emu_cable_shm_view_retire(struct shm_cable *sc)
-{
-	const uint32_t *delivering = &sc->shm->end[sc->me].delivering;
-	struct shm_view *sv = sc->view;
-	uint64_t deadline;
-
-	if (sv == NULL)
-		return;
-	__atomic_store_n(&sc->view, NULL, __ATOMIC_SEQ_CST);
-	deadline = rte_get_tsc_cycles() + refnic_emu_us_to_tsc(SHM_WAIT_MS * 1000);
-	while (__atomic_load_n(delivering, __ATOMIC_SEQ_CST) != 0) {
-		if (rte_get_tsc_cycles() > deadline) {
-			/* Someone wrote the word (it is in the file): keep the
-			 * view rather than free it under a sender. */
-			EMU_LOG(ERR, "%s: cable shm:%s: senders still counted; the far end's "
-				"mappings are kept", sc->emu->name, sc->name);
-			return;
-		}
-		sched_yield();
-	}
-	refnic_emu_cable_shm_view_free(sv);
 }

@@ -7,21 +7,22 @@
 
 /*
  * Inside the shm cable, shared by its files:
- *   refnic_emu_cable_shm.c       the file, its two ends, link, the socket,
+ *   refnic_emu_cable_shm_ends.c  the file, its two ends, link, the socket,
  *                                the ops;
- *   refnic_emu_cable_shm_mem.c   memory tables: this process's memory handed
- *                                to the far end, the far end's mapped here;
  *   refnic_emu_cable_shm_port.c  the receive side this port publishes, and
- *                                the view of the far end's through which
- *                                this process delivers into it.
+ *                                delivery through the view of the far
+ *                                end's;
+ *   refnic_emu_cable_shm_mem.c   memory tables: this process's memory handed
+ *                                to the far end, the far end's mapped here
+ *                                and the view made on it.
  */
 
+#include <fcntl.h>
 #include <sys/un.h>
 
 #include "refnic_emu_cable.h"
+#include "refnic_emu_cable_services.h"
 #include "refnic_emu_cable_shm.h"
-#include "refnic_emu_flow.h"
-#include "refnic_emu_intr.h"
 
 /* The file holds the device's own flow table, vectors and counter shards. */
 _Static_assert(sizeof(struct refnic_emu_flows) == SHM_FLOWS_SIZE &&
@@ -123,23 +124,29 @@ peer_of(const struct shm_cable *sc)
 	return sc->me ^ 1;
 }
 
-/* refnic_emu_cable_shm.c */
-bool refnic_emu_cable_shm_peer_alive(struct shm_cable *sc);
-void refnic_emu_cable_shm_kick_peer(struct shm_cable *sc);
-/* Bounded wait for a word the far end clears; false if it never did. */
-bool refnic_emu_cable_shm_wait_clear(struct shm_cable *sc, const uint32_t *word, const char *what);
+/* Does another open file description hold end e (a lock on byte e)? Its
+ * process is alive. */
+static inline bool
+shm_end_held(int fd, unsigned int e)
+{
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = e, .l_len = 1 };
 
-/* refnic_emu_cable_shm_mem.c */
-/* Collect this process's memory; true if it differs from the last table. */
-bool refnic_emu_cable_shm_mem_refresh(struct shm_cable *sc);
-/* Send HELLO and the memory table to the far end, if it needs them. */
-void refnic_emu_cable_shm_mem_send(struct shm_cable *sc);
-/* The far end's messages: set up and fill its view. */
-unsigned int refnic_emu_cable_shm_mem_receive(struct shm_cable *sc);
-void refnic_emu_cable_shm_view_free(struct shm_view *sv);
-/* Host address here of the far end's [iova, iova + len), or NULL. */
-void *refnic_emu_cable_shm_view_map(struct shm_view *sv, uint64_t iova, uint64_t len,
-				    uint64_t *chunk_iova, uint64_t *chunk_len);
+	return fcntl(fd, F_OFD_GETLK, &fl) == 0 && fl.l_type != F_UNLCK;
+}
+
+static inline bool
+refnic_emu_cable_shm_peer_alive(const struct shm_cable *sc)
+{
+	return shm_end_held(sc->fd, peer_of(sc));
+}
+
+/*
+ * The three files call one way: refnic_emu_cable_shm_ends.c (the cable: the
+ * file, its ends, the ops) calls the port and the memory;
+ * refnic_emu_cable_shm_port.c (the receive sides) calls the memory;
+ * refnic_emu_cable_shm_mem.c (the far end's process: its socket, its
+ * memory mapped here, the view built on it) calls neither.
+ */
 
 /* refnic_emu_cable_shm_port.c: the ops the device calls of an shm port
  * (emu->rx_published: its receive side, in the file) and of the view of
@@ -161,13 +168,22 @@ void refnic_emu_cable_shm_shared_unlock(struct refnic_emu_cable *c, rte_spinlock
 
 int refnic_emu_cable_shm_port_init(struct shm_cable *sc);
 unsigned int refnic_emu_cable_shm_port_service(struct shm_cable *sc);
-/* A new view, for the far end's attachment gen (HELLO). */
-struct shm_view *refnic_emu_cable_shm_view_new(struct shm_cable *sc, uint32_t gen, uint64_t bar_iova,
-					       uint32_t nb_vectors, const int *fds, unsigned int nb_fds);
 void refnic_emu_cable_shm_view_config_sync(struct shm_view *sv, const struct shm_rx_config *cfg);
-/* The view's first whole table came: senders may use it. */
-bool refnic_emu_cable_shm_view_activate(struct shm_cable *sc, struct shm_view *sv);
+
+/* refnic_emu_cable_shm_mem.c */
+/* Wake the far end's engine (a datagram on its end's socket). */
+void refnic_emu_cable_shm_kick_peer(struct shm_cable *sc);
+/* Collect this process's memory; true if it differs from the last table. */
+bool refnic_emu_cable_shm_mem_refresh(struct shm_cable *sc);
+/* Send HELLO and the memory table to the far end, if it needs them. */
+void refnic_emu_cable_shm_mem_send(struct shm_cable *sc);
+/* The far end's messages: set up and fill its view. */
+unsigned int refnic_emu_cable_shm_mem_receive(struct shm_cable *sc);
 /* Senders stop using the view; it is freed once none does. */
 void refnic_emu_cable_shm_view_retire(struct shm_cable *sc);
+void refnic_emu_cable_shm_view_free(struct shm_view *sv);
+/* Host address here of the far end's [iova, iova + len), or NULL. */
+void *refnic_emu_cable_shm_view_map(struct shm_view *sv, uint64_t iova, uint64_t len,
+				    uint64_t *chunk_iova, uint64_t *chunk_len);
 
 #endif /* _REFNIC_EMU_CABLE_SHM_PRIV_H_ */

@@ -25,9 +25,7 @@
 
 #include "refnic_emu_cable.h"
 #include "refnic_emu_cable_kinds.h"
-#include "refnic_emu_parse.h"
-#include "refnic_emu_priv.h"
-#include "refnic_emu_queue.h"
+#include "refnic_emu_cable_services.h"
 
 #define TAP_RX_BUDGET	32	/* frames per engine pass */
 
@@ -48,7 +46,7 @@ tap_tx(struct refnic_emu_cable *c, struct refnic_emu *emu, const struct refnic_f
 	uint16_t s;
 
 	if (tc->unplugged) {
-		emu_stats(emu)->cable_tx_dropped++;
+		refnic_emu_svc_stats(emu)->cable_tx_dropped++;
 		return;
 	}
 	for (s = 0; s < f->nb_segs; s++) {
@@ -58,7 +56,7 @@ tap_tx(struct refnic_emu_cable *c, struct refnic_emu *emu, const struct refnic_f
 	/* The kernel refuses frames while the interface is down (EIO), or
 	 * when its queue is full: the frame is lost, as on a wire. */
 	if (writev(tc->fd, iov, f->nb_segs) != (ssize_t)f->len)
-		emu_stats(emu)->cable_tx_dropped++;
+		refnic_emu_svc_stats(emu)->cable_tx_dropped++;
 }
 
 static void
@@ -83,16 +81,16 @@ tap_rx_service(struct refnic_emu_cable *c, struct refnic_emu *emu, uint64_t now 
 		/* The kernel cuts what does not fit: a frame longer than any
 		 * the port takes is dropped, not delivered cut. */
 		if (tc->unplugged || len < EMU_ETH_HLEN || len > REFNIC_MAX_FRAME_LEN) {
-			emu_stats(emu)->cable_rx_dropped++;
+			refnic_emu_svc_stats(emu)->cable_rx_dropped++;
 			continue;
 		}
 		f.len = len;
 		f.seg[0] = tc->buf;
 		f.seg_len[0] = len;
 		/* Copied into posted buffers here: the buffer is free again. */
-		refnic_emu_rx_frame(emu, &f, &batch);
+		refnic_emu_svc_rx_frame(emu, &f, &batch);
 	}
-	refnic_emu_rx_batch_end(&batch);
+	refnic_emu_svc_rx_batch_end(&batch);
 	return n;
 }
 
@@ -106,7 +104,7 @@ static void
 tap_set_plugged(struct refnic_emu_cable *c, struct refnic_emu *emu, bool plugged)
 {
 	((struct tap_cable *)c)->unplugged = !plugged;
-	refnic_emu_update_link(emu);
+	refnic_emu_svc_update_link(emu);
 }
 
 /* Frames from the kernel make the fd readable: that wakes the engine. */

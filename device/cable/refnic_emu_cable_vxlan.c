@@ -45,10 +45,8 @@
 
 #include "refnic_emu_cable.h"
 #include "refnic_emu_cable_kinds.h"
+#include "refnic_emu_cable_services.h"
 #include "refnic_emu_cable_vxlan.h"
-#include "refnic_emu_parse.h"
-#include "refnic_emu_priv.h"
-#include "refnic_emu_queue.h"
 
 #define VXLAN_BURST		32	/* datagrams per sendmmsg/recvmmsg */
 #define VXLAN_UDP_HLEN		8
@@ -178,7 +176,7 @@ vxlan_source_port(const uint8_t *fr, uint32_t len)
 
 	if (len < EMU_ETH_HLEN)
 		return REFNIC_VXLAN_SPORT_BASE;
-	refnic_emu_parse(fr, len, &h);
+	refnic_emu_svc_parse(fr, len, &h);
 	if (h.ip_version == 0) {
 		memcpy(key, fr, EMU_ETH_HLEN);
 		key_len = EMU_ETH_HLEN;
@@ -221,9 +219,9 @@ vxlan_tx_burst(struct vxlan_cable *vc, struct refnic_emu *emu)
 		/* Above the path MTU (the socket does not fragment); else the
 		 * kernel refused it (no route, buffer full): lost, as on a wire. */
 		if (n < 0 && errno == EMSGSIZE)
-			emu_stats(emu)->cable_tx_oversize++;
+			refnic_emu_svc_stats(emu)->cable_tx_oversize++;
 		else
-			emu_stats(emu)->cable_tx_dropped++;
+			refnic_emu_svc_stats(emu)->cable_tx_dropped++;
 		i++;
 	}
 	vc->tx_n = 0;
@@ -240,12 +238,12 @@ vxlan_tx(struct refnic_emu_cable *c, struct refnic_emu *emu, const struct refnic
 	uint16_t s;
 
 	if (vc->unplugged) {
-		emu_stats(emu)->cable_tx_dropped++;
+		refnic_emu_svc_stats(emu)->cable_tx_dropped++;
 		return;
 	}
 	/* Longer than any frame a peer's port takes: not sent, never cut. */
 	if (f->len > REFNIC_MAX_FRAME_LEN) {
-		emu_stats(emu)->cable_tx_oversize++;
+		refnic_emu_svc_stats(emu)->cable_tx_oversize++;
 		return;
 	}
 	rte_spinlock_lock(&vc->tx_lock);
@@ -288,7 +286,7 @@ vxlan_tx_flush(struct refnic_emu_cable *c, struct refnic_emu *emu,
 static void
 vxlan_count_refusal(struct refnic_emu *emu, enum refnic_vxlan_verdict v)
 {
-	struct refnic_hw_stats *st = emu_stats(emu);
+	struct refnic_hw_stats *st = refnic_emu_svc_stats(emu);
 
 	switch (v) {
 	case REFNIC_VXLAN_TRUNCATED:
@@ -321,7 +319,8 @@ vxlan_count_overflows(struct vxlan_cable *vc, struct refnic_emu *emu)
 	if (getsockopt(vc->fd, SOL_SOCKET, SO_MEMINFO, mem, &len) != 0 ||
 	    len <= SK_MEMINFO_DROPS * sizeof(mem[0]))
 		return;
-	emu_stats(emu)->cable_rx_dropped += (uint32_t)(mem[SK_MEMINFO_DROPS] - vc->rx_overflows);
+	refnic_emu_svc_stats(emu)->cable_rx_dropped +=
+		(uint32_t)(mem[SK_MEMINFO_DROPS] - vc->rx_overflows);
 	vc->rx_overflows = mem[SK_MEMINFO_DROPS];
 }
 
@@ -346,7 +345,7 @@ vxlan_rx_service(struct refnic_emu_cable *c, struct refnic_emu *emu, uint64_t no
 	for (i = 0; i < n; i++) {
 		m = &vc->rx.msg[i];
 		if (!vxlan_from_remote(vc, &vc->rx.from[i])) {
-			emu_stats(emu)->cable_rx_foreign++;
+			refnic_emu_svc_stats(emu)->cable_rx_foreign++;
 			continue;
 		}
 		v = refnic_emu_cable_vxlan_check(vc->rx.buf[i], m->msg_len,
@@ -357,16 +356,16 @@ vxlan_rx_service(struct refnic_emu_cable *c, struct refnic_emu *emu, uint64_t no
 			continue;
 		}
 		if (vc->unplugged) {
-			emu_stats(emu)->cable_rx_dropped++;
+			refnic_emu_svc_stats(emu)->cable_rx_dropped++;
 			continue;
 		}
 		f.len = m->msg_len - REFNIC_VXLAN_HLEN;
 		f.seg[0] = vc->rx.buf[i] + REFNIC_VXLAN_HLEN;
 		f.seg_len[0] = f.len;
 		/* Copied into posted buffers here: the slot is free again. */
-		refnic_emu_rx_frame(emu, &f, &batch);
+		refnic_emu_svc_rx_frame(emu, &f, &batch);
 	}
-	refnic_emu_rx_batch_end(&batch);
+	refnic_emu_svc_rx_batch_end(&batch);
 	return n > 0 ? n : 0;
 }
 
@@ -380,7 +379,7 @@ static void
 vxlan_set_plugged(struct refnic_emu_cable *c, struct refnic_emu *emu, bool plugged)
 {
 	((struct vxlan_cable *)c)->unplugged = !plugged;
-	refnic_emu_update_link(emu);
+	refnic_emu_svc_update_link(emu);
 }
 
 /* Datagrams make the socket readable: that wakes the engine. */

@@ -177,12 +177,9 @@ test_vxlan_socket_overflow_counted(void)
 	return TEST_SUCCESS;
 }
 
-/*
- * A and B on one shm cable, started, link up, and 8 frames from A delivered
- * into B's ring, which B's application has not read. args gets the devargs.
- */
+/* A and B on one shm cable, started, link up. args gets the devargs. */
 static int
-shm_frames_delivered(char *args, size_t len, uint16_t *a, uint16_t *b)
+shm_pair_up(char *args, size_t len, uint16_t *a, uint16_t *b)
 {
 	cable_args(args, len, "shm");
 	TEST_ASSERT_SUCCESS(test_port_create(CB_A, args, a), "");
@@ -190,6 +187,17 @@ shm_frames_delivered(char *args, size_t len, uint16_t *a, uint16_t *b)
 	TEST_ASSERT_SUCCESS(test_port_start(*a, 0, 0), "");
 	TEST_ASSERT_SUCCESS(test_port_start(*b, 0, 0), "");
 	TEST_ASSERT(test_link_wait(*a, RTE_ETH_LINK_UP), "link up");
+	return TEST_SUCCESS;
+}
+
+/*
+ * A and B on one shm cable, started, link up, and 8 frames from A delivered
+ * into B's ring, which B's application has not read. args gets the devargs.
+ */
+static int
+shm_frames_delivered(char *args, size_t len, uint16_t *a, uint16_t *b)
+{
+	TEST_ASSERT_SUCCESS(shm_pair_up(args, len, a, b), "");
 	/* A's TX doorbell delivers as soon as B's memory has reached A. */
 	TEST_ASSERT_EQUAL(send_recv(*a, *b, TEST_BURST, 50, 1), TEST_BURST, "A to B");
 	send_frames(*a, 8, 300, 1);
@@ -262,6 +270,24 @@ test_shm_delivery_needs_no_engine(void)
 	return TEST_SUCCESS;
 }
 
+/* The cable's file of an shm run's devargs, mapped (MAP_FAILED: not). */
+static struct shm_layout *
+shm_file_map(const char *args)
+{
+	struct shm_layout *shm;
+	char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), REFNIC_SHM_PATH_FMT, strchr(args, ':') + 1);
+	*strchr(path, ',') = '\0';
+	fd = shm_open(path, O_RDWR, 0);
+	if (fd < 0)
+		return MAP_FAILED;
+	shm = mmap(NULL, sizeof(*shm), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	return shm;
+}
+
 /*
  * The far end writes over the set-up B published for its RX queue (the
  * queue's generation, in the cable's file) after B's driver has taken
@@ -276,27 +302,16 @@ static int
 test_shm_far_end_writes_over_queue_setup(void)
 {
 	struct shm_layout *shm;
-	char args[64], path[64];
+	char args[64];
 	uint64_t deadline;
 	uint16_t a, b, i;
-	int fd;
 
-	cable_args(args, sizeof(args), "shm");
-	TEST_ASSERT_SUCCESS(test_port_create(CB_A, args, &a), "");
-	TEST_ASSERT_SUCCESS(test_port_create(CB_B, args, &b), "");
-	TEST_ASSERT_SUCCESS(test_port_start(a, 0, 0), "");
-	TEST_ASSERT_SUCCESS(test_port_start(b, 0, 0), "");
-	TEST_ASSERT(test_link_wait(a, RTE_ETH_LINK_UP), "link up");
+	TEST_ASSERT_SUCCESS(shm_pair_up(args, sizeof(args), &a, &b), "");
 	for (i = 0; i < 6; i++)
 		TEST_ASSERT_EQUAL(send_recv(a, b, TEST_BURST, 100 * i, 1), TEST_BURST, "A to B");
 
-	snprintf(path, sizeof(path), REFNIC_SHM_PATH_FMT, strchr(args, ':') + 1);
-	*strchr(path, ',') = '\0';
-	fd = shm_open(path, O_RDWR, 0);
-	TEST_ASSERT(fd >= 0, "%s: %s", path, strerror(errno));
-	shm = mmap(NULL, sizeof(*shm), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	close(fd);
-	TEST_ASSERT(shm != MAP_FAILED, "");
+	shm = shm_file_map(args);
+	TEST_ASSERT(shm != MAP_FAILED, "the cable's file: %s", strerror(errno));
 	/* B attached second: end 1. An even generation, as a settled one. */
 	__atomic_fetch_add(&shm->port[1].q[0].gen, 2, __ATOMIC_SEQ_CST);
 	munmap(shm, sizeof(*shm));
@@ -312,6 +327,45 @@ test_shm_far_end_writes_over_queue_setup(void)
 		TEST_ASSERT_EQUAL(send_recv(a, b, TEST_BURST, 1000 + 100 * i, 1), TEST_BURST,
 				  "A to B after the far end wrote over B's queue (burst %u)", i);
 	test_pair_destroy(CB_A, CB_B);
+	return TEST_SUCCESS;
+}
+
+/*
+ * A sender leaves the far end's RX ring when its burst is done: B's ring's
+ * busy word in the file (what B's process waits on) is clear once A's
+ * burst returned, and B stops and starts its RX queue without waiting out
+ * a sender that never left ("stays in an RX ring" logged, 100 ms lost per
+ * queue). Frames flow again after the restart.
+ */
+static int
+test_shm_sender_leaves_ring(void)
+{
+	static char log[16384];
+	unsigned int waited;
+	uint16_t a, b, again;
+	struct shm_layout *shm;
+	char args[64];
+	uint32_t busy;
+	FILE *f;
+
+	TEST_ASSERT_SUCCESS(shm_pair_up(args, sizeof(args), &a, &b), "");
+	TEST_ASSERT_EQUAL(send_recv(a, b, TEST_BURST, 100, 1), TEST_BURST, "A to B");
+	shm = shm_file_map(args);
+	TEST_ASSERT(shm != MAP_FAILED, "the cable's file: %s", strerror(errno));
+	/* B attached second: end 1. */
+	busy = __atomic_load_n(&shm->port[1].q[0].busy, __ATOMIC_SEQ_CST);
+	munmap(shm, sizeof(*shm));
+
+	f = test_log_capture_start(log, sizeof(log));
+	TEST_ASSERT_SUCCESS(rte_eth_dev_rx_queue_stop(b, 0), "");
+	TEST_ASSERT_SUCCESS(rte_eth_dev_rx_queue_start(b, 0), "");
+	test_log_capture_stop(f);
+	waited = test_log_count(log, "stays in an RX ring", NULL);
+	again = send_recv(a, b, TEST_BURST, 200, 1);
+	test_pair_destroy(CB_A, CB_B);
+	TEST_ASSERT_EQUAL(busy, 0, "A's burst returned, still in B's ring (busy %#x)", busy);
+	TEST_ASSERT_EQUAL(waited, 0, "B waited for a sender that had left:\n%s", log);
+	TEST_ASSERT_EQUAL(again, TEST_BURST, "A to B after B's queue restarted");
 	return TEST_SUCCESS;
 }
 
@@ -442,6 +496,7 @@ const struct unit_test_suite refnic_cables_suite = {
 		TEST_CASE(test_shm_restart_drops_stale_frames),
 		TEST_CASE(test_shm_delivery_needs_no_engine),
 		TEST_CASE(test_shm_far_end_writes_over_queue_setup),
+		TEST_CASE(test_shm_sender_leaves_ring),
 		TEST_CASE(test_tap_both_ways),
 		TEST_CASE(test_vxlan_both_ways),
 		TEST_CASE(test_vxlan_socket_overflow_counted),

@@ -26,6 +26,10 @@
  *
  * An engine that dozes is woken by a datagram on an abstract unix socket of
  * its end: link changes and memory tables come that way.
+ *
+ * The top of the cable's three files: its ops table names this file's ops
+ * and those of refnic_emu_cable_shm_port.c, and it calls that file and
+ * refnic_emu_cable_shm_mem.c; neither calls back into this one.
  */
 
 #include <errno.h>
@@ -48,11 +52,8 @@
 
 #include "refnic_emu_cable.h"
 #include "refnic_emu_cable_kinds.h"
+#include "refnic_emu_cable_services.h"
 #include "refnic_emu_cable_shm_priv.h"
-#include "refnic_emu_intr.h"
-#include "refnic_emu_priv.h"
-#include "refnic_emu_queue.h"
-#include "refnic_emu_trap.h"
 
 #define SHM_LIVENESS_US		20000		/* how often a silent peer is checked */
 #define SHM_OPEN_TRIES		3		/* the file removed while we opened it */
@@ -74,15 +75,6 @@ end_lock(int fd, unsigned int e, short type)
 	return fcntl(fd, F_OFD_SETLK, &fl) == 0 ? 0 : -errno;
 }
 
-/* Does another open file description hold end e? Its process is alive. */
-static bool
-end_held(int fd, unsigned int e)
-{
-	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = e, .l_len = 1 };
-
-	return fcntl(fd, F_OFD_GETLK, &fl) == 0 && fl.l_type != F_UNLCK;
-}
-
 /* The abstract socket address of an end: no file to clean up, freed by
  * the kernel when its process goes. */
 static socklen_t
@@ -95,17 +87,6 @@ end_addr(const char *name, unsigned int end, struct sockaddr_un *addr)
 	n = snprintf(addr->sun_path + 1, sizeof(addr->sun_path) - 1,
 		     "refnic-cable/%s/%u", name, end);
 	return offsetof(struct sockaddr_un, sun_path) + 1 + n;
-}
-
-void
-refnic_emu_cable_shm_kick_peer(struct shm_cable *sc)
-{
-	static const char kick = 'k';
-
-	/* Lost kicks are harmless: a dozing engine looks again within
-	 * its longest doze. */
-	(void)sendto(sc->sock, &kick, 1, MSG_DONTWAIT,
-		     (struct sockaddr *)&sc->peer_addr, sc->peer_addr_len);
 }
 
 static bool
@@ -122,34 +103,6 @@ shm_link_up(const struct refnic_emu_cable *c, const struct refnic_emu *emu __rte
 	return sc->peer_up && __atomic_load_n(&sc->view, __ATOMIC_ACQUIRE) != NULL &&
 	       !__atomic_load_n(&sc->shm->unplugged, __ATOMIC_ACQUIRE) &&
 	       !__atomic_load_n(&sc->peer_port->cfg.phy_down, __ATOMIC_ACQUIRE);
-}
-
-bool
-refnic_emu_cable_shm_peer_alive(struct shm_cable *sc)
-{
-	return end_held(sc->fd, peer_of(sc));
-}
-
-bool
-refnic_emu_cable_shm_wait_clear(struct shm_cable *sc, const uint32_t *word, const char *what)
-{
-	uint64_t deadline = rte_get_tsc_cycles() + refnic_emu_us_to_tsc(SHM_WAIT_MS * 1000);
-	unsigned int spins = 0;
-
-	while (__atomic_load_n(word, __ATOMIC_SEQ_CST) != 0) {
-		/* Its holder may be preempted on this CPU: let it run. */
-		if (++spins % 64 == 0) {
-			if (!refnic_emu_cable_shm_peer_alive(sc))
-				return true;
-			if (rte_get_tsc_cycles() > deadline) {
-				EMU_LOG(ERR, "%s: cable shm:%s: the far end stays in %s; going on",
-					sc->emu->name, sc->name, what);
-				return false;
-			}
-		}
-		sched_yield();
-	}
-	return true;
 }
 
 /*
@@ -171,8 +124,8 @@ shm_check_peer(struct shm_cable *sc, struct refnic_emu *emu, uint64_t now)
 		up = false;
 	} else if (replaced || now >= sc->next_liveness_tsc) {
 		/* A killed process cannot say it left: is its end still held? */
-		sc->next_liveness_tsc = now + refnic_emu_us_to_tsc(SHM_LIVENESS_US);
-		up = end_held(sc->fd, peer_of(sc));
+		sc->next_liveness_tsc = now + refnic_emu_svc_us_to_tsc(SHM_LIVENESS_US);
+		up = shm_end_held(sc->fd, peer_of(sc));
 	}
 	if (up == sc->peer_up && !replaced)
 		return;
@@ -182,13 +135,13 @@ shm_check_peer(struct shm_cable *sc, struct refnic_emu *emu, uint64_t now)
 	if (replaced && up && sc->peer_up) {
 		/* Restarted between two looks: the port still sees it go. */
 		sc->peer_up = false;
-		refnic_emu_update_link(emu);
+		refnic_emu_svc_update_link(emu);
 	}
 	sc->peer_gen = gen;
 	sc->peer_up = up;
 	rte_spinlock_unlock(&sc->tx_lock);
 	/* Its HELLO comes by itself first: ask only if it does not. */
-	sc->ask_tsc = now + refnic_emu_us_to_tsc(SHM_ASK_US);
+	sc->ask_tsc = now + refnic_emu_svc_us_to_tsc(SHM_ASK_US);
 }
 
 /*
@@ -222,13 +175,13 @@ shm_tx(struct refnic_emu_cable *c, struct refnic_emu *emu, const struct refnic_f
 	if (b->view == NULL)
 		b->view = shm_view_hold(sc);
 	if (b->view == NULL || !shm_link_up(c, emu) || f->len > REFNIC_MAX_FRAME_LEN) {
-		emu_stats(emu)->cable_tx_dropped++;
+		refnic_emu_svc_stats(emu)->cable_tx_dropped++;
 		return;
 	}
 	/* The far end's device counts what it does not take. */
-	refnic_emu_rx_frame(b->view, f, b);
+	refnic_emu_svc_rx_frame(b->view, f, b);
 	/* Its lcore polls on another core: it need not wait for the pass. */
-	refnic_emu_rx_batch_publish(b);
+	refnic_emu_svc_rx_batch_publish(b);
 }
 
 static void
@@ -237,13 +190,13 @@ shm_tx_flush(struct refnic_emu_cable *c, struct refnic_emu *emu __rte_unused,
 {
 	struct shm_cable *sc = (struct shm_cable *)c;
 
-	refnic_emu_rx_batch_end(b);
+	refnic_emu_svc_rx_batch_end(b);
 	if (b->view == NULL)
 		return;
 	/* The view's eventfds (its vectors, the far end's engine kick) close
 	 * with it: signal them while it is held. They wake another process,
 	 * which takes no lock this thread holds. */
-	refnic_emu_intr_flush_deferred();
+	refnic_emu_svc_intr_flush();
 	__atomic_fetch_sub(&sc->shm->end[sc->me].delivering, 1, __ATOMIC_RELEASE);
 	b->view = NULL;
 }
@@ -260,7 +213,7 @@ shm_rx_service(struct refnic_emu_cable *c, struct refnic_emu *emu, uint64_t now)
 	/* After the memory tables: a view mapped just now brings the link
 	 * up. Also follows a cable pulled on the other side. */
 	if (emu->link_up != shm_link_up(&sc->c, emu))
-		refnic_emu_update_link(emu);
+		refnic_emu_svc_update_link(emu);
 	return work + refnic_emu_cable_shm_port_service(sc);
 }
 
@@ -270,7 +223,7 @@ shm_set_plugged(struct refnic_emu_cable *c, struct refnic_emu *emu, bool plugged
 	struct shm_cable *sc = (struct shm_cable *)c;
 
 	__atomic_store_n(&sc->shm->unplugged, !plugged, __ATOMIC_RELEASE);
-	refnic_emu_update_link(emu);
+	refnic_emu_svc_update_link(emu);
 	refnic_emu_cable_shm_kick_peer(sc);
 }
 
@@ -327,7 +280,7 @@ shm_detach(struct refnic_emu_cable *c, struct refnic_emu *emu)
 	__atomic_store_n(&mine->pid, 0, __ATOMIC_RELEASE);
 	end_lock(sc->fd, sc->me, F_UNLCK);
 	/* The last one out removes the cable; a restarting side makes a new one. */
-	if (!end_held(sc->fd, peer_of(sc)))
+	if (!shm_end_held(sc->fd, peer_of(sc)))
 		shm_unlink(sc->path);
 	shm_flock(sc->fd, LOCK_UN);
 	refnic_emu_cable_shm_kick_peer(sc);
@@ -337,7 +290,7 @@ shm_detach(struct refnic_emu_cable *c, struct refnic_emu *emu)
 static bool
 shm_in_use(int fd)
 {
-	return end_held(fd, 0) || end_held(fd, 1);
+	return shm_end_held(fd, 0) || shm_end_held(fd, 1);
 }
 
 static int
@@ -407,7 +360,7 @@ shm_take_end(struct shm_cable *sc, const char *emu_name, const char *name)
 	sc->port = &shm->port[e];
 	sc->peer_port = &shm->port[peer_of(sc)];
 	/* A cable pulled by processes that are all gone is plugged again. */
-	if (!end_held(sc->fd, peer_of(sc)))
+	if (!shm_end_held(sc->fd, peer_of(sc)))
 		shm->unplugged = 0;
 	mine->dozing = 0;
 	mine->delivering = 0;	/* a previous holder's, killed mid-burst */
