@@ -59,6 +59,12 @@ def test_testpmd_io_forwarding_judged_by_the_witness(devargs):
         fwd = tp.stop()
         stats = tp.port_stats()
         xs = {p: tp.xstats(p) for p in (0, 1)}
+    judge(w, fwd, stats, xs)
+
+
+def judge(w, fwd, stats, xs):
+    """The witness's verdict on a testpmd that io-forwarded its frames
+    (fwd: its forwarding stats; stats, xs: its ports' counters)."""
     summary = "witness %s\ntestpmd fwd %s\nports %s" % (w, fwd, stats)
     assert w["sent"] == [FRAMES_PER_PORT] * 2, summary
     assert w["duplicated"] == 0 and w["reordered"] == 0 and w["corrupted"] == 0, summary
@@ -75,3 +81,30 @@ def test_testpmd_io_forwarding_judged_by_the_witness(devargs):
     for q in w["ports"]:
         assert q["received"] + q["warmup_back"] == q["ipackets"], summary
         assert q["opackets"] == FRAMES_PER_PORT + q["warmup_sent"], summary
+
+
+def test_secondary_testpmd_forwarding_judged_by_the_witness(refnic_pmd, hugepages):
+    """The same, forwarded by a secondary testpmd on a primary's ports: the
+    primary owns the ports and forwards nothing; every burst is the
+    secondary's (and, inline, the device work its doorbells run)."""
+    tag = "%d" % os.getpid()
+    cables = ["wsa" + tag, "wsb" + tag]
+    vdevs = ["net_refnic%d,cable=shm:%s" % (i, c) for i, c in enumerate(cables)]
+    prefix = "witmp%d" % os.getpid()
+    # One process forwards: the secondary, on every queue.
+    common = ["--disable-link-check", "--num-procs=1", "--proc-id=0"]
+    primary = TestPmd(vdevs, testpmd_args=common, plugins=[refnic_pmd],
+                      proc_type="primary", file_prefix=prefix)
+    secondary = TestPmd([], testpmd_args=common, plugins=[refnic_pmd],
+                        proc_type="secondary", file_prefix=prefix)
+    with primary:
+        with secondary:
+            secondary.cmd("start", check=True)
+            w = run_witness(cables, "", FRAMES_PER_PORT, ["--idle-ms", "1000"])
+            fwd = secondary.stop()
+        for p in (0, 1):
+            wait_link(primary, p, "down", 0)
+        stats = primary.port_stats()
+        xs = {p: primary.xstats(p) for p in (0, 1)}
+    assert sum(fwd[p]["RX-packets"] for p in (0, 1)) >= FRAMES_PER_PORT, fwd
+    judge(w, fwd, stats, xs)
