@@ -125,77 +125,88 @@ def test_secondary_testpmd_forwarding_judged_by_the_witness(refnic_pmd, hugepage
     judge(w, fwd, stats, xs)
 
 
-KILL_FRAMES_PER_PORT = 600000
-KILL_AFTER_FRAMES = 100000      # forwarded by the first testpmd
+KILL_FRAMES_PER_PORT = 600000   # a kill's worth
+KILL_AFTER_FRAMES = 100000      # forwarded by each testpmd before it is killed
 RESTART_IDLE_MS = 3000          # once all is sent, the witness waits this long
+
+
+def testpmd_forwarded(tp):
+    return sum(tp.port_stats()[p]["RX-packets"] for p in (0, 1))
 
 
 def test_witness_survives_its_forwarder_killed_and_restarted():
     """The far end of both shm cables, a testpmd forwarding the witness's
     frames, is killed with SIGKILL mid-traffic and a new one started on the
-    same cables. On the witness's side: none duplicated, reordered or
-    corrupted, before or after; every frame lost counted by a counter a
-    user reads (its ports' cable drops while the link was down, the new
-    testpmd's drops) or out, sent and not back, when its ports saw the
-    link go down: what the killed process took with it, which nothing
-    that survives it can count frame by frame (its counters died with it).
-    Traffic comes back through the new testpmd, the link went down once a
-    port, and every mbuf of the witness is back in its pool."""
+    same cables (REFNIC_WITNESS_KILLS times, 1 by default; devtools/bench.sh
+    witness-kill-soak makes it minutes). On the witness's side: none
+    duplicated, reordered or corrupted, before or after; every frame lost
+    counted by a counter a user reads (the witness's ports', cable drops
+    while the link was down among them; each testpmd's, read last just
+    before its kill) or out, sent and not back, when the witness's ports
+    saw the link go down: what a killed process took with it, which nothing
+    that survives it can count frame by frame. Each kill takes each link
+    down once, traffic comes back through each new testpmd, and every mbuf
+    of the witness is back in its pool."""
+    kills = int(os.environ.get("REFNIC_WITNESS_KILLS", "1"))
     tag = "%dk" % os.getpid()
     cables = ["wa" + tag, "wb" + tag]
     vdevs = ["net_refnic%d,cable=shm:%s" % (i, c) for i, c in enumerate(cables)]
-    argv = witness_argv(cables, "", KILL_FRAMES_PER_PORT,
-                        ["--idle-ms", str(RESTART_IDLE_MS)])
-    first = TestPmd(vdevs, plugins=[pmd_path()], testpmd_args=["--disable-link-check"])
-    second = TestPmd(vdevs, plugins=[pmd_path()], testpmd_args=["--disable-link-check"])
-    with first:
-        first.cmd("start", check=True)
+    frames = KILL_FRAMES_PER_PORT * kills
+    argv = witness_argv(cables, "", frames, ["--idle-ms", str(RESTART_IDLE_MS)])
+    counted = 0
+    tp = TestPmd(vdevs, plugins=[pmd_path()], testpmd_args=["--disable-link-check"]).start()
+    witness = None
+    try:
+        tp.cmd("start", check=True)
         witness = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                    text=True)
-        try:
+        for k in range(kills):
             deadline = time.monotonic() + TIMEOUT
-            while True:
-                assert witness.poll() is None, "the witness ended before the kill"
-                assert time.monotonic() < deadline, "no traffic through the first testpmd"
-                if sum(first.port_stats()[p]["RX-packets"] for p in (0, 1)) >= KILL_AFTER_FRAMES:
-                    break
+            while testpmd_forwarded(tp) < KILL_AFTER_FRAMES:
+                assert witness.poll() is None, "the witness ended before kill %d" % k
+                assert time.monotonic() < deadline, "no traffic before kill %d" % k
                 time.sleep(0.05)
-            first._kill()           # SIGKILL, mid-traffic
-            with second:
-                second.cmd("start", check=True)
-                try:
-                    out, err = witness.communicate(timeout=TIMEOUT + RESTART_IDLE_MS / 1000)
-                except subprocess.TimeoutExpired:
-                    witness.kill()
-                    out, err = witness.communicate()
-                    raise AssertionError("refnic-witness ran over:\n" + err[-3000:])
-                for p in (0, 1):
-                    wait_link(second, p, "down", 0)
-                fwd = second.stop()
-                stats = second.port_stats()
-                xs = {p: second.xstats(p) for p in (0, 1)}
-        finally:
-            if witness.poll() is None:
-                witness.kill()
-                witness.wait()
+            # What it counted so far, as a user would read it last.
+            stats = tp.port_stats()
+            counted += sum(stats[p]["RX-missed"] + stats[p]["RX-nombuf"] for p in (0, 1))
+            counted += sum(tp.xstats(p)["cable_tx_dropped"] for p in (0, 1))
+            tp._kill()          # SIGKILL, mid-traffic
+            tp.close()
+            tp = TestPmd(vdevs, plugins=[pmd_path()],
+                         testpmd_args=["--disable-link-check"]).start()
+            tp.cmd("start", check=True)
+        try:
+            out, err = witness.communicate(timeout=TIMEOUT * kills)
+        except subprocess.TimeoutExpired:
+            witness.kill()
+            out, err = witness.communicate()
+            raise AssertionError("refnic-witness ran over:\n" + err[-3000:])
+        for p in (0, 1):
+            wait_link(tp, p, "down", 0)
+        fwd = tp.stop()
+        stats = tp.port_stats()
+        xs = {p: tp.xstats(p) for p in (0, 1)}
+    finally:
+        if witness is not None and witness.poll() is None:
+            witness.kill()
+            witness.wait()
+        tp.close()
     w = witness_result(witness.returncode, out, err)
-    summary = "witness %s\nsecond testpmd fwd %s\nports %s" % (w, fwd, stats)
-    assert w["sent"] == [KILL_FRAMES_PER_PORT] * 2, summary
+    summary = "witness %s\nlast testpmd fwd %s\nports %s" % (w, fwd, stats)
+    assert w["sent"] == [frames] * 2, summary
     assert w["duplicated"] == 0 and w["reordered"] == 0 and w["corrupted"] == 0, summary
     assert w["mbufs_in_use"] == 0, summary
-    # The first testpmd's counters died with it; the second's and the
-    # witness's count from their start.
-    counted = sum(stats[p]["RX-missed"] + stats[p]["RX-nombuf"] + fwd[p]["TX-dropped"]
-                  + xs[p]["cable_tx_dropped"] for p in (0, 1))
+    counted += sum(stats[p]["RX-missed"] + stats[p]["RX-nombuf"] + fwd[p]["TX-dropped"]
+                   + xs[p]["cable_tx_dropped"] for p in (0, 1))
     counted += sum(q["imissed"] + q["rx_nombuf"] + q["cable_tx_dropped"] for q in w["ports"])
     warmup_lost = sum(q["warmup_sent"] - q["warmup_back"] for q in w["ports"])
     taken = sum(q["out_at_link_down"] for q in w["ports"])
-    assert [q["link_downs"] for q in w["ports"]] == [1, 1], summary
+    assert [q["link_downs"] for q in w["ports"]] == [kills, kills], summary
     assert counted <= w["lost"] + warmup_lost <= counted + taken, summary
     # The link was down a while: what the witness sent then was dropped,
     # and counted, on its side of the cables.
     assert sum(q["cable_tx_dropped"] for q in w["ports"]) > 0, summary
-    # And the second testpmd carried traffic again, all of it judged.
+    # The last testpmd carried traffic again, all of it judged.
     assert sum(fwd[p]["RX-packets"] for p in (0, 1)) >= KILL_AFTER_FRAMES, summary
     for q in w["ports"]:
         assert q["received"] + q["warmup_back"] == q["ipackets"], summary
