@@ -34,7 +34,7 @@ _Static_assert(SHM_SHARDS == REFNIC_EMU_SHARDS, "SHM_SHARDS: the device's counte
 #define SHM_MAX_REGIONS		8192	/* of the far end's memory, mapped here */
 /* Address space a view maps the far end's memory into (reserved, not
  * backed), and the alignment a run of pieces starts at (1 GiB pages). */
-#define SHM_WINDOW_LEN		(UINT64_C(64) << 30)
+#define SHM_WINDOW_LEN		(UINT64_C(16) << 30)
 #define SHM_WINDOW_ALIGN	(UINT64_C(1) << 30)
 #define SHM_WAIT_MS		100	/* for the far end to leave a ring or the port */
 #define SHM_ASK_US		10000	/* a far end there but not delivered to: ask */
