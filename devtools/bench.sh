@@ -67,6 +67,13 @@
 #       frames, duplicated/reordered/corrupted, lost against what the user's
 #       counters account for, leaked mbufs, and the uncounted rest as the
 #       devices count it. Exit status 1 if any run failed.
+#   ./devtools/bench.sh witness-kill-soak [SECONDS]
+#       test_witness.py's forwarder kill as a soak: one refnic-witness run
+#       over two shm cables while the testpmd at their far end is SIGKILLed
+#       and restarted, one kill per 20 s of SECONDS (default 600), 600,000
+#       frames a port per kill; the test's asserts (none duplicated,
+#       reordered or corrupted, every loss counted or out when the link went
+#       down, mbufs home). Exit status 1 if they fail.
 #   ./devtools/bench.sh fuzz [SECONDS]
 #       each libFuzzer harness (tests/fuzz) for SECONDS (default 300) on its
 #       growing corpus in build-fuzz/corpus; crash inputs go to
@@ -236,6 +243,17 @@ witness-soak)
 		--log-level='pmd.net.refnic.*:critical' -- witness_faults 2>&1 |
 		sed -n '/^=== suite witness_faults/,/witness_faults.test_witness_under_faults/p' |
 		grep -vE '^witness: (queue|stream)'
+	;;
+witness-kill-soak)
+	kills=$(( (${1:-600} + 19) / 20 ))
+	echo "# ./devtools/bench.sh witness-kill-soak ${1:-600}: $kills kills ($(date -u '+%Y-%m-%d %H:%M'), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg))"
+	for py in python3 /usr/bin/python3; do
+		"$py" -c 'import pytest' 2>/dev/null && break
+	done
+	REFNIC_WITNESS_KILLS=$kills REFNIC_BUILD="$REFNIC_BUILD" PYTHONDONTWRITEBYTECODE=1 \
+		"$py" -m pytest -q -p no:cacheprovider "$REFNIC_TOP/tests/integration/test_witness.py" \
+		-k killed_and_restarted 2>&1 | grep -E '^(E |FAILED|[0-9]+ (passed|failed))'
+	[ "${PIPESTATUS[0]}" -eq 0 ]
 	;;
 fuzz)
 	refnic_build_fuzz || exit 1

@@ -390,7 +390,11 @@ refnic_emu_cable_shm_view_free(struct shm_view *sv)
 	uint16_t v;
 
 	for (i = 0; i < sv->nb_regions; i++)
-		munmap(sv->region[i].va, sv->region[i].len);
+		if (sv->window == NULL || sv->region[i].va < sv->window ||
+		    sv->region[i].va >= sv->window + SHM_WINDOW_LEN + SHM_WINDOW_ALIGN)
+			munmap(sv->region[i].va, sv->region[i].len);
+	if (sv->window != NULL)
+		munmap(sv->window, SHM_WINDOW_LEN + SHM_WINDOW_ALIGN);
 	for (v = 0; v < sv->emu.nb_vectors; v++)
 		close(sv->emu.vector_fd[v]);
 	if (sv->link.kick_fd[0] >= 0)
@@ -408,12 +412,13 @@ refnic_emu_cable_shm_view_map(struct shm_view *sv, uint64_t iova, uint64_t len, 
 		return NULL;
 	for (i = 0; i < n; i++) {
 		const struct shm_region *r = &sv->region[i];
+		uint64_t r_len = __atomic_load_n(&r->len, __ATOMIC_ACQUIRE);	/* may grow */
 
-		if (iova < r->iova || iova - r->iova > r->len || len > r->len - (iova - r->iova))
+		if (iova < r->iova || iova - r->iova > r_len || len > r_len - (iova - r->iova))
 			continue;
 		if (chunk_iova != NULL) {
 			*chunk_iova = r->iova;
-			*chunk_len = r->len;
+			*chunk_len = r_len;
 		}
 		return r->va + (iova - r->iova);
 	}
@@ -516,48 +521,119 @@ fds_close(const int *fds, unsigned int n)
 		close(fds[i]);
 }
 
+/* Already mapped: the whole piece lies in one region (tables only add). */
 static bool
-region_known(const struct shm_view *sv, const struct shm_msg_region *r)
+region_known(const struct shm_view *sv, uint64_t iova, uint64_t len)
 {
 	uint32_t i;
 
 	for (i = 0; i < sv->nb_regions; i++)
-		if (sv->region[i].iova == r->iova && sv->region[i].len == r->len)
+		if (iova >= sv->region[i].iova &&
+		    iova - sv->region[i].iova + len <= sv->region[i].len)
 			return true;
 	return false;
 }
 
-/* Map what came; senders see a region once it is whole (release). */
+/*
+ * Where a piece of the far end's memory goes here: in the view's window,
+ * right after the piece before it if the two follow each other in IOVA,
+ * else at the next address aligned for its pages (a hugetlbfs mapping
+ * must be); outside the window (none, or full) wherever mmap puts it.
+ */
+static uint8_t *
+view_place(struct shm_view *sv, const struct shm_region *last, uint64_t iova, uint64_t len,
+	   bool *follows)
+{
+	uint64_t align = RTE_MIN(len & -len, (uint64_t)SHM_WINDOW_ALIGN), at;
+
+	*follows = false;
+	if (sv->window == NULL) {
+		void *w = mmap(NULL, SHM_WINDOW_LEN + SHM_WINDOW_ALIGN, PROT_NONE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+		if (w == MAP_FAILED)
+			return NULL;
+		sv->window = w;
+		sv->window_used = RTE_ALIGN_CEIL((uintptr_t)w, SHM_WINDOW_ALIGN) - (uintptr_t)w;
+	}
+	if (last != NULL && last->iova + last->len == iova &&
+	    last->va + last->len == sv->window + sv->window_used &&
+	    sv->window_used % align == 0) {
+		*follows = true;
+		at = sv->window_used;
+	} else {
+		at = RTE_ALIGN_CEIL(sv->window_used, align);
+	}
+	if (at + len > SHM_WINDOW_LEN + SHM_WINDOW_ALIGN || at + len < at)
+		return NULL;
+	return sv->window + at;
+}
+
+/*
+ * Map a piece of the far end's memory. Pieces that follow each other in
+ * IOVA are mapped one after the other here too, as one region: an IOVA-
+ * contiguous ring or buffer may span them (hugepages with IOVA as PA, one
+ * file a page), and a range is reached through one region. Senders see a
+ * region, or its new length, once it is mapped (release).
+ */
+int
+refnic_emu_cable_shm_view_add(struct shm_view *sv, uint64_t iova, uint64_t len, int fd,
+			      uint64_t offset)
+{
+	struct shm_region *last = sv->nb_regions > 0 ? &sv->region[sv->nb_regions - 1] : NULL;
+	bool follows = false;
+	uint8_t *at;
+	void *va;
+
+	if (len == 0 || iova + len < iova || region_known(sv, iova, len))
+		return 0;
+	if (sv->nb_regions == SHM_MAX_REGIONS)
+		return -ENOSPC;
+	at = view_place(sv, last, iova, len, &follows);
+	va = mmap(at, len, PROT_READ | PROT_WRITE, MAP_SHARED | (at != NULL ? MAP_FIXED : 0),
+		  fd, offset);
+	if (va == MAP_FAILED && at != NULL) {
+		/* Not where the window wanted it: anywhere, and the window is
+		 * not used again (a failed MAP_FIXED may have cut it). */
+		sv->window_used = SHM_WINDOW_LEN + SHM_WINDOW_ALIGN;
+		follows = false;
+		at = NULL;
+		va = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, offset);
+	}
+	if (va == MAP_FAILED)
+		return -errno;
+	if (at != NULL)
+		sv->window_used = (uint64_t)((uint8_t *)va + len - sv->window);
+	if (follows) {
+		__atomic_store_n(&last->len, last->len + len, __ATOMIC_RELEASE);
+		return 0;
+	}
+	sv->region[sv->nb_regions] = (struct shm_region){ .iova = iova, .len = len, .va = va };
+	__atomic_store_n(&sv->nb_regions, sv->nb_regions + 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+/* Map what came. */
 static void
 view_add_regions(struct shm_cable *sc, struct shm_view *sv, const struct shm_msg *m,
 		 const int *fds)
 {
 	unsigned int k;
+	int ret;
 
 	for (k = 0; k < m->count; k++) {
 		const struct shm_msg_region *r = &m->reg[k];
-		struct shm_region *dst;
-		void *va;
 
-		if (r->len == 0 || r->iova + r->len < r->iova || region_known(sv, r))
-			continue;
-		if (sv->nb_regions == SHM_MAX_REGIONS) {
+		ret = refnic_emu_cable_shm_view_add(sv, r->iova, r->len, fds[k], r->offset);
+		if (ret == -ENOSPC) {
 			EMU_LOG(ERR, "%s: cable shm:%s: the far end's memory has more than %u "
 				"pieces", sc->emu->name, sc->name, SHM_MAX_REGIONS);
 			return;
 		}
-		va = mmap(NULL, r->len, PROT_READ | PROT_WRITE, MAP_SHARED, fds[k], r->offset);
-		if (va == MAP_FAILED) {
+		if (ret != 0)
 			EMU_LOG(ERR, "%s: cable shm:%s: cannot map the far end's memory "
 				"(0x%" PRIx64 " len %" PRIu64 "): %s", sc->emu->name, sc->name,
-				r->iova, r->len, strerror(errno));
-			continue;
-		}
-		dst = &sv->region[sv->nb_regions];
-		dst->iova = r->iova;
-		dst->len = r->len;
-		dst->va = va;
-		__atomic_store_n(&sv->nb_regions, sv->nb_regions + 1, __ATOMIC_RELEASE);
+				r->iova, r->len, strerror(-ret));
 	}
 }
 

@@ -33,6 +33,10 @@ _Static_assert(sizeof(struct refnic_emu_intr) == SHM_INTR_SIZE &&
 _Static_assert(SHM_SHARDS == REFNIC_EMU_SHARDS, "SHM_SHARDS: the device's counter shards");
 
 #define SHM_MAX_REGIONS		8192	/* of the far end's memory, mapped here */
+/* Address space a view maps the far end's memory into (reserved, not
+ * backed), and the alignment a run of pieces starts at (1 GiB pages). */
+#define SHM_WINDOW_LEN		(UINT64_C(16) << 30)
+#define SHM_WINDOW_ALIGN	(UINT64_C(1) << 30)
 #define SHM_WAIT_MS		100	/* for the far end to leave a ring or the port */
 #define SHM_ASK_US		10000	/* a far end there but not delivered to: ask */
 
@@ -64,6 +68,8 @@ struct shm_view {
 	uint64_t bar_iova;
 	uint32_t nb_regions;		/* release: senders look regions up */
 	struct shm_region region[SHM_MAX_REGIONS];
+	uint8_t *window;		/* SHM_WINDOW_LEN + _ALIGN, or NULL */
+	uint64_t window_used;		/* from window: the next piece's place */
 	struct refnic_emu_link link;	/* kick_fd[0]: the far end's engine 0 */
 };
 
@@ -182,6 +188,10 @@ unsigned int refnic_emu_cable_shm_mem_receive(struct shm_cable *sc);
 /* Senders stop using the view; it is freed once none does. */
 void refnic_emu_cable_shm_view_retire(struct shm_cable *sc);
 void refnic_emu_cable_shm_view_free(struct shm_view *sv);
+/* Map a piece of the far end's memory (fd at offset) as its IOVAs
+ * [iova, iova + len); 0 if mapped or mapped already, or -errno. */
+int refnic_emu_cable_shm_view_add(struct shm_view *sv, uint64_t iova, uint64_t len, int fd,
+				  uint64_t offset);
 /* Host address here of the far end's [iova, iova + len), or NULL. */
 void *refnic_emu_cable_shm_view_map(struct shm_view *sv, uint64_t iova, uint64_t len,
 				    uint64_t *chunk_iova, uint64_t *chunk_len);

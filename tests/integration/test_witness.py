@@ -11,6 +11,7 @@ cable's drops, testpmd's forwarding drops.
 import json
 import os
 import subprocess
+import time
 
 import pytest
 
@@ -25,24 +26,31 @@ def witness_bin():
     return built("tests/refnic-witness")
 
 
-def run_witness(cables, devargs, frames, extra=()):
+def witness_argv(cables, devargs, frames, extra=()):
     prefix = "wit%d_%s" % (os.getpid(), cables[0])
     argv = [witness_bin(), "-l", "0", "--no-huge", "-m", "512", "--no-shconf", "--no-pci",
             "--no-telemetry", "--file-prefix=" + prefix, "-d", pmd_path(),
             "--log-level=pmd.net.refnic.*:error"]
     for i, cable in enumerate(cables):
         argv += ["--vdev", "net_refnic%d,cable=shm:%s%s" % (i, cable, devargs)]
-    argv += ["--", "--count", str(frames)] + list(extra)
+    return argv + ["--", "--count", str(frames)] + list(extra)
+
+
+def witness_result(returncode, stdout, stderr):
+    assert returncode == 0, "refnic-witness exited %d:\n%s" % (returncode, stderr[-3000:])
+    lines = [l for l in stdout.splitlines() if l.startswith("{")]
+    assert len(lines) == 1, stdout
+    return json.loads(lines[0])
+
+
+def run_witness(cables, devargs, frames, extra=()):
+    argv = witness_argv(cables, devargs, frames, extra)
     try:
         res = subprocess.run(argv, capture_output=True, text=True, timeout=TIMEOUT)
     except subprocess.TimeoutExpired as e:
         raise AssertionError("refnic-witness ran over %d s:\n%s" % (
             TIMEOUT, (e.stderr or b"")[-3000:].decode(errors="replace")))
-    assert res.returncode == 0, "refnic-witness exited %d:\n%s" % (res.returncode,
-                                                                   res.stderr[-3000:])
-    lines = [l for l in res.stdout.splitlines() if l.startswith("{")]
-    assert len(lines) == 1, res.stdout
-    return json.loads(lines[0])
+    return witness_result(res.returncode, res.stdout, res.stderr)
 
 
 @pytest.mark.parametrize("devargs", ["", ",profile=vm", ",exec=thread"])
@@ -59,6 +67,12 @@ def test_testpmd_io_forwarding_judged_by_the_witness(devargs):
         fwd = tp.stop()
         stats = tp.port_stats()
         xs = {p: tp.xstats(p) for p in (0, 1)}
+    judge(w, fwd, stats, xs)
+
+
+def judge(w, fwd, stats, xs):
+    """The witness's verdict on a testpmd that io-forwarded its frames
+    (fwd: its forwarding stats; stats, xs: its ports' counters)."""
     summary = "witness %s\ntestpmd fwd %s\nports %s" % (w, fwd, stats)
     assert w["sent"] == [FRAMES_PER_PORT] * 2, summary
     assert w["duplicated"] == 0 and w["reordered"] == 0 and w["corrupted"] == 0, summary
@@ -75,3 +89,124 @@ def test_testpmd_io_forwarding_judged_by_the_witness(devargs):
     for q in w["ports"]:
         assert q["received"] + q["warmup_back"] == q["ipackets"], summary
         assert q["opackets"] == FRAMES_PER_PORT + q["warmup_sent"], summary
+        assert q["link_downs"] == 0, summary
+    assert w["mbufs_in_use"] == 0, summary
+
+
+def test_secondary_testpmd_forwarding_judged_by_the_witness(refnic_pmd, hugepages):
+    """The same, forwarded by a secondary testpmd on a primary's ports: the
+    primary owns the ports and forwards nothing; every burst is the
+    secondary's (and, inline, the device work its doorbells run). The
+    primary's memory is hugepages, one file a page, with IOVA as PA when
+    run as root: the witness delivers into rings and buffers that may span
+    two such pages (cables.test_shm_view_spans_pieces), none of it a DMA
+    error."""
+    tag = "%d" % os.getpid()
+    cables = ["wsa" + tag, "wsb" + tag]
+    vdevs = ["net_refnic%d,cable=shm:%s" % (i, c) for i, c in enumerate(cables)]
+    prefix = "witmp%d" % os.getpid()
+    # One process forwards: the secondary, on every queue.
+    common = ["--disable-link-check", "--num-procs=1", "--proc-id=0"]
+    primary = TestPmd(vdevs, testpmd_args=common, plugins=[refnic_pmd],
+                      proc_type="primary", file_prefix=prefix)
+    secondary = TestPmd([], testpmd_args=common, plugins=[refnic_pmd],
+                        proc_type="secondary", file_prefix=prefix)
+    with primary:
+        with secondary:
+            secondary.cmd("start", check=True)
+            w = run_witness(cables, "", FRAMES_PER_PORT, ["--idle-ms", "1000"])
+            fwd = secondary.stop()
+        for p in (0, 1):
+            wait_link(primary, p, "down", 0)
+        stats = primary.port_stats()
+        xs = {p: primary.xstats(p) for p in (0, 1)}
+    assert sum(fwd[p]["RX-packets"] for p in (0, 1)) >= FRAMES_PER_PORT, fwd
+    assert [xs[p]["dma_errors"] for p in (0, 1)] == [0, 0], xs
+    judge(w, fwd, stats, xs)
+
+
+KILL_FRAMES_PER_PORT = 600000   # a kill's worth
+KILL_AFTER_FRAMES = 100000      # forwarded by each testpmd before it is killed
+RESTART_IDLE_MS = 3000          # once all is sent, the witness waits this long
+
+
+def testpmd_forwarded(tp):
+    return sum(tp.port_stats()[p]["RX-packets"] for p in (0, 1))
+
+
+def test_witness_survives_its_forwarder_killed_and_restarted():
+    """The far end of both shm cables, a testpmd forwarding the witness's
+    frames, is killed with SIGKILL mid-traffic and a new one started on the
+    same cables (REFNIC_WITNESS_KILLS times, 1 by default; devtools/bench.sh
+    witness-kill-soak makes it minutes). On the witness's side: none
+    duplicated, reordered or corrupted, before or after; every frame lost
+    counted by a counter a user reads (the witness's ports', cable drops
+    while the link was down among them; each testpmd's, read last just
+    before its kill) or out, sent and not back, when the witness's ports
+    saw the link go down: what a killed process took with it, which nothing
+    that survives it can count frame by frame. Each kill takes each link
+    down once, traffic comes back through each new testpmd, and every mbuf
+    of the witness is back in its pool."""
+    kills = int(os.environ.get("REFNIC_WITNESS_KILLS", "1"))
+    tag = "%dk" % os.getpid()
+    cables = ["wa" + tag, "wb" + tag]
+    vdevs = ["net_refnic%d,cable=shm:%s" % (i, c) for i, c in enumerate(cables)]
+    frames = KILL_FRAMES_PER_PORT * kills
+    argv = witness_argv(cables, "", frames, ["--idle-ms", str(RESTART_IDLE_MS)])
+    counted = 0
+    tp = TestPmd(vdevs, plugins=[pmd_path()], testpmd_args=["--disable-link-check"]).start()
+    witness = None
+    try:
+        tp.cmd("start", check=True)
+        witness = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                   text=True)
+        for k in range(kills):
+            deadline = time.monotonic() + TIMEOUT
+            while testpmd_forwarded(tp) < KILL_AFTER_FRAMES:
+                assert witness.poll() is None, "the witness ended before kill %d" % k
+                assert time.monotonic() < deadline, "no traffic before kill %d" % k
+                time.sleep(0.05)
+            # What it counted so far, as a user would read it last.
+            stats = tp.port_stats()
+            counted += sum(stats[p]["RX-missed"] + stats[p]["RX-nombuf"] for p in (0, 1))
+            counted += sum(tp.xstats(p)["cable_tx_dropped"] for p in (0, 1))
+            tp._kill()          # SIGKILL, mid-traffic
+            tp.close()
+            tp = TestPmd(vdevs, plugins=[pmd_path()],
+                         testpmd_args=["--disable-link-check"]).start()
+            tp.cmd("start", check=True)
+        try:
+            out, err = witness.communicate(timeout=TIMEOUT * kills)
+        except subprocess.TimeoutExpired:
+            witness.kill()
+            out, err = witness.communicate()
+            raise AssertionError("refnic-witness ran over:\n" + err[-3000:])
+        for p in (0, 1):
+            wait_link(tp, p, "down", 0)
+        fwd = tp.stop()
+        stats = tp.port_stats()
+        xs = {p: tp.xstats(p) for p in (0, 1)}
+    finally:
+        if witness is not None and witness.poll() is None:
+            witness.kill()
+            witness.wait()
+        tp.close()
+    w = witness_result(witness.returncode, out, err)
+    summary = "witness %s\nlast testpmd fwd %s\nports %s" % (w, fwd, stats)
+    assert w["sent"] == [frames] * 2, summary
+    assert w["duplicated"] == 0 and w["reordered"] == 0 and w["corrupted"] == 0, summary
+    assert w["mbufs_in_use"] == 0, summary
+    counted += sum(stats[p]["RX-missed"] + stats[p]["RX-nombuf"] + fwd[p]["TX-dropped"]
+                   + xs[p]["cable_tx_dropped"] for p in (0, 1))
+    counted += sum(q["imissed"] + q["rx_nombuf"] + q["cable_tx_dropped"] for q in w["ports"])
+    warmup_lost = sum(q["warmup_sent"] - q["warmup_back"] for q in w["ports"])
+    taken = sum(q["out_at_link_down"] for q in w["ports"])
+    assert [q["link_downs"] for q in w["ports"]] == [kills, kills], summary
+    assert counted <= w["lost"] + warmup_lost <= counted + taken, summary
+    # The link was down a while: what the witness sent then was dropped,
+    # and counted, on its side of the cables.
+    assert sum(q["cable_tx_dropped"] for q in w["ports"]) > 0, summary
+    # The last testpmd carried traffic again, all of it judged.
+    assert sum(fwd[p]["RX-packets"] for p in (0, 1)) >= KILL_AFTER_FRAMES, summary
+    for q in w["ports"]:
+        assert q["received"] + q["warmup_back"] == q["ipackets"], summary

@@ -23,8 +23,10 @@
 #include <rte_bus_vdev.h>
 #include <rte_cycles.h>
 #include <rte_ether.h>
+#include <rte_malloc.h>
 
 #include "refnic_emu_cable_shm.h"
+#include "refnic_emu_cable_shm_priv.h"
 #include "refnic_emu_cable_vxlan.h"
 #include "test_common.h"
 
@@ -90,6 +92,77 @@ test_shm_both_ways(void)
 	TEST_ASSERT_EQUAL(send_recv(a, b, TEST_BURST, 100, 1), TEST_BURST, "A to B");
 	TEST_ASSERT_EQUAL(send_recv(b, a, TEST_BURST, 200, 3), TEST_BURST, "B to A, 3 segments");
 	test_pair_destroy(CB_A, CB_B);
+	return TEST_SUCCESS;
+}
+
+/* A file of len bytes, its byte i (i + seed) & 0xff. */
+static int
+piece_file(uint64_t len, uint8_t seed)
+{
+	uint8_t buf[4096];
+	uint64_t off;
+	unsigned int i;
+	int fd = memfd_create("refnic_ut_piece", MFD_CLOEXEC);
+
+	if (fd < 0 || ftruncate(fd, len) != 0)
+		return -1;
+	for (off = 0; off < len; off += sizeof(buf)) {
+		for (i = 0; i < sizeof(buf); i++)
+			buf[i] = (uint8_t)(off + i + seed);
+		if (pwrite(fd, buf, sizeof(buf), off) != (ssize_t)sizeof(buf))
+			return -1;
+	}
+	return fd;
+}
+
+/*
+ * The far end's memory as a hugepage primary with IOVA as PA hands it
+ * over: one file a page, pages that follow each other in IOVA arriving one
+ * after the other; an IOVA-contiguous ring (or mbuf) may span two of them.
+ * Through the view, a range across the seam is one mapping whose bytes are
+ * both files' (it used to be none: "rings outside the memory it handed
+ * over", the far end's queue never delivered to). A range across a hole
+ * in IOVA, or past the end, maps to nothing.
+ */
+static int
+test_shm_view_spans_pieces(void)
+{
+	const uint64_t page = 2u << 20, base = UINT64_C(0x7c000000);
+	struct shm_view *sv = rte_zmalloc("ut_view", sizeof(*sv), RTE_CACHE_LINE_SIZE);
+	int fd_a = piece_file(page, 0), fd_b = piece_file(page, 0x55);
+	int fd_c = piece_file(page, 0xaa);
+	uint8_t *p;
+	uint32_t i;
+
+	TEST_ASSERT(sv != NULL && fd_a >= 0 && fd_b >= 0 && fd_c >= 0, "set-up");
+	sv->link.kick_fd[0] = -1;
+	/* A, then B right after it in IOVA, then C past a hole; A again. */
+	TEST_ASSERT_SUCCESS(refnic_emu_cable_shm_view_add(sv, base, page, fd_a, 0), "A");
+	TEST_ASSERT_SUCCESS(refnic_emu_cable_shm_view_add(sv, base + page, page, fd_b, 0), "B");
+	TEST_ASSERT_SUCCESS(refnic_emu_cable_shm_view_add(sv, base + 4 * page, page, fd_c, 0), "C");
+	TEST_ASSERT_SUCCESS(refnic_emu_cable_shm_view_add(sv, base, page, fd_a, 0), "A again");
+	close(fd_a);
+	close(fd_b);
+	close(fd_c);
+
+	/* 16 KiB, as a ring of 1024 descriptors, across A's end and B's start. */
+	p = refnic_emu_cable_shm_view_map(sv, base + page - 8192, 16384, NULL, NULL);
+	TEST_ASSERT(p != NULL, "a ring across two pieces that follow in IOVA is not reached");
+	for (i = 0; i < 16384; i++) {
+		uint8_t want = i < 8192 ? (uint8_t)(page - 8192 + i) :
+					  (uint8_t)(i - 8192 + 0x55);
+
+		TEST_ASSERT_EQUAL(p[i], want, "byte %u across the seam is not the far end's", i);
+	}
+	p = refnic_emu_cable_shm_view_map(sv, base + 4 * page + 100, 64, NULL, NULL);
+	TEST_ASSERT(p != NULL && p[0] == (uint8_t)(100 + 0xaa), "C");
+	TEST_ASSERT(refnic_emu_cable_shm_view_map(sv, base + 2 * page - 64, 128, NULL, NULL) == NULL,
+		    "a range into the hole after B");
+	TEST_ASSERT(refnic_emu_cable_shm_view_map(sv, base + 5 * page - 64, 128, NULL, NULL) == NULL,
+		    "a range past C");
+	TEST_ASSERT(refnic_emu_cable_shm_view_map(sv, base - 64, 128, NULL, NULL) == NULL,
+		    "a range before A");
+	refnic_emu_cable_shm_view_free(sv);
 	return TEST_SUCCESS;
 }
 
@@ -497,6 +570,7 @@ const struct unit_test_suite refnic_cables_suite = {
 		TEST_CASE(test_shm_delivery_needs_no_engine),
 		TEST_CASE(test_shm_far_end_writes_over_queue_setup),
 		TEST_CASE(test_shm_sender_leaves_ring),
+		TEST_CASE(test_shm_view_spans_pieces),
 		TEST_CASE(test_tap_both_ways),
 		TEST_CASE(test_vxlan_both_ways),
 		TEST_CASE(test_vxlan_socket_overflow_counted),

@@ -19,6 +19,13 @@
  * of a port out and not back: the forwarder, not this tool, then sets the
  * pace (frames not back for 50 ms stop counting against it). The run ends
  * once every frame came back or none came for --idle-ms.
+ *
+ * A port whose link goes down meanwhile (the forwarder killed, say) is
+ * noted: how often (link_downs) and how many of its frames were out, sent
+ * and not back, each time it went (out_at_link_down): the most a far
+ * process that died can have taken with it. After the count the ports
+ * stop, and mbufs_in_use says how many of the tool's mbufs did not come
+ * back to its pool (0: none leaked, by this side or its device).
  */
 
 #include <errno.h>
@@ -44,6 +51,14 @@
 /* No frame back for this long: the frames out are taken as lost, for the
  * pace only (the window then opens again). */
 #define W_PACE_MS	50
+#define W_LINK_CHECK_MS	1	/* a port's link looked at */
+
+/* Links going down under the count. */
+struct w_links {
+	bool down[W_MAX_PORTS];
+	uint64_t downs[W_MAX_PORTS];
+	uint64_t out_at_down[W_MAX_PORTS];
+};
 
 struct w_conf {
 	uint64_t count;		/* frames each port sends */
@@ -259,17 +274,27 @@ w_warm_up(uint16_t nb_ports, struct rte_mempool *mp, uint32_t timeout_s, uint64_
 
 static void
 w_report(const struct witness_checker *w, uint16_t nb_ports, const uint64_t *sent,
-	 const uint64_t *warmup, const uint64_t *warmup_sent, double elapsed_s)
+	 const uint64_t *warmup, const uint64_t *warmup_sent, const struct w_links *links,
+	 struct rte_mempool *mp, double elapsed_s)
 {
+	struct rte_eth_stats st[W_MAX_PORTS];
+	uint64_t cable_drops[W_MAX_PORTS];
 	struct witness_counts t;
-	struct rte_eth_stats st;
 	uint64_t lost = 0;
 	uint16_t p;
 
 	witness_total(w, &t);
-	for (p = 0; p < nb_ports; p++)
+	for (p = 0; p < nb_ports; p++) {
 		lost += witness_lost(w, p, sent[p]);
-	printf("{\"elapsed_s\": %.3f, \"sent\": [", elapsed_s);
+		memset(&st[p], 0, sizeof(st[p]));
+		rte_eth_stats_get(p, &st[p]);
+		cable_drops[p] = w_xstat(p, "cable_tx_dropped");
+	}
+	/* Counted: now every mbuf should come home. */
+	for (p = 0; p < nb_ports; p++)
+		rte_eth_dev_stop(p);
+	printf("{\"elapsed_s\": %.3f, \"mbufs_in_use\": %u, \"sent\": [", elapsed_s,
+	       rte_mempool_in_use_count(mp));
 	for (p = 0; p < nb_ports; p++)
 		printf("%s%" PRIu64, p ? ", " : "", sent[p]);
 	printf("], \"received\": %" PRIu64 ", \"lost\": %" PRIu64 ", \"duplicated\": %" PRIu64
@@ -278,20 +303,41 @@ w_report(const struct witness_checker *w, uint16_t nb_ports, const uint64_t *sen
 	for (p = 0; p < nb_ports; p++) {
 		const struct witness_counts *q = witness_queue(w, p);
 
-		memset(&st, 0, sizeof(st));
-		rte_eth_stats_get(p, &st);
 		printf("%s{\"stream_lost\": %" PRIu64 ", \"received\": %" PRIu64
 		       ", \"reordered\": %" PRIu64 ", \"ipackets\": %" PRIu64
 		       ", \"opackets\": %" PRIu64 ", \"oerrors\": %" PRIu64
 		       ", \"imissed\": %" PRIu64 ", \"rx_nombuf\": %" PRIu64
 		       ", \"cable_tx_dropped\": %" PRIu64 ", \"warmup_sent\": %" PRIu64
-		       ", \"warmup_back\": %" PRIu64 "}", p ? ", " : "",
-		       witness_lost(w, p, sent[p]), q->received, q->reordered, st.ipackets,
-		       st.opackets, st.oerrors, st.imissed, st.rx_nombuf,
-		       w_xstat(p, "cable_tx_dropped"), warmup_sent[p], warmup[p]);
+		       ", \"warmup_back\": %" PRIu64 ", \"link_downs\": %" PRIu64
+		       ", \"out_at_link_down\": %" PRIu64 "}", p ? ", " : "",
+		       witness_lost(w, p, sent[p]), q->received, q->reordered, st[p].ipackets,
+		       st[p].opackets, st[p].oerrors, st[p].imissed, st[p].rx_nombuf,
+		       cable_drops[p], warmup_sent[p], warmup[p], links->downs[p],
+		       links->out_at_down[p]);
 	}
 	printf("]}\n");
 	fflush(stdout);
+}
+
+/* Each port's link, every W_LINK_CHECK_MS: a port going down had
+ * sent[p] - back of its frames out. */
+static void
+w_links_check(struct w_links *l, const struct witness_checker *w, uint16_t nb_ports,
+	      const uint64_t *sent)
+{
+	struct rte_eth_link link;
+	uint16_t p;
+	bool down;
+
+	for (p = 0; p < nb_ports; p++) {
+		down = rte_eth_link_get_nowait(p, &link) == 0 &&
+		       link.link_status == RTE_ETH_LINK_DOWN;
+		if (down && !l->down[p]) {
+			l->downs[p]++;
+			l->out_at_down[p] += sent[p] - witness_stream(w, p)->unique;
+		}
+		l->down[p] = down;
+	}
 }
 
 static int
@@ -300,7 +346,8 @@ w_run(const struct w_conf *c, uint16_t nb_ports, struct rte_mempool *mp, uint64_
 {
 	uint64_t sent[W_MAX_PORTS] = { 0 }, written_off[W_MAX_PORTS] = { 0 };
 	const struct rte_ether_addr bcast = {{ 0xff, 0xff, 0xff, 0xff, 0xff, 0xff }};
-	uint64_t hz = rte_get_timer_hz(), start, last_rx, paced, now, total, out;
+	uint64_t hz = rte_get_timer_hz(), start, last_rx, paced, now, total, out, link_tsc;
+	struct w_links links = { 0 };
 	struct rte_mbuf *tx[W_MAX_BURST];
 	struct witness_checker *w;
 	struct witness_counts t;
@@ -315,6 +362,7 @@ w_run(const struct w_conf *c, uint16_t nb_ports, struct rte_mempool *mp, uint64_
 	start = rte_get_timer_cycles();
 	last_rx = start;
 	paced = start;
+	link_tsc = start;
 	do {
 		all_sent = true;
 		for (p = 0; p < nb_ports; p++) {
@@ -336,6 +384,10 @@ w_run(const struct w_conf *c, uint16_t nb_ports, struct rte_mempool *mp, uint64_
 			sent[p] += k;
 		}
 		now = rte_get_timer_cycles();
+		if (now - link_tsc > W_LINK_CHECK_MS * hz / 1000) {
+			w_links_check(&links, w, nb_ports, sent);
+			link_tsc = now;
+		}
 		for (p = 0; p < nb_ports; p++)
 			if (w_receive(p, w, warmup) != 0)
 				last_rx = now;
@@ -353,7 +405,8 @@ w_run(const struct w_conf *c, uint16_t nb_ports, struct rte_mempool *mp, uint64_
 			paced = now;
 		}
 	} while (!w_quit && !(all_sent && now - last_rx > (uint64_t)c->idle_ms * hz / 1000));
-	w_report(w, nb_ports, sent, warmup, warmup_sent, (double)(rte_get_timer_cycles() - start) / hz);
+	w_report(w, nb_ports, sent, warmup, warmup_sent, &links, mp,
+		 (double)(rte_get_timer_cycles() - start) / hz);
 	witness_checker_free(w);
 	return 0;
 }
