@@ -467,22 +467,31 @@ refnic_emu_cable_shm_view_config_sync(struct shm_view *sv, const struct shm_rx_c
 	refnic_emu_svc_rx_plan_update(v);
 }
 
-/* Queue qid as the far end's device set it up (generation gen, even). */
+/*
+ * Queue qid as the far end's device set it up (generation gen, even). A
+ * seqlock's read: the set-up is taken whole, then kept only if gen has not
+ * moved meanwhile; torn, it is read again at the next batch (q_gen kept),
+ * with no error counted for a set-up that was never the far end's.
+ */
 static void
 view_rxq_sync(struct shm_view *sv, const struct shm_rxq *q, uint16_t qid, uint32_t gen)
 {
 	struct refnic_emu *v = &sv->emu;
 	struct refnic_emu_rxq *rxq = &v->rxq[qid];
-	uint16_t size = q->size, head = q->head;
+	uint16_t size = q->size, head = q->head, buf_size = q->buf_size, vector = q->vector;
 	uint64_t ring_iova = q->ring_iova, cq_iova = q->cq_iova;
 	uint32_t mem_gen = q->mem_gen;
 	uint8_t phase = q->phase;
-	bool wb = q->wb != 0, stamped;
+	bool enabled = q->enabled != 0, intr = q->intr != 0, wb = q->wb != 0;
+	bool stamped = q->stamps != 0;
 	uint64_t cq_len;
 	void *cq_area;
 
 	rxq->enabled = false;
-	if (!q->enabled) {
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	if (__atomic_load_n(&q->gen, __ATOMIC_RELAXED) != gen)
+		return;
+	if (!enabled) {
 		sv->q_gen[qid] = gen;
 		return;
 	}
@@ -491,8 +500,8 @@ view_rxq_sync(struct shm_view *sv, const struct shm_rxq *q, uint16_t qid, uint32
 		return;
 	sv->q_gen[qid] = gen;
 	if (size < REFNIC_MIN_RING_SIZE || size > REFNIC_MAX_RING_SIZE ||
-	    !rte_is_power_of_2(size) || head >= size || q->buf_size < REFNIC_MIN_RX_BUF_SIZE ||
-	    (q->intr && (q->vector == REFNIC_ADMIN_VECTOR || q->vector >= v->nb_vectors)) ||
+	    !rte_is_power_of_2(size) || head >= size || buf_size < REFNIC_MIN_RX_BUF_SIZE ||
+	    (intr && (vector == REFNIC_ADMIN_VECTOR || vector >= v->nb_vectors)) ||
 	    (phase != 0 && phase != REFNIC_PHASE_BIT)) {
 		EMU_LOG(ERR, "%s: RX queue %u set up out of the contract: not delivered to",
 			v->name, qid);
@@ -502,7 +511,7 @@ view_rxq_sync(struct shm_view *sv, const struct shm_rxq *q, uint16_t qid, uint32
 						  NULL, NULL);
 	/* Stamped: the receiver's clock (the view's, mapped from the far
 	 * end's BAR memzone) writes them. */
-	stamped = q->stamps && v->clock != NULL;
+	stamped = stamped && v->clock != NULL;
 	cq_len = refnic_emu_svc_rxq_cq_len(size, wb, stamped);
 	cq_area = cq_len != 0 ? refnic_emu_cable_shm_view_map(sv, cq_iova, cq_len, NULL, NULL) : NULL;
 	if (rxq->ring == NULL || (cq_len != 0 && cq_area == NULL)) {
@@ -513,9 +522,9 @@ view_rxq_sync(struct shm_view *sv, const struct shm_rxq *q, uint16_t qid, uint32
 	}
 	rxq->size = size;
 	refnic_emu_svc_rxq_layout(rxq, cq_area, wb, stamped);
-	rxq->buf_size = q->buf_size;
-	rxq->intr = q->intr != 0;
-	rxq->vector = q->vector;
+	rxq->buf_size = buf_size;
+	rxq->intr = intr;
+	rxq->vector = vector;
 	/* Where the previous holder of our end (or nobody) left it. */
 	rxq->head = head;
 	rxq->pub = head;
