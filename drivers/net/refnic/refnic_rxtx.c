@@ -369,7 +369,7 @@ refnic_recv_pkts(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 					&rxq->held)))
 		return 0;
 	nb_rx = refnic_rx_scalar(rxq, pkts, nb_pkts);
-	refnic_rx_refill(rxq);
+	refnic_rx_refill_due(rxq);
 	refnic_burst_leave(&rxq->in_burst);
 	return nb_rx;
 }

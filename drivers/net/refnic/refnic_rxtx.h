@@ -279,6 +279,15 @@ refnic_tx_cpl_walk(const struct refnic_tx_queue *txq, uint16_t head, uint16_t ta
 }
 
 uint16_t refnic_rx_refill(struct refnic_rx_queue *rxq);
+
+/* refnic_rx_refill(), if free_thresh slots are free: the test inline, as
+ * most bursts (a lone frame's all but one in free_thresh) post nothing. */
+static __rte_always_inline void
+refnic_rx_refill_due(struct refnic_rx_queue *rxq)
+{
+	if (unlikely(rxq->mask - ((rxq->tail - rxq->next) & rxq->mask) >= rxq->free_thresh))
+		refnic_rx_refill(rxq);
+}
 uint16_t refnic_rx_undelivered(const struct refnic_rx_queue *rxq);
 uint16_t refnic_tx_unsent(const struct refnic_tx_queue *txq);
 void refnic_rx_ol_flags_tbl_init(struct refnic_rx_queue *rxq);
