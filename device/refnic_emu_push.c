@@ -28,23 +28,17 @@
 #include "refnic_emu_priv.h"
 #include "refnic_emu_push.h"
 #include "refnic_emu_queue.h"
+#include "refnic_emu_queue_priv.h"
 #include "refnic_emu_trap.h"
 
 /*
- * The len bytes at src as the device receives them, into dst; returns the
- * transactions they took, *whole if each burst came in one.
+ * The transactions len stored bytes take on their way, *whole if each
+ * burst comes in one.
  */
 static uint32_t
-push_arrive(const struct refnic_emu *emu, const uint8_t *src, uint32_t len, uint8_t *dst,
-	    bool *whole)
+push_xfers(const struct refnic_emu *emu, uint32_t len, bool *whole)
 {
-	uint32_t w;
-
-	memcpy(dst, src, len);
 	if (unlikely(emu->faults.wc_garble)) {
-		/* Torn into 8-byte writes, every other one lost on the way. */
-		for (w = 8; w < len; w += 16)
-			memset(dst + w, 0, RTE_MIN(8u, len - w));
 		*whole = false;
 		return len / 8;
 	}
@@ -56,6 +50,21 @@ push_arrive(const struct refnic_emu *emu, const uint8_t *src, uint32_t len, uint
 	return len / 8;
 }
 
+/* The len bytes at src as the device receives them, into dst. */
+static void
+push_arrive(const struct refnic_emu *emu, const uint8_t *src, uint32_t len, uint8_t *dst)
+{
+	uint32_t w;
+
+	memcpy(dst, src, len);
+	if (unlikely(emu->faults.wc_garble)) {
+		/* Torn into 8-byte writes, every other one lost on the way
+		 * (the header, the first, always arrives). */
+		for (w = 8; w < len; w += 16)
+			memset(dst + w, 0, RTE_MIN(8u, len - w));
+	}
+}
+
 /* A line the device can use: a sane header that fits what was stored. */
 static bool
 push_valid(const struct refnic_push_hdr *h, uint32_t len, uint16_t size)
@@ -65,15 +74,21 @@ push_valid(const struct refnic_push_hdr *h, uint32_t len, uint16_t size)
 	       RTE_ALIGN_CEIL(h->inline_len, 8u) <= len;
 }
 
-/* The queue's line: into its FIFO, the stored tail into TAIL; queue locked. */
+/*
+ * The queue's line, stored at src: into its FIFO, the stored tail into
+ * TAIL; queue locked. It arrives straight into its FIFO slot: a copy on
+ * the stack first cost a second copy of every line.
+ */
 static void
-push_enqueue(struct refnic_emu *emu, uint16_t qid, const uint8_t *line, uint32_t len)
+push_enqueue(struct refnic_emu *emu, uint16_t qid, const uint8_t *src, uint32_t len)
 {
 	struct refnic_emu_txq *txq = &emu->txq[qid];
-	const struct refnic_push_hdr *h = (const void *)line;
+	struct refnic_push_hdr h;
 	struct refnic_emu_push *p;
 
-	if (!push_valid(h, len, txq->size) ||
+	/* The header is the line's first word, which always arrives whole. */
+	memcpy(&h, src, sizeof(h));
+	if (!push_valid(&h, len, txq->size) ||
 	    txq->push_prod - txq->push_cons == REFNIC_EMU_PUSH_FIFO) {
 		/* Unusable, or no room to keep it: the ring has the
 		 * descriptors, fetch them as after a doorbell. */
@@ -83,25 +98,25 @@ push_enqueue(struct refnic_emu *emu, uint16_t qid, const uint8_t *line, uint32_t
 		}
 	} else {
 		p = &txq->push[txq->push_prod % REFNIC_EMU_PUSH_FIFO];
-		p->start = (h->tail - h->nb_desc) & (txq->size - 1);
+		p->start = (h.tail - h.nb_desc) & (txq->size - 1);
 		p->len = len;
-		memcpy(p->line, line, len);
+		push_arrive(emu, src, len, p->line);
 		txq->push_prod++;
 	}
 	/* The line is the doorbell: its tail is the queue's now, in the TAIL
 	 * register too, so that a re-ring (REFNIC_Q_RERING) takes it again
 	 * rather than an older one. Pushes are not TAIL writes: no erratum
 	 * misses them, the doorbell counts do not count them. */
-	emu_reg_write(emu, REFNIC_REG_TXQ(qid) + REFNIC_Q_TAIL, h->tail);
-	refnic_emu_db_take(&emu->txdb[qid], h->tail);
+	emu_reg_write(emu, REFNIC_REG_TXQ(qid) + REFNIC_Q_TAIL, h.tail);
+	refnic_emu_db_take(&emu->txdb[qid], h.tail);
 }
 
 void
 refnic_emu_push_write(struct refnic_emu *emu, uint32_t off, uint32_t val)
 {
 	uint32_t rel = off - REFNIC_PUSH_BASE, qid = rel / REFNIC_PUSH_STRIDE;
-	uint8_t line[REFNIC_PUSH_LINE_SIZE] __rte_aligned(8);
 	struct refnic_emu_txq *txq;
+	uint64_t cost;
 	uint32_t xfers;
 	bool whole;
 
@@ -110,10 +125,12 @@ refnic_emu_push_write(struct refnic_emu *emu, uint32_t off, uint32_t val)
 	if (!emu_has_cap(emu, REFNIC_CAP_TX_PUSH) || rel % REFNIC_PUSH_STRIDE != 0 || val == 0 || val > REFNIC_PUSH_LINE_SIZE ||
 	    val % 8 != 0 || qid >= emu->params.max_queues)
 		return;
-	xfers = push_arrive(emu, emu->bar0 + off, val, line, &whole);
-	/* The transactions' cost, on the writer's CPU as a real store's. */
-	refnic_emu_store_charge(xfers * (whole && emu->push_wc ? emu->push_burst_tsc :
-					 emu->link->trap_cost_tsc));
+	xfers = push_xfers(emu, val, &whole);
+	/* The transactions' cost, on the writer's CPU as a real store's (no
+	 * clock read where the profile charges nothing). */
+	cost = xfers * (whole && emu->push_wc ? emu->push_burst_tsc : emu->link->trap_cost_tsc);
+	if (cost != 0)
+		refnic_emu_store_charge(cost);
 
 	txq = &emu->txq[qid];
 	rte_spinlock_lock(&txq->lock);
@@ -124,62 +141,23 @@ refnic_emu_push_write(struct refnic_emu *emu, uint32_t off, uint32_t val)
 		emu->push_probe.len = val;
 		emu->push_probe.xfers = xfers;
 		emu->push_probe.whole = whole;
-		memcpy(emu->push_probe.line, line, val);
+		push_arrive(emu, emu->bar0 + off, val, emu->push_probe.line);
 		rte_spinlock_unlock(&emu->push_probe.lock);
 		return;
 	}
-	push_enqueue(emu, qid, line, val);
+	push_enqueue(emu, qid, emu->bar0 + off, val);
+	/* Inline, the line's packet goes now, the queue still locked: taking
+	 * the lock again for it cost every push a second lock. */
+	if (emu->inline_exec && refnic_emu_trap_own_shard()) {
+		refnic_emu_tx_run_locked(emu, qid);
+		rte_spinlock_unlock(&txq->lock);
+		return;
+	}
 	rte_spinlock_unlock(&txq->lock);
 	if (emu->inline_exec)
 		refnic_emu_trap_tx(emu, qid);
 	else
 		refnic_emu_kick_engines(emu);
-}
-
-const struct refnic_emu_push *
-refnic_emu_push_front(struct refnic_emu_txq *txq, uint16_t idx, uint16_t tail)
-{
-	uint16_t mask = txq->size - 1;
-
-	while (txq->push_cons != txq->push_prod) {
-		const struct refnic_emu_push *p = &txq->push[txq->push_cons % REFNIC_EMU_PUSH_FIFO];
-
-		if (p->start == idx)
-			return p;
-		/* Ahead of idx, still to come: it waits. */
-		if (((p->start - idx) & mask) < ((tail - idx) & mask))
-			return NULL;
-		/* Behind: sent from the ring already. */
-		txq->push_cons++;
-	}
-	return NULL;
-}
-
-void
-refnic_emu_push_pop(struct refnic_emu_txq *txq)
-{
-	txq->push_cons++;
-}
-
-/*
- * The common line: one descriptor asking nothing but EOP, the whole packet
- * inline, of a frame's size. What refnic_emu_push_gather() would make of
- * it, a one-segment frame without offloads, as a plain frame.
- */
-bool
-refnic_emu_push_plain(const struct refnic_emu_push *p, struct refnic_plain_frame *pf,
-		      uint16_t *next, uint16_t mask)
-{
-	const struct refnic_push_hdr *h = (const void *)p->line;
-	const struct refnic_tx_desc *d = (const void *)(p->line + sizeof(*h));
-
-	if (h->nb_desc != 1 || (d->flags & REFNIC_TXD_PLAIN_MASK) != REFNIC_TXD_EOP ||
-	    d->len != h->inline_len || d->len < EMU_ETH_HLEN || d->len > REFNIC_MAX_FRAME_LEN)
-		return false;
-	pf->data = (const uint8_t *)(d + 1);
-	pf->len = d->len;
-	*next = (p->start + 1) & mask;
-	return true;
 }
 
 /*

@@ -8,7 +8,8 @@
 /*
  * The write-combining push window (refnic_emu_push.c): the lines a TX
  * queue holds (struct refnic_emu_txq embeds them), and what the trap, the
- * queue work and the admin processor call.
+ * queue work and the admin processor call (the queue work takes lines from
+ * the FIFO with refnic_emu_push_priv.h).
  */
 
 #include <stdbool.h>
@@ -44,19 +45,10 @@ struct refnic_emu_push_probe {
 
 /* The trap of a line store: val bytes stored at off, then a fence. */
 void refnic_emu_push_write(struct refnic_emu *emu, uint32_t off, uint32_t val);
-/* The push line for descriptor idx, if one came (stale ones dropped); queue locked. */
-const struct refnic_emu_push *refnic_emu_push_front(struct refnic_emu_txq *txq, uint16_t idx,
-						    uint16_t tail);
-void refnic_emu_push_pop(struct refnic_emu_txq *txq);
 /* Gather a pushed packet into f; *next: the descriptor after it. */
 void refnic_emu_push_gather(struct refnic_emu *emu, const struct refnic_emu_push *p,
 			    struct refnic_frame *f, uint16_t *next, uint16_t mask,
 			    bool *malformed);
-struct refnic_plain_frame;
-/* A line whose one plain descriptor's packet is all inline, as a plain
- * frame (its data in the line); false for any other line. */
-bool refnic_emu_push_plain(const struct refnic_emu_push *p, struct refnic_plain_frame *pf,
-			   uint16_t *next, uint16_t mask);
 uint16_t refnic_emu_admin_push_check(struct refnic_emu *emu, uint32_t qid, uint32_t *result);
 
 #endif /* _REFNIC_EMU_PUSH_H_ */

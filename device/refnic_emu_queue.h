@@ -132,6 +132,18 @@ struct refnic_rx_batch {
 	struct refnic_dma_window win;
 	bool garble;			/* emu_may_garble() of held's device */
 };
+/* A pass's batch, holding nothing yet: what is read before it is written
+ * (an initializer zeroed the whole struct, ~16 instructions a pass). */
+static inline void
+refnic_emu_rx_batch_init(struct refnic_rx_batch *b)
+{
+	b->held = NULL;
+	b->published = false;
+	b->config = NULL;
+	b->view = NULL;
+	b->dev = NULL;
+	b->garble = false;
+}
 void refnic_emu_rx_batch_end(struct refnic_rx_batch *b);
 /* Publish the held queue's completions in the middle, once enough wait. */
 void refnic_emu_rx_batch_publish(struct refnic_rx_batch *b);

@@ -14,6 +14,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <rte_cycles.h>
+
 #include "refnic_emu_intr.h"
 #include "refnic_emu_priv.h"
 #include "refnic_emu_queue.h"
@@ -38,6 +40,22 @@ static inline void
 emu_rxq_unlock(struct refnic_emu_rxq *rxq)
 {
 	__atomic_store_n(&rxq->lock.locked, 0, __ATOMIC_RELEASE);
+}
+
+/* refnic_emu_tx_run()'s work, the queue already locked by the caller (a
+ * push line's store, refnic_emu_push.c). */
+static inline void
+refnic_emu_tx_run_locked(struct refnic_emu *emu, uint16_t qid)
+{
+	uint64_t no_timer = UINT64_MAX;
+
+	/* The clock only for a fetch delay, which inline work never has
+	 * (emu_timing_set()): a read per doorbell otherwise. */
+	if (emu->txq[qid].enabled && emu_state(emu) == REFNIC_STATE_READY &&
+	    !emu->dataplane_paused)
+		refnic_emu_tx_service(emu, qid,
+				      emu->desc_fetch_tsc != 0 ? rte_get_tsc_cycles() : 0,
+				      &no_timer);
 }
 
 /* The RX queue's completions made visible up to its head (refnic_emu_rx_batch.c). */

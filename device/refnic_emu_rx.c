@@ -739,13 +739,15 @@ rx_burst_unclassified(struct refnic_emu *emu, uint8_t plan, const struct refnic_
 	unsigned int k = 0, single = 0;
 	bool open = true;
 
-	refnic_emu_frame_plain_init(&f);
 	while (k < n) {
 		if (open)
 			k += rx_queue_burst(emu, b, 0, pf + k, NULL, n - k, NULL, plan, &open);
 		if (k == n)
 			break;
-		/* The frame the burst stopped at. */
+		/* The frame the burst stopped at (f made ready at the first:
+		 * most passes have none). */
+		if (single == 0)
+			refnic_emu_frame_plain_init(&f);
 		refnic_emu_frame_plain_set(&f, &pf[k++]);
 		rx_frame(emu, &f, b);
 		single++;

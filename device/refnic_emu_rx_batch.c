@@ -49,13 +49,18 @@ rxq_lock(struct refnic_emu_rxq *rxq)
  * so publishing entry by entry would hand the line back and forth once per
  * frame instead of once per run.
  */
-void
-refnic_emu_rxq_publish(struct refnic_emu_rxq *rxq)
+static __rte_always_inline void
+rxq_publish(struct refnic_emu_rxq *rxq)
 {
 	uint16_t pub = rxq->pub, head = rxq->head, size = rxq->size;
 	struct refnic_rx_cpl *cq = rxq->cq;
 	uint8_t phase = rxq->pub_phase;
 
+	/* One completion (a lone frame's pass): its store, no run to work out. */
+	if (likely(pub + 1 == head)) {
+		__atomic_store_n(&cq[pub].phase, phase, __ATOMIC_RELEASE);
+		pub = head;
+	}
 	/* A run of one phase at a time: up to head, or to the ring's end. */
 	while (pub != head) {
 		uint16_t end = head > pub ? head : size;
@@ -78,8 +83,15 @@ refnic_emu_rxq_publish(struct refnic_emu_rxq *rxq)
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 }
 
-/* The held queue's completions out, its interrupt, its lock given back. */
-static void
+void
+refnic_emu_rxq_publish(struct refnic_emu_rxq *rxq)
+{
+	rxq_publish(rxq);
+}
+
+/* The held queue's completions out, its interrupt, its lock given back.
+ * Inline: a lone frame's pass went through it and the publish as calls. */
+static __rte_always_inline void
 rx_batch_queue_end(struct refnic_rx_batch *b)
 {
 	struct refnic_emu_rxq *rxq = b->held;
@@ -90,7 +102,7 @@ rx_batch_queue_end(struct refnic_rx_batch *b)
 	/* Frames came: left to publish, or published in the middle. */
 	came = rxq->pub != rxq->head || unlikely(b->published);
 	if (came) {
-		refnic_emu_rxq_publish(rxq);
+		rxq_publish(rxq);
 		emu_path_stats(b->emu)->rx_publishes++;
 	}
 	if (unlikely(b->emu->view_cable != NULL))
@@ -149,7 +161,9 @@ void
 refnic_emu_rx_batch_switch(struct refnic_rx_batch *b, struct refnic_emu *emu,
 			   struct refnic_emu_rxq *rxq)
 {
-	rx_batch_queue_end(b);
+	/* A pass's first queue ends none (one call per pass saved). */
+	if (b->held != NULL)
+		rx_batch_queue_end(b);
 	rxq_lock(rxq);
 	b->held = rxq;
 	b->emu = emu;

@@ -122,6 +122,12 @@ trap_queue_doorbell(struct refnic_emu *emu, bool tx, uint16_t qid)
 	}
 }
 
+bool
+refnic_emu_trap_own_shard(void)
+{
+	return trap_shard() != TRAP_SLOT_OVERFLOW;
+}
+
 void
 refnic_emu_trap_tx(struct refnic_emu *emu, uint16_t qid)
 {
@@ -185,25 +191,6 @@ refnic_emu_db_reset(struct refnic_emu_db *db)
 	uint64_t taken = __atomic_load_n(&db->taken, __ATOMIC_RELAXED);
 
 	__atomic_store_n(&db->taken, ((taken >> 32) + 1) << 32, __ATOMIC_RELEASE);
-}
-
-/* A TAIL write the device takes: always the newest value of its register. */
-static void
-db_take(struct refnic_emu_db *db, uint32_t tail)
-{
-	uint64_t old = __atomic_load_n(&db->taken, __ATOMIC_RELAXED), new;
-
-	do {
-		new = ((old >> 32) + 1) << 32 | tail;
-	} while (!__atomic_compare_exchange_n(&db->taken, &old, new, false,
-					      __ATOMIC_RELEASE, __ATOMIC_RELAXED));
-}
-
-/* A push line's tail, which the line's arrival takes as a TAIL write would. */
-void
-refnic_emu_db_take(struct refnic_emu_db *db, uint32_t tail)
-{
-	db_take(db, tail);
 }
 
 /*
@@ -284,7 +271,7 @@ trap_write(struct refnic_emu *emu, uint32_t off, uint32_t val, bool charge)
 				refnic_emu_store_charge(cost);
 			return;
 		} else {
-			db_take(db, val);
+			refnic_emu_db_take(db, val);
 		}
 		/* An shm port's far end fills its RX ring up to this tail. */
 		if (unlikely(emu->rx_published) && off >= REFNIC_REG_RXQ(0))

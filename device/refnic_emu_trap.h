@@ -53,9 +53,24 @@ refnic_emu_store_charge(uint64_t cycles)
 }
 /* TX work of queue qid, inline on this thread, as if its doorbell rang. */
 void refnic_emu_trap_tx(struct refnic_emu *emu, uint16_t qid);
+/* This thread counts into a shard of its own (taken now if need be), not
+ * the shared one, which refnic_emu_trap_tx() locks around the work: it may
+ * run the work itself with a queue locked. */
+bool refnic_emu_trap_own_shard(void);
 /* The device sets a TAIL register to 0 itself (queue create, reset). */
 void refnic_emu_db_reset(struct refnic_emu_db *db);
-void refnic_emu_db_take(struct refnic_emu_db *db, uint32_t tail);
+/* A TAIL write the device takes (or a push line's tail): always the newest
+ * value of its register. Inline: every doorbell and push line takes one. */
+static inline void
+refnic_emu_db_take(struct refnic_emu_db *db, uint32_t tail)
+{
+	uint64_t old = __atomic_load_n(&db->taken, __ATOMIC_RELAXED), new;
+
+	do {
+		new = ((old >> 32) + 1) << 32 | tail;
+	} while (!__atomic_compare_exchange_n(&db->taken, &old, new, false,
+					      __ATOMIC_RELEASE, __ATOMIC_RELAXED));
+}
 /* REFNIC_REG_ERRATA as this device has it: its revision's, and the fault's. */
 uint32_t refnic_emu_errata(const struct refnic_emu *emu);
 

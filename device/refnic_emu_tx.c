@@ -25,6 +25,7 @@
 #include "refnic_emu_parse.h"
 #include "refnic_emu_priv.h"
 #include "refnic_emu_push.h"
+#include "refnic_emu_push_priv.h"
 #include "refnic_emu_queue.h"
 #include "refnic_emu_queue_priv.h"
 #include "refnic_emu_trap.h"
@@ -512,9 +513,9 @@ refnic_emu_tx_service(struct refnic_emu *emu, uint16_t qid, uint64_t now,
 		      uint64_t *next_due_tsc)
 {
 	struct refnic_emu_txq *txq = &emu->txq[qid];
-	struct refnic_rx_batch batch = { .held = NULL };
 	struct refnic_plain_frame pf[TX_PLAIN_BURST];
 	unsigned int done = 0, np = 0, ret;
+	struct refnic_rx_batch batch;
 	struct refnic_frame f;
 	struct tx_pass p;
 	enum tx_step step;
@@ -523,6 +524,7 @@ refnic_emu_tx_service(struct refnic_emu *emu, uint16_t qid, uint64_t now,
 
 	if (!tx_pass_begin(emu, qid, now, next_due_tsc, &p, &ret))
 		return ret;
+	refnic_emu_rx_batch_init(&batch);
 	idx = txq->head;
 	while (idx != p.tail && done < TX_BUDGET) {
 		uint16_t start = idx;
@@ -552,10 +554,8 @@ void
 refnic_emu_tx_run(struct refnic_emu *emu, uint16_t qid)
 {
 	struct refnic_emu_txq *txq = &emu->txq[qid];
-	uint64_t no_timer = UINT64_MAX;
 
 	rte_spinlock_lock(&txq->lock);
-	if (txq->enabled && emu_state(emu) == REFNIC_STATE_READY && !emu->dataplane_paused)
-		refnic_emu_tx_service(emu, qid, rte_get_tsc_cycles(), &no_timer);
+	refnic_emu_tx_run_locked(emu, qid);
 	rte_spinlock_unlock(&txq->lock);
 }

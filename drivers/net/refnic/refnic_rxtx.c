@@ -369,7 +369,7 @@ refnic_recv_pkts(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 					&rxq->held)))
 		return 0;
 	nb_rx = refnic_rx_scalar(rxq, pkts, nb_pkts);
-	refnic_rx_refill(rxq);
+	refnic_rx_refill_due(rxq);
 	refnic_burst_leave(&rxq->in_burst);
 	return nb_rx;
 }
@@ -819,34 +819,6 @@ refnic_tx_scalar(struct refnic_tx_queue *txq, struct rte_mbuf **pkts, uint16_t n
 	}
 	*tailp = tail;
 	return i;
-}
-
-/*
- * The burst's one notification, if it posted anything: a lone packet that
- * fits the push line is its own doorbell, the rest ring TAIL. The tail is
- * stored whole, for the doorbell check on another thread.
- */
-void
-refnic_tx_notify(struct refnic_tx_queue *txq, struct rte_mbuf **pkts, uint16_t nb_taken,
-		 uint16_t tail, uint64_t bytes, uint64_t dropped)
-{
-	if (tail != txq->tail) {
-		struct refnic_bar *hw = refnic_queue_bar(txq->port_id);
-
-		if (hw->tx_push && nb_taken == 1 && dropped == 0 &&
-		    pkts[0]->nb_segs <= REFNIC_PUSH_MAX_DESC &&
-		    !(pkts[0]->ol_flags & RTE_MBUF_F_TX_TCP_SEG)) {
-			refnic_tx_push(hw, txq, pkts[0], txq->tail, tail);
-			__atomic_store_n(&txq->tail, tail, __ATOMIC_RELAXED);
-			REFNIC_STAT_ADD(txq->stats.push, 1);
-		} else {
-			__atomic_store_n(&txq->tail, tail, __ATOMIC_RELAXED);
-			refnic_reg_write(hw, txq->tail_reg, tail);
-		}
-	}
-	REFNIC_STAT_ADD(txq->stats.packets, nb_taken - dropped);
-	REFNIC_STAT_ADD(txq->stats.bytes, bytes);
-	REFNIC_STAT_ADD(txq->stats.errors, dropped);
 }
 
 uint16_t

@@ -279,6 +279,15 @@ refnic_tx_cpl_walk(const struct refnic_tx_queue *txq, uint16_t head, uint16_t ta
 }
 
 uint16_t refnic_rx_refill(struct refnic_rx_queue *rxq);
+
+/* refnic_rx_refill(), if free_thresh slots are free: the test inline, as
+ * most bursts (a lone frame's all but one in free_thresh) post nothing. */
+static __rte_always_inline void
+refnic_rx_refill_due(struct refnic_rx_queue *rxq)
+{
+	if (unlikely(rxq->mask - ((rxq->tail - rxq->next) & rxq->mask) >= rxq->free_thresh))
+		refnic_rx_refill(rxq);
+}
 uint16_t refnic_rx_undelivered(const struct refnic_rx_queue *rxq);
 uint16_t refnic_tx_unsent(const struct refnic_tx_queue *txq);
 void refnic_rx_ol_flags_tbl_init(struct refnic_rx_queue *rxq);
@@ -287,9 +296,6 @@ extern uint32_t refnic_rx_ptype_tbl[256];
 uint64_t refnic_rx_mbuf_initializer(uint16_t port_id);
 void refnic_tx_reclaim(struct refnic_tx_queue *txq, uint16_t want);
 
-/* refnic_wc.c: push a one-packet burst (its doorbell). */
-void refnic_tx_push(struct refnic_bar *hw, struct refnic_tx_queue *txq,
-		    const struct rte_mbuf *m, uint16_t start, uint16_t tail);
 
 uint16_t refnic_recv_pkts(void *rxq, struct rte_mbuf **pkts, uint16_t nb_pkts);
 uint16_t refnic_xmit_pkts(void *txq, struct rte_mbuf **pkts, uint16_t nb_pkts);
@@ -300,6 +306,7 @@ uint16_t refnic_rx_scalar(struct refnic_rx_queue *rxq, struct rte_mbuf **pkts,
 			  uint16_t nb_pkts);
 uint16_t refnic_tx_scalar(struct refnic_tx_queue *txq, struct rte_mbuf **pkts,
 			  uint16_t nb_pkts, uint16_t *tail, uint64_t *bytes, uint64_t *dropped);
+/* refnic_wc.c: the burst's doorbell, a push line for a lone packet. */
 void refnic_tx_notify(struct refnic_tx_queue *txq, struct rte_mbuf **pkts, uint16_t nb_taken,
 		      uint16_t tail, uint64_t bytes, uint64_t dropped);
 void refnic_tx_free_range(struct refnic_tx_queue *txq, uint16_t head);

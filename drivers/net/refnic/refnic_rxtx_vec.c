@@ -15,8 +15,9 @@
  *  - RX: four completions ready in one cache line, for the next four posted
  *    descriptors, each a whole frame (EOP) of a sane length, with no flag
  *    beyond the ones turned into ol_flags by lookup. A frame being
- *    assembled, a bad or scattered completion, a ring wrap inside the four,
- *    fewer than four ready: the scalar core takes over from there.
+ *    assembled, a bad or scattered completion, a ring wrap inside the four:
+ *    the scalar core takes over from there. Fewer than four ready go one
+ *    at a time by the same rules (refnic_rx_vec_step1()).
  *  - TX: one segment, no offload; anything else goes to the scalar core.
  *
  * Completions are untrusted as in the scalar path: the four phase bytes are
@@ -55,8 +56,13 @@ refnic_recv_pkts_vec(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 
 	if (unlikely(!refnic_rx_vec_enter(rxq, &next, &posted, &ptype_mask)))
 		return 0;
-	nb_rx = refnic_rx_vec_steps(rxq, pkts, 0, nb_pkts, &next, &posted, ptype_mask, &bytes,
-				    REFNIC_RX_VEC, refnic_rx_vec_step4);
+	nb_rx = 0;
+	if (likely(!refnic_rx_vec_few(rxq, next, posted)))
+		nb_rx = refnic_rx_vec_steps(rxq, pkts, 0, nb_pkts, &next, &posted, ptype_mask,
+					    &bytes, REFNIC_RX_VEC, refnic_rx_vec_step4);
+	/* One to three, or one alone: the one-lane step; then the scalar core. */
+	nb_rx = refnic_rx_vec_steps(rxq, pkts, nb_rx, nb_pkts, &next, &posted, ptype_mask, &bytes,
+				    1, refnic_rx_vec_step1);
 	return refnic_rx_vec_finish(rxq, pkts, nb_rx, nb_pkts, bytes);
 }
 

@@ -8,7 +8,8 @@
 /*
  * What the SSE4.2 bursts (refnic_rxtx_vec.c) and the AVX2 ones
  * (refnic_rxtx_vec_avx2.c) share: the layouts they rely on, the four-wide
- * RX step (the AVX2 burst's fallback for four to seven ready completions),
+ * RX step (the AVX2 burst's fallback for four to seven ready completions)
+ * and the one-wide one (fewer than four ready: a lone frame),
  * the mbuf stores, and the way into and out of a burst. Inline, so each
  * file compiles them with its own instruction set. x86 only.
  */
@@ -126,15 +127,15 @@ refnic_rx_vec_mbuf(struct rte_mbuf *m, __m128i c, __m128i fields,
 }
 
 /*
- * Room for a step of n completions: no frame in assembly (the scalar
- * core's to finish), n wanted, n posted, and no wrap inside the n.
+ * Room for a step of n completions: n wanted, n posted, and no wrap inside
+ * the n. (No frame in assembly either, the scalar core's to finish: the
+ * burst looks once, refnic_rx_vec_enter(), as the steps never start one.)
  */
 static __rte_always_inline bool
 refnic_rx_vec_room(const struct refnic_rx_queue *rxq, uint16_t next, uint16_t posted,
 		   uint16_t left, uint16_t n)
 {
-	return likely(rxq->pkt_first == NULL) && left >= n && posted >= n &&
-	       next + n <= rxq->size;
+	return left >= n && posted >= n && next + n <= rxq->size;
 }
 
 /* Past n completions: next, and the phase at a wrap. */
@@ -188,6 +189,40 @@ refnic_rx_vec_step4(struct refnic_rx_queue *rxq, struct rte_mbuf **pkts, uint16_
 	return true;
 }
 
+/*
+ * One completion at next into pkts[0], if it is ready and valid (the queue
+ * untouched otherwise): the tail of a burst, fewer than four ready. A lone
+ * frame took the scalar core, ~130 instructions of loop set-up and
+ * per-field stores for one completion; this is the SSE step's checks and
+ * stores on one lane. posted: unused (the room check has one posted).
+ */
+static __rte_always_inline bool
+refnic_rx_vec_step1(struct refnic_rx_queue *rxq, struct rte_mbuf **pkts, uint16_t next,
+		    uint16_t posted __rte_unused, uint32_t ptype_mask, uint64_t *bytes)
+{
+	const __m128i shuf = _mm_setr_epi8(REFNIC_RX_VEC_FIELDS_SHUF);
+	const struct refnic_rx_cpl *cq = &rxq->cq[next];
+	struct rte_mbuf *m;
+	uint16_t len, flags;
+	__m128i c;
+
+	if ((__atomic_load_n(&cq->phase, __ATOMIC_ACQUIRE) & REFNIC_PHASE_BIT) != rxq->phase)
+		return false;
+	rte_io_rmb();
+	c = _mm_loadu_si128((const __m128i *)cq);
+	len = _mm_extract_epi16(c, 3);
+	flags = _mm_extract_epi16(c, 4);
+	/* refnic_rx_vec_valid()'s rules, for one. */
+	if ((uint16_t)_mm_extract_epi16(c, 2) != next || len == 0 || len > rxq->buf_size ||
+	    (flags & ((~REFNIC_RX_VEC_FLAGS & 0xffff) | REFNIC_RXC_EOP)) != REFNIC_RXC_EOP)
+		return false;
+	m = rxq->sw_ring[next];
+	rxq->sw_ring[next] = NULL;
+	pkts[0] = m;
+	*bytes += refnic_rx_vec_mbuf(m, c, _mm_shuffle_epi8(c, shuf), rxq, ptype_mask);
+	return true;
+}
+
 /* A step of n completions (refnic_rx_vec_step4(), the AVX2 file's eight). */
 typedef bool (*refnic_rx_vec_step_t)(struct refnic_rx_queue *rxq, struct rte_mbuf **pkts,
 				     uint16_t next, uint16_t posted, uint32_t ptype_mask,
@@ -209,6 +244,21 @@ refnic_rx_vec_steps(struct refnic_rx_queue *rxq, struct rte_mbuf **pkts, uint16_
 	return nb_rx;
 }
 
+/*
+ * At most one completion ready at next (a lone frame's burst, an idle
+ * poll): the one after it, inside the ring and posted, is not written yet.
+ * Then each wide step would only look and fail, ~40 instructions a burst;
+ * the one-lane step goes first. A hint only (relaxed): every step checks
+ * again.
+ */
+static __rte_always_inline bool
+refnic_rx_vec_few(const struct refnic_rx_queue *rxq, uint16_t next, uint16_t posted)
+{
+	return posted >= 2 && next + 1 < rxq->size &&
+	       (__atomic_load_n(&rxq->cq[next + 1].phase, __ATOMIC_RELAXED) &
+		REFNIC_PHASE_BIT) != rxq->phase;
+}
+
 /* Into a vector RX burst: the queue's state, read once inside only (a
  * recovery resets it). */
 static __rte_always_inline bool
@@ -220,7 +270,10 @@ refnic_rx_vec_enter(struct refnic_rx_queue *rxq, uint16_t *next, uint16_t *poste
 		return false;
 	*ptype_mask = __atomic_load_n(&rxq->ptype_mask, __ATOMIC_RELAXED);
 	*next = rxq->next;
-	*posted = (rxq->tail - *next) & rxq->mask;
+	/* A frame in assembly: no vector step, the scalar core goes on with
+	 * it (read here once: the steps' stores made the compiler read it
+	 * again before every step). */
+	*posted = likely(rxq->pkt_first == NULL) ? (rxq->tail - *next) & rxq->mask : 0;
 	return true;
 }
 
@@ -233,11 +286,18 @@ static __rte_always_inline uint16_t
 refnic_rx_vec_finish(struct refnic_rx_queue *rxq, struct rte_mbuf **pkts, uint16_t nb_rx,
 		     uint16_t nb_pkts, uint64_t bytes)
 {
+	uint16_t next = rxq->next;
+
 	REFNIC_STAT_ADD(rxq->stats.packets, nb_rx);
 	REFNIC_STAT_ADD(rxq->stats.bytes, bytes);
-	if (nb_rx < nb_pkts)
+	/* The scalar core only if it has a completion to read (a bad one, a
+	 * piece of a frame, a stamp): called with none, it read nothing and
+	 * cost a lone frame's burst ~50 instructions. */
+	if (nb_rx < nb_pkts && next != rxq->tail &&
+	    (__atomic_load_n(&rxq->cq[next].phase, __ATOMIC_ACQUIRE) & REFNIC_PHASE_BIT) ==
+	    rxq->phase)
 		nb_rx += refnic_rx_scalar(rxq, pkts + nb_rx, nb_pkts - nb_rx);
-	refnic_rx_refill(rxq);
+	refnic_rx_refill_due(rxq);
 	refnic_burst_leave(&rxq->in_burst);
 	return nb_rx;
 }

@@ -13,8 +13,9 @@
  *    1 to buf_size bytes, EOP, no flag beyond the lookup's), and moves the
  *    eight mbuf pointers in two 256-bit loads and stores. Four to seven
  *    ready (or room for fewer than eight, or a wrap inside them) go to the
- *    SSE step, and the rest to the scalar core, so all three paths give the
- *    same frames, counts and errors.
+ *    SSE step, one to three to its one-lane step, and what those do not
+ *    take to the scalar core, so all three paths give the same frames,
+ *    counts and errors.
  *  - TX writes two descriptors per 256-bit store; a lone one, or one before
  *    the ring's end, takes the SSE 16-byte store. Chains, offloads and a
  *    full ring go to the scalar core, and TAIL is written once a burst.
@@ -116,11 +117,17 @@ refnic_recv_pkts_vec_avx2(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 
 	if (unlikely(!refnic_rx_vec_enter(rxq, &next, &posted, &ptype_mask)))
 		return 0;
-	nb_rx = refnic_rx_vec_steps(rxq, pkts, 0, nb_pkts, &next, &posted, ptype_mask, &bytes,
-				    RX_AVX2, rx_avx2_step);
-	/* Four to seven: the SSE step; then the scalar core. */
+	nb_rx = 0;
+	if (likely(!refnic_rx_vec_few(rxq, next, posted))) {
+		nb_rx = refnic_rx_vec_steps(rxq, pkts, 0, nb_pkts, &next, &posted, ptype_mask,
+					    &bytes, RX_AVX2, rx_avx2_step);
+		/* Four to seven: the SSE step. */
+		nb_rx = refnic_rx_vec_steps(rxq, pkts, nb_rx, nb_pkts, &next, &posted, ptype_mask,
+					    &bytes, REFNIC_RX_VEC, refnic_rx_vec_step4);
+	}
+	/* One to three, or one alone: the one-lane step; then the scalar core. */
 	nb_rx = refnic_rx_vec_steps(rxq, pkts, nb_rx, nb_pkts, &next, &posted, ptype_mask, &bytes,
-				    REFNIC_RX_VEC, refnic_rx_vec_step4);
+				    1, refnic_rx_vec_step1);
 	return refnic_rx_vec_finish(rxq, pkts, nb_rx, nb_pkts, bytes);
 }
 
