@@ -250,14 +250,14 @@ test_offloads_not_offered(void)
  * one whole 64-byte frame to the port itself, the queue's next slot.
  */
 static void
-cf_push_raw_frame(void)
+cf_push_raw_line(const struct refnic_push_hdr *h)
 {
 	struct {
 		struct refnic_push_hdr h;
 		struct refnic_tx_desc d;
 		uint8_t frame[64];
 	} __rte_aligned(8) line = {
-		.h = { .tail = 2, .nb_desc = 1, .inline_len = 64 },
+		.h = *h,
 		.d = { .len = 64, .flags = REFNIC_TXD_EOP },
 	};
 	struct refnic_emu_resources res;
@@ -268,6 +268,54 @@ cf_push_raw_frame(void)
 	refnic_emu_get_resources(refnic_emu_lookup(CF), &res);
 	memcpy(res.bar0 + off, &line, sizeof(line));
 	res.trap(res.trap_ctx, off, sizeof(line));
+}
+
+static void
+cf_push_raw_frame(void)
+{
+	const struct refnic_push_hdr h = { .tail = 2, .nb_desc = 1, .inline_len = 64 };
+
+	cf_push_raw_line(&h);
+}
+
+/*
+ * A push line whose header the device cannot use (no descriptor, more than
+ * a line holds, more bytes inline than it carries, a tail beyond the ring),
+ * stored behind the driver's back after one frame went: the device takes
+ * no line, sends none of its bytes, and the port works on (a bad tail is a
+ * queue error it recovers from).
+ */
+static int
+test_push_line_bad_header(void)
+{
+	static const struct refnic_push_hdr bad[] = {
+		{ .tail = 2, .nb_desc = 0, .inline_len = 64 },
+		{ .tail = 2, .nb_desc = REFNIC_PUSH_MAX_DESC + 1, .inline_len = 64 },
+		{ .tail = 2, .nb_desc = 1, .inline_len = 200 },
+		{ .tail = TEST_RING_SIZE, .nb_desc = 1, .inline_len = 64 },
+	};
+	struct refnic_hw_stats before, after;
+	struct rte_mbuf *rx[4];
+	unsigned int i;
+	uint16_t n;
+
+	for (i = 0; i < RTE_DIM(bad); i++) {
+		TEST_ASSERT_SUCCESS(cf_create(""), "");
+		TEST_ASSERT_SUCCESS(test_port_start(cf_port, 0, 0), "");
+		TEST_ASSERT_SUCCESS(cf_loop_one(64, 3, 1), "");
+		test_hw_stats(CF, &before);
+		cf_push_raw_line(&bad[i]);
+		n = test_rx_wait_ms(cf_port, rx, RTE_DIM(rx), 50);
+		rte_pktmbuf_free_bulk(rx, n);
+		test_hw_stats(CF, &after);
+		TEST_ASSERT(n == 0 && after.tx_push_lines == before.tx_push_lines,
+			    "header %u: %u frames sent, %" PRIu64 " lines taken", i, n,
+			    after.tx_push_lines - before.tx_push_lines);
+		TEST_ASSERT_SUCCESS(rte_eth_dev_stop(cf_port), "");
+		TEST_ASSERT_SUCCESS(cf_works(), "header %u", i);
+		cf_teardown();
+	}
+	return TEST_SUCCESS;
 }
 
 /*
@@ -419,6 +467,7 @@ const struct unit_test_suite refnic_config_suite = {
 		TEST_CASE_ST(NULL, cf_teardown, test_mtu_limits),
 		TEST_CASE_ST(NULL, cf_teardown, test_offloads_not_offered),
 		TEST_CASE_ST(NULL, cf_teardown, test_caps_off_vlan_filter_moderation_push),
+		TEST_CASE_ST(NULL, cf_teardown, test_push_line_bad_header),
 		TEST_CASE_ST(NULL, cf_teardown, test_rss_without_capability),
 		TEST_CASE_ST(NULL, cf_teardown, test_rss_bad_key_and_reta),
 		TEST_CASE_ST(NULL, cf_teardown, test_link_speeds),
