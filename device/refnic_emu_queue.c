@@ -274,7 +274,9 @@ refnic_emu_queue_error(struct refnic_emu *emu, bool tx, uint16_t qid, bool *enab
 	uint32_t base = tx ? REFNIC_REG_TXQ(qid) : REFNIC_REG_RXQ(qid);
 
 	EMU_LOG(ERR, "%s: %s queue %u stopped: %s", emu->name, tx ? "TX" : "RX", qid, what);
-	*enabled = false;
+	/* Under the queue's lock, but an idle engine looks at it without
+	 * (refnic_emu_queues_publish_heads()): atomic. */
+	__atomic_store_n(enabled, false, __ATOMIC_RELAXED);
 	/* Delivering into the far end's port: its own device reports it. */
 	if (unlikely(emu->view_cable != NULL)) {
 		refnic_emu_cable_view_queue_error(emu, qid);
@@ -314,13 +316,13 @@ refnic_emu_queues_publish_heads(struct refnic_emu *emu, uint16_t qid)
 
 	/* The head moves under the queue's lock, on a trapping thread too: a
 	 * queue someone is serving is not idle, its head waits for next time. */
-	if (txq->enabled && rte_spinlock_trylock(&txq->lock)) {
+	if (__atomic_load_n(&txq->enabled, __ATOMIC_RELAXED) && rte_spinlock_trylock(&txq->lock)) {
 		head_publish(emu, REFNIC_REG_TXQ(qid) + REFNIC_Q_HEAD, txq->head);
 		rte_spinlock_unlock(&txq->lock);
 	}
 	/* Not while a sender delivers (the engine would spin on the CPU it
 	 * may share with the receiver): the next idle pass publishes it. */
-	if (rxq->enabled && rte_spinlock_trylock(&rxq->lock)) {
+	if (__atomic_load_n(&rxq->enabled, __ATOMIC_RELAXED) && rte_spinlock_trylock(&rxq->lock)) {
 		head_publish(emu, REFNIC_REG_RXQ(qid) + REFNIC_Q_HEAD,
 			     emu->rx_published ? refnic_emu_cable_rx_head(emu, qid) : rxq->head);
 		emu_rxq_unlock(rxq);

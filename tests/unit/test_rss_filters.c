@@ -78,8 +78,8 @@ static bool
 rss_vectors_land(uint16_t a, uint16_t b, struct rte_mbuf *(*frame)(unsigned int), bool ports,
 		 const char *what)
 {
-	uint32_t hash, want;
-	bool has_hash;
+	bool has_hash = false;
+	uint32_t hash = 0, want;
 	unsigned int i;
 	int q;
 
@@ -171,7 +171,7 @@ test_rss(void)
 	uint8_t key[REFNIC_RSS_KEY_SIZE];
 	struct rte_eth_rss_conf rss_conf = { .rss_key = key, .rss_key_len = sizeof(key) };
 	uint16_t a, b;
-	uint32_t hash;
+	uint32_t hash = 0;
 	bool has_hash;
 	unsigned int i;
 	int q, ret = TEST_FAILED;
