@@ -44,6 +44,10 @@ struct refnic_emu_txq {
 	uint16_t arm_head;		/* head when the cause was last armed */
 	uint32_t push_prod, push_cons;	/* push[] entries, under lock */
 	struct refnic_emu_push push[REFNIC_EMU_PUSH_FIFO];
+	/* An engine's wait to take a doorbell (exec=thread): when the first
+	 * one not taken yet was stored (tsc, 0: none), the longest wait. */
+	uint64_t kicked_tsc;
+	uint64_t take_wait_max;
 };
 
 struct refnic_emu_rxq {
@@ -95,6 +99,10 @@ unsigned int refnic_emu_tx_service(struct refnic_emu *emu, uint16_t qid,
 				   uint64_t now, uint64_t *next_due_tsc);
 /* A TX doorbell's work on the trapping thread (exec=inline): takes the queue's lock. */
 void refnic_emu_tx_run(struct refnic_emu *emu, uint16_t qid);
+/* The longest an engine took to take TX queue qid's doorbell (TAIL or
+ * RERING) after its store, in TSC cycles, since the last call: how late the
+ * device's own thread got its CPU, for a test that bounds a re-rung frame. */
+uint64_t refnic_emu_tx_take_wait(struct refnic_emu *emu, uint16_t qid);
 /* Every queue of the device held: nobody runs its queue work meanwhile. */
 void refnic_emu_queues_lock(struct refnic_emu *emu);
 /* Its halves: every device's TX half before any RX half (refnic_emu_lock()). */

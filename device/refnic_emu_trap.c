@@ -278,6 +278,14 @@ trap_write(struct refnic_emu *emu, uint32_t off, uint32_t val, bool charge)
 			refnic_emu_cable_rx_tail(emu,
 						 (off - REFNIC_REG_RXQ(0)) / REFNIC_REG_Q_STRIDE);
 	}
+	/* An engine takes it: its wait starts at the first store not taken
+	 * (read first: no write to the engine's line per doorbell). */
+	if (db != NULL && !emu->inline_exec && off < REFNIC_REG_RXQ(0) && db != &emu->aqdb) {
+		uint64_t *kicked = &emu->txq[db - emu->txdb].kicked_tsc;
+
+		if (__atomic_load_n(kicked, __ATOMIC_RELAXED) == 0)
+			__atomic_store_n(kicked, rte_get_tsc_cycles(), __ATOMIC_RELAXED);
+	}
 	/* Taken before counted: who sees the count sees the tail. */
 	__atomic_fetch_add(&link->write_count[off / 4], 1, __ATOMIC_RELEASE);
 	if (cost != 0)

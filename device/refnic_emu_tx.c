@@ -44,9 +44,19 @@ tx_note_doorbells(struct refnic_emu *emu, uint16_t qid, uint64_t now)
 	struct refnic_emu_txq *txq = &emu->txq[qid];
 	uint32_t writes = emu_reg_writes(emu, REFNIC_REG_TXQ(qid) + REFNIC_Q_TAIL);
 	uint32_t rerings = emu_reg_writes(emu, REFNIC_REG_TXQ(qid) + REFNIC_Q_RERING);
+	uint64_t kicked;
 
 	if (writes == txq->db_seen && rerings == txq->rering_seen)
 		return;
+	/* The engine's wait for this doorbell (the trap noted its store). */
+	kicked = __atomic_load_n(&txq->kicked_tsc, __ATOMIC_RELAXED);
+	if (kicked != 0 && (kicked = __atomic_exchange_n(&txq->kicked_tsc, 0,
+							 __ATOMIC_RELAXED)) != 0) {
+		uint64_t wait = rte_get_tsc_cycles() - kicked;
+
+		if (wait > __atomic_load_n(&txq->take_wait_max, __ATOMIC_RELAXED))
+			__atomic_store_n(&txq->take_wait_max, wait, __ATOMIC_RELAXED);
+	}
 	emu_stats(emu)->q[qid].tx_doorbells += writes - txq->db_seen;
 	txq->db_seen = writes;
 	txq->rering_seen = rerings;
@@ -558,4 +568,10 @@ refnic_emu_tx_run(struct refnic_emu *emu, uint16_t qid)
 	rte_spinlock_lock(&txq->lock);
 	refnic_emu_tx_run_locked(emu, qid);
 	rte_spinlock_unlock(&txq->lock);
+}
+
+uint64_t
+refnic_emu_tx_take_wait(struct refnic_emu *emu, uint16_t qid)
+{
+	return __atomic_exchange_n(&emu->txq[qid].take_wait_max, 0, __ATOMIC_RELAXED);
 }
