@@ -157,6 +157,10 @@ class WitnessRun:
                 lines.append(line)
                 self.cond.notify_all()
 
+    def stderr_tail(self):
+        with self.cond:
+            return "".join(self.err)[-3000:]
+
     def link_downs(self, port):
         with self.cond:
             return sum(l.strip() == "refnic-witness: port %d link down" % port
@@ -170,7 +174,7 @@ class WitnessRun:
                 left = deadline - time.monotonic()
                 assert left > 0 and self.proc.poll() is None, (
                     "the witness did not see links %s go down %d times:\n%s" % (
-                        list(ports), n, "".join(self.err)[-3000:]))
+                        list(ports), n, self.stderr_tail()))
                 self.cond.wait(min(left, 0.5))
 
     def finish(self, timeout):
@@ -224,7 +228,8 @@ def test_witness_survives_its_forwarder_killed_and_restarted():
         for k in range(kills):
             deadline = time.monotonic() + TIMEOUT
             while testpmd_forwarded(tp) < KILL_AFTER_FRAMES:
-                assert witness.proc.poll() is None, "the witness ended before kill %d" % k
+                assert witness.proc.poll() is None, "the witness ended before kill %d:\n%s" % (
+                    k, witness.stderr_tail())
                 assert time.monotonic() < deadline, "no traffic before kill %d" % k
                 time.sleep(0.05)
             # What it counted so far, as a user would read it last.
