@@ -11,6 +11,7 @@ cable's drops, testpmd's forwarding drops.
 import json
 import os
 import subprocess
+import threading
 import time
 
 import pytest
@@ -134,6 +135,67 @@ def testpmd_forwarded(tp):
     return sum(tp.port_stats()[p]["RX-packets"] for p in (0, 1))
 
 
+class WitnessRun:
+    """refnic-witness running, its output read as it comes: it says each
+    link change on stderr ("refnic-witness: port P link down"), the moment
+    its link poll sees it."""
+
+    def __init__(self, argv):
+        self.proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                     text=True)
+        self.out, self.err = [], []
+        self.cond = threading.Condition()
+        self.readers = [threading.Thread(target=self._read, args=(f, lines), daemon=True)
+                        for f, lines in ((self.proc.stdout, self.out),
+                                         (self.proc.stderr, self.err))]
+        for t in self.readers:
+            t.start()
+
+    def _read(self, f, lines):
+        for line in f:
+            with self.cond:
+                lines.append(line)
+                self.cond.notify_all()
+
+    def stderr_tail(self):
+        with self.cond:
+            return "".join(self.err)[-3000:]
+
+    def link_downs(self, port):
+        with self.cond:
+            return sum(l.strip() == "refnic-witness: port %d link down" % port
+                       for l in self.err)
+
+    def wait_link_downs(self, ports, n, timeout):
+        """Until the witness saw each port's link go down n times."""
+        deadline = time.monotonic() + timeout
+        with self.cond:
+            while not all(self.link_downs(p) >= n for p in ports):
+                left = deadline - time.monotonic()
+                assert left > 0 and self.proc.poll() is None, (
+                    "the witness did not see links %s go down %d times:\n%s" % (
+                        list(ports), n, self.stderr_tail()))
+                self.cond.wait(min(left, 0.5))
+
+    def finish(self, timeout):
+        """(returncode, stdout, stderr), the witness killed if it runs over."""
+        try:
+            self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            raise AssertionError("refnic-witness ran over:\n" + "".join(self.err)[-3000:])
+        for t in self.readers:
+            t.join()
+        return self.proc.returncode, "".join(self.out), "".join(self.err)
+
+    def kill(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait()
+        for t in self.readers:
+            t.join()
+
+
 def test_witness_survives_its_forwarder_killed_and_restarted():
     """The far end of both shm cables, a testpmd forwarding the witness's
     frames, is killed with SIGKILL mid-traffic and a new one started on the
@@ -154,16 +216,20 @@ def test_witness_survives_its_forwarder_killed_and_restarted():
     frames = KILL_FRAMES_PER_PORT * kills
     argv = witness_argv(cables, "", frames, ["--idle-ms", str(RESTART_IDLE_MS)])
     counted = 0
-    tp = TestPmd(vdevs, plugins=[pmd_path()], testpmd_args=["--disable-link-check"]).start()
+    # testpmd drops what its ports received before "start" unless told not
+    # to (flush_rx): freed, counted nowhere. A new testpmd's ports start
+    # with the witness sending: keep it, forwarded like the rest.
+    args = ["--disable-link-check", "--no-flush-rx"]
+    tp = TestPmd(vdevs, plugins=[pmd_path()], testpmd_args=args).start()
     witness = None
     try:
         tp.cmd("start", check=True)
-        witness = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                   text=True)
+        witness = WitnessRun(argv)
         for k in range(kills):
             deadline = time.monotonic() + TIMEOUT
             while testpmd_forwarded(tp) < KILL_AFTER_FRAMES:
-                assert witness.poll() is None, "the witness ended before kill %d" % k
+                assert witness.proc.poll() is None, "the witness ended before kill %d:\n%s" % (
+                    k, witness.stderr_tail())
                 assert time.monotonic() < deadline, "no traffic before kill %d" % k
                 time.sleep(0.05)
             # What it counted so far, as a user would read it last.
@@ -172,27 +238,28 @@ def test_witness_survives_its_forwarder_killed_and_restarted():
             counted += sum(tp.xstats(p)["cable_tx_dropped"] for p in (0, 1))
             tp._kill()          # SIGKILL, mid-traffic
             tp.close()
-            tp = TestPmd(vdevs, plugins=[pmd_path()],
-                         testpmd_args=["--disable-link-check"]).start()
+            # A new process on the ends at once could replace the old one
+            # between two looks of the witness's link poll (or of its
+            # device's peer check): down and up again unseen. The witness
+            # sees its links go down first, as a user would, then the new
+            # one comes.
+            witness.wait_link_downs((0, 1), k + 1, TIMEOUT)
+            tp = TestPmd(vdevs, plugins=[pmd_path()], testpmd_args=args).start()
             tp.cmd("start", check=True)
-        try:
-            out, err = witness.communicate(timeout=TIMEOUT * kills)
-        except subprocess.TimeoutExpired:
-            witness.kill()
-            out, err = witness.communicate()
-            raise AssertionError("refnic-witness ran over:\n" + err[-3000:])
+        returncode, out, err = witness.finish(TIMEOUT * kills)
         for p in (0, 1):
             wait_link(tp, p, "down", 0)
         fwd = tp.stop()
         stats = tp.port_stats()
         xs = {p: tp.xstats(p) for p in (0, 1)}
     finally:
-        if witness is not None and witness.poll() is None:
+        if witness is not None:
             witness.kill()
-            witness.wait()
         tp.close()
-    w = witness_result(witness.returncode, out, err)
-    summary = "witness %s\nlast testpmd fwd %s\nports %s" % (w, fwd, stats)
+    w = witness_result(returncode, out, err)
+    links = [l for l in err.splitlines() if " link " in l]
+    summary = "witness %s\nlast testpmd fwd %s\nports %s\nwitness saw %s" % (
+        w, fwd, stats, links)
     assert w["sent"] == [frames] * 2, summary
     assert w["duplicated"] == 0 and w["reordered"] == 0 and w["corrupted"] == 0, summary
     assert w["mbufs_in_use"] == 0, summary

@@ -23,7 +23,9 @@
  * A port whose link goes down meanwhile (the forwarder killed, say) is
  * noted: how often (link_downs) and how many of its frames were out, sent
  * and not back, each time it went (out_at_link_down): the most a far
- * process that died can have taken with it. After the count the ports
+ * process that died can have taken with it. Each change it sees is also
+ * said on stderr as it happens ("refnic-witness: port P link down"), for
+ * a test to wait on. After the count the ports
  * stop, and mbufs_in_use says how many of the tool's mbufs did not come
  * back to its pool (0: none leaked, by this side or its device).
  */
@@ -336,6 +338,9 @@ w_links_check(struct w_links *l, const struct witness_checker *w, uint16_t nb_po
 			l->downs[p]++;
 			l->out_at_down[p] += sent[p] - witness_stream(w, p)->unique;
 		}
+		/* Line by line, as it happens: a test waits for these. */
+		if (down != l->down[p])
+			fprintf(stderr, "%s: port %u link %s\n", W_PROG, p, down ? "down" : "up");
 		l->down[p] = down;
 	}
 }
