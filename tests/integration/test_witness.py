@@ -275,5 +275,9 @@ def test_witness_survives_its_forwarder_killed_and_restarted():
     assert sum(q["cable_tx_dropped"] for q in w["ports"]) > 0, summary
     # The last testpmd carried traffic again, all of it judged.
     assert sum(fwd[p]["RX-packets"] for p in (0, 1)) >= KILL_AFTER_FRAMES, summary
+    # The witness's ports count what they received, plus what a killed
+    # forwarder had written into their rings and counted there but not yet
+    # handed over (its device hands completions over in batches): never
+    # seen, and at most what was out when the links went down.
     for q in w["ports"]:
-        assert q["received"] + q["warmup_back"] == q["ipackets"], summary
+        assert 0 <= q["ipackets"] - q["received"] - q["warmup_back"] <= taken, summary
