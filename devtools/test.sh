@@ -52,6 +52,7 @@ done
 passed=0
 failed=0
 skipped=0
+failures=()	# what failed, by suite: repeated above the sum (CI shows a tail)
 logdir=$(mktemp -d)
 trap 'rm -rf "$logdir"' EXIT
 
@@ -78,9 +79,32 @@ run_suite() {
 	if [ "$rc" -ne 0 ] && [ "$suite_failed" -eq 0 ]; then
 		printf 'FAIL %s: exited with status %d%s\n' "$name" "$rc" \
 			"$([ -z "$summary" ] && echo ' without a summary')"
+		echo "FAIL $name: exited with status $rc" >>"$log"
 		suite_failed=1
 	fi
 	failed=$((failed + suite_failed))
+	[ "$suite_failed" -gt 0 ] && list_failures "$name" "$log"
+}
+
+# Remember what failed in a suite's log: a nested run's own list (a
+# release's run), else each unit test's "FAIL suite.test" and pytest's
+# "FAILED file::test - why", cut short.
+list_failures() {
+	local name=$1 log=$2 line
+	while IFS= read -r line; do
+		failures+=("$name: ${line:0:160}")
+	done < <(if grep -aq '^failed:$' "$log"; then
+			sed -n '/^failed:$/,/^[^ ]/s/^  //p' "$log"
+		else
+			grep -aE '^(FAIL|FAILED) ' "$log"
+		fi | head -n 20)
+}
+
+# A failure outside any suite's log (a build, a fuzzer).
+fail() {
+	echo "FAIL $1"
+	failures+=("$1")
+	failed=$((failed + 1))
 }
 
 # Each release's whole run, as one suite: here, or in its chroot. A line
@@ -105,6 +129,10 @@ test_releases() {
 
 summarize() {
 	local summary="$passed passed, $failed failed"
+	if [ ${#failures[@]} -gt 0 ]; then
+		echo "failed:"
+		printf '  %s\n' "${failures[@]}"
+	fi
 	[ "$skipped" -gt 0 ] && summary+=", $skipped skipped"
 	echo "$summary"
 	[ "$failed" -eq 0 ]
@@ -158,13 +186,11 @@ run_once_suites() {
 				passed=$((passed + 1))
 			else
 				tail -n 40 "$logdir/fuzz-$fuzzer.log"
-				echo "FAIL fuzz-$fuzzer (inputs in $REFNIC_FUZZ_BUILD/crashes/)"
-				failed=$((failed + 1))
+				fail "fuzz-$fuzzer (inputs in $REFNIC_FUZZ_BUILD/crashes/)"
 			fi
 		done
 	else
-		echo "FAIL fuzz: the fuzzer build failed"
-		failed=$((failed + 1))
+		fail "fuzz: the fuzzer build failed"
 	fi
 	# Concurrency under load: 2 to 4 lcores on the two CPUs forward
 	# through shared RX rings (stress), and every fault kind fires at
@@ -193,8 +219,7 @@ run_once_suites() {
 		run_suite unit-tsan-stress-soak env REFNIC_STRESS_S=2 "${tsan[@]}" \
 			--lcores '(0-3)@(0-1)' -- stress soak
 	else
-		echo "FAIL unit-tsan: the ThreadSanitizer build failed"
-		failed=$((failed + 1))
+		fail "unit-tsan: the ThreadSanitizer build failed"
 	fi
 	# And the doorbell suite so: the check's re-rings (EAL interrupt
 	# thread), the bursts and the engines then truly race on two CPUs.
@@ -222,8 +247,7 @@ run_once_suites() {
 			--file-prefix=refnic-iova-pa --log-level='pmd.net.refnic.*:error' -- \
 			datapath offload tso witness
 	else
-		echo "FAIL unit-data-path-iova-pa: no hugepages for IOVA as PA"
-		failed=$((failed + 1))
+		fail "unit-data-path-iova-pa: no hugepages for IOVA as PA"
 	fi
 	# Scalar, SSE and AVX2 compared again with RX completions written back.
 	run_suite unit-vector-rx_wb=on env REFNIC_TEST_DEVARGS=rx_wb=on \
@@ -256,8 +280,7 @@ if [ ${#filters[@]} -eq 0 ]; then
 			UBSAN_OPTIONS=print_stacktrace=1 REFNIC_WITNESS_FRAMES=40000 \
 			timeout 900 "$REFNIC_SANITIZE_BUILD/tests/refnic-unit-test"
 	else
-		echo "FAIL unit-sanitized: the sanitizer build failed"
-		failed=$((failed + 1))
+		fail "unit-sanitized: the sanitizer build failed"
 	fi
 	# What exercises only the project's own code runs on one release.
 	[ "$core_only" -eq 1 ] || run_once_suites
