@@ -10,7 +10,6 @@
  * are test_rss_filters.c's.
  */
 
-#include <math.h>
 #include <pthread.h>
 
 #include <rte_bus_vdev.h>
@@ -40,6 +39,24 @@ backoff_polls(double due_us, double wait_us)
 
 	while (waited < wait_us) {
 		waited += RTE_MAX(UINT64_C(1), RTE_MIN(waited / 8, UINT64_C(1000)));
+		polls++;
+	}
+	return polls + 1;
+}
+
+/*
+ * The most polls admin_poll=fixed:MIN or exp:MIN:MAX may make in wait_us:
+ * the first at once, then one after each wait, MIN, doubled each time up
+ * to MAX (fixed: MIN == MAX), and one more for the wait cut short.
+ */
+static double
+capped_polls(double min_us, double max_us, double wait_us)
+{
+	double waited = 0, delay = 0, polls = 1;
+
+	while (waited < wait_us) {
+		delay = delay == 0 ? min_us : RTE_MIN(delay * 2, max_us);
+		waited += delay;
 		polls++;
 	}
 	return polls + 1;
@@ -105,10 +122,8 @@ test_poll_policies_bounded(void)
 			bound = backoff_polls(due_us, per_cmd);
 		else if (policies[i].max_us == 0)
 			bound = backoff_polls(0, per_cmd);
-		else if (policies[i].min_us == policies[i].max_us)
-			bound = 2 + per_cmd / policies[i].min_us;
 		else
-			bound = 2 + log2(RTE_MAX(per_cmd, policies[i].min_us) / policies[i].min_us);
+			bound = capped_polls(policies[i].min_us, policies[i].max_us, per_cmd);
 		printf("    %-22s %3" PRIu64 " commands, %5.1f polls/command (bound %.1f), "
 		       "%6.1f us/command by the clock\n", policies[i].arg, cmds,
 		       (double)polls / cmds, bound, per_cmd);
