@@ -58,6 +58,12 @@ refnic_emu_tx_run_locked(struct refnic_emu *emu, uint16_t qid)
 				      &no_timer);
 }
 
+/* A lone plain packet pushed, for the queue's next descriptor, whose
+ * doorbell is taken: its pass, straight from the line (refnic_emu_push.c,
+ * queue locked, exec=inline). */
+void refnic_emu_tx_push_now(struct refnic_emu *emu, uint16_t qid,
+			    const struct refnic_plain_frame *pf);
+
 /* The RX queue's completions made visible up to its head (refnic_emu_rx_batch.c). */
 void refnic_emu_rxq_publish(struct refnic_emu_rxq *rxq);
 /* Hold rxq for the batch: the one held before is done. */

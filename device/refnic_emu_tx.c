@@ -38,7 +38,7 @@ _Static_assert(sizeof(struct refnic_tx_desc) * 4 == RTE_CACHE_LINE_SIZE, "four t
 
 /* Count new TAIL writes; with a fetch cost, descriptors show up later. A
  * re-ring is no TAIL write, but it starts a fetch as one does. */
-static void
+static __rte_always_inline void
 tx_note_doorbells(struct refnic_emu *emu, uint16_t qid, uint64_t now)
 {
 	struct refnic_emu_txq *txq = &emu->txq[qid];
@@ -259,7 +259,7 @@ tx_plain_run(struct refnic_emu *emu, const struct refnic_emu_txq *txq, struct tx
 	return used;
 }
 
-static void
+static __rte_always_inline void
 tx_post_completion(struct refnic_emu *emu, struct refnic_emu_txq *txq, uint16_t sq_head)
 {
 	struct refnic_tx_cpl *cpl = &txq->cq[txq->cq_tail];
@@ -558,6 +558,31 @@ refnic_emu_tx_service(struct refnic_emu *emu, uint16_t qid, uint64_t now,
 	tx_plain_flush(emu, pf, &np, &batch);
 	refnic_emu_cable_tx_flush(emu, &batch);
 	return tx_pass_end(emu, qid, &p, idx, done);
+}
+
+/*
+ * refnic_emu_tx_service()'s pass for a pushed lone plain packet, which a
+ * pushed line's store hands over as it stands (refnic_emu_push.c): the
+ * pass's start and end, the line counted, the frame to the cable; no FIFO
+ * to look at, no loop. The same counters, completion and frame.
+ */
+void
+refnic_emu_tx_push_now(struct refnic_emu *emu, uint16_t qid, const struct refnic_plain_frame *pf)
+{
+	uint64_t no_timer = UINT64_MAX;
+	struct refnic_rx_batch batch;
+	unsigned int np = 1, ret;
+	struct tx_pass p;
+
+	if (!tx_pass_begin(emu, qid, 0, &no_timer, &p, &ret))
+		return;
+	p.st->tx_push_lines++;
+	p.packets++;
+	p.bytes += pf->len;
+	refnic_emu_rx_batch_init(&batch);
+	tx_plain_flush(emu, pf, &np, &batch);
+	refnic_emu_cable_tx_flush(emu, &batch);
+	tx_pass_end(emu, qid, &p, (emu->txq[qid].head + 1) & p.mask, 1);
 }
 
 void
