@@ -345,11 +345,12 @@ tx_plain_flush(struct refnic_emu *emu, const struct refnic_plain_frame *pf, unsi
 /*
  * A pass starts: doorbells counted, the tail taken and checked, whether
  * the descriptors are fetched yet. False if there is nothing to do, with
- * the pass's result in *ret.
+ * the pass's result in *ret. ring: the pass may read descriptors from the
+ * ring (else only a pushed line: no DMA window to carry).
  */
 static __rte_always_inline bool
 tx_pass_begin(struct refnic_emu *emu, uint16_t qid, uint64_t now, uint64_t *next_due_tsc,
-	      struct tx_pass *p, unsigned int *ret)
+	      struct tx_pass *p, unsigned int *ret, bool ring)
 {
 	struct refnic_emu_txq *txq = &emu->txq[qid];
 	uint16_t tail;
@@ -367,13 +368,22 @@ tx_pass_begin(struct refnic_emu *emu, uint16_t qid, uint64_t now, uint64_t *next
 		*ret = 0;
 		return false;
 	}
-	*p = (struct tx_pass){
-		.win = emu_dma_cache(emu)->tx_win,
-		.dma = emu_dma_cache(emu),
-		.mask = txq->size - 1,
-		.tail = tail,
-		.max_segs = refnic_emu_max_tx_segs(emu),
-	};
+	if (ring) {
+		*p = (struct tx_pass){
+			.win = emu_dma_cache(emu)->tx_win,
+			.dma = emu_dma_cache(emu),
+			.mask = txq->size - 1,
+			.tail = tail,
+			.max_segs = refnic_emu_max_tx_segs(emu),
+		};
+	} else {
+		/* Nothing read from the ring or through the DMA window. */
+		p->mask = txq->size - 1;
+		p->tail = tail;
+		p->dma_reads = 0;
+		p->packets = 0;
+		p->bytes = 0;
+	}
 	p->st = emu_stats(emu);
 	p->qs = &p->st->q[qid];
 	/*
@@ -494,7 +504,7 @@ tx_packet_send(struct refnic_emu *emu, struct tx_pass *p, struct refnic_frame *f
  */
 static __rte_always_inline unsigned int
 tx_pass_end(struct refnic_emu *emu, uint16_t qid, struct tx_pass *p, uint16_t idx,
-	    unsigned int done)
+	    unsigned int done, bool ring)
 {
 	struct refnic_emu_txq *txq = &emu->txq[qid];
 	struct refnic_hw_stats *st = p->st;
@@ -502,7 +512,8 @@ tx_pass_end(struct refnic_emu *emu, uint16_t qid, struct tx_pass *p, uint16_t id
 	p->qs->tx_packets += p->packets;
 	p->qs->tx_bytes += p->bytes;
 	st->dma_reads += p->dma_reads;
-	p->dma->tx_win = p->win;
+	if (ring)
+		p->dma->tx_win = p->win;
 	if (p->fetched)
 		txq->fetch_pending = idx != p->tail;
 	if (idx == p->tail)
@@ -532,7 +543,7 @@ refnic_emu_tx_service(struct refnic_emu *emu, uint16_t qid, uint64_t now,
 	uint16_t idx;
 	bool malformed;
 
-	if (!tx_pass_begin(emu, qid, now, next_due_tsc, &p, &ret))
+	if (!tx_pass_begin(emu, qid, now, next_due_tsc, &p, &ret, true))
 		return ret;
 	refnic_emu_rx_batch_init(&batch);
 	idx = txq->head;
@@ -557,7 +568,7 @@ refnic_emu_tx_service(struct refnic_emu *emu, uint16_t qid, uint64_t now,
 	}
 	tx_plain_flush(emu, pf, &np, &batch);
 	refnic_emu_cable_tx_flush(emu, &batch);
-	return tx_pass_end(emu, qid, &p, idx, done);
+	return tx_pass_end(emu, qid, &p, idx, done, true);
 }
 
 /*
@@ -574,7 +585,7 @@ refnic_emu_tx_push_now(struct refnic_emu *emu, uint16_t qid, const struct refnic
 	unsigned int np = 1, ret;
 	struct tx_pass p;
 
-	if (!tx_pass_begin(emu, qid, 0, &no_timer, &p, &ret))
+	if (!tx_pass_begin(emu, qid, 0, &no_timer, &p, &ret, false))
 		return;
 	p.st->tx_push_lines++;
 	p.packets++;
@@ -582,7 +593,7 @@ refnic_emu_tx_push_now(struct refnic_emu *emu, uint16_t qid, const struct refnic
 	refnic_emu_rx_batch_init(&batch);
 	tx_plain_flush(emu, pf, &np, &batch);
 	refnic_emu_cable_tx_flush(emu, &batch);
-	tx_pass_end(emu, qid, &p, (emu->txq[qid].head + 1) & p.mask, 1);
+	tx_pass_end(emu, qid, &p, (emu->txq[qid].head + 1) & p.mask, 1, false);
 }
 
 void
