@@ -30,6 +30,7 @@
 #include "refnic_emu_queue.h"
 #include "refnic_emu_queue_priv.h"
 #include "refnic_emu_trap.h"
+#include "refnic_emu_tx_pass.h"
 
 /*
  * The transactions len stored bytes take on their way, *whole if each

@@ -59,12 +59,6 @@ refnic_emu_tx_run_locked(struct refnic_emu *emu, uint16_t qid)
 				      &no_timer);
 }
 
-/* A lone plain packet pushed, for the queue's next descriptor, whose
- * doorbell is taken: its pass, straight from the line (refnic_emu_push.c,
- * queue locked, exec=inline). */
-void refnic_emu_tx_push_now(struct refnic_emu *emu, uint16_t qid,
-			    const struct refnic_plain_frame *pf);
-
 /* refnic_emu_corrupt.c, for the per-completion paths: may anything garble at all? */
 static inline bool
 emu_may_garble(const struct refnic_emu *emu)
