@@ -30,6 +30,7 @@
 #include "refnic_emu_queue.h"
 #include "refnic_emu_queue_priv.h"
 #include "refnic_emu_trap.h"
+#include "refnic_emu_tx_pass.h"
 
 /*
  * The transactions len stored bytes take on their way, *whole if each
@@ -111,6 +112,43 @@ push_enqueue(struct refnic_emu *emu, uint16_t qid, const uint8_t *src, uint32_t 
 	refnic_emu_db_take(&emu->txdb[qid], h.tail);
 }
 
+/*
+ * The common line sent as it stands in the window, with exec=inline on a
+ * thread with a shard of its own: one plain descriptor, the whole packet
+ * inline, for the queue's next descriptor, no line waiting before it and
+ * the queue running. What push_enqueue() and the queue's pass do with it,
+ * without the line's copy into the FIFO: the pass ends before the trap
+ * returns, so the driver cannot store the queue's next line meanwhile.
+ * Its header and descriptor are read once, here, and the length sent is
+ * theirs, checked against the bytes stored; a line stored again meanwhile
+ * (two threads on one queue) garbles its bytes, never its bounds. False:
+ * not that line, or not now; nothing done. Queue locked.
+ */
+static bool
+push_send_now(struct refnic_emu *emu, uint16_t qid, const uint8_t *src, uint32_t len)
+{
+	struct refnic_emu_txq *txq = &emu->txq[qid];
+	struct refnic_plain_frame pf;
+	struct refnic_push_hdr h;
+	struct refnic_tx_desc d;
+
+	memcpy(&h, src, sizeof(h));
+	memcpy(&d, src + sizeof(h), sizeof(d));
+	if (txq->push_cons != txq->push_prod || !push_valid(&h, len, txq->size) ||
+	    h.nb_desc != 1 || ((h.tail - 1) & (txq->size - 1)) != txq->head ||
+	    (d.flags & REFNIC_TXD_PLAIN_MASK) != REFNIC_TXD_EOP || d.len != h.inline_len ||
+	    d.len < EMU_ETH_HLEN || d.len > REFNIC_MAX_FRAME_LEN ||
+	    emu_state(emu) != REFNIC_STATE_READY || emu->dataplane_paused)
+		return false;
+	pf.data = src + sizeof(h) + sizeof(d);
+	pf.len = d.len;
+	/* The doorbell, as push_enqueue() takes it. */
+	emu_reg_write(emu, REFNIC_REG_TXQ(qid) + REFNIC_Q_TAIL, h.tail);
+	refnic_emu_db_take(&emu->txdb[qid], h.tail);
+	refnic_emu_tx_push_now(emu, qid, &pf);
+	return true;
+}
+
 void
 refnic_emu_push_write(struct refnic_emu *emu, uint32_t off, uint32_t val)
 {
@@ -145,9 +183,15 @@ refnic_emu_push_write(struct refnic_emu *emu, uint32_t off, uint32_t val)
 		rte_spinlock_unlock(&emu->push_probe.lock);
 		return;
 	}
-	push_enqueue(emu, qid, emu->bar0 + off, val);
 	/* Inline, the line's packet goes now, the queue still locked: taking
-	 * the lock again for it cost every push a second lock. */
+	 * the lock again for it cost every push a second lock. A line torn on
+	 * its way (fault_wc_garble) is torn in its FIFO copy only. */
+	if (emu->inline_exec && likely(!emu->faults.wc_garble) && refnic_emu_trap_own_shard() &&
+	    push_send_now(emu, qid, emu->bar0 + off, val)) {
+		rte_spinlock_unlock(&txq->lock);
+		return;
+	}
+	push_enqueue(emu, qid, emu->bar0 + off, val);
 	if (emu->inline_exec && refnic_emu_trap_own_shard()) {
 		refnic_emu_tx_run_locked(emu, qid);
 		rte_spinlock_unlock(&txq->lock);

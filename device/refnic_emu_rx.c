@@ -879,9 +879,9 @@ rx_burst_classified(struct refnic_emu *emu, uint8_t plan, const struct refnic_pl
 	return single;
 }
 
-void
-refnic_emu_rx_plain(struct refnic_emu *emu, const struct refnic_plain_frame *pf,
-		    unsigned int n, struct refnic_rx_batch *b)
+static __rte_always_inline void
+rx_plain(struct refnic_emu *emu, const struct refnic_plain_frame *pf, unsigned int n,
+	 struct refnic_rx_batch *b)
 {
 	unsigned int i, single;
 	struct refnic_frame f;
@@ -904,4 +904,19 @@ refnic_emu_rx_plain(struct refnic_emu *emu, const struct refnic_plain_frame *pf,
 	}
 	if (single != 0)
 		emu_path_stats(emu)->rx_single_frames += single;
+}
+
+void
+refnic_emu_rx_plain(struct refnic_emu *emu, const struct refnic_plain_frame *pf,
+		    unsigned int n, struct refnic_rx_batch *b)
+{
+	rx_plain(emu, pf, n, b);
+}
+
+/* The same stages compiled for one frame, without their loops. */
+void
+refnic_emu_rx_plain_one(struct refnic_emu *emu, const struct refnic_plain_frame *pf,
+			struct refnic_rx_batch *b)
+{
+	rx_plain(emu, pf, 1, b);
 }

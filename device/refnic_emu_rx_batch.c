@@ -36,13 +36,6 @@ refnic_emu_rxq_full(struct refnic_emu *emu, uint16_t qid)
 	       ((tail - rxq->head) & (rxq->size - 1)) <= REFNIC_ITR_RING_FILL(rxq->size);
 }
 
-/* Engines, inline TX on several threads and cables from outside all deliver. */
-static inline void
-rxq_lock(struct refnic_emu_rxq *rxq)
-{
-	rte_spinlock_lock(&rxq->lock);
-}
-
 /*
  * Completions are written first and made visible in runs (a batch's, or
  * RX_PUBLISH_EVERY of them): the driver polls the line the device writes,
@@ -161,22 +154,13 @@ void
 refnic_emu_rx_batch_switch(struct refnic_rx_batch *b, struct refnic_emu *emu,
 			   struct refnic_emu_rxq *rxq)
 {
-	/* A pass's first queue ends none (one call per pass saved). */
 	if (b->held != NULL)
 		rx_batch_queue_end(b);
-	rxq_lock(rxq);
-	b->held = rxq;
-	b->emu = emu;
-	b->published = false;
-	if (b->dev != emu) {
-		rx_batch_win_keep(b);
-		b->dev = emu;
-		b->stats = emu_stats(emu);
-		b->win = emu_dma_cache(emu)->rx_win;
-	}
-	/* Looked at once a queue a pass: a fault armed meanwhile takes the next. */
-	b->garble = emu_may_garble(emu);
-	/* The far end's port: its queue as its device has it now. */
-	if (unlikely(emu->view_cable != NULL))
-		refnic_emu_cable_view_enter(emu, (uint16_t)(rxq - emu->rxq));
+	emu_rx_batch_take(b, emu, rxq);
+}
+
+void
+refnic_emu_rx_batch_view_enter(struct refnic_emu *emu, struct refnic_emu_rxq *rxq)
+{
+	refnic_emu_cable_view_enter(emu, (uint16_t)(rxq - emu->rxq));
 }

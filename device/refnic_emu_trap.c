@@ -63,7 +63,9 @@ static pthread_once_t trap_slot_once = PTHREAD_ONCE_INIT;
 
 _Static_assert(REFNIC_EMU_TRAP_SLOTS <= 32, "trap slots fit a 32-bit mask");
 
-#define TRAP_SLOT_OVERFLOW	(REFNIC_EMU_MAX_ENGINES + REFNIC_EMU_TRAP_SLOTS - 1)
+#define TRAP_SLOT_OVERFLOW	REFNIC_EMU_TRAP_SHARED_SHARD
+_Static_assert(REFNIC_EMU_TRAP_SHARED_SHARD ==
+	       REFNIC_EMU_MAX_ENGINES + REFNIC_EMU_TRAP_SLOTS - 1, "the last trap slot");
 
 static void
 trap_slot_release(void *arg)
@@ -123,7 +125,7 @@ trap_queue_doorbell(struct refnic_emu *emu, bool tx, uint16_t qid)
 }
 
 bool
-refnic_emu_trap_own_shard(void)
+refnic_emu_trap_own_shard_take(void)
 {
 	return trap_shard() != TRAP_SLOT_OVERFLOW;
 }

@@ -53,10 +53,24 @@ refnic_emu_store_charge(uint64_t cycles)
 }
 /* TX work of queue qid, inline on this thread, as if its doorbell rang. */
 void refnic_emu_trap_tx(struct refnic_emu *emu, uint16_t qid);
+/* The trap slots' shard that threads share, under a lock, once the others
+ * are taken (REFNIC_EMU_MAX_ENGINES + REFNIC_EMU_TRAP_SLOTS - 1). */
+#define REFNIC_EMU_TRAP_SHARED_SHARD	31u
+bool refnic_emu_trap_own_shard_take(void);
+extern __thread unsigned int refnic_emu_shard_id __attribute__((tls_model("initial-exec")));
 /* This thread counts into a shard of its own (taken now if need be), not
  * the shared one, which refnic_emu_trap_tx() locks around the work: it may
- * run the work itself with a queue locked. */
-bool refnic_emu_trap_own_shard(void);
+ * run the work itself with a queue locked. Inline: a thread that has its
+ * shard (every push after its first) reads one word. */
+static inline bool
+refnic_emu_trap_own_shard(void)
+{
+	unsigned int id = refnic_emu_shard_id;
+
+	if (likely(id != 0))
+		return id != REFNIC_EMU_TRAP_SHARED_SHARD;
+	return refnic_emu_trap_own_shard_take();
+}
 /* The device sets a TAIL register to 0 itself (queue create, reset). */
 void refnic_emu_db_reset(struct refnic_emu_db *db);
 /* A TAIL write the device takes (or a push line's tail): always the newest

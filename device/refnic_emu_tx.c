@@ -30,60 +30,12 @@
 #include "refnic_emu_queue_priv.h"
 #include "refnic_emu_trap.h"
 #include "refnic_emu_tso.h"
+#include "refnic_emu_tx_pass.h"
 
 #define TX_BUDGET		512	/* descriptors per queue per engine pass */
 
 /* The ring's prefetches take a line per four entries. */
 _Static_assert(sizeof(struct refnic_tx_desc) * 4 == RTE_CACHE_LINE_SIZE, "four to a line");
-
-/* Count new TAIL writes; with a fetch cost, descriptors show up later. A
- * re-ring is no TAIL write, but it starts a fetch as one does. */
-static void
-tx_note_doorbells(struct refnic_emu *emu, uint16_t qid, uint64_t now)
-{
-	struct refnic_emu_txq *txq = &emu->txq[qid];
-	uint32_t writes = emu_reg_writes(emu, REFNIC_REG_TXQ(qid) + REFNIC_Q_TAIL);
-	uint32_t rerings = emu_reg_writes(emu, REFNIC_REG_TXQ(qid) + REFNIC_Q_RERING);
-	uint64_t kicked;
-
-	if (writes == txq->db_seen && rerings == txq->rering_seen)
-		return;
-	/* The engine's wait for this doorbell (the trap noted its store). */
-	kicked = __atomic_load_n(&txq->kicked_tsc, __ATOMIC_RELAXED);
-	if (kicked != 0 && (kicked = __atomic_exchange_n(&txq->kicked_tsc, 0,
-							 __ATOMIC_RELAXED)) != 0) {
-		uint64_t wait = rte_get_tsc_cycles() - kicked;
-
-		if (wait > __atomic_load_n(&txq->take_wait_max, __ATOMIC_RELAXED))
-			__atomic_store_n(&txq->take_wait_max, wait, __ATOMIC_RELAXED);
-	}
-	emu_stats(emu)->q[qid].tx_doorbells += writes - txq->db_seen;
-	txq->db_seen = writes;
-	txq->rering_seen = rerings;
-	if (!txq->fetch_pending && emu->desc_fetch_tsc != 0) {
-		txq->fetch_pending = true;
-		txq->fetch_ready_tsc = now + emu->desc_fetch_tsc;
-	}
-}
-
-/*
- * What a TX pass reads once (the ring's mask, the tail it took, this
- * thread's DMA cache) and what it counts as it goes, added to the shard
- * once at its end: under the queue's lock, where every reader of the
- * counters waits (refnic_emu_read_stats() holds every device lock).
- */
-struct tx_pass {
-	struct refnic_dma_window win;	/* this thread's last page */
-	struct refnic_dma_cache *dma;
-	uint16_t mask;
-	uint16_t tail;
-	uint16_t max_segs;		/* refnic_emu_max_tx_segs() */
-	bool fetched;			/* descriptors past their fetch delay */
-	struct refnic_hw_stats *st;		/* this thread's shard */
-	struct refnic_hw_queue_stats *qs;	/* the queue's, in it */
-	uint32_t dma_reads;
-	uint64_t packets, bytes;
-};
 
 /*
  * The common packet: one descriptor at *idx (before the tail), a frame's
@@ -259,32 +211,6 @@ tx_plain_run(struct refnic_emu *emu, const struct refnic_emu_txq *txq, struct tx
 	return used;
 }
 
-static void
-tx_post_completion(struct refnic_emu *emu, struct refnic_emu_txq *txq, uint16_t sq_head)
-{
-	struct refnic_tx_cpl *cpl = &txq->cq[txq->cq_tail];
-
-	/* Atomic: a reader that lags a ring lap behind (the driver's doorbell
-	 * check looks without consuming) may read the slot as it is rewritten;
-	 * the phase, stored last, says which lap it holds. */
-	__atomic_store_n(&cpl->sq_head, sq_head, __ATOMIC_RELAXED);
-	cpl->status = REFNIC_TXC_STS_OK;
-	if (unlikely(emu_may_garble(emu)))
-		refnic_emu_corrupt_tx_cpl(emu, cpl, txq->size);
-	__atomic_store_n(&cpl->phase, txq->cq_phase, __ATOMIC_RELEASE);
-	txq->cq_tail = (txq->cq_tail + 1) & (txq->size - 1);
-	if (txq->cq_tail == 0)
-		txq->cq_phase ^= REFNIC_PHASE_BIT;
-}
-
-/* TX: as many descriptors completed since the arm as would half fill it. */
-static bool
-txq_full(const struct refnic_emu_txq *txq)
-{
-	return ((txq->head - txq->arm_head) & (txq->size - 1)) >=
-	       txq->size - REFNIC_ITR_RING_FILL(txq->size);
-}
-
 /*
  * Does the device have what the packet's first descriptor asks of it? A
  * device without an offload (caps_off=tx_csum, vlan_insert, tso) cannot do
@@ -329,64 +255,6 @@ tx_tso(struct refnic_emu *emu, struct refnic_hw_queue_stats *qs, const struct re
 		n++;
 	}
 	return n;
-}
-
-/* The plain frames a pass holds go out, before any other frame does. */
-static inline void
-tx_plain_flush(struct refnic_emu *emu, const struct refnic_plain_frame *pf, unsigned int *np,
-	       struct refnic_rx_batch *batch)
-{
-	if (*np != 0) {
-		refnic_emu_cable_tx_plain(emu, pf, *np, batch);
-		*np = 0;
-	}
-}
-
-/*
- * A pass starts: doorbells counted, the tail taken and checked, whether
- * the descriptors are fetched yet. False if there is nothing to do, with
- * the pass's result in *ret.
- */
-static __rte_always_inline bool
-tx_pass_begin(struct refnic_emu *emu, uint16_t qid, uint64_t now, uint64_t *next_due_tsc,
-	      struct tx_pass *p, unsigned int *ret)
-{
-	struct refnic_emu_txq *txq = &emu->txq[qid];
-	uint16_t tail;
-
-	tx_note_doorbells(emu, qid, now);
-	tail = emu_db_tail(&emu->txdb[qid]);
-	if (tail >= txq->size) {
-		refnic_emu_queue_error(emu, true, qid, &txq->enabled, "TX tail beyond ring");
-		*ret = 1;
-		return false;
-	}
-	if (txq->head == tail) {
-		txq->fetch_pending = false;	/* nothing left to fetch */
-		txq->push_cons = txq->push_prod;	/* nor pushed lines to take */
-		*ret = 0;
-		return false;
-	}
-	*p = (struct tx_pass){
-		.win = emu_dma_cache(emu)->tx_win,
-		.dma = emu_dma_cache(emu),
-		.mask = txq->size - 1,
-		.tail = tail,
-		.max_segs = refnic_emu_max_tx_segs(emu),
-	};
-	p->st = emu_stats(emu);
-	p->qs = &p->st->q[qid];
-	/*
-	 * With a fetch cost, the device fetches what a doorbell announced, a
-	 * fetch later. The emulated BAR stores TAIL, then counts the store: a
-	 * TAIL seen before its doorbell is counted waits for it, or its
-	 * descriptors would skip the fetch. A pushed packet needs no fetch.
-	 */
-	p->fetched = emu->desc_fetch_tsc == 0 ||
-		     (txq->fetch_pending && now >= txq->fetch_ready_tsc);
-	if (!p->fetched && txq->fetch_pending)
-		*next_due_tsc = RTE_MIN(*next_due_tsc, txq->fetch_ready_tsc);
-	return true;
 }
 
 /* What the pass does next with the descriptors at idx. */
@@ -487,37 +355,6 @@ tx_packet_send(struct refnic_emu *emu, struct tx_pass *p, struct refnic_frame *f
 	return made;
 }
 
-/*
- * The pass ends at idx: its counters added, what the budget left over
- * waits for the next pass (fetched already), and one completion for what
- * it took, with the queue's interrupt if armed. Returns the work done.
- */
-static __rte_always_inline unsigned int
-tx_pass_end(struct refnic_emu *emu, uint16_t qid, struct tx_pass *p, uint16_t idx,
-	    unsigned int done)
-{
-	struct refnic_emu_txq *txq = &emu->txq[qid];
-	struct refnic_hw_stats *st = p->st;
-
-	p->qs->tx_packets += p->packets;
-	p->qs->tx_bytes += p->bytes;
-	st->dma_reads += p->dma_reads;
-	p->dma->tx_win = p->win;
-	if (p->fetched)
-		txq->fetch_pending = idx != p->tail;
-	if (idx == p->tail)
-		txq->push_cons = txq->push_prod;
-	if (idx == txq->head)
-		return 0;
-	txq->head = idx;
-	tx_post_completion(emu, txq, idx);
-	st->dma_writes++;
-	emu_path_stats(emu)->tx_completions++;
-	if (emu_queue_intr_armed(emu, txq->intr, txq->vector, REFNIC_EMU_CAUSE_TX))
-		refnic_emu_intr_fire(emu, txq->vector, REFNIC_EMU_CAUSE_TX, txq_full(txq));
-	return done;
-}
-
 unsigned int
 refnic_emu_tx_service(struct refnic_emu *emu, uint16_t qid, uint64_t now,
 		      uint64_t *next_due_tsc)
@@ -532,7 +369,7 @@ refnic_emu_tx_service(struct refnic_emu *emu, uint16_t qid, uint64_t now,
 	uint16_t idx;
 	bool malformed;
 
-	if (!tx_pass_begin(emu, qid, now, next_due_tsc, &p, &ret))
+	if (!tx_pass_begin(emu, qid, now, next_due_tsc, &p, &ret, true))
 		return ret;
 	refnic_emu_rx_batch_init(&batch);
 	idx = txq->head;
@@ -557,7 +394,7 @@ refnic_emu_tx_service(struct refnic_emu *emu, uint16_t qid, uint64_t now,
 	}
 	tx_plain_flush(emu, pf, &np, &batch);
 	refnic_emu_cable_tx_flush(emu, &batch);
-	return tx_pass_end(emu, qid, &p, idx, done);
+	return tx_pass_end(emu, qid, &p, idx, done, true);
 }
 
 void

@@ -247,10 +247,11 @@ test_offloads_not_offered(void)
 
 /*
  * A push line stored behind the driver's back into TX queue 0's window:
- * one whole 64-byte frame to the port itself, the queue's next slot.
+ * one whole 64-byte frame to the port itself, the queue's next slot; its
+ * first stored bytes only reach the device (0: all of them).
  */
 static void
-cf_push_raw_line(const struct refnic_push_hdr *h)
+cf_push_raw_line(const struct refnic_push_hdr *h, uint32_t stored)
 {
 	struct {
 		struct refnic_push_hdr h;
@@ -267,7 +268,7 @@ cf_push_raw_line(const struct refnic_push_hdr *h)
 	line.frame[12] = 0x08;	/* IPv4's ethertype: a frame like any */
 	refnic_emu_get_resources(refnic_emu_lookup(CF), &res);
 	memcpy(res.bar0 + off, &line, sizeof(line));
-	res.trap(res.trap_ctx, off, sizeof(line));
+	res.trap(res.trap_ctx, off, stored != 0 ? stored : sizeof(line));
 }
 
 static void
@@ -275,15 +276,16 @@ cf_push_raw_frame(void)
 {
 	const struct refnic_push_hdr h = { .tail = 2, .nb_desc = 1, .inline_len = 64 };
 
-	cf_push_raw_line(&h);
+	cf_push_raw_line(&h, 0);
 }
 
 /*
  * A push line whose header the device cannot use (no descriptor, more than
- * a line holds, more bytes inline than it carries, a tail beyond the ring),
- * stored behind the driver's back after one frame went: the device takes
- * no line, sends none of its bytes, and the port works on (a bad tail is a
- * queue error it recovers from).
+ * a line holds, more bytes inline than it carries, a tail beyond the ring,
+ * more bytes inline than were stored: its header and descriptor agree on
+ * 64, but only 56 bytes of the line came), stored behind the driver's back
+ * after one frame went: the device takes no line, sends none of its bytes,
+ * and the port works on (a bad tail is a queue error it recovers from).
  */
 static int
 test_push_line_bad_header(void)
@@ -293,7 +295,10 @@ test_push_line_bad_header(void)
 		{ .tail = 2, .nb_desc = REFNIC_PUSH_MAX_DESC + 1, .inline_len = 64 },
 		{ .tail = 2, .nb_desc = 1, .inline_len = 200 },
 		{ .tail = TEST_RING_SIZE, .nb_desc = 1, .inline_len = 64 },
+		{ .tail = 2, .nb_desc = 1, .inline_len = 64 },
 	};
+	/* Bytes stored of each (0: the whole line). */
+	static const uint32_t stored[RTE_DIM(bad)] = { [4] = 56 };
 	struct refnic_hw_stats before, after;
 	struct rte_mbuf *rx[4];
 	unsigned int i;
@@ -304,7 +309,7 @@ test_push_line_bad_header(void)
 		TEST_ASSERT_SUCCESS(test_port_start(cf_port, 0, 0), "");
 		TEST_ASSERT_SUCCESS(cf_loop_one(64, 3, 1), "");
 		test_hw_stats(CF, &before);
-		cf_push_raw_line(&bad[i]);
+		cf_push_raw_line(&bad[i], stored[i]);
 		n = test_rx_wait_ms(cf_port, rx, RTE_DIM(rx), 50);
 		rte_pktmbuf_free_bulk(rx, n);
 		test_hw_stats(CF, &after);

@@ -56,11 +56,11 @@ refnic_recv_pkts_vec(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 
 	if (unlikely(!refnic_rx_vec_enter(rxq, &next, &posted, &ptype_mask)))
 		return 0;
-	nb_rx = 0;
-	if (likely(!refnic_rx_vec_few(rxq, next, posted)))
-		nb_rx = refnic_rx_vec_steps(rxq, pkts, 0, nb_pkts, &next, &posted, ptype_mask,
-					    &bytes, REFNIC_RX_VEC, refnic_rx_vec_step4);
-	/* One to three, or one alone: the one-lane step; then the scalar core. */
+	if (refnic_rx_vec_few(rxq, next, posted))
+		return refnic_rx_vec_lone(rxq, pkts, nb_pkts, next, posted, ptype_mask);
+	nb_rx = refnic_rx_vec_steps(rxq, pkts, 0, nb_pkts, &next, &posted, ptype_mask,
+				    &bytes, REFNIC_RX_VEC, refnic_rx_vec_step4);
+	/* One to three: the one-lane step; then the scalar core. */
 	nb_rx = refnic_rx_vec_steps(rxq, pkts, nb_rx, nb_pkts, &next, &posted, ptype_mask, &bytes,
 				    1, refnic_rx_vec_step1);
 	return refnic_rx_vec_finish(rxq, pkts, nb_rx, nb_pkts, bytes);

@@ -302,6 +302,33 @@ refnic_rx_vec_finish(struct refnic_rx_queue *rxq, struct rte_mbuf **pkts, uint16
 	return nb_rx;
 }
 
+/*
+ * A lone frame's burst (refnic_rx_vec_few() said the completion after next
+ * was not written): the one-lane step once. In the steps' loop a second
+ * step only looked and failed, and the scalar core's look in
+ * refnic_rx_vec_finish() read the same phase again, ~25 instructions a
+ * burst; a completion written since waits for the next burst, as one
+ * written after this burst does. A step that fails (not ready, or a
+ * completion the vector rules refuse) leaves it to the scalar core, as
+ * before.
+ */
+static __rte_always_inline uint16_t
+refnic_rx_vec_lone(struct refnic_rx_queue *rxq, struct rte_mbuf **pkts, uint16_t nb_pkts,
+		   uint16_t next, uint16_t posted, uint32_t ptype_mask)
+{
+	uint64_t bytes = 0;
+
+	/* Room: few() found two posted and next + 1 inside the ring. */
+	if (nb_pkts == 0 || !refnic_rx_vec_step1(rxq, pkts, next, posted, ptype_mask, &bytes))
+		return refnic_rx_vec_finish(rxq, pkts, 0, nb_pkts, 0);
+	refnic_rx_vec_advance(rxq, next, 1);
+	REFNIC_STAT_ADD(rxq->stats.packets, 1);
+	REFNIC_STAT_ADD(rxq->stats.bytes, bytes);
+	refnic_rx_refill_due(rxq);
+	refnic_burst_leave(&rxq->in_burst);
+	return 1;
+}
+
 /* One segment of a sendable length, no offload: what the vector TX writes
  * itself (an oversize one the scalar core drops and counts). */
 static __rte_always_inline bool
