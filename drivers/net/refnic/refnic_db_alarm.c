@@ -21,16 +21,18 @@ static void
 db_check_alarm(void *arg)
 {
 	struct rte_eth_dev *dev = arg;
-	struct refnic_adapter *ad = refnic_adapter(dev);
-	struct refnic_db_check *c = &ad->db;
+	struct refnic_adapter *ad;
+	struct refnic_db_check *c;
 	uint16_t q;
 	int ret;
 
-	REFNIC_EAL_SYNC_ACQUIRE(ad);
+	REFNIC_EAL_SYNC_ACQUIRE(dev);
+	ad = refnic_adapter(dev);
+	c = &ad->db;
 	if (!__atomic_load_n(&c->running, __ATOMIC_ACQUIRE)) {
 		/* A run that does nothing still read the port: a cancel waits
 		 * for it too (the close then frees what it read). */
-		REFNIC_EAL_SYNC_RELEASE(ad);
+		REFNIC_EAL_SYNC_RELEASE(dev);
 		return;
 	}
 	refnic_db_count_check(c);
@@ -41,7 +43,7 @@ db_check_alarm(void *arg)
 	for (q = 0; !refnic_port_failed(ad) && q < dev->data->nb_rx_queues; q++)
 		refnic_db_check_queue(dev, false, q);
 	rte_spinlock_unlock(&c->queue_lock);
-	REFNIC_EAL_SYNC_RELEASE(ad);
+	REFNIC_EAL_SYNC_RELEASE(dev);
 	ret = rte_eal_alarm_set(refnic_db_period_us(c), db_check_alarm, dev);
 	if (ret != 0) {
 		__atomic_store_n(&c->running, false, __ATOMIC_RELEASE);
@@ -49,13 +51,13 @@ db_check_alarm(void *arg)
 			    "missed doorbells now stall queues", dev->data->port_id,
 			    rte_strerror(-ret));
 	}
-	REFNIC_EAL_SYNC_RELEASE(ad);	/* the run ends: what a cancel waits for */
+	REFNIC_EAL_SYNC_RELEASE(dev);	/* the run ends: what a cancel waits for */
 }
 
 int
 refnic_db_alarms_set(struct rte_eth_dev *dev)
 {
-	REFNIC_EAL_SYNC_RELEASE(refnic_adapter(dev));
+	REFNIC_EAL_SYNC_RELEASE(dev);
 	return rte_eal_alarm_set(refnic_db_period_us(&refnic_adapter(dev)->db),
 				 db_check_alarm, dev);
 }
@@ -64,5 +66,5 @@ void
 refnic_db_alarms_cancel(struct rte_eth_dev *dev)
 {
 	rte_eal_alarm_cancel(db_check_alarm, dev);
-	REFNIC_EAL_SYNC_ACQUIRE(refnic_adapter(dev));
+	REFNIC_EAL_SYNC_ACQUIRE(dev);
 }

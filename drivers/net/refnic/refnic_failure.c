@@ -45,11 +45,11 @@ reset_event_alarm(void *arg)
 	uint16_t port_id = (uintptr_t)arg;
 	struct rte_eth_dev *dev = &rte_eth_devices[port_id];
 
-	REFNIC_EAL_SYNC_ACQUIRE(refnic_adapter(dev));
+	REFNIC_EAL_SYNC_ACQUIRE(dev);
 	__atomic_fetch_add(&refnic_adapter(dev)->failure_stats.reset_requests, 1,
 			   __ATOMIC_RELAXED);
 	rte_eth_dev_callback_process(dev, RTE_ETH_EVENT_INTR_RESET, NULL);
-	REFNIC_EAL_SYNC_RELEASE(refnic_adapter(dev));
+	REFNIC_EAL_SYNC_RELEASE(dev);
 }
 
 /*
@@ -151,12 +151,13 @@ recovery_alarm(void *arg)
 {
 	uint16_t port_id = (uintptr_t)arg;
 	struct rte_eth_dev *dev = &rte_eth_devices[port_id];
-	struct refnic_adapter *ad = refnic_adapter(dev);
 	struct refnic_recovery_state saved;
+	struct refnic_adapter *ad;
 	unsigned int attempt;
 	int ret = -EIO;
 
-	REFNIC_EAL_SYNC_ACQUIRE(ad);
+	REFNIC_EAL_SYNC_ACQUIRE(dev);
+	ad = refnic_adapter(dev);
 	/* Stopped meanwhile: the application's call. */
 	if (!__atomic_load_n(&ad->started, __ATOMIC_ACQUIRE)) {
 		__atomic_store_n(&ad->recovering, false, __ATOMIC_RELEASE);
@@ -193,7 +194,7 @@ recovery_alarm(void *arg)
 			    rte_strerror(-ret));
 		rte_eth_dev_callback_process(dev, RTE_ETH_EVENT_RECOVERY_FAILED, NULL);
 	}
-	REFNIC_EAL_SYNC_RELEASE(ad);
+	REFNIC_EAL_SYNC_RELEASE(dev);
 }
 
 /* In the primary, on EAL's multi-process thread: a secondary's report. */
@@ -258,7 +259,7 @@ refnic_reset_needed(struct refnic_adapter *ad, const char *why)
 		    started ? "recovering" : "RTE_ETH_EVENT_INTR_RESET");
 	if (started)
 		__atomic_store_n(&ad->recovering, true, __ATOMIC_RELEASE);
-	REFNIC_EAL_SYNC_RELEASE(ad);
+	REFNIC_EAL_SYNC_RELEASE(&rte_eth_devices[ad->port_id]);
 	ret = rte_eal_alarm_set(1, started ? recovery_alarm : reset_event_alarm,
 				(void *)(uintptr_t)ad->port_id);
 	if (ret != 0) {
@@ -297,11 +298,11 @@ refnic_recovery_wait(struct refnic_adapter *ad)
 	int ret;
 
 	ret = rte_eal_alarm_cancel(recovery_alarm, port);
-	REFNIC_EAL_SYNC_ACQUIRE(ad);
+	REFNIC_EAL_SYNC_ACQUIRE(&rte_eth_devices[ad->port_id]);
 	if (ret <= 0)
 		return;
 	__atomic_store_n(&ad->recovering, false, __ATOMIC_RELEASE);
-	REFNIC_EAL_SYNC_RELEASE(ad);
+	REFNIC_EAL_SYNC_RELEASE(&rte_eth_devices[ad->port_id]);
 	if (rte_eal_alarm_set(1, reset_event_alarm, port) != 0)
 		__atomic_store_n(&ad->reset_event_sent, false, __ATOMIC_RELEASE);
 }
@@ -312,7 +313,7 @@ refnic_reset_event_clear(struct refnic_adapter *ad)
 {
 	rte_eal_alarm_cancel(reset_event_alarm, (void *)(uintptr_t)ad->port_id);
 	rte_eal_alarm_cancel(recovery_alarm, (void *)(uintptr_t)ad->port_id);
-	REFNIC_EAL_SYNC_ACQUIRE(ad);
+	REFNIC_EAL_SYNC_ACQUIRE(&rte_eth_devices[ad->port_id]);
 	__atomic_store_n(&ad->recovering, false, __ATOMIC_RELEASE);
 	__atomic_store_n(&ad->reset_event_sent, false, __ATOMIC_RELEASE);
 }

@@ -183,13 +183,12 @@ static void
 refnic_intr_handler(void *arg)
 {
 	struct rte_eth_dev *dev = arg;
-	struct refnic_adapter *ad = refnic_adapter(dev);
 	eventfd_t count;
 
-	REFNIC_EAL_SYNC_ACQUIRE(ad);
-	eventfd_read(ad->hw.vector_fd[REFNIC_ADMIN_VECTOR], &count);
+	REFNIC_EAL_SYNC_ACQUIRE(dev);
+	eventfd_read(refnic_adapter(dev)->hw.vector_fd[REFNIC_ADMIN_VECTOR], &count);
 	refnic_aeq_process(dev);
-	REFNIC_EAL_SYNC_RELEASE(ad);
+	REFNIC_EAL_SYNC_RELEASE(dev);
 }
 
 int
@@ -210,7 +209,7 @@ refnic_intr_init(struct rte_eth_dev *dev)
 	}
 	/* Without an event queue there are no link events to deliver. */
 	if (ad->ident.caps & REFNIC_CAP_AEQ) {
-		REFNIC_EAL_SYNC_RELEASE(ad);
+		REFNIC_EAL_SYNC_RELEASE(dev);
 		ret = rte_intr_callback_register(h, refnic_intr_handler, dev);
 		if (ret != 0) {
 			PMD_INIT_LOG(ERR, "cannot register the event interrupt: %s",
@@ -378,7 +377,7 @@ refnic_intr_fini(struct rte_eth_dev *dev)
 		rte_delay_us_sleep(100);
 		waited_us += 100;
 	}
-	REFNIC_EAL_SYNC_ACQUIRE(refnic_adapter(dev));
+	REFNIC_EAL_SYNC_ACQUIRE(dev);
 	if (ret == -EAGAIN) {
 		PMD_DRV_LOG(ERR, "port %u: event handler still running; its interrupt "
 			    "handle is left allocated", dev->data->port_id);

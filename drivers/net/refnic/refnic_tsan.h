@@ -16,9 +16,11 @@
  * Debian's librte_eal, which is not instrumented: ThreadSanitizer sees the
  * callback's accesses and the close that frees what they touched as a race.
  * In a TSan build (devtools/test.sh, build-tsan) these marks state the
- * promise on the port's adapter: a run begins with an acquire and ends with
- * a release, a register or set releases, an unregister or cancel acquires.
- * They compile to nothing otherwise.
+ * promise on the port's struct rte_eth_dev (a callback knows its address
+ * before it reads anything of the port: the adapter's address is itself
+ * read from the port's data, which a probe writes): a run begins with an
+ * acquire and ends with a release, a register or set releases, an
+ * unregister or cancel acquires. They compile to nothing otherwise.
  */
 
 #if defined(__SANITIZE_THREAD__)
