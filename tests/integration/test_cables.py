@@ -94,7 +94,8 @@ def test_shm_far_end_starts_before_the_pass_ends():
     while it writes the rest: the far lcore, polling on its own core, takes
     them and forwards bursts of 16. (Published only at the pass's end, the
     two processes took turns burst by burst, and forwarded bursts of 32 at
-    half memif's rate.) testpmd's own burst statistics are the witness."""
+    half memif's rate.) testpmd's own burst statistics are the witness: 16
+    the most common size, a quarter of the bursts at least."""
     vdev = shm_vdev("p")
     tps = [TestPmd([vdev], lcores=lcores, plugins=[pmd_path()],
                    testpmd_args=["--disable-link-check"])
@@ -112,10 +113,12 @@ def test_shm_far_end_starts_before_the_pass_ends():
     finally:
         for tp in tps:
             tp.close()
+    # Alone, 99% of the bursts are of 16; published only at the pass's end
+    # (planted), 89% are of 32. A busy loop beside took the far lcore off
+    # its core mid-pass often enough to leave 45% of 16 (17% of 15).
     for side, out in zip("AB", outputs):
         tx = burst_sizes(out, "TX")
-        common = max(tx, key=tx.get)
-        assert common == 16 and tx[common] >= 50, (side, tx)
+        assert max(tx, key=tx.get) == 16 and tx[16] >= 25, (side, tx)
 
 
 def flood(sender, receiver, seconds):
