@@ -79,7 +79,7 @@ run_suite() {
 	if [ "$rc" -ne 0 ] && [ "$suite_failed" -eq 0 ]; then
 		printf 'FAIL %s: exited with status %d%s\n' "$name" "$rc" \
 			"$([ -z "$summary" ] && echo ' without a summary')"
-		echo "FAIL $name: exited with status $rc" >>"$log"
+		echo "FAIL exited with status $rc" >>"$log"	# listed as "$name: FAIL ..."
 		suite_failed=1
 	fi
 	failed=$((failed + suite_failed))
