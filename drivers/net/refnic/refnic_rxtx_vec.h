@@ -277,6 +277,17 @@ refnic_rx_vec_enter(struct refnic_rx_queue *rxq, uint16_t *next, uint16_t *poste
 	return true;
 }
 
+/* A vector RX burst's last steps: count what the steps took, refill, leave. */
+static __rte_always_inline uint16_t
+refnic_rx_vec_leave(struct refnic_rx_queue *rxq, uint16_t nb_rx, uint64_t bytes)
+{
+	REFNIC_STAT_ADD(rxq->stats.packets, nb_rx);
+	REFNIC_STAT_ADD(rxq->stats.bytes, bytes);
+	refnic_rx_refill_due(rxq);
+	refnic_burst_leave(&rxq->in_burst);
+	return nb_rx;
+}
+
 /*
  * The end of a vector RX burst that took nb_rx frames itself: count them,
  * hand the rest to the scalar core (fewer than a step, a wrap, scatter,
@@ -286,20 +297,16 @@ static __rte_always_inline uint16_t
 refnic_rx_vec_finish(struct refnic_rx_queue *rxq, struct rte_mbuf **pkts, uint16_t nb_rx,
 		     uint16_t nb_pkts, uint64_t bytes)
 {
-	uint16_t next = rxq->next;
+	uint16_t next = rxq->next, nb_scalar = 0;
 
-	REFNIC_STAT_ADD(rxq->stats.packets, nb_rx);
-	REFNIC_STAT_ADD(rxq->stats.bytes, bytes);
 	/* The scalar core only if it has a completion to read (a bad one, a
 	 * piece of a frame, a stamp): called with none, it read nothing and
-	 * cost a lone frame's burst ~50 instructions. */
+	 * cost a lone frame's burst ~50 instructions. It counts its own. */
 	if (nb_rx < nb_pkts && next != rxq->tail &&
 	    (__atomic_load_n(&rxq->cq[next].phase, __ATOMIC_ACQUIRE) & REFNIC_PHASE_BIT) ==
 	    rxq->phase)
-		nb_rx += refnic_rx_scalar(rxq, pkts + nb_rx, nb_pkts - nb_rx);
-	refnic_rx_refill_due(rxq);
-	refnic_burst_leave(&rxq->in_burst);
-	return nb_rx;
+		nb_scalar = refnic_rx_scalar(rxq, pkts + nb_rx, nb_pkts - nb_rx);
+	return refnic_rx_vec_leave(rxq, nb_rx, bytes) + nb_scalar;
 }
 
 /*
@@ -322,11 +329,7 @@ refnic_rx_vec_lone(struct refnic_rx_queue *rxq, struct rte_mbuf **pkts, uint16_t
 	if (nb_pkts == 0 || !refnic_rx_vec_step1(rxq, pkts, next, posted, ptype_mask, &bytes))
 		return refnic_rx_vec_finish(rxq, pkts, 0, nb_pkts, 0);
 	refnic_rx_vec_advance(rxq, next, 1);
-	REFNIC_STAT_ADD(rxq->stats.packets, 1);
-	REFNIC_STAT_ADD(rxq->stats.bytes, bytes);
-	refnic_rx_refill_due(rxq);
-	refnic_burst_leave(&rxq->in_burst);
-	return 1;
+	return refnic_rx_vec_leave(rxq, 1, bytes);
 }
 
 /* One segment of a sendable length, no offload: what the vector TX writes
