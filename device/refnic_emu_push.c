@@ -76,6 +76,19 @@ push_valid(const struct refnic_push_hdr *h, uint32_t len, uint16_t size)
 }
 
 /*
+ * The line is the doorbell: its tail is the queue's now, in the TAIL
+ * register too, so that a re-ring (REFNIC_Q_RERING) takes it again rather
+ * than an older one. Pushes are not TAIL writes: no erratum misses them,
+ * the doorbell counts do not count them.
+ */
+static __rte_always_inline void
+push_ring(struct refnic_emu *emu, uint16_t qid, uint16_t tail)
+{
+	emu_reg_write(emu, REFNIC_REG_TXQ(qid) + REFNIC_Q_TAIL, tail);
+	refnic_emu_db_take(&emu->txdb[qid], tail);
+}
+
+/*
  * The queue's line, stored at src: into its FIFO, the stored tail into
  * TAIL; queue locked. It arrives straight into its FIFO slot: a copy on
  * the stack first cost a second copy of every line.
@@ -104,12 +117,7 @@ push_enqueue(struct refnic_emu *emu, uint16_t qid, const uint8_t *src, uint32_t 
 		push_arrive(emu, src, len, p->line);
 		txq->push_prod++;
 	}
-	/* The line is the doorbell: its tail is the queue's now, in the TAIL
-	 * register too, so that a re-ring (REFNIC_Q_RERING) takes it again
-	 * rather than an older one. Pushes are not TAIL writes: no erratum
-	 * misses them, the doorbell counts do not count them. */
-	emu_reg_write(emu, REFNIC_REG_TXQ(qid) + REFNIC_Q_TAIL, h.tail);
-	refnic_emu_db_take(&emu->txdb[qid], h.tail);
+	push_ring(emu, qid, h.tail);
 }
 
 /*
@@ -142,9 +150,7 @@ push_send_now(struct refnic_emu *emu, uint16_t qid, const uint8_t *src, uint32_t
 		return false;
 	pf.data = src + sizeof(h) + sizeof(d);
 	pf.len = d.len;
-	/* The doorbell, as push_enqueue() takes it. */
-	emu_reg_write(emu, REFNIC_REG_TXQ(qid) + REFNIC_Q_TAIL, h.tail);
-	refnic_emu_db_take(&emu->txdb[qid], h.tail);
+	push_ring(emu, qid, h.tail);
 	refnic_emu_tx_push_now(emu, qid, &pf);
 	return true;
 }
