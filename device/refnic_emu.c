@@ -329,7 +329,8 @@ emu_make_mac(struct refnic_emu *emu, const struct refnic_emu_params *params)
 	emu->perm_mac[5] = h;
 }
 
-/* Where the queue work runs and what the profile charges for it. */
+/* Where the queue work runs, what the profile charges for it, and
+ * which descriptor stages run it. */
 static int
 emu_timing_set(struct refnic_emu *emu, const struct refnic_emu_params *params)
 {
@@ -346,6 +347,7 @@ emu_timing_set(struct refnic_emu *emu, const struct refnic_emu_params *params)
 	emu->link->trap_cost_tsc = emu_ns_to_tsc(emu->profile->bar_store_ns);
 	emu->push_wc = params->bar_wc == REFNIC_BAR_WC_AUTO ? emu->profile->push_wc :
 		       params->bar_wc == REFNIC_BAR_WC_ON;
+	refnic_emu_simd_select(params->simd, &emu->simd);
 	return 0;
 }
 
@@ -589,6 +591,12 @@ refnic_emu_read_path_stats(struct refnic_emu *emu, struct refnic_emu_path_stats 
 		for (w = 0; w < words; w++)
 			sum[w] += ((const uint64_t *)&emu->shard[e].path)[w];
 	refnic_emu_unlock();
+}
+
+enum refnic_emu_simd
+refnic_emu_simd_mode(const struct refnic_emu *emu)
+{
+	return emu->simd.mode;
 }
 
 int

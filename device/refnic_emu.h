@@ -70,6 +70,14 @@ enum refnic_emu_bar_wc {
 	REFNIC_BAR_WC_OFF,		/* uncached: one transaction per store */
 };
 
+/* The device's descriptor stages (device_simd=, refnic_emu_simd.h). */
+enum refnic_emu_simd {
+	REFNIC_EMU_SIMD_AUTO,		/* as the CPU and EAL's SIMD limit allow */
+	REFNIC_EMU_SIMD_SCALAR,
+	REFNIC_EMU_SIMD_SSE,
+	REFNIC_EMU_SIMD_AVX2,
+};
+
 #define REFNIC_EMU_CORRUPT_RX		0x1u	/* RX completions */
 #define REFNIC_EMU_CORRUPT_TX		0x2u	/* TX completions */
 #define REFNIC_EMU_CORRUPT_ADMIN	0x4u	/* admin completions */
@@ -93,6 +101,7 @@ struct refnic_emu_params {
 	uint32_t admin_latency_pct;	/* scales admin latencies, 100 = as profiled */
 	uint32_t errata;		/* REFNIC_ERRATA_* this revision has (errata=) */
 	enum refnic_emu_bar_wc bar_wc;
+	enum refnic_emu_simd simd;	/* device_simd= */
 	uint16_t max_tx_segs;		/* advertised and enforced (max_tx_segs=);
 					 * 0: REFNIC_MAX_TX_SEGS */
 	uint64_t caps_off;		/* REFNIC_CAP_* this device lacks (caps_off=) */
@@ -143,6 +152,7 @@ extern const char * const refnic_emu_devargs_keys[];
 	"fault_doorbell_drop=0|<2-1000000000> " \
 	"errata=none|missed_doorbell " \
 	"bar_wc=auto|on|off " \
+	"device_simd=auto|scalar|sse|avx2 " \
 	"fault_wc_garble=0|1"
 
 /*
@@ -193,7 +203,11 @@ struct refnic_emu_path_stats {
 	uint64_t rx_parsed;		/* frames whose headers were parsed */
 	uint64_t rx_publishes;		/* runs of RX completions made visible */
 	uint64_t tx_completions;	/* TX completions written */
+	uint64_t tx_vec_descs;		/* TX descriptors taken in vector groups */
+	uint64_t rx_vec_frames;		/* frames placed in vector groups */
 };
+/* Which descriptor stages the device runs: never REFNIC_EMU_SIMD_AUTO. */
+enum refnic_emu_simd refnic_emu_simd_mode(const struct refnic_emu *emu);
 void refnic_emu_read_path_stats(struct refnic_emu *emu, struct refnic_emu_path_stats *out);
 /* New faults; REFNIC_REG_ERRATA follows fault_doorbell_drop. */
 void refnic_emu_set_faults(struct refnic_emu *emu, const struct refnic_emu_faults *faults);

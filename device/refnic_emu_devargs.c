@@ -23,6 +23,7 @@
 #include "refnic_emu_devargs.h"
 #include "refnic_emu_priv.h"
 #include "refnic_emu_profile.h"
+#include "refnic_emu_simd.h"
 
 #define ARG_CABLE		"cable"
 #define ARG_PROFILE		"profile"
@@ -43,6 +44,7 @@
 #define ARG_VXLAN_VNI		"vxlan_vni"
 #define ARG_VXLAN_LOCAL		"vxlan_local"
 #define ARG_MAC			"mac"
+#define ARG_DEVICE_SIMD		"device_simd"
 
 #define DOORBELL_DROP_MAX	1000000000u
 
@@ -88,6 +90,7 @@ const char * const refnic_emu_devargs_keys[] = {
 	ARG_VXLAN_VNI,
 	ARG_VXLAN_LOCAL,
 	ARG_MAC,
+	ARG_DEVICE_SIMD,
 	NULL
 };
 
@@ -497,6 +500,18 @@ handle_bar_wc(const char *key, const char *value, void *opaque)
 	return -EINVAL;
 }
 
+/* device_simd=auto|scalar|sse|avx2: the descriptor stages (refnic_emu_simd.h). */
+static int
+handle_device_simd(const char *key, const char *value, void *opaque)
+{
+	if (refnic_emu_simd_parse(value, &((struct refnic_emu_params *)opaque)->simd) != 0) {
+		EMU_LOG(ERR, "invalid %s=" ARG_QUOTE_FMT ": expected auto, scalar, sse or avx2",
+			key, ARG_QUOTE(value));
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int
 handle_fault_wc_garble(const char *key, const char *value, void *opaque)
 {
@@ -598,6 +613,7 @@ static const struct {
 	{ ARG_VXLAN_VNI, handle_vxlan_vni },
 	{ ARG_VXLAN_LOCAL, handle_vxlan_local },
 	{ ARG_MAC, handle_mac },
+	{ ARG_DEVICE_SIMD, handle_device_simd },
 };
 
 int

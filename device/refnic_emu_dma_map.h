@@ -76,6 +76,27 @@ refnic_emu_dma_window_peek(const struct refnic_dma_window *w, uint64_t iova, uin
 	return NULL;
 }
 
+/*
+ * A buffer outside the window, from the thread's page cache alone: the
+ * window moves to its page, as refnic_emu_dma_window_fill() moves it. NULL
+ * if the cache does not hold it (nothing counted: the caller's slow way
+ * looks it up). For code that must not call out (refnic_emu_simd.h).
+ */
+static inline void *
+refnic_emu_dma_window_cached(const struct refnic_dma_cache *dma, struct refnic_dma_window *w,
+			     uint64_t iova, uint64_t len)
+{
+	unsigned int slot = (iova >> 21) % REFNIC_DMA_PAGE_CACHE;
+	void *va = refnic_emu_dma_lookup(dma, iova, len);
+
+	if (va != NULL) {
+		w->iova = dma->page[slot].iova;
+		w->len = dma->page[slot].len;
+		w->va = dma->page[slot].va;
+	}
+	return va;
+}
+
 static inline void *
 refnic_emu_dma_window_map(struct refnic_emu *emu, struct refnic_dma_window *w,
 			  uint64_t iova, uint64_t len)

@@ -28,6 +28,7 @@
 #include "refnic_emu_queue.h"
 #include "refnic_emu_queue_priv.h"
 #include "refnic_emu_rss.h"
+#include "refnic_emu_simd.h"
 #include "refnic_emu_trap.h"
 
 /* refnic_emu_flow.c's table, for the plan: is any rule in it? */
@@ -526,6 +527,7 @@ struct rx_queue_burst {
 	uint16_t qid, tail;
 	unsigned int looked;		/* frames looked at */
 	unsigned int taken, filtered, oversize, no_buffer;
+	unsigned int placed;		/* taken in vector groups */
 	uint32_t bytes;
 	bool dma_error;
 };
@@ -567,12 +569,36 @@ rx_burst_map(struct refnic_emu *emu, struct refnic_rx_batch *b, struct rx_queue_
 	struct refnic_emu_rxq *rxq = qb->rxq;
 	uint32_t max_len = emu->mtu + REFNIC_ETH_OVERHEAD;
 	uint16_t mask = rxq->size - 1, idx = rxq->head;
+	/* Frames in order, nothing to filter: a group at a time while each
+	 * fits (refnic_emu_simd.h); the frame a group stopped at, alone. */
+	refnic_emu_rx_place_t place = v == NULL && order == NULL &&
+				      !(plan & REFNIC_EMU_RX_FILTER) ? emu->simd.rx_place : NULL;
 	unsigned int i;
 
 	for (i = 0; i < n; i++) {
-		const struct refnic_plain_frame *fr = &pf[RX_AT(order, i)];
+		const struct refnic_plain_frame *fr;
 		struct refnic_rx_desc d;
 
+		if (place != NULL) {
+			unsigned int span = RTE_MIN(n - i,
+						    RTE_MIN((unsigned int)((qb->tail - idx) & mask),
+							    (unsigned int)rxq->size - idx));
+
+			if (span >= REFNIC_EMU_SIMD_GROUP) {
+				unsigned int got = place(&rxq->ring[idx], &pf[i], span,
+							 rxq->buf_size, max_len,
+							 emu_dma_cache(emu), &b->win,
+							 &dst[i]);
+
+				i += got;
+				qb->taken += got;
+				qb->placed += got;
+				idx = (idx + got) & mask;
+				if (i == n)
+					break;
+			}
+		}
+		fr = &pf[RX_AT(order, i)];
 		dst[i] = NULL;
 		if (v == NULL) {
 			if ((plan & REFNIC_EMU_RX_FILTER) &&
@@ -685,6 +711,7 @@ rx_burst_count(struct refnic_emu *emu, struct refnic_rx_batch *b, struct rx_queu
 	ps = emu_path_stats(emu);
 	ps->rx_bursts += qb->taken != 0;	/* one that stopped at once took none */
 	ps->rx_burst_frames += qb->taken;
+	ps->rx_vec_frames += qb->placed;
 	if (typed_here)
 		ps->rx_parsed += qb->taken;
 	if (unlikely(qb->dma_error)) {

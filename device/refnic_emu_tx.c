@@ -28,6 +28,7 @@
 #include "refnic_emu_push_priv.h"
 #include "refnic_emu_queue.h"
 #include "refnic_emu_queue_priv.h"
+#include "refnic_emu_simd.h"
 #include "refnic_emu_trap.h"
 #include "refnic_emu_tso.h"
 #include "refnic_emu_tx_pass.h"
@@ -174,16 +175,40 @@ tx_plain_run(struct refnic_emu *emu, const struct refnic_emu_txq *txq, struct tx
 	     uint16_t *idxp, unsigned int max, struct refnic_plain_frame *pf, unsigned int *np,
 	     struct refnic_hw_queue_stats *qs)
 {
-	unsigned int used = 0, k = *np, bad = 0;
+	refnic_emu_tx_fetch_t fetch = emu->simd.tx_fetch;
+	unsigned int used = 0, k = *np, bad = 0, vec = 0;
 	uint16_t idx = *idxp;
 	uint64_t bytes = 0;
 
 	while (used < max && idx != p->tail) {
-		const struct refnic_tx_desc *d = &txq->ring[idx];
-		uint16_t flags = d->flags, len = d->len;
-		uint64_t addr = d->addr;
+		const struct refnic_tx_desc *d;
+		uint16_t flags, len;
+		uint64_t addr;
 		const uint8_t *va;
 
+		/* Whole groups while each passes (refnic_emu_simd.h); the
+		 * descriptor a group stopped at is judged below, alone. */
+		if (fetch != NULL) {
+			unsigned int span = RTE_MIN(max - used,
+						    RTE_MIN((unsigned int)((p->tail - idx) & p->mask),
+							    (unsigned int)p->mask + 1 - idx));
+
+			if (span >= REFNIC_EMU_SIMD_GROUP) {
+				unsigned int got = fetch(&txq->ring[idx], span, p->dma, &p->win,
+							 &pf[k], &bytes);
+
+				used += got;
+				k += got;
+				vec += got;
+				idx = (idx + got) & p->mask;
+				if (got == span)
+					continue;
+			}
+		}
+		d = &txq->ring[idx];
+		flags = d->flags;
+		len = d->len;
+		addr = d->addr;
 		if ((flags & REFNIC_TXD_PLAIN_MASK) != REFNIC_TXD_EOP ||
 		    len < EMU_ETH_HLEN || len > REFNIC_MAX_FRAME_LEN)
 			break;
@@ -206,6 +231,8 @@ tx_plain_run(struct refnic_emu *emu, const struct refnic_emu_txq *txq, struct tx
 	p->dma_reads += k - *np;
 	p->bytes += bytes;
 	qs->tx_malformed += bad;
+	if (vec != 0)
+		emu_path_stats(emu)->tx_vec_descs += vec;
 	*np = k;
 	*idxp = idx;
 	return used;
