@@ -227,12 +227,14 @@ run_once_suites() {
 		--no-huge -m 512 --no-pci --no-shconf --no-telemetry --lcores '0@(0-1)' \
 		--log-level='pmd.net.refnic.*:error' -- doorbell
 	# The data-path suites once more under each other setting a user may
-	# choose: the scalar and the SSE bursts (the AVX2 ones run by default
-	# where the CPU has AVX2, else SSE), RX completions written back (in a
-	# ring by default), where device work runs, and what the platform
-	# costs. (baremetal pushes one-packet bursts, vm rings and fetches:
-	# each also the other way round, forced by wc=.)
-	for devargs in simd=scalar simd=sse rx_wb=on rx_wb=on,simd=scalar \
+	# choose: the scalar and the SSE bursts and device stages (the AVX2
+	# ones run by default where the CPU has AVX2, else SSE), RX
+	# completions written back (in a ring by default), where device work
+	# runs, and what the platform costs. (baremetal pushes one-packet
+	# bursts, vm rings and fetches: each also the other way round, forced
+	# by wc=.)
+	for devargs in simd=scalar,device_simd=scalar simd=sse,device_simd=sse \
+		       rx_wb=on rx_wb=on,simd=scalar \
 		       profile=ideal,exec=thread profile=vm profile=vm,exec=thread \
 		       profile=baremetal profile=baremetal,wc=off profile=vm,wc=on; do
 		run_suite "unit-data-path-$devargs" env REFNIC_TEST_DEVARGS="$devargs" \

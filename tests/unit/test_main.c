@@ -39,6 +39,7 @@ extern const struct unit_test_suite refnic_stress_suite;
 extern const struct unit_test_suite refnic_soak_suite;
 extern const struct unit_test_suite refnic_faultseq_suite;
 extern const struct unit_test_suite refnic_vector_suite;
+extern const struct unit_test_suite refnic_device_simd_suite;
 extern const struct unit_test_suite refnic_flow_suite;
 extern const struct unit_test_suite refnic_tso_suite;
 extern const struct unit_test_suite refnic_timesync_suite;
@@ -69,6 +70,7 @@ static const struct unit_test_suite *suites[] = {
 	&refnic_soak_suite,
 	&refnic_faultseq_suite,
 	&refnic_vector_suite,
+	&refnic_device_simd_suite,
 	&refnic_flow_suite,
 	&refnic_tso_suite,
 	&refnic_timesync_suite,

@@ -56,7 +56,15 @@ struct vec_case {
 	uint64_t tx_ol;
 	uint16_t mtu;		/* 9000: jumbo frames in 2 KiB buffers, scattered */
 	uint16_t rx_burst;	/* 0: burst; smaller, a backlog builds up */
+	uint16_t queues;	/* 0: NB_QUEUES with RSS; 1: one, whose frames the
+				 * device places unclassified */
 };
+
+static uint16_t
+vec_queues(const struct vec_case *c)
+{
+	return c->queues != 0 ? c->queues : NB_QUEUES;
+}
 
 #define XSTATS_MAX	512
 
@@ -65,12 +73,17 @@ static struct rte_eth_xstat_name xstat_names[XSTATS_MAX];
 /* RX buffers: two ports of NB_QUEUES rings of 4096, more than test_pool has. */
 static struct rte_mempool *vec_pool;
 
-/* Start port with NB_QUEUES queue pairs of ring entries, RSS over them. */
+/* Start port with vec_queues() queue pairs of ring entries, RSS over them. */
 static int
 vec_port_start(uint16_t port, const struct vec_case *c)
 {
 	struct rte_eth_conf conf = {
-		.rxmode = { .mq_mode = RTE_ETH_MQ_RX_RSS, .offloads = c->rx_ol },
+		.rxmode = {
+			/* One queue hashes only if asked to (the hash offload). */
+			.mq_mode = vec_queues(c) > 1 || (c->rx_ol & RTE_ETH_RX_OFFLOAD_RSS_HASH) ?
+				   RTE_ETH_MQ_RX_RSS : RTE_ETH_MQ_RX_NONE,
+			.offloads = c->rx_ol,
+		},
 		.txmode = { .offloads = c->tx_ol },
 		.rx_adv_conf.rss_conf.rss_hf = RTE_ETH_RSS_IPV4 | RTE_ETH_RSS_NONFRAG_IPV4_TCP |
 						RTE_ETH_RSS_NONFRAG_IPV4_UDP | RTE_ETH_RSS_IPV6,
@@ -78,10 +91,10 @@ vec_port_start(uint16_t port, const struct vec_case *c)
 	uint16_t q;
 	int ret;
 
-	ret = rte_eth_dev_configure(port, NB_QUEUES, NB_QUEUES, &conf);
+	ret = rte_eth_dev_configure(port, vec_queues(c), vec_queues(c), &conf);
 	if (ret == 0)
 		ret = rte_eth_dev_set_mtu(port, c->mtu);
-	for (q = 0; ret == 0 && q < NB_QUEUES; q++) {
+	for (q = 0; ret == 0 && q < vec_queues(c); q++) {
 		ret = rte_eth_rx_queue_setup(port, q, c->ring, SOCKET_ID_ANY, NULL, vec_pool);
 		if (ret == 0)
 			ret = rte_eth_tx_queue_setup(port, q, c->ring, SOCKET_ID_ANY, NULL);
@@ -212,13 +225,13 @@ vec_run(uint16_t a, uint16_t b, const struct vec_case *c, uint32_t n, struct see
 					rte_pktmbuf_free(tx[i]);
 				break;
 			}
-			k = test_tx_all_queue(a, sent % NB_QUEUES, tx, want);
+			k = test_tx_all_queue(a, sent % vec_queues(c), tx, want);
 			for (i = k; i < want; i++)
 				rte_pktmbuf_free(tx[i]);
 			sent += k;
 			moved = k > 0;
 		}
-		for (q = 0; q < NB_QUEUES; q++) {
+		for (q = 0; q < vec_queues(c); q++) {
 			k = rte_eth_rx_burst(b, q, rx, rx_burst);
 			if (k > rx_burst) {	/* it wrote past what it was given */
 				printf("    rx burst of %u returned %u\n", rx_burst, k);
@@ -249,7 +262,33 @@ vec_mode_is(uint16_t port, const char *mode)
 	       strncmp(tx.info, mode, strlen(mode)) == 0;
 }
 
-/* One pair, a with b, on cable cable with simd=simd: the frames b saw. */
+/* A way to run, the driver's (simd=) or the device's (device_simd=). */
+struct vec_mode {
+	const char *simd;		/* the devarg's value */
+	const char *mode;		/* the driver's burst mode, so named */
+	enum refnic_emu_simd device;	/* the device's stages, so asked */
+	enum rte_cpu_flag_t flag;	/* what the CPU needs */
+};
+
+static const struct vec_mode vec_scalar = {
+	"scalar", "Scalar", REFNIC_EMU_SIMD_SCALAR, RTE_CPUFLAG_SSE4_2 };
+
+/* The vector ways, each where the CPU has what it needs. */
+static const struct vec_mode vec_modes[] = {
+	{ "sse", "Vector SSE", REFNIC_EMU_SIMD_SSE, RTE_CPUFLAG_SSE4_2 },
+	{ "avx2", "Vector AVX2", REFNIC_EMU_SIMD_AVX2, RTE_CPUFLAG_AVX2 },
+};
+
+/* Does the pair run m: the driver's bursts (!device) or both devices' stages? */
+static bool
+vec_runs(const struct test_pair_conf *pair, uint16_t b, bool device, const struct vec_mode *m)
+{
+	if (!device)
+		return vec_mode_is(b, m->mode);
+	return refnic_emu_simd_mode(refnic_emu_lookup(pair->name_a)) == m->device &&
+	       refnic_emu_simd_mode(refnic_emu_lookup(pair->name_b)) == m->device;
+}
+
 /* Devargs every pair gets besides simd= ($REFNIC_TEST_DEVARGS, e.g. rx_wb=on:
  * the comparison under the other RX completion format); NULL: none. */
 static const char *
@@ -258,9 +297,12 @@ vec_extra(void)
 	return getenv("REFNIC_TEST_DEVARGS");
 }
 
+/* One pair, a with b, running m (the device's way if device): the frames b
+ * saw, both ports' xstats and both devices' path counters (ps[0] a's). */
 static int
-vec_pair_run(const struct vec_case *c, const char *simd, const char *mode, uint32_t n,
-	     struct seen *seen, uint64_t *xstats_a, uint64_t *xstats_b, int *nb_xstats)
+vec_pair_run(const struct vec_case *c, bool device, const struct vec_mode *m, uint32_t n,
+	     struct seen *seen, uint64_t *xstats_a, uint64_t *xstats_b, int *nb_xstats,
+	     struct refnic_emu_path_stats *ps)
 {
 	char args[128];
 	const struct test_pair_conf pair = {
@@ -270,13 +312,13 @@ vec_pair_run(const struct vec_case *c, const char *simd, const char *mode, uint3
 	uint32_t got = 0;
 	int ret;
 
-	snprintf(args, sizeof(args), "simd=%s%s%s", simd, vec_extra() != NULL ? "," : "",
-		 vec_extra() != NULL ? vec_extra() : "");
+	snprintf(args, sizeof(args), "%s=%s%s%s", device ? "device_simd" : "simd", m->simd,
+		 vec_extra() != NULL ? "," : "", vec_extra() != NULL ? vec_extra() : "");
 	ret = test_pair_probe(&pair, &a, &b);
 	if (ret != 0)
 		return ret;
 	ret = vec_port_start(a, c) | vec_port_start(b, c);
-	if (ret == 0 && !vec_mode_is(b, mode))
+	if (ret == 0 && !vec_runs(&pair, b, device, m))
 		ret = -ENOTSUP;
 	if (ret == 0)
 		got = vec_run(a, b, c, n, seen);
@@ -289,6 +331,8 @@ vec_pair_run(const struct vec_case *c, const char *simd, const char *mode, uint3
 	if (ret == 0 && rte_eth_xstats_get_names_by_id(b, xstat_names, XSTATS_MAX, NULL) !=
 	    *nb_xstats)
 		ret = -EINVAL;
+	refnic_emu_read_path_stats(refnic_emu_lookup(pair.name_a), &ps[0]);
+	refnic_emu_read_path_stats(refnic_emu_lookup(pair.name_b), &ps[1]);
 	test_pair_teardown(&pair);
 	return ret != 0 ? ret : (int)(got == n ? 0 : -EIO);
 }
@@ -314,34 +358,61 @@ vec_xstats_equal(const struct vec_case *c, const char *port, const uint64_t *vs,
 	return TEST_SUCCESS;
 }
 
-/* The vector bursts, each where the CPU has what it needs. */
-static const struct {
-	const char *simd;
-	const char *mode;
-	enum rte_cpu_flag_t flag;
-} vec_modes[] = {
-	{ "sse", "Vector SSE", RTE_CPUFLAG_SSE4_2 },
-	{ "avx2", "Vector AVX2", RTE_CPUFLAG_AVX2 },
-};
 
+/*
+ * What the device's stages took: nothing in groups when scalar; as vector,
+ * nearly every frame of bursts of 32 or more without TX offloads (the rest:
+ * a group's stop at a buffer on a page the thread's cache did not hold, a
+ * ring's end, a burst's last few), and on a port of one queue that hashes
+ * nothing, on RX too.
+ */
 static int
-vec_case_run(const struct vec_case *c)
+vec_device_counts(const struct vec_case *c, const struct vec_mode *m, uint32_t n,
+		  const struct refnic_emu_path_stats *ps)
+{
+	uint64_t most = n - n / 10;
+
+	if (m->device == REFNIC_EMU_SIMD_SCALAR) {
+		TEST_ASSERT(ps[0].tx_vec_descs + ps[1].tx_vec_descs + ps[0].rx_vec_frames +
+			    ps[1].rx_vec_frames == 0, "scalar: frames in vector groups");
+		return TEST_SUCCESS;
+	}
+	if (c->burst < 32 || c->tx_ol != 0)
+		return TEST_SUCCESS;
+	TEST_ASSERT(ps[0].tx_vec_descs >= most, "%s ring %u burst %u: %" PRIu64 " of %u "
+		    "descriptors fetched in groups", m->simd, c->ring, c->burst,
+		    ps[0].tx_vec_descs, n);
+	if (vec_queues(c) == 1 && c->rx_ol == 0)
+		TEST_ASSERT(ps[1].rx_vec_frames >= most, "%s ring %u burst %u: %" PRIu64
+			    " of %u frames placed in groups", m->simd, c->ring, c->burst,
+			    ps[1].rx_vec_frames, n);
+	return TEST_SUCCESS;
+}
+
+/* The scalar way against each vector one, the driver's or the device's. */
+static int
+vec_case_run(const struct vec_case *c, bool device)
 {
 	static uint64_t sa[XSTATS_MAX], sb[XSTATS_MAX], va[XSTATS_MAX], vb[XSTATS_MAX];
 	uint32_t n = RTE_MIN(3u * c->ring + 7, (uint32_t)MAX_FRAMES), i;
+	struct refnic_emu_path_stats ps[2];
 	unsigned int m;
 	int ns = 0, nv = 0;
 
-	TEST_ASSERT_SUCCESS(vec_pair_run(c, "scalar", "Scalar", n, seen_scalar, sa, sb, &ns),
+	TEST_ASSERT_SUCCESS(vec_pair_run(c, device, &vec_scalar, n, seen_scalar, sa, sb, &ns, ps),
 			    "ring %u burst %u: the scalar pair", c->ring, c->burst);
+	if (device && vec_device_counts(c, &vec_scalar, n, ps) != TEST_SUCCESS)
+		return TEST_FAILED;
 	for (m = 0; m < RTE_DIM(vec_modes); m++) {
-		const char *mode = vec_modes[m].mode;
+		const char *mode = device ? vec_modes[m].simd : vec_modes[m].mode;
 
 		if (rte_cpu_get_flag_enabled(vec_modes[m].flag) != 1)
 			continue;
-		TEST_ASSERT_SUCCESS(vec_pair_run(c, vec_modes[m].simd, mode, n, seen_vector,
-						 va, vb, &nv),
+		TEST_ASSERT_SUCCESS(vec_pair_run(c, device, &vec_modes[m], n, seen_vector,
+						 va, vb, &nv, ps),
 				    "ring %u burst %u: the %s pair", c->ring, c->burst, mode);
+		if (device && vec_device_counts(c, &vec_modes[m], n, ps) != TEST_SUCCESS)
+			return TEST_FAILED;
 		TEST_ASSERT_EQUAL(ns, nv, "%s: xstats counts", mode);
 		if (vec_xstats_equal(c, "a", sa, va, ns) != TEST_SUCCESS ||
 		    vec_xstats_equal(c, "b", sb, vb, ns) != TEST_SUCCESS)
@@ -366,31 +437,61 @@ static int
 test_vector_matches_scalar(void)
 {
 	static const struct vec_case cases[] = {
-		{ 64, 1, 0, 0, RTE_ETHER_MTU, 0 },
-		{ 64, 4, ALL_RX_OL, ALL_TX_OL, RTE_ETHER_MTU, 0 },
-		{ 64, 7, RTE_ETH_RX_OFFLOAD_RSS_HASH, 0, RTE_ETHER_MTU, 0 },
-		{ 256, 32, 0, 0, RTE_ETHER_MTU, 0 },
-		{ 256, 3, RTE_ETH_RX_OFFLOAD_CHECKSUM, ALL_TX_OL, RTE_ETHER_MTU, 0 },
-		{ 512, 64, RTE_ETH_RX_OFFLOAD_VLAN_STRIP, ALL_TX_OL, RTE_ETHER_MTU, 0 },
-		{ 1024, 32, ALL_RX_OL, ALL_TX_OL, 9000, 0 },
-		{ 1024, 5, 0, ALL_TX_OL, 9000, 0 },
-		{ 4096, 64, ALL_RX_OL, 0, RTE_ETHER_MTU, 0 },
-		{ 4096, 1, 0, 0, RTE_ETHER_MTU, 0 },
+		{ 64, 1, 0, 0, RTE_ETHER_MTU, 0, 0 },
+		{ 64, 4, ALL_RX_OL, ALL_TX_OL, RTE_ETHER_MTU, 0, 0 },
+		{ 64, 7, RTE_ETH_RX_OFFLOAD_RSS_HASH, 0, RTE_ETHER_MTU, 0, 0 },
+		{ 256, 32, 0, 0, RTE_ETHER_MTU, 0, 0 },
+		{ 256, 3, RTE_ETH_RX_OFFLOAD_CHECKSUM, ALL_TX_OL, RTE_ETHER_MTU, 0, 0 },
+		{ 512, 64, RTE_ETH_RX_OFFLOAD_VLAN_STRIP, ALL_TX_OL, RTE_ETHER_MTU, 0, 0 },
+		{ 1024, 32, ALL_RX_OL, ALL_TX_OL, 9000, 0, 0 },
+		{ 1024, 5, 0, ALL_TX_OL, 9000, 0, 0 },
+		{ 4096, 64, ALL_RX_OL, 0, RTE_ETHER_MTU, 0, 0 },
+		{ 4096, 1, 0, 0, RTE_ETHER_MTU, 0, 0 },
 		/* AVX2: one eight-wide step and a rest of 0 to 7 a burst. */
-		{ 64, 8, ALL_RX_OL, 0, RTE_ETHER_MTU, 0 },
-		{ 64, 15, RTE_ETH_RX_OFFLOAD_RSS_HASH, ALL_TX_OL, RTE_ETHER_MTU, 0 },
-		{ 128, 12, 0, 0, RTE_ETHER_MTU, 0 },
-		{ 128, 9, ALL_RX_OL, ALL_TX_OL, 9000, 0 },
-		{ 2048, 16, RTE_ETH_RX_OFFLOAD_CHECKSUM, 0, RTE_ETHER_MTU, 0 },
+		{ 64, 8, ALL_RX_OL, 0, RTE_ETHER_MTU, 0, 0 },
+		{ 64, 15, RTE_ETH_RX_OFFLOAD_RSS_HASH, ALL_TX_OL, RTE_ETHER_MTU, 0, 0 },
+		{ 128, 12, 0, 0, RTE_ETHER_MTU, 0, 0 },
+		{ 128, 9, ALL_RX_OL, ALL_TX_OL, 9000, 0, 0 },
+		{ 2048, 16, RTE_ETH_RX_OFFLOAD_CHECKSUM, 0, RTE_ETHER_MTU, 0, 0 },
 		/* A backlog: full eight-wide steps, then the rest of a burst. */
-		{ 512, 64, 0, 0, RTE_ETHER_MTU, 12 },
-		{ 512, 64, ALL_RX_OL, ALL_TX_OL, RTE_ETHER_MTU, 21 },
-		{ 1024, 32, 0, ALL_TX_OL, 9000, 14 },
+		{ 512, 64, 0, 0, RTE_ETHER_MTU, 12, 0 },
+		{ 512, 64, ALL_RX_OL, ALL_TX_OL, RTE_ETHER_MTU, 21, 0 },
+		{ 1024, 32, 0, ALL_TX_OL, 9000, 14, 0 },
 	};
 	unsigned int i;
 
 	for (i = 0; i < RTE_DIM(cases); i++)
-		if (vec_case_run(&cases[i]) != TEST_SUCCESS)
+		if (vec_case_run(&cases[i], false) != TEST_SUCCESS)
+			return TEST_FAILED;
+	return TEST_SUCCESS;
+}
+
+/*
+ * The device's descriptor stages (device_simd=, refnic_emu_simd.h) against
+ * its scalar loops, the driver's bursts as they come (simd=auto): the same
+ * frames and every data-path counter. One queue a port (its frames placed
+ * unclassified, where the RX groups run) and two with RSS (TX groups
+ * only); ring wraps, backlogs that cut RX spans at the tail, and frames
+ * the groups stop at (offloads, multi-segment, scattered jumbo ones).
+ */
+static int
+test_device_vector_matches_scalar(void)
+{
+	static const struct vec_case cases[] = {
+		{ 64, 1, 0, 0, RTE_ETHER_MTU, 0, 1 },
+		{ 64, 7, 0, 0, RTE_ETHER_MTU, 0, 1 },
+		{ 256, 32, 0, 0, RTE_ETHER_MTU, 0, 1 },
+		{ 256, 32, ALL_RX_OL, 0, RTE_ETHER_MTU, 0, 1 },
+		{ 512, 64, 0, 0, RTE_ETHER_MTU, 12, 1 },
+		{ 1024, 32, 0, ALL_TX_OL, 9000, 0, 1 },
+		{ 4096, 64, 0, 0, RTE_ETHER_MTU, 0, 1 },
+		{ 128, 9, 0, 0, RTE_ETHER_MTU, 0, 0 },
+		{ 256, 32, ALL_RX_OL, ALL_TX_OL, RTE_ETHER_MTU, 0, 0 },
+	};
+	unsigned int i;
+
+	for (i = 0; i < RTE_DIM(cases); i++)
+		if (vec_case_run(&cases[i], true) != TEST_SUCCESS)
 			return TEST_FAILED;
 	return TEST_SUCCESS;
 }
@@ -609,7 +710,7 @@ test_vector_burst_choice(void)
 		{ "avx2", RTE_VECT_SIMD_DISABLED, "Vector AVX2", "Vector SSE" },
 		{ "avx2", RTE_VECT_SIMD_128, "Vector AVX2", "Vector SSE" },
 	};
-	static const struct vec_case c = { 64, 1, 0, 0, RTE_ETHER_MTU, 0 };
+	static const struct vec_case c = { 64, 1, 0, 0, RTE_ETHER_MTU, 0, 0 };
 	char args[32];
 	const struct test_pair_conf pair = {
 		.name_a = "net_refnic_va", .name_b = "net_refnic_vb", .args_a = args,
@@ -678,6 +779,7 @@ const struct unit_test_suite refnic_vector_suite = {
 	.teardown = vec_teardown,
 	.cases = {
 		TEST_CASE(test_vector_matches_scalar),
+		TEST_CASE(test_device_vector_matches_scalar),
 		TEST_CASE(test_vector_burst_choice),
 		TEST_CASE(test_vector_bad_completion),
 		TEST_CASE(test_vector_bad_lone_completion),
