@@ -347,7 +347,10 @@ emu_timing_set(struct refnic_emu *emu, const struct refnic_emu_params *params)
 	emu->link->trap_cost_tsc = emu_ns_to_tsc(emu->profile->bar_store_ns);
 	emu->push_wc = params->bar_wc == REFNIC_BAR_WC_AUTO ? emu->profile->push_wc :
 		       params->bar_wc == REFNIC_BAR_WC_ON;
-	refnic_emu_simd_select(params->simd, &emu->simd);
+	emu->simd = refnic_emu_simd_select(params->simd);
+	if (params->simd == REFNIC_EMU_SIMD_AVX2 && emu->simd != REFNIC_EMU_SIMD_AVX2)
+		EMU_LOG(WARNING, "%s: device_simd=avx2: this CPU has no AVX2; SSE stages instead",
+			emu->name);
 	return 0;
 }
 
@@ -596,7 +599,7 @@ refnic_emu_read_path_stats(struct refnic_emu *emu, struct refnic_emu_path_stats 
 enum refnic_emu_simd
 refnic_emu_simd_mode(const struct refnic_emu *emu)
 {
-	return emu->simd.mode;
+	return emu->simd;
 }
 
 int

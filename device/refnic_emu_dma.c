@@ -185,14 +185,10 @@ refnic_emu_dma_window_fill(struct refnic_emu *emu, struct refnic_dma_window *w, 
 		       uint64_t len)
 {
 	struct refnic_dma_cache *dma = emu_dma_cache(emu);
-	unsigned int slot = (iova >> 21) % REFNIC_DMA_PAGE_CACHE;
 	void *va = refnic_emu_dma_map_in(emu, dma, iova, len);
 
 	/* A view's translations are not cached (refnic_emu_cable_view_dma()). */
-	if (va != NULL && refnic_emu_dma_lookup(dma, iova, len) == va) {
-		w->iova = dma->page[slot].iova;
-		w->len = dma->page[slot].len;
-		w->va = dma->page[slot].va;
-	}
+	if (va != NULL && refnic_emu_dma_lookup(dma, iova, len) == va)
+		refnic_emu_dma_window_move(w, dma, iova);
 	return va;
 }

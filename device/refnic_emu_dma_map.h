@@ -76,6 +76,18 @@ refnic_emu_dma_window_peek(const struct refnic_dma_window *w, uint64_t iova, uin
 	return NULL;
 }
 
+/* The window onto the cached page iova is on (the look-up found it there). */
+static inline void
+refnic_emu_dma_window_move(struct refnic_dma_window *w, const struct refnic_dma_cache *dma,
+			   uint64_t iova)
+{
+	unsigned int slot = (iova >> 21) % REFNIC_DMA_PAGE_CACHE;
+
+	w->iova = dma->page[slot].iova;
+	w->len = dma->page[slot].len;
+	w->va = dma->page[slot].va;
+}
+
 /*
  * A buffer outside the window, from the thread's page cache alone: the
  * window moves to its page, as refnic_emu_dma_window_fill() moves it. NULL
@@ -86,14 +98,10 @@ static inline void *
 refnic_emu_dma_window_cached(const struct refnic_dma_cache *dma, struct refnic_dma_window *w,
 			     uint64_t iova, uint64_t len)
 {
-	unsigned int slot = (iova >> 21) % REFNIC_DMA_PAGE_CACHE;
 	void *va = refnic_emu_dma_lookup(dma, iova, len);
 
-	if (va != NULL) {
-		w->iova = dma->page[slot].iova;
-		w->len = dma->page[slot].len;
-		w->va = dma->page[slot].va;
-	}
+	if (va != NULL)
+		refnic_emu_dma_window_move(w, dma, iova);
 	return va;
 }
 

@@ -74,7 +74,7 @@ struct refnic_emu {
 	uint64_t push_burst_tsc;
 	bool push_wc;			/* push window write-combining (bar_wc=) */
 	struct refnic_emu_push_probe push_probe;	/* refnic_emu_push.c */
-	struct refnic_emu_simd_ops simd;	/* descriptor stages (device_simd=) */
+	enum refnic_emu_simd simd;	/* descriptor stages (device_simd=): never AUTO */
 
 	uint8_t *bar0;			/* in bar_mz, which other processes map */
 	const struct rte_memzone *bar_mz;

@@ -572,7 +572,8 @@ rx_burst_map(struct refnic_emu *emu, struct refnic_rx_batch *b, struct rx_queue_
 	/* Frames in order, nothing to filter: a group at a time while each
 	 * fits (refnic_emu_simd.h); the frame a group stopped at, alone. */
 	refnic_emu_rx_place_t place = v == NULL && order == NULL &&
-				      !(plan & REFNIC_EMU_RX_FILTER) ? emu->simd.rx_place : NULL;
+				      !(plan & REFNIC_EMU_RX_FILTER) ?
+				      refnic_emu_simd_stages[emu->simd].rx_place : NULL;
 	unsigned int i;
 
 	for (i = 0; i < n; i++) {

@@ -59,13 +59,22 @@ static bool simd_sse_usable(void) { return false; }
 static bool simd_avx2_usable(void) { return false; }
 #endif
 
+#ifdef RTE_ARCH_X86
+const struct refnic_emu_simd_stages refnic_emu_simd_stages[] = {
+	[REFNIC_EMU_SIMD_SSE] = { refnic_emu_tx_fetch_sse, refnic_emu_rx_place_sse },
+	[REFNIC_EMU_SIMD_AVX2] = { refnic_emu_tx_fetch_avx2, refnic_emu_rx_place_avx2 },
+};
+#else
+const struct refnic_emu_simd_stages refnic_emu_simd_stages[REFNIC_EMU_SIMD_AVX2 + 1];
+#endif
+
 /*
  * auto follows EAL's limit (an application's, or
  * --force-max-simd-bitwidth); sse and avx2 are asked for by name, as the
- * driver's simd= is, and need only the CPU.
+ * driver's simd= is, and need only the CPU (avx2 without it: sse, said).
  */
-void
-refnic_emu_simd_select(enum refnic_emu_simd asked, struct refnic_emu_simd_ops *ops)
+enum refnic_emu_simd
+refnic_emu_simd_select(enum refnic_emu_simd asked)
 {
 	uint16_t limit = asked == REFNIC_EMU_SIMD_AUTO ? rte_vect_get_max_simd_bitwidth() :
 			 RTE_VECT_SIMD_MAX;
@@ -76,14 +85,5 @@ refnic_emu_simd_select(enum refnic_emu_simd asked, struct refnic_emu_simd_ops *o
 	if ((asked == REFNIC_EMU_SIMD_AUTO || asked == REFNIC_EMU_SIMD_AVX2) &&
 	    simd_avx2_usable() && limit >= RTE_VECT_SIMD_256)
 		mode = REFNIC_EMU_SIMD_AVX2;
-	*ops = (struct refnic_emu_simd_ops){ .mode = mode };
-#ifdef RTE_ARCH_X86
-	if (mode == REFNIC_EMU_SIMD_SSE) {
-		ops->tx_fetch = refnic_emu_tx_fetch_sse;
-		ops->rx_place = refnic_emu_rx_place_sse;
-	} else if (mode == REFNIC_EMU_SIMD_AVX2) {
-		ops->tx_fetch = refnic_emu_tx_fetch_avx2;
-		ops->rx_place = refnic_emu_rx_place_avx2;
-	}
-#endif
+	return mode;
 }

@@ -11,9 +11,9 @@
  * translated four (SSE: two lanes twice; AVX2: four lanes) at a time, and
  * RX buffers likewise for the frames that land in them. Each takes the
  * longest run of whole groups that the scalar loop would take the same way
- * (every check passed, every buffer inside the pass's DMA window) and
- * stops before a group with anything else in it, which the scalar loop
- * then judges one descriptor at a time: a hostile descriptor is caught
+ * (every check passed, every buffer translated) and, in the group where
+ * one fails, the lanes before it; from the one that failed the scalar
+ * loop judges one descriptor at a time: a hostile descriptor is caught
  * exactly as without them, and the frames and counters are the same
  * (vector.test_device_vector_matches_scalar).
  *
@@ -71,14 +71,20 @@ typedef unsigned int (*refnic_emu_rx_place_t)(const struct refnic_rx_desc *ring,
 					      const struct refnic_dma_cache *dma,
 					      struct refnic_dma_window *w, uint8_t **dst);
 
-struct refnic_emu_simd_ops {
-	enum refnic_emu_simd mode;	/* what runs: never AUTO */
-	refnic_emu_tx_fetch_t tx_fetch;	/* NULL: scalar */
-	refnic_emu_rx_place_t rx_place;	/* NULL: scalar */
+/*
+ * Each way's stages in this process, indexed by enum refnic_emu_simd
+ * (NULL: the scalar loops alone). A device keeps its way, never a
+ * function's address: its state is shared with secondary processes, whose
+ * stores run its passes with their own copy of the code.
+ */
+struct refnic_emu_simd_stages {
+	refnic_emu_tx_fetch_t tx_fetch;
+	refnic_emu_rx_place_t rx_place;
 };
+extern const struct refnic_emu_simd_stages refnic_emu_simd_stages[];
 
-/* The stages for device_simd=asked on this CPU, under EAL's SIMD limit. */
-void refnic_emu_simd_select(enum refnic_emu_simd asked, struct refnic_emu_simd_ops *ops);
+/* The way device_simd=asked runs on this CPU, under EAL's SIMD limit: never AUTO. */
+enum refnic_emu_simd refnic_emu_simd_select(enum refnic_emu_simd asked);
 
 /* "auto", "scalar", "sse", "avx2": the devarg's values. */
 const char *refnic_emu_simd_name(enum refnic_emu_simd mode);

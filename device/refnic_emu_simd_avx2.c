@@ -111,8 +111,11 @@ refnic_emu_tx_fetch_avx2(const struct refnic_tx_desc *ring, unsigned int n,
 		_mm256_storeu_si256((__m256i *)&pf[i], _mm256_permute2x128_si256(lo_pf, hi_pf, 0x20));
 		_mm256_storeu_si256((__m256i *)&pf[i + 2],
 				    _mm256_permute2x128_si256(lo_pf, hi_pf, 0x31));
-		if (unlikely(ok != fit || fit != 0xf)) {
-			ok = simd_tx_lanes_cached(&ring[i], dma, w, &pf[i], ok, fit);
+		if (unlikely(ok != 0xf)) {
+			uint64_t a[REFNIC_EMU_SIMD_GROUP];
+
+			_mm256_storeu_si256((__m256i *)a, addr);
+			ok = simd_tx_lanes_cached(a, dma, w, &pf[i], ok, fit);
 			avx2_window_load(&win, w);
 		}
 		lead = refnic_emu_simd_lead(ok);
@@ -143,11 +146,11 @@ refnic_emu_rx_place_avx2(const struct refnic_rx_desc *ring, const struct refnic_
 	const __m256i len32_mask = _mm256_set1_epi64x(UINT32_MAX);
 	const __m256i zero = _mm256_setzero_si256();
 	const __m256i len_max = _mm256_set1_epi64x((uint64_t)max_len + 1);
-	const __m256i bs = _mm256_set1_epi64x((uint64_t)buf_size - 1);
+	const __m256i bs = _mm256_set1_epi64x((int64_t)buf_size - 1);	/* 0: -1 */
 	unsigned int i, lead = REFNIC_EMU_SIMD_GROUP, k;
 	struct avx2_window win;
 
-	if (max_len == 0 || buf_size == 0)
+	if (max_len == 0)
 		return 0;
 	avx2_window_load(&win, w);
 	for (i = 0; i + REFNIC_EMU_SIMD_GROUP <= n; i += lead) {
@@ -170,8 +173,11 @@ refnic_emu_rx_place_avx2(const struct refnic_rx_desc *ring, const struct refnic_
 					    _mm256_cmpgt_epi64(buf_len, bs))));
 		ok = fit & avx2_window_map(addr, len, &win, &va);
 		_mm256_storeu_si256((__m256i *)&dst[i], va);
-		if (unlikely(ok != fit || fit != 0xf)) {
-			ok = simd_rx_lanes_cached(&ring[i], &pf[i], dma, w, &dst[i], ok, fit);
+		if (unlikely(ok != 0xf)) {
+			uint64_t a[REFNIC_EMU_SIMD_GROUP];
+
+			_mm256_storeu_si256((__m256i *)a, addr);
+			ok = simd_lanes_cached(a, &pf[i], dma, w, &dst[i], ok, fit);
 			avx2_window_load(&win, w);
 		}
 		lead = refnic_emu_simd_lead(ok);

@@ -6,12 +6,13 @@
 #define _REFNIC_EMU_SIMD_LANES_H_
 
 /*
- * What the SSE and AVX2 stages share (refnic_emu_simd.h): a group's lanes
- * that passed every check but the window, translated one by one through
- * the thread's page cache, in lane order, up to the first it does not
- * hold. ok: the lanes good so far; fit: those that passed the checks; a
- * bit each. Returns ok with the lanes it translated.
+ * What the SSE and AVX2 stages share (refnic_emu_simd.h): the layouts they
+ * load, and a group's lanes that passed every check but the window,
+ * translated one by one through the thread's page cache.
  */
+
+#include <assert.h>
+#include <stddef.h>
 
 #include <rte_common.h>
 
@@ -19,11 +20,26 @@
 #include "refnic_emu_queue.h"
 #include "refnic_emu_simd.h"
 
-/* TX: lane k's buffer is d[k]'s; its frame goes to pf[k]. */
+static_assert(sizeof(struct refnic_tx_desc) == 16 && offsetof(struct refnic_tx_desc, len) == 8 &&
+	      offsetof(struct refnic_tx_desc, flags) == 10, "the TX descriptor layout");
+static_assert(sizeof(struct refnic_rx_desc) == 16 &&
+	      offsetof(struct refnic_rx_desc, buf_len) == 8, "the RX descriptor layout");
+static_assert(sizeof(struct refnic_plain_frame) == 16 &&
+	      offsetof(struct refnic_plain_frame, data) == 0 &&
+	      offsetof(struct refnic_plain_frame, len) == 8, "a plain frame's layout");
+
+/*
+ * The lanes the window missed, in lane order, up to the first the cache
+ * does not hold or that failed a check: lane k's buffer at addr[k] for
+ * pf[k].len bytes, both as the group loaded and checked them (the ring is
+ * the driver's: read again, a field could have changed since), into
+ * va[k]. ok: the lanes good so far; fit: those that passed the checks; a
+ * bit each. Returns ok with the lanes it translated.
+ */
 static __rte_noinline unsigned int
-simd_tx_lanes_cached(const struct refnic_tx_desc *d, const struct refnic_dma_cache *dma,
-		     struct refnic_dma_window *w, struct refnic_plain_frame *pf,
-		     unsigned int ok, unsigned int fit)
+simd_lanes_cached(const uint64_t *addr, const struct refnic_plain_frame *pf,
+		  const struct refnic_dma_cache *dma, struct refnic_dma_window *w, uint8_t **va,
+		  unsigned int ok, unsigned int fit)
 {
 	unsigned int k;
 
@@ -32,33 +48,27 @@ simd_tx_lanes_cached(const struct refnic_tx_desc *d, const struct refnic_dma_cac
 			continue;
 		if (!(fit & RTE_BIT32(k)))
 			break;
-		pf[k].data = refnic_emu_dma_window_cached(dma, w, d[k].addr, d[k].len);
-		if (pf[k].data == NULL)
+		va[k] = refnic_emu_dma_window_cached(dma, w, addr[k], pf[k].len);
+		if (va[k] == NULL)
 			break;
 		ok |= RTE_BIT32(k);
 	}
 	return ok;
 }
 
-/* RX: lane k's frame pf[k] goes to d[k]'s buffer, at dst[k]. */
-static __rte_noinline unsigned int
-simd_rx_lanes_cached(const struct refnic_rx_desc *d, const struct refnic_plain_frame *pf,
-		     const struct refnic_dma_cache *dma, struct refnic_dma_window *w,
-		     uint8_t **dst, unsigned int ok, unsigned int fit)
+/* TX: the group's frames at pf, the lanes the cache translated put in. */
+static __rte_always_inline unsigned int
+simd_tx_lanes_cached(const uint64_t *addr, const struct refnic_dma_cache *dma,
+		     struct refnic_dma_window *w, struct refnic_plain_frame *pf,
+		     unsigned int ok, unsigned int fit)
 {
-	unsigned int k;
+	uint8_t *va[REFNIC_EMU_SIMD_GROUP];
+	unsigned int now = simd_lanes_cached(addr, pf, dma, w, va, ok, fit), k;
 
-	for (k = 0; k < REFNIC_EMU_SIMD_GROUP; k++) {
-		if (ok & RTE_BIT32(k))
-			continue;
-		if (!(fit & RTE_BIT32(k)))
-			break;
-		dst[k] = refnic_emu_dma_window_cached(dma, w, d[k].addr, pf[k].len);
-		if (dst[k] == NULL)
-			break;
-		ok |= RTE_BIT32(k);
-	}
-	return ok;
+	for (k = 0; k < REFNIC_EMU_SIMD_GROUP; k++)
+		if ((now & ~ok) & RTE_BIT32(k))
+			pf[k].data = va[k];
+	return now;
 }
 
 #endif /* _REFNIC_EMU_SIMD_LANES_H_ */

@@ -4,13 +4,11 @@
 
 /*
  * The descriptor stages in SSE4.2, DPDK's x86 baseline: a group of four
- * descriptors (one cache line) checked in 32-bit lanes, their addresses
- * translated two by two in 64-bit lanes (refnic_emu_simd.h says what each
- * takes and why the rest is the scalar loop's).
+ * descriptors (a cache line, when the run starts on one) checked in 32-bit
+ * lanes, their addresses translated two by two in 64-bit lanes
+ * (refnic_emu_simd.h says what each takes and why the rest is the scalar
+ * loop's).
  */
-
-#include <assert.h>
-#include <stddef.h>
 
 #include <rte_common.h>
 #include <rte_prefetch.h>
@@ -20,14 +18,6 @@
 #include "refnic_emu_queue.h"
 #include "refnic_emu_simd.h"
 #include "refnic_emu_simd_lanes.h"
-
-static_assert(sizeof(struct refnic_tx_desc) == 16 && offsetof(struct refnic_tx_desc, len) == 8 &&
-	      offsetof(struct refnic_tx_desc, flags) == 10, "the TX descriptor layout");
-static_assert(sizeof(struct refnic_rx_desc) == 16 &&
-	      offsetof(struct refnic_rx_desc, buf_len) == 8, "the RX descriptor layout");
-static_assert(sizeof(struct refnic_plain_frame) == 16 &&
-	      offsetof(struct refnic_plain_frame, data) == 0 &&
-	      offsetof(struct refnic_plain_frame, len) == 8, "a plain frame's layout");
 
 /* Dword 2 of each of four 16-byte entries, in one register. */
 static __rte_always_inline __m128i
@@ -104,6 +94,7 @@ refnic_emu_tx_fetch_sse(const struct refnic_tx_desc *ring, unsigned int n,
 		__m128i len = _mm_and_si128(lf, len_mask);
 		__m128i len01 = _mm_cvtepu32_epi64(len);
 		__m128i len23 = _mm_cvtepu32_epi64(_mm_srli_si128(len, 8));
+		__m128i a01 = _mm_unpacklo_epi64(d0, d1), a23 = _mm_unpacklo_epi64(d2, d3);
 		__m128i va01, va23;
 		unsigned int fit, ok;
 
@@ -113,15 +104,19 @@ refnic_emu_tx_fetch_sse(const struct refnic_tx_desc *ring, unsigned int n,
 		fit = _mm_movemask_ps(_mm_castsi128_ps(_mm_and_si128(
 			_mm_cmpeq_epi32(_mm_and_si128(lf, flag_mask), eop),
 			_mm_and_si128(_mm_cmpgt_epi32(len, len_min), _mm_cmpgt_epi32(len_max, len)))));
-		ok = fit & (sse_window_map(_mm_unpacklo_epi64(d0, d1), len01, &win, &va01) |
-			    sse_window_map(_mm_unpacklo_epi64(d2, d3), len23, &win, &va23) << 2);
+		ok = fit & (sse_window_map(a01, len01, &win, &va01) |
+			    sse_window_map(a23, len23, &win, &va23) << 2);
 		/* All four written; only the lanes taken count (pf has room for n). */
 		_mm_storeu_si128((__m128i *)&pf[i], _mm_unpacklo_epi64(va01, len01));
 		_mm_storeu_si128((__m128i *)&pf[i + 1], _mm_unpackhi_epi64(va01, len01));
 		_mm_storeu_si128((__m128i *)&pf[i + 2], _mm_unpacklo_epi64(va23, len23));
 		_mm_storeu_si128((__m128i *)&pf[i + 3], _mm_unpackhi_epi64(va23, len23));
-		if (unlikely(ok != fit || fit != 0xf)) {
-			ok = simd_tx_lanes_cached(&ring[i], dma, w, &pf[i], ok, fit);
+		if (unlikely(ok != 0xf)) {
+			uint64_t addr[REFNIC_EMU_SIMD_GROUP];
+
+			_mm_storeu_si128((__m128i *)addr, a01);
+			_mm_storeu_si128((__m128i *)&addr[2], a23);
+			ok = simd_tx_lanes_cached(addr, dma, w, &pf[i], ok, fit);
 			sse_window_load(&win, w);
 		}
 		lead = refnic_emu_simd_lead(ok);
@@ -164,6 +159,7 @@ refnic_emu_rx_place_sse(const struct refnic_rx_desc *ring, const struct refnic_p
 		__m128i len = sse_dword2(_mm_loadu_si128(f), _mm_loadu_si128(f + 1),
 					 _mm_loadu_si128(f + 2), _mm_loadu_si128(f + 3));
 		__m128i len_1 = _mm_sub_epi32(len, one);	/* 0 wraps: too long */
+		__m128i a01 = _mm_unpacklo_epi64(d0, d1), a23 = _mm_unpacklo_epi64(d2, d3);
 		__m128i va01, va23;
 		unsigned int fit, ok;
 
@@ -175,15 +171,17 @@ refnic_emu_rx_place_sse(const struct refnic_rx_desc *ring, const struct refnic_p
 			_mm_cmpeq_epi32(_mm_min_epu32(len_1, len_top), len_1),
 			_mm_and_si128(_mm_cmpeq_epi32(_mm_max_epu32(buf_len, bs), buf_len),
 				      _mm_cmpeq_epi32(_mm_min_epu32(len, buf_len), len)))));
-		ok = fit & (sse_window_map(_mm_unpacklo_epi64(d0, d1), _mm_cvtepu32_epi64(len),
-					   &win, &va01) |
-			    sse_window_map(_mm_unpacklo_epi64(d2, d3),
-					   _mm_cvtepu32_epi64(_mm_srli_si128(len, 8)), &win,
+		ok = fit & (sse_window_map(a01, _mm_cvtepu32_epi64(len), &win, &va01) |
+			    sse_window_map(a23, _mm_cvtepu32_epi64(_mm_srli_si128(len, 8)), &win,
 					   &va23) << 2);
 		_mm_storeu_si128((__m128i *)&dst[i], va01);
 		_mm_storeu_si128((__m128i *)&dst[i + 2], va23);
-		if (unlikely(ok != fit || fit != 0xf)) {
-			ok = simd_rx_lanes_cached(&ring[i], &pf[i], dma, w, &dst[i], ok, fit);
+		if (unlikely(ok != 0xf)) {
+			uint64_t addr[REFNIC_EMU_SIMD_GROUP];
+
+			_mm_storeu_si128((__m128i *)addr, a01);
+			_mm_storeu_si128((__m128i *)&addr[2], a23);
+			ok = simd_lanes_cached(addr, &pf[i], dma, w, &dst[i], ok, fit);
 			sse_window_load(&win, w);
 		}
 		lead = refnic_emu_simd_lead(ok);

@@ -175,7 +175,7 @@ tx_plain_run(struct refnic_emu *emu, const struct refnic_emu_txq *txq, struct tx
 	     uint16_t *idxp, unsigned int max, struct refnic_plain_frame *pf, unsigned int *np,
 	     struct refnic_hw_queue_stats *qs)
 {
-	refnic_emu_tx_fetch_t fetch = emu->simd.tx_fetch;
+	refnic_emu_tx_fetch_t fetch = refnic_emu_simd_stages[emu->simd].tx_fetch;
 	unsigned int used = 0, k = *np, bad = 0, vec = 0;
 	uint16_t idx = *idxp;
 	uint64_t bytes = 0;
