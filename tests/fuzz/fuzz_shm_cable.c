@@ -17,7 +17,11 @@
  * behaving one would have there (R's own words, R's device rewrites). Nothing may crash or reach outside the
  * file or the memory handed over (ASan, UBSan); what R delivers to its
  * application is a frame the contract allows; and once the far end behaves
- * again, P's frames reach R and R's reach P (abort otherwise).
+ * again, P's frames reach R and R's reach P (abort otherwise). A port whose
+ * PMD gave up recovering while the far end misbehaved (its device resets
+ * waited on a far end that never let go, the time they had running out:
+ * sooner on a loaded machine) asks to be reset, and is, as an application
+ * does (RTE_ETH_EVENT_INTR_RESET, RTE_ETH_EVENT_RECOVERY_FAILED).
  *
  * Not scribbled: the IOVAs of the far end's own rings. A far end that points
  * us elsewhere in the memory it handed over hurts only itself, but here
@@ -64,6 +68,7 @@ static struct shm_layout *shm;
 static struct shm_port saved_r_port;
 static uint32_t saved_p_tail, saved_p_gen;
 static uint32_t gen_p;			/* end 1's generation, as P attached */
+static bool reset_asked[RTE_MAX_ETHPORTS];	/* by the PMD's events */
 
 /* The input, read field by field; zeros once it runs out. */
 struct input {
@@ -94,6 +99,28 @@ port_start(uint16_t port)
 	    rte_eth_dev_start(port) != 0)
 		return -1;
 	return rte_eth_promiscuous_enable(port);
+}
+
+/* The PMD asks the application to reset port (the EAL's interrupt thread). */
+static int
+on_reset_asked(uint16_t port, enum rte_eth_event_type type __rte_unused,
+	       void *arg __rte_unused, void *ret __rte_unused)
+{
+	__atomic_store_n(&reset_asked[port], true, __ATOMIC_RELEASE);
+	return 0;
+}
+
+/* Reset, set up and start the ports that asked for it, as an application does. */
+static void
+reset_as_asked(void)
+{
+	const uint16_t ports[] = { port_r, port_p };
+	unsigned int i;
+
+	for (i = 0; i < RTE_DIM(ports); i++)
+		if (__atomic_exchange_n(&reset_asked[ports[i]], false, __ATOMIC_ACQ_REL) &&
+		    (rte_eth_dev_reset(ports[i]) != 0 || port_start(ports[i]) != 0))
+			abort();
 }
 
 /* Take what port received; returns how many frames were mark_len long. */
@@ -301,6 +328,10 @@ LLVMFuzzerInitialize(int *argc __rte_unused, char ***argv)
 	if (pool == NULL || rte_vdev_init(FZ_R, args) != 0 || rte_vdev_init(FZ_P, args) != 0 ||
 	    rte_eth_dev_get_port_by_name(FZ_R, &port_r) != 0 ||
 	    rte_eth_dev_get_port_by_name(FZ_P, &port_p) != 0 ||
+	    rte_eth_dev_callback_register(RTE_ETH_ALL, RTE_ETH_EVENT_INTR_RESET, on_reset_asked,
+					  NULL) != 0 ||
+	    rte_eth_dev_callback_register(RTE_ETH_ALL, RTE_ETH_EVENT_RECOVERY_FAILED,
+					  on_reset_asked, NULL) != 0 ||
 	    port_start(port_r) != 0 || port_start(port_p) != 0 ||
 	    rte_eth_macaddr_get(port_r, &mac_r) != 0)
 		abort();
@@ -373,6 +404,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	shm->unplugged = 0;
 	end = rte_get_timer_cycles() + FZ_WAIT_MS * hz / 1000;
 	do {
+		reset_as_asked();
 		if (!to_r)
 			send_p_good();
 		if (!to_p)
