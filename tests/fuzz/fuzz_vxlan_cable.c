@@ -147,6 +147,19 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	return 0;
 }
 
+/*
+ * At exit the port goes, as an application's would: its cable's memory is
+ * malloc'ed and pointed at only from DPDK's memory, which LeakSanitizer
+ * does not scan; left in place it was found or called lost as the engine
+ * thread's stack happened to hold it (a loaded CI run reported it lost).
+ */
+static void
+port_remove(void)
+{
+	rte_eth_dev_stop(port_v);
+	rte_vdev_uninit(FZ_V);
+}
+
 int
 LLVMFuzzerInitialize(int *argc __rte_unused, char ***argv)
 {
@@ -175,7 +188,8 @@ LLVMFuzzerInitialize(int *argc __rte_unused, char ***argv)
 	    rte_eth_dev_configure(port_v, 1, 1, &conf) != 0 ||
 	    rte_eth_rx_queue_setup(port_v, 0, FZ_RING, SOCKET_ID_ANY, NULL, pool) != 0 ||
 	    rte_eth_tx_queue_setup(port_v, 0, FZ_RING, SOCKET_ID_ANY, NULL) != 0 ||
-	    rte_eth_dev_start(port_v) != 0 || rte_eth_promiscuous_enable(port_v) != 0)
+	    rte_eth_dev_start(port_v) != 0 || rte_eth_promiscuous_enable(port_v) != 0 ||
+	    atexit(port_remove) != 0)
 		abort();
 	for (i = 0; i < RTE_DIM(fates); i++)
 		if (rte_eth_xstats_get_id_by_name(port_v, fates[i], &fate_ids[i]) != 0)
