@@ -11,7 +11,6 @@
  */
 
 #include <rte_common.h>
-#include <rte_prefetch.h>
 #include <rte_vect.h>
 
 #include "refnic_emu_parse.h"
@@ -86,7 +85,7 @@ refnic_emu_tx_fetch_avx2(const struct refnic_tx_desc *ring, unsigned int n,
 	const __m256i len_min = _mm256_set1_epi64x(EMU_ETH_HLEN - 1);
 	const __m256i len_max = _mm256_set1_epi64x(REFNIC_MAX_FRAME_LEN + 1);
 	__m256i sum = _mm256_setzero_si256();
-	unsigned int i, lead = REFNIC_EMU_SIMD_GROUP, k;
+	unsigned int i, lead = REFNIC_EMU_SIMD_GROUP;
 	struct avx2_window win;
 	__m128i s;
 
@@ -118,12 +117,8 @@ refnic_emu_tx_fetch_avx2(const struct refnic_tx_desc *ring, unsigned int n,
 			ok = simd_tx_lanes_cached(a, dma, w, &pf[i], ok, fit);
 			avx2_window_load(&win, w);
 		}
-		lead = refnic_emu_simd_lead(ok);
-		for (k = 0; k < lead; k++)
-			rte_prefetch0(pf[i + k].data);
+		lead = simd_tx_group_end(&pf[i], ok, bytes);
 		if (lead != REFNIC_EMU_SIMD_GROUP) {
-			for (k = 0; k < lead; k++)
-				*bytes += pf[i + k].len;
 			i += lead;
 			break;
 		}
@@ -147,7 +142,7 @@ refnic_emu_rx_place_avx2(const struct refnic_rx_desc *ring, const struct refnic_
 	const __m256i zero = _mm256_setzero_si256();
 	const __m256i len_max = _mm256_set1_epi64x((uint64_t)max_len + 1);
 	const __m256i bs = _mm256_set1_epi64x((int64_t)buf_size - 1);	/* 0: -1 */
-	unsigned int i, lead = REFNIC_EMU_SIMD_GROUP, k;
+	unsigned int i, lead = REFNIC_EMU_SIMD_GROUP;
 	struct avx2_window win;
 
 	if (max_len == 0)
@@ -180,9 +175,7 @@ refnic_emu_rx_place_avx2(const struct refnic_rx_desc *ring, const struct refnic_
 			ok = simd_lanes_cached(a, &pf[i], dma, w, &dst[i], ok, fit);
 			avx2_window_load(&win, w);
 		}
-		lead = refnic_emu_simd_lead(ok);
-		for (k = 0; k < lead; k++)
-			rte_prefetch0_write(dst[i + k]);
+		lead = simd_rx_group_end(&dst[i], ok);
 		if (lead != REFNIC_EMU_SIMD_GROUP) {
 			i += lead;
 			break;

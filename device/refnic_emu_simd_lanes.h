@@ -15,6 +15,7 @@
 #include <stddef.h>
 
 #include <rte_common.h>
+#include <rte_prefetch.h>
 
 #include "refnic_emu_dma_map.h"
 #include "refnic_emu_queue.h"
@@ -69,6 +70,36 @@ simd_tx_lanes_cached(const uint64_t *addr, const struct refnic_dma_cache *dma,
 		if ((now & ~ok) & RTE_BIT32(k))
 			pf[k].data = va[k];
 	return now;
+}
+
+/*
+ * A TX group's end, its lanes ok passed: the lead's frames prefetched for
+ * the copy, a partial lead's bytes counted (a whole group's come from the
+ * stage's sum of its lanes). Returns the lead: short of a group, the stage
+ * stops after it.
+ */
+static __rte_always_inline unsigned int
+simd_tx_group_end(const struct refnic_plain_frame *pf, unsigned int ok, uint64_t *bytes)
+{
+	unsigned int lead = refnic_emu_simd_lead(ok), k;
+
+	for (k = 0; k < lead; k++)
+		rte_prefetch0(pf[k].data);
+	if (lead != REFNIC_EMU_SIMD_GROUP)
+		for (k = 0; k < lead; k++)
+			*bytes += pf[k].len;
+	return lead;
+}
+
+/* An RX group's end: the lead's buffers prefetched for the write; the lead. */
+static __rte_always_inline unsigned int
+simd_rx_group_end(uint8_t *const *dst, unsigned int ok)
+{
+	unsigned int lead = refnic_emu_simd_lead(ok), k;
+
+	for (k = 0; k < lead; k++)
+		rte_prefetch0_write(dst[k]);
+	return lead;
 }
 
 #endif /* _REFNIC_EMU_SIMD_LANES_H_ */

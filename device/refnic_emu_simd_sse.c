@@ -11,7 +11,6 @@
  */
 
 #include <rte_common.h>
-#include <rte_prefetch.h>
 #include <rte_vect.h>
 
 #include "refnic_emu_parse.h"
@@ -82,7 +81,7 @@ refnic_emu_tx_fetch_sse(const struct refnic_tx_desc *ring, unsigned int n,
 	const __m128i len_min = _mm_set1_epi32(EMU_ETH_HLEN - 1);
 	const __m128i len_max = _mm_set1_epi32(REFNIC_MAX_FRAME_LEN + 1);
 	__m128i sum = _mm_setzero_si128();
-	unsigned int i, lead = REFNIC_EMU_SIMD_GROUP, k;
+	unsigned int i, lead = REFNIC_EMU_SIMD_GROUP;
 	struct sse_window win;
 
 	sse_window_load(&win, w);
@@ -119,12 +118,8 @@ refnic_emu_tx_fetch_sse(const struct refnic_tx_desc *ring, unsigned int n,
 			ok = simd_tx_lanes_cached(addr, dma, w, &pf[i], ok, fit);
 			sse_window_load(&win, w);
 		}
-		lead = refnic_emu_simd_lead(ok);
-		for (k = 0; k < lead; k++)
-			rte_prefetch0(pf[i + k].data);
+		lead = simd_tx_group_end(&pf[i], ok, bytes);
 		if (lead != REFNIC_EMU_SIMD_GROUP) {
-			for (k = 0; k < lead; k++)
-				*bytes += pf[i + k].len;
 			i += lead;
 			break;
 		}
@@ -145,7 +140,7 @@ refnic_emu_rx_place_sse(const struct refnic_rx_desc *ring, const struct refnic_p
 	const __m128i len_mask = _mm_set1_epi32(UINT16_MAX);
 	const __m128i one = _mm_set1_epi32(1);
 	const __m128i len_top = _mm_set1_epi32(max_len - 1), bs = _mm_set1_epi32(buf_size);
-	unsigned int i, lead = REFNIC_EMU_SIMD_GROUP, k;
+	unsigned int i, lead = REFNIC_EMU_SIMD_GROUP;
 	struct sse_window win;
 
 	if (max_len == 0)
@@ -184,9 +179,7 @@ refnic_emu_rx_place_sse(const struct refnic_rx_desc *ring, const struct refnic_p
 			ok = simd_lanes_cached(addr, &pf[i], dma, w, &dst[i], ok, fit);
 			sse_window_load(&win, w);
 		}
-		lead = refnic_emu_simd_lead(ok);
-		for (k = 0; k < lead; k++)
-			rte_prefetch0_write(dst[i + k]);
+		lead = simd_rx_group_end(&dst[i], ok);
 		if (lead != REFNIC_EMU_SIMD_GROUP) {
 			i += lead;
 			break;
