@@ -235,7 +235,7 @@ refnic_emu_cable_shm_rxq_publish(struct refnic_emu *emu, uint16_t qid)
 	struct shm_cable *sc = emu_shm(emu);
 	const struct refnic_emu_rxq *rxq = &emu->rxq[qid];
 	struct shm_rxq *q;
-	uint32_t gen;
+	uint32_t gen, tail;
 
 	if (sc == NULL)
 		return;		/* at creation, before the cable */
@@ -261,7 +261,14 @@ refnic_emu_cable_shm_rxq_publish(struct refnic_emu *emu, uint16_t qid)
 	q->mem_gen = sc->port->mem_gen;
 	q->ring_iova = rxq->ring_iova;
 	q->cq_iova = rxq->cq_iova;
-	q->tail = refnic_emu_svc_rx_tail(emu, qid);
+	/* The driver's thread may ring this doorbell meanwhile (the engine
+	 * heals a set-up the far end wrote over) and stores the tail itself,
+	 * after the register (refnic_emu_cable_shm_rx_tail()): a store of its
+	 * since our read stands, else the tail would go back and the far end
+	 * deliver short of the buffers it was given. */
+	tail = __atomic_load_n(&q->tail, __ATOMIC_ACQUIRE);
+	__atomic_compare_exchange_n(&q->tail, &tail, refnic_emu_svc_rx_tail(emu, qid), false,
+				    __ATOMIC_RELEASE, __ATOMIC_RELAXED);
 	q->head = 0;
 	q->phase = REFNIC_PHASE_BIT;
 	q->error = 0;
