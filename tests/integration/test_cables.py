@@ -94,8 +94,8 @@ def test_shm_far_end_starts_before_the_pass_ends():
     while it writes the rest: the far lcore, polling on its own core, takes
     them and forwards bursts of 16. (Published only at the pass's end, the
     two processes took turns burst by burst, and forwarded bursts of 32 at
-    half memif's rate.) testpmd's own burst statistics are the witness: 16
-    the most common size, a quarter of the bursts at least."""
+    half memif's rate.) testpmd's own burst statistics are the witness: the
+    size it forwards most is less than a pass's 32."""
     vdev = shm_vdev("p")
     tps = [TestPmd([vdev], lcores=lcores, plugins=[pmd_path()],
                    testpmd_args=["--disable-link-check"])
@@ -114,11 +114,14 @@ def test_shm_far_end_starts_before_the_pass_ends():
         for tp in tps:
             tp.close()
     # Alone, 99% of the bursts are of 16; published only at the pass's end
-    # (planted), 89% are of 32. A busy loop beside took the far lcore off
-    # its core mid-pass often enough to leave 45% of 16 (17% of 15).
+    # (planted: RX_PUBLISH_EVERY 1000), 32 leads at 63-89%. Beside a busy
+    # loop the far lcore loses its core mid-pass and the sizes spread (45%
+    # of 16 and 17% of 15 in one loaded run; 20% of 16 and 19% of 17 in
+    # another): no share holds, but a pass's 32 never led.
     for side, out in zip("AB", outputs):
         tx = burst_sizes(out, "TX")
-        assert max(tx, key=tx.get) == 16 and tx[16] >= 25, (side, tx)
+        common = max(tx, key=tx.get)
+        assert 0 < common < 32 and tx[common] > tx.get(32, 0), (side, tx)
 
 
 def flood(sender, receiver, seconds):
