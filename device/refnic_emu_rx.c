@@ -518,9 +518,6 @@ struct rx_verdict {
 	struct rx_meta meta;
 };
 
-/* The frame at position k of a queue's list (order), or k itself (none). */
-#define RX_AT(order, k)		((order) == NULL ? (k) : (order)[k])
-
 /* One queue's share of a burst, as it goes through the stages. */
 struct rx_queue_burst {
 	struct refnic_emu_rxq *rxq;
@@ -555,6 +552,23 @@ rx_queue_open(struct refnic_emu *emu, struct refnic_rx_batch *b, struct rx_queue
 }
 
 /*
+ * Of a classified queue's n frames (verdicts v[order[k]]), how many come
+ * before the first to go alone: a tag to strip, only plans that strip
+ * have one. The groups stop there; the scalar loop stops at that frame.
+ */
+static __rte_always_inline unsigned int
+rx_burst_run(const struct rx_verdict *v, const uint8_t *order, unsigned int n, uint8_t plan)
+{
+	unsigned int k = 0;
+
+	if (!(plan & REFNIC_EMU_RX_STRIP))
+		return n;
+	while (k < n && !v[order[k]].alone)
+		k++;
+	return k;
+}
+
+/*
  * Stage one of a queue's burst: each frame judged (unless classified),
  * its buffer checked and translated, nothing written yet. Stops before a
  * frame it cannot take as the others (a tag to strip; a buffer shorter
@@ -569,19 +583,21 @@ rx_burst_map(struct refnic_emu *emu, struct refnic_rx_batch *b, struct rx_queue_
 	struct refnic_emu_rxq *rxq = qb->rxq;
 	uint32_t max_len = emu->mtu + REFNIC_ETH_OVERHEAD;
 	uint16_t mask = rxq->size - 1, idx = rxq->head;
-	/* Frames in order, nothing to filter: a group at a time while each
-	 * fits (refnic_emu_simd.h); the frame a group stopped at, alone. */
-	refnic_emu_rx_place_t place = v == NULL && order == NULL &&
-				      !(plan & REFNIC_EMU_RX_FILTER) ?
+	/* Frames with nothing left to judge (classified, or nothing to
+	 * filter): a group at a time while each fits (refnic_emu_simd.h);
+	 * the frame a group stopped at, alone. */
+	refnic_emu_rx_place_t place = v != NULL || !(plan & REFNIC_EMU_RX_FILTER) ?
 				      refnic_emu_simd_stages[emu->simd].rx_place : NULL;
-	unsigned int i;
+	unsigned int i, run = n;
 
+	if (place != NULL && v != NULL)
+		run = rx_burst_run(v, order, n, plan);
 	for (i = 0; i < n; i++) {
 		const struct refnic_plain_frame *fr;
 		struct refnic_rx_desc d;
 
-		if (place != NULL) {
-			unsigned int span = RTE_MIN(n - i,
+		if (place != NULL && i < run) {
+			unsigned int span = RTE_MIN(run - i,
 						    RTE_MIN((unsigned int)((qb->tail - idx) & mask),
 							    (unsigned int)rxq->size - idx));
 
@@ -599,7 +615,7 @@ rx_burst_map(struct refnic_emu *emu, struct refnic_rx_batch *b, struct rx_queue_
 					break;
 			}
 		}
-		fr = &pf[RX_AT(order, i)];
+		fr = &pf[i];
 		dst[i] = NULL;
 		if (v == NULL) {
 			if ((plan & REFNIC_EMU_RX_FILTER) &&
@@ -612,7 +628,7 @@ rx_burst_map(struct refnic_emu *emu, struct refnic_rx_batch *b, struct rx_queue_
 				qb->oversize++;
 				continue;
 			}
-		} else if (v[RX_AT(order, i)].alone) {
+		} else if (v[order[i]].alone) {
 			break;
 		}
 		if (idx == qb->tail) {
@@ -666,7 +682,7 @@ rx_burst_copy(struct refnic_emu *emu, struct refnic_rx_batch *b, struct rx_queue
 	/* Descriptors read before completions go over them (write-back). */
 	rte_compiler_barrier();
 	for (i = 0; i < qb->looked; i++) {
-		const struct refnic_plain_frame *fr = &pf[RX_AT(order, i)];
+		const struct refnic_plain_frame *fr = &pf[i];
 		struct refnic_rx_cpl *cpl = &rxq->cq[idx];
 		uint8_t ptype = REFNIC_PTYPE_L2;
 
@@ -685,7 +701,7 @@ rx_burst_copy(struct refnic_emu *emu, struct refnic_rx_batch *b, struct rx_queue
 		if (v == NULL)
 			rx_cpl_write(cpl, idx, fr->len, ptype);
 		else
-			rx_cpl_write_meta(cpl, idx, fr->len, &v[RX_AT(order, i)].meta);
+			rx_cpl_write_meta(cpl, idx, fr->len, &v[order[i]].meta);
 		if (unlikely(b->garble))
 			refnic_emu_corrupt_rx_cpl(emu, cpl, rxq->size);
 		idx = (idx + 1) & mask;
@@ -727,7 +743,8 @@ rx_burst_count(struct refnic_emu *emu, struct refnic_rx_batch *b, struct rx_queu
  * Frames into queue qid as a NIC's pipeline takes them: every frame judged
  * and its buffer checked and translated first, then the bytes copied and
  * the completions written, then the counters added, once for the burst.
- * Frames pf[RX_AT(order, k)], k < n; verdicts v, or NULL if not classified.
+ * Frames pf[k], k < n, in the order they go; verdicts v[order[k]], or v
+ * and order NULL if not classified.
  * Returns the frames done; the caller delivers the next by itself, and the
  * rest too if *open went false (the queue takes no bursts in this pass).
  */
@@ -813,13 +830,16 @@ struct rx_by_queue {
 	uint64_t queues;		/* a bit per queue with frames */
 	uint8_t start[REFNIC_MAX_QUEUES];	/* its first in order[] */
 	uint8_t count[REFNIC_MAX_QUEUES];
-	uint8_t order[RX_BURST_MAX];	/* frame indexes */
+	uint8_t order[RX_BURST_MAX];	/* frame indexes: their verdicts */
+	/* The frames in that order: a queue's lie together, for the stages. */
+	struct refnic_plain_frame pf[RX_BURST_MAX];
 };
 _Static_assert(REFNIC_MAX_QUEUES <= 64 && RX_BURST_MAX <= UINT8_MAX, "rx_by_queue's widths");
 
 /* Stage one: a counting sort, over the queues that have frames only. */
 static void
-rx_burst_group(const struct rx_verdict *v, unsigned int n, struct rx_by_queue *g)
+rx_burst_group(const struct refnic_plain_frame *pf, const struct rx_verdict *v, unsigned int n,
+	       struct rx_by_queue *g)
 {
 	uint8_t at[REFNIC_MAX_QUEUES];
 	unsigned int i, pos = 0;
@@ -843,13 +863,16 @@ rx_burst_group(const struct rx_verdict *v, unsigned int n, struct rx_by_queue *g
 		g->start[q] = at[q] = pos;
 		pos += g->count[q];
 	}
-	for (i = 0; i < n; i++)
-		if (v[i].qid != RX_DROPPED)
-			g->order[at[v[i].qid]++] = i;
+	for (i = 0; i < n; i++) {
+		if (v[i].qid == RX_DROPPED)
+			continue;
+		g->pf[at[v[i].qid]] = pf[i];
+		g->order[at[v[i].qid]++] = i;
+	}
 }
 
-/* A queue's frames: in bursts as far as they go, the rest one by one with
- * their verdicts; returns those done alone. */
+/* A queue's frames pf[k], verdicts v[order[k]]: in bursts as far as they
+ * go, the rest one by one with their verdicts; returns those done alone. */
 static unsigned int
 rx_queue_deliver(struct refnic_emu *emu, struct refnic_rx_batch *b, uint16_t qid,
 		 const struct refnic_plain_frame *pf, const uint8_t *order, unsigned int n,
@@ -861,19 +884,19 @@ rx_queue_deliver(struct refnic_emu *emu, struct refnic_rx_batch *b, uint16_t qid
 
 	refnic_emu_frame_plain_init(&f);
 	while (k < n) {
+		const struct refnic_plain_frame *fr;
 		struct rx_meta meta;
-		unsigned int i;
 
 		/* A frame classified to go alone skips the burst it would stop. */
 		if (open && !v[order[k]].alone)
-			k += rx_queue_burst(emu, b, qid, pf, order + k, n - k, v, plan, &open);
+			k += rx_queue_burst(emu, b, qid, pf + k, order + k, n - k, v, plan, &open);
 		if (k == n)
 			break;
-		i = order[k++];
-		meta = v[i].meta;
-		refnic_emu_frame_plain_set(&f, &pf[i]);
-		rx_deliver_one(emu, &f, qid, &meta, pf[i].data,
-			       RTE_MIN(pf[i].len, (uint32_t)RX_HDR_MAX), plan, b);
+		fr = &pf[k];
+		meta = v[order[k++]].meta;
+		refnic_emu_frame_plain_set(&f, fr);
+		rx_deliver_one(emu, &f, qid, &meta, fr->data,
+			       RTE_MIN(fr->len, (uint32_t)RX_HDR_MAX), plan, b);
 		single++;
 	}
 	return single;
@@ -896,12 +919,12 @@ rx_burst_classified(struct refnic_emu *emu, uint8_t plan, const struct refnic_pl
 	for (i = 0; i < n; i += m) {
 		m = RTE_MIN(n - i, (unsigned int)RX_BURST_MAX);
 		rx_burst_classify(emu, plan, pf + i, m, v);
-		rx_burst_group(v, m, &g);
+		rx_burst_group(pf + i, v, m, &g);
 		for (q = g.queues; q != 0; q &= q - 1) {
 			uint16_t qid = __builtin_ctzll(q);
 
-			single += rx_queue_deliver(emu, b, qid, pf + i, &g.order[g.start[qid]],
-						   g.count[qid], v, plan);
+			single += rx_queue_deliver(emu, b, qid, &g.pf[g.start[qid]],
+						   &g.order[g.start[qid]], g.count[qid], v, plan);
 		}
 	}
 	return single;
