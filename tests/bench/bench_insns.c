@@ -14,7 +14,10 @@
  * for any PMD, stripped or not. The PMD is loaded as a plugin (-d): any
  * build of it runs the same binary.
  *
- *   refnic-bench-insns [EAL args] -- COUNT [PRIME]
+ *   refnic-bench-insns [EAL args] -- COUNT [PRIME [RX_OFFLOADS]]
+ *
+ * RX_OFFLOADS (e.g. 0xe, the checksums) are asked of every port: on refnic
+ * they have the device classify each burst before it places it.
  *
  * Prints "received N polls P empty E"; exit status 0 once COUNT arrived.
  */
@@ -35,11 +38,12 @@
 #define EMPTY_MAX	100000000ull	/* polls finding nothing: the frames are lost */
 
 static int
-port_start(uint16_t port, struct rte_mempool *mp)
+port_start(uint16_t port, struct rte_mempool *mp, uint64_t rx_offloads)
 {
 	struct rte_eth_conf conf;
 
 	memset(&conf, 0, sizeof(conf));
+	conf.rxmode.offloads = rx_offloads;
 	if (rte_eth_dev_configure(port, 1, 1, &conf) != 0 ||
 	    rte_eth_rx_queue_setup(port, 0, 1024, rte_socket_id(), NULL, mp) != 0 ||
 	    rte_eth_tx_queue_setup(port, 0, 1024, rte_socket_id(), NULL) != 0 ||
@@ -113,7 +117,7 @@ bench_tx(uint16_t port, struct rte_mbuf **pkts, uint16_t n)
 int
 main(int argc, char **argv)
 {
-	uint64_t count, got = 0, polls = 0, empty = 0;
+	uint64_t count, rx_offloads, got = 0, polls = 0, empty = 0;
 	struct rte_mbuf *pkts[BURST];
 	struct rte_mempool *mp;
 	unsigned int prime;
@@ -127,6 +131,7 @@ main(int argc, char **argv)
 	argv += ret;
 	count = argc > 1 ? strtoull(argv[1], NULL, 0) : 100000;
 	prime = argc > 2 ? (unsigned int)atoi(argv[2]) : 256;
+	rx_offloads = argc > 3 ? strtoull(argv[3], NULL, 0) : 0;
 	mp = rte_pktmbuf_pool_create("bench_insns", 4095, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
 				     rte_socket_id());
 	nb_ports = RTE_MIN(rte_eth_dev_count_avail(), 2);
@@ -135,7 +140,7 @@ main(int argc, char **argv)
 		return 1;
 	}
 	for (port = 0; port < nb_ports; port++) {
-		if (port_start(port, mp) != 0) {
+		if (port_start(port, mp, rx_offloads) != 0) {
 			fprintf(stderr, "port %u did not start\n", port);
 			return 1;
 		}
