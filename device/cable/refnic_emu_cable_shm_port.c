@@ -263,9 +263,11 @@ refnic_emu_cable_shm_rxq_publish(struct refnic_emu *emu, uint16_t qid)
 	q->cq_iova = rxq->cq_iova;
 	/* The driver's thread may ring this doorbell meanwhile (the engine
 	 * heals a set-up the far end wrote over) and stores the tail itself,
-	 * after the register (refnic_emu_cable_shm_rx_tail()): a store of its
-	 * since our read stands, else the tail would go back and the far end
-	 * deliver short of the buffers it was given. */
+	 * after taking the doorbell (refnic_emu_cable_shm_rx_tail()): a store
+	 * of its since our load stands, else the tail would go back and the
+	 * far end deliver short of the buffers it was given. Compared by
+	 * value: a store of the value we loaded is a re-ring of a tail whose
+	 * doorbell we read as well. */
 	tail = __atomic_load_n(&q->tail, __ATOMIC_ACQUIRE);
 	__atomic_compare_exchange_n(&q->tail, &tail, refnic_emu_svc_rx_tail(emu, qid), false,
 				    __ATOMIC_RELEASE, __ATOMIC_RELAXED);
