@@ -147,7 +147,9 @@
 #       flight (bursts of 32) and with one: on a refnic loopback port with
 #       the defaults, a refnic pair on one cable, a memif pair and net_null;
 #       and, 256 in flight, each loopback with RX checksums asked for, which
-#       has the device classify every burst before it places the frames.
+#       has the device classify every burst before it places the frames,
+#       and with IPv4/UDP frames of 256 flows on one queue and spread by RSS
+#       over two.
 #       OTHER_PMD: other builds of the PMD (paths), counted the same way on
 #       the loopback; an argument not ending in .so is devargs for this
 #       build's loopback (e.g. rx_wb=on). Needs valgrind. Default 100000.
@@ -362,9 +364,9 @@ insns)
 	echo "# ./devtools/bench.sh insns $* ($(date -u '+%Y-%m-%d %H:%M'))"
 	out=$(mktemp -d)
 	sock=/run/refnic-insns-$$.sock
-	insns_run() { # COUNT PRIME[,RX_OFFLOADS] EAL-ARGS...: instructions and L1 data misses inside the bursts
-		local n=$1 prime=${2%,*} offloads=0 i
-		[[ $2 == *,* ]] && offloads=${2#*,}
+	insns_run() { # COUNT PRIME[,RX_OFFLOADS[,QUEUES]] EAL-ARGS...: instructions and L1 data misses inside the bursts
+		local n=$1 prime offloads queues i
+		IFS=, read -r prime offloads queues <<<"$2"
 		shift 2
 		# The probe waits for the device in wall-clock time, which valgrind
 		# on a loaded machine may miss: tried again.
@@ -373,14 +375,14 @@ insns)
 			valgrind --tool=callgrind --cache-sim=yes --callgrind-out-file="$out/cg" \
 				--toggle-collect='bench_rx*' --toggle-collect='bench_tx*' \
 				"$REFNIC_BUILD/tests/refnic-bench-insns" -l 0 --no-huge -m 512 --no-pci \
-				--no-telemetry --file-prefix="insns$$" "$@" -- "$n" "$prime" "$offloads" \
+				--no-telemetry --file-prefix="insns$$" "$@" -- "$n" "$prime" "${offloads:-0}" ${queues:+"$queues"} \
 				>"$out/log" 2>&1 && break
 		done
 		[ "$i" -lt 10 ] || grep -q received "$out/log" || { echo "0 0"; return; }
 		# Events Ir Dr Dw I1mr D1mr D1mw ...: Ir, and D1mr + D1mw.
 		sed -n 's/^summary: //p' "$out/cg" | awk '{ print $1, $5 + $6 }'
 	}
-	per_packet() { # PRIME[,RX_OFFLOADS] EAL-ARGS...: (run at 2 x COUNT - run at COUNT) / COUNT, as
+	per_packet() { # PRIME[,RX_OFFLOADS[,QUEUES]] EAL-ARGS...: (run at 2 x COUNT - run at COUNT) / COUNT, as
 		# "instructions | L1 data misses"
 		local one two
 		one=$(insns_run "$count" "$@")
@@ -403,6 +405,14 @@ insns)
 	for i in "${!builds[@]}"; do	# 0xe: RTE_ETH_RX_OFFLOAD_CHECKSUM
 		echo "| refnic loopback, \`${labels[$i]}\`, RX checksums (classified) | $(per_packet \
 			256,0xe -d "${builds[$i]}" --vdev "net_refnic0${devargs[$i]}") | | |"
+	done
+	for i in "${!builds[@]}"; do	# QUEUES given: IPv4/UDP frames; 2: RSS
+		for q in 1 2; do
+			spread="1 queue"
+			[ "$q" -eq 1 ] || spread="$q queues by RSS"
+			echo "| refnic loopback, \`${labels[$i]}\`, IPv4/UDP, $spread | $(per_packet \
+				256,0,$q -d "${builds[$i]}" --vdev "net_refnic0${devargs[$i]}") | | |"
+		done
 	done
 	pair=(-d "${builds[0]}" --vdev net_refnic0,cable=insns --vdev net_refnic1,cable=insns)
 	echo "| refnic pair on one cable | $(per_packet 256 "${pair[@]}") | $(per_packet 1 "${pair[@]}") |"

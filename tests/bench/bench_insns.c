@@ -14,10 +14,14 @@
  * for any PMD, stripped or not. The PMD is loaded as a plugin (-d): any
  * build of it runs the same binary.
  *
- *   refnic-bench-insns [EAL args] -- COUNT [PRIME [RX_OFFLOADS]]
+ *   refnic-bench-insns [EAL args] -- COUNT [PRIME [RX_OFFLOADS [QUEUES]]]
  *
  * RX_OFFLOADS (e.g. 0xe, the checksums) are asked of every port: on refnic
- * they have the device classify each burst before it places it.
+ * they have the device classify each burst before it places it. With
+ * QUEUES, the frames are IPv4/UDP ones of PRIME flows (by source port)
+ * instead of a bare IPv4 type, and with more than one queue each port
+ * spreads them by RSS (IP and UDP), every queue polled in turn and its
+ * frames sent back on the queue of the same number.
  *
  * Prints "received N polls P empty E"; exit status 0 once COUNT arrived.
  */
@@ -27,29 +31,66 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_byteorder.h>
 #include <rte_cycles.h>
 #include <rte_eal.h>
 #include <rte_ethdev.h>
+#include <rte_ip.h>
 #include <rte_mbuf.h>
+#include <rte_udp.h>
 
 #define BURST		32
 #define FRAME_LEN	60
 #define LINK_WAIT_MS	30000	/* valgrind, and memif's control channel */
 #define EMPTY_MAX	100000000ull	/* polls finding nothing: the frames are lost */
+#define QUEUES_MAX	8
 
 static int
-port_start(uint16_t port, struct rte_mempool *mp, uint64_t rx_offloads)
+port_start(uint16_t port, struct rte_mempool *mp, uint64_t rx_offloads, uint16_t queues)
 {
+	struct rte_eth_dev_info info;
 	struct rte_eth_conf conf;
+	uint16_t q;
 
 	memset(&conf, 0, sizeof(conf));
 	conf.rxmode.offloads = rx_offloads;
-	if (rte_eth_dev_configure(port, 1, 1, &conf) != 0 ||
-	    rte_eth_rx_queue_setup(port, 0, 1024, rte_socket_id(), NULL, mp) != 0 ||
-	    rte_eth_tx_queue_setup(port, 0, 1024, rte_socket_id(), NULL) != 0 ||
-	    rte_eth_promiscuous_enable(port) != 0 || rte_eth_dev_start(port) != 0)
+	if (queues > 1) {
+		if (rte_eth_dev_info_get(port, &info) != 0)
+			return -1;
+		conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+		conf.rx_adv_conf.rss_conf.rss_hf = (RTE_ETH_RSS_IP | RTE_ETH_RSS_UDP) &
+						   info.flow_type_rss_offloads;
+	}
+	if (rte_eth_dev_configure(port, queues, queues, &conf) != 0)
+		return -1;
+	for (q = 0; q < queues; q++)
+		if (rte_eth_rx_queue_setup(port, q, 1024, rte_socket_id(), NULL, mp) != 0 ||
+		    rte_eth_tx_queue_setup(port, q, 1024, rte_socket_id(), NULL) != 0)
+			return -1;
+	if (rte_eth_promiscuous_enable(port) != 0 || rte_eth_dev_start(port) != 0)
 		return -1;
 	return 0;
+}
+
+/* Frame i of PRIME as IPv4/UDP (its flow by source port) over the bare type. */
+static void
+frame_udp(uint8_t *d, unsigned int i)
+{
+	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(d + RTE_ETHER_HDR_LEN);
+	struct rte_udp_hdr *udp = (struct rte_udp_hdr *)(ip + 1);
+	uint16_t l3_len = FRAME_LEN - RTE_ETHER_HDR_LEN;
+
+	ip->version_ihl = RTE_IPV4_VHL_DEF;
+	ip->total_length = rte_cpu_to_be_16(l3_len);
+	ip->time_to_live = 64;
+	ip->next_proto_id = IPPROTO_UDP;
+	ip->src_addr = rte_cpu_to_be_32(RTE_IPV4(198, 18, 0, 1));
+	ip->dst_addr = rte_cpu_to_be_32(RTE_IPV4(198, 18, 0, 2));
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+	udp->src_port = rte_cpu_to_be_16(1024 + i);
+	udp->dst_port = rte_cpu_to_be_16(9);
+	udp->dgram_len = rte_cpu_to_be_16(l3_len - sizeof(*ip));
+	udp->dgram_cksum = 0;	/* none, as UDP over IPv4 may */
 }
 
 /* After every port started: a pair's link comes up once both ends are. */
@@ -67,9 +108,9 @@ link_wait(uint16_t port)
 	return -1;
 }
 
-/* PRIME broadcast frames onto the wire; how many went. */
+/* PRIME broadcast frames onto the wire (queue 0); how many went. */
 static uint64_t
-prime_frames(uint16_t port, struct rte_mempool *mp, unsigned int prime)
+prime_frames(uint16_t port, struct rte_mempool *mp, unsigned int prime, bool udp)
 {
 	struct rte_mbuf *pkts[BURST];
 	uint64_t sent = 0;
@@ -80,12 +121,18 @@ prime_frames(uint16_t port, struct rte_mempool *mp, unsigned int prime)
 		if (rte_pktmbuf_alloc_bulk(mp, pkts, n) != 0)
 			break;
 		for (j = 0; j < n; j++) {
-			uint8_t *d = (uint8_t *)rte_pktmbuf_append(pkts[j], FRAME_LEN);
+			uint8_t *d = rte_pktmbuf_mtod(pkts[j], uint8_t *);
+
+			/* Set, not appended: a fresh 2 KiB buffer always has room. */
+			pkts[j]->data_len = FRAME_LEN;
+			pkts[j]->pkt_len = FRAME_LEN;
 
 			memset(d, 0, FRAME_LEN);
 			memset(d, 0xff, RTE_ETHER_ADDR_LEN);	/* to everyone */
 			d[6] = 0x02;				/* from a local address */
 			d[12] = 0x08;				/* IPv4's type, no header */
+			if (udp)
+				frame_udp(d, i + j);
 		}
 		j = rte_eth_tx_burst(port, 0, pkts, n);
 		rte_pktmbuf_free_bulk(pkts + j, n - j);
@@ -95,7 +142,8 @@ prime_frames(uint16_t port, struct rte_mempool *mp, unsigned int prime)
 }
 
 /* What callgrind counts: kept out of line so that any PMD's bursts are
- * inside them, and not left by a tail call before the burst runs. */
+ * inside them, and not left by a tail call before the burst runs. Queue 0
+ * by a constant, as it has always been counted; others by bench_*_q(). */
 static __rte_noinline uint16_t
 bench_rx(uint16_t port, struct rte_mbuf **pkts, uint16_t n)
 {
@@ -114,14 +162,33 @@ bench_tx(uint16_t port, struct rte_mbuf **pkts, uint16_t n)
 	return sent;
 }
 
+static __rte_noinline uint16_t
+bench_rx_q(uint16_t port, uint16_t queue, struct rte_mbuf **pkts, uint16_t n)
+{
+	uint16_t got = rte_eth_rx_burst(port, queue, pkts, n);
+
+	asm volatile("" : "+r"(got));
+	return got;
+}
+
+static __rte_noinline uint16_t
+bench_tx_q(uint16_t port, uint16_t queue, struct rte_mbuf **pkts, uint16_t n)
+{
+	uint16_t sent = rte_eth_tx_burst(port, queue, pkts, n);
+
+	asm volatile("" : "+r"(sent));
+	return sent;
+}
+
 int
 main(int argc, char **argv)
 {
 	uint64_t count, rx_offloads, got = 0, polls = 0, empty = 0;
 	struct rte_mbuf *pkts[BURST];
 	struct rte_mempool *mp;
+	uint16_t port, queue, nb_ports, queues;
 	unsigned int prime;
-	uint16_t port, nb_ports;
+	bool udp;
 	int ret;
 
 	ret = rte_eal_init(argc, argv);
@@ -132,6 +199,12 @@ main(int argc, char **argv)
 	count = argc > 1 ? strtoull(argv[1], NULL, 0) : 100000;
 	prime = argc > 2 ? (unsigned int)atoi(argv[2]) : 256;
 	rx_offloads = argc > 3 ? strtoull(argv[3], NULL, 0) : 0;
+	udp = argc > 4;
+	queues = udp ? (uint16_t)atoi(argv[4]) : 1;
+	if (queues == 0 || queues > QUEUES_MAX) {
+		fprintf(stderr, "QUEUES: 1 to %u\n", QUEUES_MAX);
+		return 1;
+	}
 	mp = rte_pktmbuf_pool_create("bench_insns", 4095, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
 				     rte_socket_id());
 	nb_ports = RTE_MIN(rte_eth_dev_count_avail(), 2);
@@ -140,7 +213,7 @@ main(int argc, char **argv)
 		return 1;
 	}
 	for (port = 0; port < nb_ports; port++) {
-		if (port_start(port, mp, rx_offloads) != 0) {
+		if (port_start(port, mp, rx_offloads, queues) != 0) {
 			fprintf(stderr, "port %u did not start\n", port);
 			return 1;
 		}
@@ -155,8 +228,10 @@ main(int argc, char **argv)
 	 * client): every port polled before each try. */
 	for (ret = 0; ret < 1000; ret++) {
 		for (port = 0; port < nb_ports; port++)
-			rte_pktmbuf_free_bulk(pkts, rte_eth_rx_burst(port, 0, pkts, BURST));
-		if (prime_frames(0, mp, prime) != 0)
+			for (queue = 0; queue < queues; queue++)
+				rte_pktmbuf_free_bulk(pkts, rte_eth_rx_burst(port, queue, pkts,
+									     BURST));
+		if (prime_frames(0, mp, prime, udp) != 0)
 			break;
 		rte_delay_ms(1);
 	}
@@ -164,9 +239,11 @@ main(int argc, char **argv)
 		fprintf(stderr, "nothing sent\n");
 		return 1;
 	}
-	for (port = nb_ports - 1; got < count && empty < EMPTY_MAX;
-	     port = (port + 1) % nb_ports) {
-		uint16_t n = bench_rx(port, pkts, BURST), t;
+	/* Each port's queues in turn, then the next port's. */
+	for (port = nb_ports - 1, queue = 0; got < count && empty < EMPTY_MAX;
+	     queue = (queue + 1) % queues, port = queue == 0 ? (port + 1) % nb_ports : port) {
+		uint16_t n = queues == 1 ? bench_rx(port, pkts, BURST) :
+			     bench_rx_q(port, queue, pkts, BURST), t;
 
 		polls++;
 		if (n == 0) {
@@ -174,7 +251,7 @@ main(int argc, char **argv)
 			continue;
 		}
 		got += n;
-		t = bench_tx(port, pkts, n);
+		t = queues == 1 ? bench_tx(port, pkts, n) : bench_tx_q(port, queue, pkts, n);
 		rte_pktmbuf_free_bulk(pkts + t, n - t);
 	}
 	printf("received %" PRIu64 " polls %" PRIu64 " empty %" PRIu64 "\n", got, polls, empty);
