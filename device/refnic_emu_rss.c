@@ -53,26 +53,40 @@ refnic_emu_rss_table_update(struct refnic_emu_rss_table *t, const uint8_t *key)
 
 	if (t->valid && memcmp(t->key, key, sizeof(t->key)) == 0)
 		return;
-	for (k = 0; k < RTE_DIM(t->nib); k++)
-		for (v = 0; v < 16; v++) {
-			t->nib[k][v] = 0;
-			for (b = 0; b < 4; b++)
-				if (v & (8 >> b))
-					t->nib[k][v] ^= key_window(key, 4 * k + b);
+	/* A byte's value: the value without its lowest set bit, plus that
+	 * bit's window (bit b of a byte, from its top, is tuple bit 8k + b). */
+	for (k = 0; k < RTE_DIM(t->byte); k++) {
+		t->byte[k][0] = 0;
+		for (v = 1; v < 256; v++) {
+			b = 7 - __builtin_ctz(v);
+			t->byte[k][v] = t->byte[k][v & (v - 1)] ^ key_window(key, 8 * k + b);
 		}
+	}
 	memcpy(t->key, key, sizeof(t->key));
 	t->valid = true;
 }
 
-/* refnic_emu_toeplitz() by the table. */
+/* refnic_emu_toeplitz() by the table: four bytes a step (every tuple is
+ * 8, 12, 32 or 36 long), each row's offset a constant of the step. */
 static inline uint32_t
 toeplitz_by_table(const struct refnic_emu_rss_table *t, const uint8_t *data, uint32_t len)
 {
-	uint32_t hash = 0, i;
+	const uint32_t (*row)[256] = t->byte;
+	const uint8_t *end = data + len;
+	uint32_t hash = 0;
 
-	for (i = 0; i < len; i++)
-		hash ^= t->nib[2 * i][data[i] >> 4] ^ t->nib[2 * i + 1][data[i] & 15];
+	for (; end - data >= 4; data += 4, row += 4)
+		hash ^= row[0][data[0]] ^ row[1][data[1]] ^ row[2][data[2]] ^ row[3][data[3]];
+	for (; data < end; data++, row++)
+		hash ^= row[0][data[0]];
 	return hash;
+}
+
+uint32_t
+refnic_emu_rss_table_hash(const struct refnic_emu_rss_table *t, const uint8_t *data,
+			  uint32_t len)
+{
+	return toeplitz_by_table(t, data, RTE_MIN(len, (uint32_t)REFNIC_EMU_RSS_TUPLE_MAX));
 }
 
 /*

@@ -7,9 +7,12 @@
  * rte_softrss(), and the device's MAC, multicast and VLAN filters.
  */
 
+#include <stdlib.h>
+
 #include <rte_thash.h>
 
 #include "test_common.h"
+#include "refnic_emu_rss.h"
 
 #define CP_A	"net_refnic_cp0"
 #define CP_B	"net_refnic_cp1"
@@ -428,9 +431,56 @@ out:
 	return ret;
 }
 
+/*
+ * The device's table (one look-up a tuple byte) against rte_softrss() bit
+ * by bit: random keys, random tuples of each length a frame hashes (IPv4
+ * 8 and 12 bytes, IPv6 32 and 36), and every single set bit of the
+ * longest under each key, where a table entry off by a bit shows alone.
+ */
+static int
+test_rss_table_is_toeplitz(void)
+{
+	static const uint32_t lens[] = { 8, 12, 32, 36 };
+	static struct refnic_emu_rss_table t;
+	uint8_t key[REFNIC_RSS_KEY_SIZE], data[REFNIC_EMU_RSS_TUPLE_MAX];
+	uint32_t words[REFNIC_EMU_RSS_TUPLE_MAX / 4], len, i, k, bit, n = 0;
+	unsigned int seed = (unsigned int)rte_rdtsc(), round;
+
+	printf("    seed %u\n", seed);
+	srand(seed);
+	for (round = 0; round < 64; round++) {
+		for (i = 0; i < sizeof(key); i++)
+			key[i] = rand();
+		t.valid = false;
+		refnic_emu_rss_table_update(&t, key);
+		for (k = 0; k < RTE_DIM(lens) * 8 + 8 * REFNIC_EMU_RSS_TUPLE_MAX; k++) {
+			if (k < RTE_DIM(lens) * 8) {
+				len = lens[k % RTE_DIM(lens)];
+				for (i = 0; i < len; i++)
+					data[i] = rand();
+			} else {
+				bit = k - RTE_DIM(lens) * 8;
+				len = REFNIC_EMU_RSS_TUPLE_MAX;
+				memset(data, 0, len);
+				data[bit / 8] = 0x80 >> (bit % 8);
+			}
+			for (i = 0; i < len / 4; i++)
+				words[i] = (uint32_t)data[4 * i] << 24 | data[4 * i + 1] << 16 |
+					   data[4 * i + 2] << 8 | data[4 * i + 3];
+			TEST_ASSERT_EQUAL(refnic_emu_rss_table_hash(&t, data, len),
+					  rte_softrss(words, len / 4, key),
+					  "round %u, tuple %u of %u bytes", round, k, len);
+			n++;
+		}
+	}
+	printf("    %u tuples, each hash as rte_softrss's\n", n);
+	return TEST_SUCCESS;
+}
+
 const struct unit_test_suite refnic_rss_filters_suite = {
 	.name = "rss_filters",
 	.cases = {
+		TEST_CASE(test_rss_table_is_toeplitz),
 		TEST_CASE(test_rss),
 		TEST_CASE(test_rss_udp_and_vlan),
 		TEST_CASE(test_filters),
