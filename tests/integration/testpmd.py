@@ -348,6 +348,16 @@ class TestPmd:
         (and, with streams, the per-stream blocks: parse_stream_counters)."""
         out = self.cmd("stop")
         stats = self.parse_port_counters(out)
+        # A prompt owed by an earlier command can end that read: one typed
+        # with send() ('start' with 'set verbose 1') prints its prompt after
+        # its own output, and the forwarding lcore's lines may come first,
+        # so wait_output() returns before that prompt; under load the next
+        # command took it for its own. stop's output and prompt come after.
+        for _ in range(2):
+            if stats:
+                break
+            out += self._read_until_prompt(self.timeout)
+            stats = self.parse_port_counters(out)
         if not stats:
             raise TestPmdError("'stop' printed no forward statistics")
         return (stats, self.parse_stream_counters(out)) if streams else stats
