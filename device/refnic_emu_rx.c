@@ -376,7 +376,7 @@ rx_classify(struct refnic_emu *emu, uint8_t plan, const struct refnic_frame *f,
 	meta->ptype = REFNIC_PTYPE_L2;
 	if (!(plan & RX_PLAN_PARSE))
 		return 0;
-	refnic_emu_parse(hdr, hdr_len, &hdrs);
+	refnic_emu_parse_inline(hdr, hdr_len, &hdrs);
 	(*parsed)++;
 	/* Flow rules before RSS; with none, one test. */
 	if (plan & REFNIC_EMU_RX_FLOW) {
