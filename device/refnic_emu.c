@@ -426,7 +426,6 @@ refnic_emu_create(const char *name, const struct refnic_emu_params *params,
 	if (ret != 0)
 		goto fail;
 	rte_spinlock_init(&emu->push_probe.lock);
-	rte_rwlock_init(&emu->rx_config_lock);
 	emu->push_probe.qid = UINT16_MAX;
 	emu_load_defaults(emu);
 	emu_set_status(emu, REFNIC_STATE_OFF);

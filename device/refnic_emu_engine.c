@@ -191,7 +191,7 @@ refnic_emu_lock(void)
 	TAILQ_FOREACH(emu, &refnic_emu_devices, next)
 		refnic_emu_queues_lock_tx(emu);
 	TAILQ_FOREACH(emu, &refnic_emu_devices, next)
-		rte_rwlock_write_lock(&emu->rx_config_lock);
+		refnic_emu_rx_config_write_lock(emu);
 	TAILQ_FOREACH(emu, &refnic_emu_devices, next)
 		refnic_emu_queues_lock_rx(emu);
 }

@@ -29,7 +29,7 @@
 #include <rte_log.h>
 #include <rte_memzone.h>
 #include <rte_per_lcore.h>
-#include <rte_rwlock.h>
+#include <rte_pause.h>
 #include <rte_spinlock.h>
 
 #include "refnic_emu.h"
@@ -59,6 +59,10 @@ struct refnic_emu_cable;
 struct refnic_emu_shard {
 	struct refnic_dma_cache dma;
 	uint32_t write_seq_seen;	/* link write_seq at this engine's last pass */
+	/* This thread's passes holding the device's receive configuration
+	 * (emu_rx_config_hold()): on the thread's own line, not one that
+	 * every lcore delivering into the device writes. */
+	uint32_t rx_config_readers;
 	struct refnic_emu_path_stats path;	/* added per pass */
 } __rte_cache_aligned;
 
@@ -93,12 +97,15 @@ struct refnic_emu {
 
 	enum refnic_hw_state state;	/* emu_state(): read by every thread */
 	/*
-	 * What receiving looks at (MTU, filters, features, RSS, flows): read
-	 * by senders' passes, which hold it read-locked from their first frame
-	 * into this device to the pass's end; written under the write lock
-	 * (admin commands, resets), as a NIC applies a change between frames.
+	 * What receiving looks at (MTU, filters, features, RSS, flows): held
+	 * by senders' passes from their first frame into this device to the
+	 * pass's end, each counted in its thread's shard; changed with every
+	 * pass out (admin commands, resets), as a NIC applies a change between
+	 * frames. Set while a writer changes it or waits for passes to end
+	 * (refnic_emu_rx_config_write_lock()); a pass that finds it set backs
+	 * off. Read by every pass, written by none.
 	 */
-	rte_rwlock_t rx_config_lock;
+	uint32_t rx_config_writer;
 	uint64_t reset_done_tsc;
 	uint32_t reset_db_seen;
 
@@ -175,6 +182,33 @@ static inline struct refnic_emu_path_stats *
 emu_path_stats(struct refnic_emu *emu)
 {
 	return &emu->shard[refnic_emu_shard_id].path;
+}
+
+/*
+ * A pass holds emu's receive configuration: counted in this thread's shard,
+ * then the writer flag read, both sequentially consistent, so that either
+ * the pass sees a writer and backs off or the writer sees the pass and
+ * waits for it. Returns the count to give back (emu_rx_config_release()).
+ */
+static inline uint32_t *
+emu_rx_config_hold(struct refnic_emu *emu)
+{
+	uint32_t *readers = &emu_shard(emu)->rx_config_readers;
+
+	for (;;) {
+		__atomic_fetch_add(readers, 1, __ATOMIC_SEQ_CST);
+		if (likely(__atomic_load_n(&emu->rx_config_writer, __ATOMIC_SEQ_CST) == 0))
+			return readers;
+		__atomic_fetch_sub(readers, 1, __ATOMIC_RELEASE);
+		while (__atomic_load_n(&emu->rx_config_writer, __ATOMIC_ACQUIRE) != 0)
+			rte_pause();
+	}
+}
+
+static inline void
+emu_rx_config_release(uint32_t *readers)
+{
+	__atomic_fetch_sub(readers, 1, __ATOMIC_RELEASE);
 }
 
 /* The device's counters: every engine's, added up. */

@@ -44,11 +44,34 @@ queue_lock_yielding(rte_spinlock_t *lock)
 /*
  * Lock order: TX queue locks before RX queue locks, across devices too: a
  * TX doorbell delivers into the peer's RX ring holding its own TX lock.
- * The peer's receive configuration (rx_config_lock) comes between: a pass
- * read-locks it before it takes an RX queue; with every queue locked, it is
- * write-locked too, so that whoever holds them all (admin commands, resets)
- * changes it between two passes.
+ * The peer's receive configuration comes between: a pass holds it
+ * (emu_rx_config_hold()) before it takes an RX queue; with every queue
+ * locked, it is write-locked too, so that whoever holds them all (admin
+ * commands, resets) changes it between two passes. Writers one at a time,
+ * then every thread's passes out: they back off while a writer waits.
  */
+void
+refnic_emu_rx_config_write_lock(struct refnic_emu *emu)
+{
+	uint32_t none = 0;
+	unsigned int s;
+
+	while (!__atomic_compare_exchange_n(&emu->rx_config_writer, &none, 1, false,
+					    __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {
+		none = 0;
+		sched_yield();
+	}
+	for (s = 0; s < REFNIC_EMU_SHARDS; s++)
+		while (__atomic_load_n(&emu->shard[s].rx_config_readers, __ATOMIC_SEQ_CST) != 0)
+			sched_yield();
+}
+
+void
+refnic_emu_rx_config_write_unlock(struct refnic_emu *emu)
+{
+	__atomic_store_n(&emu->rx_config_writer, 0, __ATOMIC_RELEASE);
+}
+
 void
 refnic_emu_queues_lock_tx(struct refnic_emu *emu)
 {
@@ -71,7 +94,7 @@ void
 refnic_emu_queues_lock(struct refnic_emu *emu)
 {
 	refnic_emu_queues_lock_tx(emu);
-	rte_rwlock_write_lock(&emu->rx_config_lock);
+	refnic_emu_rx_config_write_lock(emu);
 	refnic_emu_queues_lock_rx(emu);
 }
 
@@ -84,7 +107,7 @@ refnic_emu_queues_unlock(struct refnic_emu *emu)
 	refnic_emu_rx_plan_update(emu);
 	while (q-- > 0)
 		rte_spinlock_unlock(&emu->rxq[q].lock);
-	rte_rwlock_write_unlock(&emu->rx_config_lock);
+	refnic_emu_rx_config_write_unlock(emu);
 	q = REFNIC_MAX_QUEUES;
 	while (q-- > 0)
 		rte_spinlock_unlock(&emu->txq[q].lock);

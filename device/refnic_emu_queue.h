@@ -48,7 +48,7 @@ struct refnic_emu_txq {
 	 * one not taken yet was stored (tsc, 0: none), the longest wait. */
 	uint64_t kicked_tsc;
 	uint64_t take_wait_max;
-};
+} __rte_cache_aligned;	/* queues served by different lcores share no line */
 
 struct refnic_emu_rxq {
 	/* First, and never cleared with the rest: taken while frames are
@@ -70,7 +70,7 @@ struct refnic_emu_rxq {
 	bool intr;			/* REFNIC_QCREATE_INTR: may be armed */
 	uint16_t vector;
 	uint64_t *stamps;		/* REFNIC_QCREATE_RX_TSTAMP, or NULL */
-};
+} __rte_cache_aligned;	/* queues served by different lcores share no line */
 
 /* Bytes at an RX queue's cq_iova: its completions, unless they are written
  * back into the descriptors, then its stamps, if it has them. */
@@ -109,6 +109,9 @@ void refnic_emu_queues_lock(struct refnic_emu *emu);
 void refnic_emu_queues_lock_tx(struct refnic_emu *emu);
 void refnic_emu_queues_lock_rx(struct refnic_emu *emu);
 void refnic_emu_queues_unlock(struct refnic_emu *emu);
+/* emu's receive configuration, with every pass into it out (emu_rx_config_hold()). */
+void refnic_emu_rx_config_write_lock(struct refnic_emu *emu);
+void refnic_emu_rx_config_write_unlock(struct refnic_emu *emu);
 /* RX TAIL writes are counted late, never in the trap (DESIGN.rst). */
 void refnic_emu_rx_count_doorbells(struct refnic_emu *emu, uint16_t qid);
 uint64_t refnic_emu_rx_uncounted(const struct refnic_emu *emu, uint16_t qid);
@@ -129,7 +132,8 @@ struct refnic_rx_batch {
 					 * end (or refnic_emu_rx_batch_publish) */
 	bool published;			/* some of held's, in the middle */
 	struct refnic_emu *emu;		/* held's device */
-	struct refnic_emu *config;	/* its rx_config_lock read-locked */
+	struct refnic_emu *config;	/* its receive configuration held */
+	uint32_t *config_readers;	/* that hold's count (emu_rx_config_hold()) */
 	/* An shm cable's view of the far end's port, which this pass
 	 * delivers into (it counts in the end's delivering word). */
 	struct refnic_emu *view;

@@ -327,7 +327,7 @@ rx_config_hold(struct refnic_rx_batch *b, struct refnic_emu *emu)
 		/* A pass's first frame holds nothing yet. */
 		if (b->config != NULL)
 			refnic_emu_rx_batch_end(b);
-		rte_rwlock_read_lock(&emu->rx_config_lock);
+		b->config_readers = emu_rx_config_hold(emu);
 		b->config = emu;
 	}
 }

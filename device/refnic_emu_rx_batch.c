@@ -144,7 +144,7 @@ refnic_emu_rx_batch_end(struct refnic_rx_batch *b)
 	rx_batch_queue_end(b);
 	rx_batch_win_keep(b);
 	if (b->config != NULL) {
-		rte_rwlock_read_unlock(&b->config->rx_config_lock);
+		emu_rx_config_release(b->config_readers);
 		b->config = NULL;
 	}
 }
