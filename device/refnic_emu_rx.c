@@ -290,8 +290,9 @@ rx_scatter(struct refnic_emu *emu, struct refnic_rx_batch *batch, struct refnic_
 		cpl->ptype = meta->ptype;
 		if (unlikely(batch->garble))
 			refnic_emu_corrupt_rx_cpl(emu, cpl, rxq->size);
-		/* The phase bit goes out with the batch: refnic_emu_rxq_publish(). */
-		rxq->head = (idx + 1) & (rxq->size - 1);
+		/* The phase bit goes out with the batch: refnic_emu_rxq_publish().
+		 * Atomic: an interrupt's arm reads it unlocked (refnic_emu_rxq_full()). */
+		__atomic_store_n(&rxq->head, (idx + 1) & (rxq->size - 1), __ATOMIC_RELAXED);
 	}
 	return true;
 }
@@ -706,7 +707,7 @@ rx_burst_copy(struct refnic_emu *emu, struct refnic_rx_batch *b, struct rx_queue
 			refnic_emu_corrupt_rx_cpl(emu, cpl, rxq->size);
 		idx = (idx + 1) & mask;
 	}
-	rxq->head = idx;
+	__atomic_store_n(&rxq->head, idx, __ATOMIC_RELAXED);	/* read unlocked by an arm */
 }
 
 /* Stage three: the counters, once; returns the frames the burst consumed. */

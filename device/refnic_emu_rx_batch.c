@@ -31,9 +31,10 @@ refnic_emu_rxq_full(struct refnic_emu *emu, uint16_t qid)
 {
 	const struct refnic_emu_rxq *rxq = &emu->rxq[qid];
 	uint16_t tail = emu_db_tail(&emu->rxdb[qid]);
+	uint16_t head = __atomic_load_n(&rxq->head, __ATOMIC_RELAXED);
 
 	return tail >= rxq->size ||
-	       ((tail - rxq->head) & (rxq->size - 1)) <= REFNIC_ITR_RING_FILL(rxq->size);
+	       ((tail - head) & (rxq->size - 1)) <= REFNIC_ITR_RING_FILL(rxq->size);
 }
 
 /*

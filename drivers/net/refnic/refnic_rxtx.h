@@ -52,9 +52,11 @@ refnic_burst_enter(uint32_t *in_burst, const bool *started, const bool *broken,
 {
 	__atomic_store_n(in_burst, 1, __ATOMIC_RELAXED);
 	rte_compiler_barrier();
+	/* Acquire: a recovery's writes to the queue come before its release
+	 * of held (a plain load on x86). */
 	if (likely(__atomic_load_n(started, __ATOMIC_ACQUIRE) &&
-		   !__atomic_load_n(broken, __ATOMIC_RELAXED) &&
-		   !__atomic_load_n(held, __ATOMIC_RELAXED)))
+		   !__atomic_load_n(broken, __ATOMIC_ACQUIRE) &&
+		   !__atomic_load_n(held, __ATOMIC_ACQUIRE)))
 		return true;
 	__atomic_store_n(in_burst, 0, __ATOMIC_RELEASE);
 	return false;
