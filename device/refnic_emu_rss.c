@@ -66,9 +66,16 @@ refnic_emu_rss_table_update(struct refnic_emu_rss_table *t, const uint8_t *key)
 	t->valid = true;
 }
 
+/* Four tuple bytes by the table's rows from `row` on: each row's offset
+ * a constant. */
+static inline uint32_t
+toeplitz_4(const uint32_t (*row)[256], const uint8_t *d)
+{
+	return row[0][d[0]] ^ row[1][d[1]] ^ row[2][d[2]] ^ row[3][d[3]];
+}
+
 /* refnic_emu_toeplitz() by the table from its row `row` on: four bytes a
- * step (every part of a tuple is 4, 8 or 32 long), each row's offset a
- * constant of the step. */
+ * step, the rest one by one. */
 static inline uint32_t
 toeplitz_by_table(const uint32_t (*row)[256], const uint8_t *data, uint32_t len)
 {
@@ -76,7 +83,7 @@ toeplitz_by_table(const uint32_t (*row)[256], const uint8_t *data, uint32_t len)
 	uint32_t hash = 0;
 
 	for (; end - data >= 4; data += 4, row += 4)
-		hash ^= row[0][data[0]] ^ row[1][data[1]] ^ row[2][data[2]] ^ row[3][data[3]];
+		hash ^= toeplitz_4(row, data);
 	for (; data < end; data++, row++)
 		hash ^= row[0][data[0]];
 	return hash;
@@ -130,13 +137,6 @@ refnic_emu_rss_hash(uint32_t types, const uint8_t *key, const uint8_t *p,
 		memcpy(tuple + 2 * addr_len, p + h->l4, 4);
 	*hash = refnic_emu_toeplitz(key, tuple, 2 * addr_len + (parts == 2 ? 4 : 0));
 	return true;
-}
-
-/* Four tuple bytes by the table's rows from `row` on. */
-static inline uint32_t
-toeplitz_4(const uint32_t (*row)[256], const uint8_t *d)
-{
-	return row[0][d[0]] ^ row[1][d[1]] ^ row[2][d[2]] ^ row[3][d[3]];
 }
 
 /* The hash by the table straight from the frame, no tuple copied: the
