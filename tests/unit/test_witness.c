@@ -189,7 +189,8 @@ wit_run(const struct wit_case *wc)
 				goto out;
 			}
 		}
-		if (test_tx_all(a, tx, n) != n) {
+		i = test_tx_all(a, tx, n);
+		if (i != n) {
 			printf("    port %u took %u frames, not %u\n", a, i, n);
 			goto out;
 		}
