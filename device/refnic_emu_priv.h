@@ -101,9 +101,9 @@ struct refnic_emu {
 	 * by senders' passes from their first frame into this device to the
 	 * pass's end, each counted in its thread's shard; changed with every
 	 * pass out (admin commands, resets), as a NIC applies a change between
-	 * frames. Set while a writer changes it or waits for passes to end
-	 * (refnic_emu_rx_config_write_lock()); a pass that finds it set backs
-	 * off. Read by every pass, written by none.
+	 * frames. The flag is set while a writer changes it or waits for the
+	 * passes to end (refnic_emu_rx_config_write_lock()); a pass that finds
+	 * it set backs off. Read by every pass, written by none.
 	 */
 	uint32_t rx_config_writer;
 	uint64_t reset_done_tsc;
